@@ -1,0 +1,65 @@
+# torchtpu: `make demo` and `make test` do all the set-up themselves.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+CC     ?= gcc
+CFLAGS_CORE := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Icsrc -g
+CORE_SRCS := $(shell find csrc -name '*.c' | sort)
+CTEST_SRCS := $(filter-out tests/c/test_pjrt_fakeplugin.c,$(wildcard tests/c/test_*.c))
+CTESTS := $(patsubst tests/c/%.c,build/%,$(CTEST_SRCS))
+CTESTS_SAN := $(patsubst tests/c/%.c,build/san/%,$(CTEST_SRCS))
+PLUGIN = $$($(PY) -c 'import torchtpu._plugin as p; print(p.default_plugin_path())')
+
+.PHONY: all venv install demo test ctest ctest-san pytest bench opinfo clean
+
+all: install
+
+$(VENV)/.deps: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	# torch pinned exactly: a looser spec could pull a multi-GB CUDA build.
+	$(PIP) install -q torch==2.13.0 numpy pytest setuptools wheel
+	$(PIP) install -q xla-cpu-pjrt==0.0.1
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.deps setup.py
+	$(PIP) install -q --no-build-isolation --no-deps -e .
+	touch $@
+
+venv: $(VENV)/.deps
+
+install: $(VENV)/.installed
+	$(PY) setup.py -q build_ext --inplace
+
+demo: install
+	$(PY) examples/quickstart.py
+
+build/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/*/*.h)
+	@mkdir -p build
+	$(CC) $(CFLAGS_CORE) -O1 $(CORE_SRCS) $< -o $@ -ldl -lpthread -lm
+
+build/san/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/*/*.h)
+	@mkdir -p build/san
+	$(CC) $(CFLAGS_CORE) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined $(CORE_SRCS) $< -o $@ -ldl -lpthread -lm
+
+build/fakeplugin.so: tests/c/test_pjrt_fakeplugin.c
+	@mkdir -p build
+	$(CC) -std=c11 -shared -fPIC -Icsrc $< -o $@
+
+ctest: install $(CTESTS) build/fakeplugin.so
+	@for t in $(CTESTS); do echo "== $$t"; TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) TT_FAKE_PJRT_PLUGIN=build/fakeplugin.so $$t 2>build/$$(basename $$t).stderr || { cat build/$$(basename $$t).stderr | tail -20; exit 1; }; done
+
+ctest-san: install $(CTESTS_SAN) build/fakeplugin.so
+	@for t in $(CTESTS_SAN); do echo "== $$t (ASan+UBSan)"; TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) TT_FAKE_PJRT_PLUGIN=build/fakeplugin.so $$t 2>build/san/$$(basename $$t).stderr || { cat build/san/$$(basename $$t).stderr | tail -30; exit 1; }; done
+
+pytest: install
+	$(PY) -m pytest -q -x tests/python
+
+test: ctest ctest-san pytest
+
+bench: install
+	$(PY) bench/bench_overhead.py
+
+clean:
+	rm -rf build torchtpu/*.so *.egg-info

@@ -1,0 +1,237 @@
+/* Python values -> core arguments (tensors become view references). */
+#include <string.h>
+
+#include "bindings.h"
+
+tt_dtype_t tt_py_dtype(PyObject *dtype) {
+  for (int i = 0; i < TT_DTYPE_COUNT; i++)
+    if (tt_py.dtypes[i] == dtype) return (tt_dtype_t)i;
+  return TT_DTYPE_INVALID;
+}
+
+static int int_tuple(PyObject *seq, int64_t *out, int max, const char *what) {
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (n > max) {
+    PyErr_Format(PyExc_RuntimeError, "%s: tensors of rank %zd are not supported on TPU (max %d)", what, n, max);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    out[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+    if (out[i] == -1 && PyErr_Occurred()) return -1;
+  }
+  return (int)n;
+}
+
+static int seq_ints(PyObject *obj, int64_t *out, int max, const char *what) {
+  PyObject *seq = PySequence_Fast(obj, "expected a sequence");
+  if (!seq) return -1;
+  int n = int_tuple(seq, out, max, what);
+  Py_DECREF(seq);
+  return n;
+}
+
+static int host_scalar(PyObject *obj, tt_tensor_ref_t *out) {
+  PyObject *v = PyObject_CallMethodNoArgs(obj, tt_py.str_item);
+  if (!v) return 0;
+  out->is_host_scalar = 1;
+  if (PyFloat_Check(v)) {
+    out->host_f = PyFloat_AsDouble(v);
+  } else if (PyLong_Check(v)) {
+    out->host_i = PyLong_AsLongLong(v);
+    out->host_f = (double)out->host_i;
+  } else {
+    Py_DECREF(v);
+    PyErr_SetString(PyExc_NotImplementedError, "complex tensors are not supported on TPU yet");
+    return 0;
+  }
+  Py_DECREF(v);
+  return 1;
+}
+
+int tt_py_tensor_ref(PyObject *obj, const char *op, tt_tensor_ref_t *out) {
+  memset(out, 0, sizeof(*out));
+  PyObject *dt = PyObject_GetAttr(obj, tt_py.str_dtype);
+  if (!dt) return 0;
+  out->dtype = tt_py_dtype(dt);
+  if (out->dtype == TT_DTYPE_INVALID) {
+    PyObject *r = PyObject_Str(dt);
+    PyErr_Format(PyExc_NotImplementedError,
+                 "%s: dtype %s is not supported on TPU yet (supported: float32, bfloat16, float16, "
+                 "float64, int64, int32, int16, int8, uint8, bool)", op, r ? PyUnicode_AsUTF8(r) : "?");
+    Py_XDECREF(r);
+    Py_DECREF(dt);
+    return 0;
+  }
+  Py_DECREF(dt);
+  out->storage = tt_py_tensor_storage(obj);
+  PyObject *shape = PyObject_GetAttr(obj, tt_py.str_shape);
+  if (!shape) return 0;
+  int rank = seq_ints(shape, out->view.sizes, TT_MAX_RANK, op);
+  Py_DECREF(shape);
+  if (rank < 0) return 0;
+  out->view.rank = rank;
+  if (!out->storage) {
+    if (rank == 0) return host_scalar(obj, out);
+    PyObject *dev = PyObject_GetAttrString(obj, "device");
+    PyObject *ds = dev ? PyObject_Str(dev) : NULL;
+    PyErr_Format(PyExc_RuntimeError,
+                 "Expected all tensors to be on the same device, but found at least two devices, tpu:0 and %s! (in %s)",
+                 ds ? PyUnicode_AsUTF8(ds) : "another device", op);
+    Py_XDECREF(ds);
+    Py_XDECREF(dev);
+    return 0;
+  }
+  PyObject *st = PyObject_CallMethodNoArgs(obj, tt_py.str_stride);
+  if (!st) return 0;
+  int n = seq_ints(st, out->view.strides, TT_MAX_RANK, op);
+  Py_DECREF(st);
+  if (n < 0) return 0;
+  PyObject *off = PyObject_CallMethodNoArgs(obj, tt_py.str_storage_offset);
+  if (!off) return 0;
+  out->view.offset = PyLong_AsLongLong(off);
+  Py_DECREF(off);
+  if (PyErr_Occurred()) return 0;
+  return 1;
+}
+
+static void *own(tt_py_args_t *a, size_t bytes) {
+  if (a->nowned >= (int)(sizeof(a->owned) / sizeof(a->owned[0]))) return NULL;
+  void *p = PyMem_Calloc(1, bytes ? bytes : 1);
+  if (p) a->owned[a->nowned++] = p;
+  return p;
+}
+
+static int is_tensor(PyObject *o) { return PyObject_IsInstance(o, tt_py.tensor_type) == 1; }
+
+static int type_named(PyObject *o, const char *name) { return strcmp(Py_TYPE(o)->tp_name, name) == 0; }
+
+static int convert_list(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t *out) {
+  PyObject *seq = PySequence_Fast(obj, "expected a sequence");
+  if (!seq) return 0;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  int has_tensor = 0, has_float = 0;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
+    if (it == Py_None || is_tensor(it)) has_tensor = 1;
+    else if (PyFloat_Check(it)) has_float = 1;
+  }
+  int ok = 1;
+  out->n = (int)n;
+  if (has_tensor) {
+    out->kind = TT_ARG_TENSORS;
+    out->t = own(a, sizeof(tt_tensor_ref_t) * (size_t)n);
+    if (!out->t) ok = 0, PyErr_NoMemory();
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+      PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
+      if (it == Py_None) out->t[i].dtype = TT_DTYPE_INVALID;
+      else ok = tt_py_tensor_ref(it, op, &out->t[i]);
+    }
+  } else if (has_float) {
+    out->kind = TT_ARG_FLOATS;
+    out->floats = own(a, sizeof(double) * (size_t)n);
+    if (!out->floats) ok = 0, PyErr_NoMemory();
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+      out->floats[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+      if (PyErr_Occurred()) ok = 0;
+    }
+  } else {
+    out->kind = TT_ARG_INTS;
+    out->ints = own(a, sizeof(int64_t) * (size_t)n);
+    if (!out->ints) ok = 0, PyErr_NoMemory();
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+      out->ints[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+      if (out->ints[i] == -1 && PyErr_Occurred()) ok = 0;
+    }
+  }
+  Py_DECREF(seq);
+  return ok;
+}
+
+static int convert_one(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t *out) {
+  memset(out, 0, sizeof(*out));
+  if (obj == Py_None) return 1;
+  if (PyBool_Check(obj)) {
+    out->kind = TT_ARG_BOOL;
+    out->i = obj == Py_True;
+    return 1;
+  }
+  if (PyLong_Check(obj)) {
+    out->kind = TT_ARG_INT;
+    out->i = PyLong_AsLongLong(obj);
+    return !(out->i == -1 && PyErr_Occurred());
+  }
+  if (PyFloat_Check(obj)) {
+    out->kind = TT_ARG_FLOAT;
+    out->f = PyFloat_AsDouble(obj);
+    return 1;
+  }
+  if (PyUnicode_Check(obj)) {
+    out->kind = TT_ARG_STR;
+    out->s = PyUnicode_AsUTF8(obj);
+    return out->s != NULL;
+  }
+  if (is_tensor(obj)) {
+    out->kind = TT_ARG_TENSOR;
+    out->t = own(a, sizeof(tt_tensor_ref_t));
+    if (!out->t) {
+      PyErr_NoMemory();
+      return 0;
+    }
+    return tt_py_tensor_ref(obj, op, out->t);
+  }
+  if (PyList_Check(obj) || PyTuple_Check(obj)) return convert_list(obj, op, a, out);
+  if (type_named(obj, "torch.dtype")) {
+    tt_dtype_t dt = tt_py_dtype(obj);
+    if (dt == TT_DTYPE_INVALID) {
+      PyObject *r = PyObject_Str(obj);
+      PyErr_Format(PyExc_NotImplementedError, "%s: dtype %s is not supported on TPU yet", op,
+                   r ? PyUnicode_AsUTF8(r) : "?");
+      Py_XDECREF(r);
+      return 0;
+    }
+    out->kind = TT_ARG_DTYPE;
+    out->i = dt;
+    return 1;
+  }
+  if (type_named(obj, "torch.device") || type_named(obj, "torch.layout") ||
+      type_named(obj, "torch.memory_format") || type_named(obj, "torch.Generator"))
+    return 1; /* placement and layout hints: nothing for the core */
+  if (PyComplex_Check(obj)) {
+    PyErr_Format(PyExc_NotImplementedError, "%s: complex numbers are not supported on TPU yet", op);
+    return 0;
+  }
+  /* SymInt-like objects that convert to int. */
+  PyObject *idx = PyNumber_Index(obj);
+  if (idx) {
+    out->kind = TT_ARG_INT;
+    out->i = PyLong_AsLongLong(idx);
+    Py_DECREF(idx);
+    return !PyErr_Occurred();
+  }
+  PyErr_Clear();
+  PyErr_Format(PyExc_TypeError, "%s: unsupported argument of type %s", op, Py_TYPE(obj)->tp_name);
+  return 0;
+}
+
+int tt_py_args_convert(PyObject *tuple, const char *op, tt_py_args_t *out) {
+  out->nargs = 0;
+  out->nowned = 0;
+  Py_ssize_t n = PyTuple_GET_SIZE(tuple);
+  if (n > (Py_ssize_t)(sizeof(out->args) / sizeof(out->args[0]))) {
+    PyErr_Format(PyExc_RuntimeError, "%s: too many arguments", op);
+    return 0;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    if (!convert_one(PyTuple_GET_ITEM(tuple, i), op, out, &out->args[i])) {
+      tt_py_args_free(out);
+      return 0;
+    }
+    out->nargs++;
+  }
+  return 1;
+}
+
+void tt_py_args_free(tt_py_args_t *a) {
+  for (int i = 0; i < a->nowned; i++) PyMem_Free(a->owned[i]);
+  a->nowned = 0;
+}

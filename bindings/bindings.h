@@ -1,0 +1,57 @@
+/* Shared declarations of the torchtpu._C extension: conversion of Python
+ * objects to core values and back. The extension holds no op semantics. */
+#ifndef TT_BINDINGS_H
+#define TT_BINDINGS_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "api/args.h"
+#include "api/call.h"
+#include "base/status.h"
+
+/* Python objects captured from torch at setup. */
+typedef struct tt_py_s {
+  PyObject *create_empty;            /* torch._C._acc.create_empty_tensor */
+  PyObject *dtypes[TT_DTYPE_COUNT];  /* torch.float32, ... by tt_dtype_t */
+  PyObject *tensor_type;             /* torch.Tensor */
+  PyObject *str_tt, *str_untyped_storage, *str_stride, *str_storage_offset, *str_shape,
+      *str_dtype, *str_item, *str_dim, *str_data_ptr, *str_is_contiguous;
+} tt_py_t;
+
+extern tt_py_t tt_py;
+
+/* Raises the Python exception matching the status, frees it, returns NULL. */
+PyObject *tt_py_raise(tt_status_t s);
+
+/* The Storage object type: owns one reference to a tt_storage_t. */
+extern PyTypeObject TtStorageType;
+typedef struct {
+  PyObject_HEAD
+  tt_storage_t *storage;
+} TtStorageObject;
+PyObject *tt_py_storage_wrap(tt_storage_t *s); /* steals the reference */
+/* Borrowed core storage of a torch tensor on "tpu", or NULL (no exception set). */
+tt_storage_t *tt_py_tensor_storage(PyObject *tensor);
+
+/* dtype object -> tt_dtype_t, TT_DTYPE_INVALID if unsupported. */
+tt_dtype_t tt_py_dtype(PyObject *dtype);
+
+/* Argument conversion scratch: owns arrays allocated while converting. */
+typedef struct tt_py_args_s {
+  tt_arg_t args[32];
+  int nargs;
+  void *owned[64];
+  int nowned;
+} tt_py_args_t;
+
+/* Fills out from a tuple of Python values. Returns 0 with an exception set on failure. */
+int tt_py_args_convert(PyObject *tuple, const char *op, tt_py_args_t *out);
+void tt_py_args_free(tt_py_args_t *a);
+/* One torch tensor as a view reference. */
+int tt_py_tensor_ref(PyObject *obj, const char *op, tt_tensor_ref_t *out);
+
+/* A new "tpu" torch tensor (contiguous) over the given storage (steals it). */
+PyObject *tt_py_make_tensor(tt_storage_t *s, tt_dtype_t dtype, int rank, const int64_t *sizes);
+
+#endif

@@ -1,0 +1,357 @@
+/* torchtpu._C: the module table and the calls the Python glue makes. */
+#include <string.h>
+
+#include "api/context.h"
+#include "bindings.h"
+#include "ops/registry.h"
+
+tt_py_t tt_py;
+
+/* Recently produced storages, awaited by synchronize(). */
+#define RECENT 32
+static tt_storage_t *recent[RECENT];
+static int recent_next;
+
+static void remember(tt_storage_t *s) {
+  tt_storage_retain(s);
+  if (recent[recent_next]) tt_storage_release(recent[recent_next]);
+  recent[recent_next] = s;
+  recent_next = (recent_next + 1) % RECENT;
+}
+
+static PyObject *py_init(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *fallback = NULL;
+  if (!PyArg_ParseTuple(args, "z", &fallback)) return NULL;
+  tt_status_t s = tt_init(fallback);
+  if (s) return tt_py_raise(s);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_setup(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *create, *dtypes, *tensor_type;
+  if (!PyArg_ParseTuple(args, "OO!O", &create, &PyTuple_Type, &dtypes, &tensor_type)) return NULL;
+  if (PyTuple_GET_SIZE(dtypes) > TT_DTYPE_COUNT) {
+    PyErr_SetString(PyExc_ValueError, "too many dtypes");
+    return NULL;
+  }
+  Py_INCREF(create);
+  tt_py.create_empty = create;
+  Py_INCREF(tensor_type);
+  tt_py.tensor_type = tensor_type;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dtypes); i++) {
+    PyObject *d = PyTuple_GET_ITEM(dtypes, i);
+    Py_INCREF(d);
+    tt_py.dtypes[i] = d == Py_None ? NULL : d;
+  }
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_op_names(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  int n = tt_ops_count();
+  PyObject *list = PyList_New(n);
+  if (!list) return NULL;
+  for (int i = 0; i < n; i++) PyList_SET_ITEM(list, i, PyUnicode_FromString(tt_ops_get(i)->name));
+  return list;
+}
+
+static PyObject *results_to_python(tt_call_result_t *r, PyObject *argtuple) {
+  if (r->returns_arg >= 0 && r->n == 0) {
+    PyObject *o = PyTuple_GET_ITEM(argtuple, r->returns_arg);
+    Py_INCREF(o);
+    return o;
+  }
+  if (r->n == 0) Py_RETURN_NONE;
+  PyObject *tup = PyTuple_New(r->n);
+  if (!tup) return NULL;
+  for (int i = 0; i < r->n; i++) {
+    tt_call_out_t *o = &r->outs[i];
+    remember(o->storage);
+    PyObject *t = tt_py_make_tensor(o->storage, o->dtype, o->rank, o->sizes);
+    o->storage = NULL; /* stolen, even on failure */
+    if (!t) {
+      for (int k = i + 1; k < r->n; k++) tt_storage_release(r->outs[k].storage);
+      r->n = 0;
+      Py_DECREF(tup);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(tup, i, t);
+  }
+  r->n = 0;
+  if (PyTuple_GET_SIZE(tup) == 1) {
+    PyObject *t = PyTuple_GET_ITEM(tup, 0);
+    Py_INCREF(t);
+    Py_DECREF(tup);
+    return t;
+  }
+  return tup;
+}
+
+static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
+  (void)self;
+  if (argc != 2 || !PyTuple_Check(argv[1])) {
+    PyErr_SetString(PyExc_TypeError, "call(op_id, args_tuple)");
+    return NULL;
+  }
+  int id = (int)PyLong_AsLong(argv[0]);
+  const tt_op_def_t *def = tt_ops_get(id);
+  if (!def) {
+    if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "unknown op id %d", id);
+    return NULL;
+  }
+  static tt_py_args_t a; /* one call at a time under the GIL */
+  if (!tt_py_args_convert(argv[1], def->name, &a)) return NULL;
+  tt_call_result_t *r = PyMem_Malloc(sizeof(tt_call_result_t));
+  if (!r) {
+    tt_py_args_free(&a);
+    return PyErr_NoMemory();
+  }
+  tt_status_t s = tt_call(id, a.args, a.nargs, r);
+  tt_py_args_free(&a);
+  PyObject *res = s ? tt_py_raise(s) : results_to_python(r, argv[1]);
+  PyMem_Free(r);
+  return res;
+}
+
+static PyObject *py_empty(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *shape, *dtype;
+  if (!PyArg_ParseTuple(args, "OO", &shape, &dtype)) return NULL;
+  tt_dtype_t dt = tt_py_dtype(dtype);
+  if (dt == TT_DTYPE_INVALID) {
+    PyObject *r = PyObject_Str(dtype);
+    PyErr_Format(PyExc_NotImplementedError, "dtype %s is not supported on TPU yet", r ? PyUnicode_AsUTF8(r) : "?");
+    Py_XDECREF(r);
+    return NULL;
+  }
+  PyObject *seq = PySequence_Fast(shape, "shape must be a sequence");
+  if (!seq) return NULL;
+  Py_ssize_t rank = PySequence_Fast_GET_SIZE(seq);
+  if (rank > TT_MAX_RANK) {
+    Py_DECREF(seq);
+    return PyErr_Format(PyExc_RuntimeError, "tensors of rank %zd are not supported on TPU (max %d)", rank, TT_MAX_RANK);
+  }
+  int64_t sizes[TT_MAX_RANK], numel = 1;
+  for (Py_ssize_t i = 0; i < rank; i++) {
+    sizes[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+    if (sizes[i] < 0) {
+      Py_DECREF(seq);
+      if (PyErr_Occurred()) return NULL;
+      return PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld", (long long)sizes[i]);
+    }
+    numel *= sizes[i];
+  }
+  Py_DECREF(seq);
+  tt_storage_t *s;
+  tt_status_t st = tt_storage_create(dt, numel, NULL, &s);
+  if (st) return tt_py_raise(st);
+  return tt_py_make_tensor(s, dt, (int)rank, sizes);
+}
+
+static int cpu_buffer(PyObject *cpu, void **out_ptr, tt_dtype_t *out_dt, int64_t *out_numel) {
+  PyObject *dt = PyObject_GetAttr(cpu, tt_py.str_dtype);
+  if (!dt) return 0;
+  *out_dt = tt_py_dtype(dt);
+  Py_DECREF(dt);
+  if (*out_dt == TT_DTYPE_INVALID) {
+    PyErr_SetString(PyExc_NotImplementedError, "this dtype is not supported on TPU yet");
+    return 0;
+  }
+  PyObject *p = PyObject_CallMethodNoArgs(cpu, tt_py.str_data_ptr);
+  if (!p) return 0;
+  *out_ptr = PyLong_AsVoidPtr(p);
+  Py_DECREF(p);
+  PyObject *n = PyObject_CallMethod(cpu, "numel", NULL);
+  if (!n) return 0;
+  *out_numel = PyLong_AsLongLong(n);
+  Py_DECREF(n);
+  return !PyErr_Occurred();
+}
+
+/* upload(dst_tpu_view, src_cpu_contiguous): src has dst's shape and dtype. */
+static PyObject *py_upload(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *dst, *src;
+  if (!PyArg_ParseTuple(args, "OO", &dst, &src)) return NULL;
+  tt_tensor_ref_t ref;
+  if (!tt_py_tensor_ref(dst, "copy_", &ref)) return NULL;
+  void *ptr;
+  tt_dtype_t dt;
+  int64_t numel;
+  if (!cpu_buffer(src, &ptr, &dt, &numel)) return NULL;
+  tt_storage_t *tmp;
+  tt_status_t s = tt_storage_from_host(ptr, dt, numel, &tmp);
+  if (s) return tt_py_raise(s);
+  if (dt == ref.dtype && ref.storage->dtype == dt && tt_view_is_whole(&ref.view, ref.storage->numel) &&
+      numel == ref.storage->numel) {
+    tt_storage_set_buffer(ref.storage, tmp->buf); /* steal: no device copy */
+    tmp->buf = NULL;
+  } else {
+    tt_tensor_ref_t src_ref;
+    memset(&src_ref, 0, sizeof src_ref);
+    src_ref.storage = tmp;
+    src_ref.dtype = dt;
+    src_ref.view.rank = 1;
+    src_ref.view.sizes[0] = numel;
+    src_ref.view.strides[0] = 1;
+    if (numel == tt_view_numel(&ref.view)) {
+      src_ref.view = ref.view;
+      src_ref.view.offset = 0;
+      /* contiguous strides for dst's shape */
+      int64_t st = 1;
+      for (int i = ref.view.rank - 1; i >= 0; i--) {
+        src_ref.view.strides[i] = st;
+        st *= ref.view.sizes[i];
+      }
+    }
+    tt_arg_t a[2];
+    memset(a, 0, sizeof a);
+    a[0].kind = TT_ARG_TENSOR;
+    a[0].t = &ref;
+    a[1].kind = TT_ARG_TENSOR;
+    a[1].t = &src_ref;
+    tt_call_result_t *r = PyMem_Malloc(sizeof(tt_call_result_t));
+    if (!r) {
+      tt_storage_release(tmp);
+      return PyErr_NoMemory();
+    }
+    s = tt_call(tt_ops_find("copy_"), a, 2, r);
+    tt_call_result_clear(r);
+    PyMem_Free(r);
+  }
+  tt_storage_release(tmp);
+  if (s) return tt_py_raise(s);
+  Py_INCREF(dst);
+  return dst;
+}
+
+/* download(src_tpu_view, dst_cpu_contiguous): dst has src's shape, any supported dtype. */
+static PyObject *py_download(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *src, *dst;
+  if (!PyArg_ParseTuple(args, "OO", &src, &dst)) return NULL;
+  tt_tensor_ref_t ref;
+  if (!tt_py_tensor_ref(src, "to_cpu", &ref)) return NULL;
+  if (!ref.storage) {
+    PyErr_SetString(PyExc_RuntimeError, "download: source is not a tpu tensor");
+    return NULL;
+  }
+  void *ptr;
+  tt_dtype_t dt;
+  int64_t numel;
+  if (!cpu_buffer(dst, &ptr, &dt, &numel)) return NULL;
+  tt_status_t s;
+  Py_BEGIN_ALLOW_THREADS
+  s = tt_tensor_to_host(&ref, dt, ptr, (size_t)numel * tt_dtype_size(dt));
+  Py_END_ALLOW_THREADS
+  if (s) return tt_py_raise(s);
+  Py_INCREF(dst);
+  return dst;
+}
+
+static PyObject *py_synchronize(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  for (int i = 0; i < RECENT; i++) {
+    tt_storage_t *s = recent[i];
+    if (!s) continue;
+    recent[i] = NULL;
+    tt_status_t st = s->buf ? tt_pjrt_buffer_await(tt_ctx()->rt, s->buf) : NULL;
+    tt_storage_release(s);
+    if (st) return tt_py_raise(st);
+  }
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_runtime_info(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
+  const tt_pjrt_info_t *i = tt_pjrt_runtime_info(tt_ctx()->rt);
+  int64_t shv[3] = {0, 0, 0};
+  tt_pjrt_runtime_stablehlo_version(tt_ctx()->rt, shv);
+  return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:(ii),s:i,s:s,s:(LLL)}", "plugin_path", i->plugin_path,
+                       "platform_name", i->platform_name, "platform_version", i->platform_version,
+                       "device_kind", i->device_kind, "xla_version", i->xla_version, "pjrt_api_version",
+                       i->api_major, i->api_minor, "num_devices", i->num_devices, "torchtpu_version",
+                       TT_VERSION, "stablehlo_version", (long long)shv[0], (long long)shv[1], (long long)shv[2]);
+}
+
+static PyObject *py_cache_stats(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
+  const tt_cache_stats_t *s = &tt_ctx()->stats;
+  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:d}", "requests", (unsigned long long)s->requests, "hits",
+                       (unsigned long long)s->hits, "misses", (unsigned long long)s->misses, "executables",
+                       (unsigned long long)s->executables, "compile_seconds", s->compile_seconds);
+}
+
+static PyObject *py_rng_state(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
+  return Py_BuildValue("(KK)", (unsigned long long)tt_ctx()->rng_seed, (unsigned long long)tt_ctx()->rng_offset);
+}
+
+static PyObject *py_set_rng_state(PyObject *self, PyObject *args) {
+  (void)self;
+  unsigned long long seed, offset;
+  if (!PyArg_ParseTuple(args, "KK", &seed, &offset)) return NULL;
+  if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
+  tt_ctx()->rng_seed = seed;
+  tt_ctx()->rng_offset = offset;
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_storage_numel(PyObject *self, PyObject *tensor) {
+  (void)self;
+  tt_storage_t *s = tt_py_tensor_storage(tensor);
+  if (!s) Py_RETURN_NONE;
+  return PyLong_FromLongLong(s->numel);
+}
+
+static PyMethodDef methods[] = {
+    {"init", py_init, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
+    {"setup", py_setup, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
+    {"op_names", py_op_names, METH_NOARGS, "names of the ops the core lowers, by op id"},
+    {"call", (PyCFunction)(void (*)(void))py_call, METH_FASTCALL, "call(op_id, args): run an op"},
+    {"empty", py_empty, METH_VARARGS, "empty(shape, dtype): a contiguous tensor over a new lazy storage"},
+    {"upload", py_upload, METH_VARARGS, "upload(dst, cpu_src)"},
+    {"download", py_download, METH_VARARGS, "download(src, cpu_dst)"},
+    {"synchronize", py_synchronize, METH_NOARGS, "wait for recent work"},
+    {"runtime_info", py_runtime_info, METH_NOARGS, "plugin and device facts"},
+    {"cache_stats", py_cache_stats, METH_NOARGS, "compile cache counters"},
+    {"rng_state", py_rng_state, METH_NOARGS, "(seed, offset)"},
+    {"set_rng_state", py_set_rng_state, METH_VARARGS, "set_rng_state(seed, offset)"},
+    {"storage_numel", py_storage_numel, METH_O, "elements of a tpu tensor's storage, or None"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "torchtpu._C", "torchtpu's C core binding", -1, methods,
+                                     NULL, NULL, NULL, NULL};
+
+#define INTERN(field, text) \
+  if (!(tt_py.field = PyUnicode_InternFromString(text))) return NULL
+
+PyMODINIT_FUNC PyInit__C(void) {
+  if (PyType_Ready(&TtStorageType) < 0) return NULL;
+  INTERN(str_tt, "_tt");
+  INTERN(str_untyped_storage, "untyped_storage");
+  INTERN(str_stride, "stride");
+  INTERN(str_storage_offset, "storage_offset");
+  INTERN(str_shape, "shape");
+  INTERN(str_dtype, "dtype");
+  INTERN(str_item, "item");
+  INTERN(str_dim, "dim");
+  INTERN(str_data_ptr, "data_ptr");
+  INTERN(str_is_contiguous, "is_contiguous");
+  PyObject *m = PyModule_Create(&module);
+  if (!m) return NULL;
+  Py_INCREF(&TtStorageType);
+  PyModule_AddObject(m, "Storage", (PyObject *)&TtStorageType);
+  return m;
+}

@@ -1,0 +1,45 @@
+/* Arguments of an ATen call as the core sees them: tensors as views of
+ * storages, Python numbers with their kind, lists, strings. */
+#ifndef TT_API_ARGS_H
+#define TT_API_ARGS_H
+
+#include <stdint.h>
+
+#include "api/storage.h"
+#include "views/view.h"
+
+typedef struct tt_tensor_ref_s {
+  tt_storage_t *storage; /* borrowed; NULL for a host (CPU) scalar tensor */
+  tt_dtype_t dtype;
+  tt_view_t view;
+  /* A 0-dim CPU tensor passed where a tensor is expected: its value. */
+  int is_host_scalar;
+  double host_f;
+  int64_t host_i;
+} tt_tensor_ref_t;
+
+typedef enum tt_arg_kind_e {
+  TT_ARG_NONE = 0,
+  TT_ARG_TENSOR,
+  TT_ARG_INT,
+  TT_ARG_FLOAT,
+  TT_ARG_BOOL,
+  TT_ARG_INTS,
+  TT_ARG_FLOATS,
+  TT_ARG_TENSORS, /* entries may have storage NULL and dtype INVALID for None */
+  TT_ARG_STR,
+  TT_ARG_DTYPE,
+} tt_arg_kind_t;
+
+typedef struct tt_arg_s {
+  tt_arg_kind_t kind;
+  int64_t i;           /* INT, BOOL, DTYPE */
+  double f;            /* FLOAT */
+  int n;               /* INTS, FLOATS, TENSORS */
+  int64_t *ints;       /* borrowed */
+  double *floats;      /* borrowed */
+  tt_tensor_ref_t *t;  /* TENSOR: one; TENSORS: n */
+  const char *s;       /* STR */
+} tt_arg_t;
+
+#endif

@@ -1,0 +1,213 @@
+/* Op calls: lowering, writes through views, launch, and result collection. */
+#include "api/call.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "api/context.h"
+#include "ops/registry.h"
+
+
+static tt_graph_t *shared_graph(tt_status_t *out_status) {
+  static tt_graph_t *g;
+  *out_status = NULL;
+  if (!g) *out_status = tt_graph_create(&g);
+  else tt_graph_reset(g);
+  return g;
+}
+
+/* PyTorch's c10 scalar type names, used in its messages. */
+static const char *torch_type_name(tt_dtype_t dt) {
+  switch (dt) {
+    case TT_BOOL: return "Bool";
+    case TT_U8: return "Byte";
+    case TT_I8: return "Char";
+    case TT_I16: return "Short";
+    case TT_I32: return "Int";
+    case TT_I64: return "Long";
+    case TT_F16: return "Half";
+    case TT_BF16: return "BFloat16";
+    case TT_F32: return "Float";
+    case TT_F64: return "Double";
+    default: return tt_dtype_name(dt);
+  }
+}
+
+/* PyTorch's canCast: no float -> integral, no non-bool -> bool. */
+static int can_cast(tt_dtype_t from, tt_dtype_t to) {
+  if (tt_dtype_is_float(from) && !tt_dtype_is_float(to)) return 0;
+  if (from != TT_BOOL && to == TT_BOOL) return 0;
+  return 1;
+}
+
+static const tt_tensor_ref_t *write_target(tt_lower_t *L, int i, int j) {
+  const tt_arg_t *a = &L->args[i];
+  if (a->kind == TT_ARG_TENSOR && j == 0) return a->t;
+  if (a->kind == TT_ARG_TENSORS && j < a->n) return &a->t[j];
+  return NULL;
+}
+
+/* The in-place form of an op: its single result goes into argument 0. */
+static void inplace_to_write(tt_lower_t *L) {
+  if (L->nouts != 1) {
+    tt_l_fail(L, TT_INTERNAL, "%s: in-place form expects one result, got %d", L->op, L->nouts);
+    return;
+  }
+  const tt_tensor_ref_t *self = write_target(L, 0, 0);
+  if (!self) {
+    tt_l_fail(L, TT_TYPE_ERROR, "%s: self must be a Tensor", L->op);
+    return;
+  }
+  tt_dtype_t rdt = tt_graph_type(L->g, L->outs[0])->dtype;
+  if (!can_cast(rdt, self->dtype)) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s",
+              torch_type_name(rdt), torch_type_name(self->dtype));
+    return;
+  }
+  tt_l_write(L, 0, 0, L->outs[0]);
+  L->nouts = 0;
+  L->returns_arg = 0;
+}
+
+/* Appends the writes to the graph; written storages become extra outputs. */
+static int apply_writes(tt_lower_t *L, tt_storage_t **written, tt_val_t *new_base) {
+  int nw = 0;
+  for (int w = 0; w < L->nwrites; w++) {
+    const tt_tensor_ref_t *t = write_target(L, L->write_arg[w], L->write_elem[w]);
+    if (!t || !t->storage) {
+      tt_l_fail(L, TT_INTERNAL, "%s: write into a non-tensor argument", L->op);
+      return 0;
+    }
+    if (tt_view_has_internal_overlap(&t->view)) {
+      tt_l_fail(L, TT_INVALID_ARGUMENT,
+                "unsupported operation: more than one element of the written-to tensor refers to a "
+                "single memory location. Please clone() the tensor before performing the operation.");
+      return 0;
+    }
+    if (t->dtype != t->storage->dtype) {
+      tt_l_fail(L, TT_NOT_IMPLEMENTED, "%s: writing through a dtype-reinterpreting view is not supported on TPU yet", L->op);
+      return 0;
+    }
+    tt_val_t v = tt_b_convert(L->g, L->write_val[w], t->dtype);
+    if (v < 0) return 0;
+    if (tt_graph_type(L->g, v)->rank != t->view.rank ||
+        memcmp(tt_graph_type(L->g, v)->dims, t->view.sizes, sizeof(int64_t) * (size_t)t->view.rank))
+      v = tt_b_broadcast_to(L->g, v, t->view.rank, t->view.sizes);
+    int k = 0;
+    while (k < nw && written[k] != t->storage) k++;
+    if (k == nw) {
+      written[nw] = t->storage;
+      new_base[nw] = tt_view_is_whole(&t->view, t->storage->numel) ? -1 : tt_l_storage_base(L, t->storage);
+      nw++;
+    }
+    tt_val_t base = new_base[k];
+    if (base < 0) { /* whole overwrite: no need to read the old contents */
+      int64_t n = t->storage->numel;
+      new_base[k] = tt_b_reshape(L->g, v, 1, &n);
+    } else {
+      new_base[k] = tt_view_write(L->g, base, &t->view, v);
+    }
+  }
+  return nw;
+}
+
+static tt_val_t flatten(tt_graph_t *g, tt_val_t v) {
+  int64_t n = tt_type_numel(tt_graph_type(g, v));
+  return tt_b_reshape(g, v, 1, &n);
+}
+
+tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
+  memset(out, 0, sizeof(*out));
+  out->returns_arg = -1;
+  const tt_op_def_t *def = tt_ops_get(op_id);
+  if (!def) return tt_status_make(TT_INTERNAL, "unknown op id %d", op_id);
+  if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
+  tt_status_t s;
+  tt_graph_t *g = shared_graph(&s);
+  if (s) return s;
+  static tt_lower_t L; /* large; one call at a time */
+  memset(&L, 0, sizeof L);
+  L.g = g;
+  L.op = def->name;
+  L.args = args;
+  L.nargs = nargs;
+  L.returns_arg = -1;
+  s = def->fn(&L);
+  if (!s && !tt_graph_failed(g) && (def->flags & TT_OPF_INPLACE)) inplace_to_write(&L);
+  tt_storage_t *written[TT_LOWER_MAX_WRITES];
+  tt_val_t new_base[TT_LOWER_MAX_WRITES];
+  int nw = 0;
+  if (!s && !tt_graph_failed(g)) nw = apply_writes(&L, written, new_base);
+  for (int i = 0; !s && i < L.nouts; i++) s = tt_graph_add_output(g, flatten(g, L.outs[i]));
+  for (int i = 0; !s && i < nw; i++) s = tt_graph_add_output(g, new_base[i]);
+  if (!s) s = tt_graph_take_error(g);
+  if (s) return tt_status_annotate(s, "aten::%s", def->name);
+  int nout = tt_graph_num_outputs(g);
+  if (nout == 0) {
+    out->returns_arg = L.returns_arg;
+    return TT_OK_STATUS;
+  }
+  tt_pjrt_buffer_t *bufs[TT_LOWER_MAX_OUTS + TT_LOWER_MAX_WRITES];
+  char what[160];
+  snprintf(what, sizeof what, "aten::%s", def->name);
+  TT_RETURN_IF_ERROR(tt_exec_run(g, L.binds, what, bufs));
+  for (int i = 0; i < L.nouts; i++) {
+    const tt_type_t *t = tt_graph_type(g, L.outs[i]);
+    tt_call_out_t *o = &out->outs[i];
+    o->dtype = t->dtype;
+    o->rank = t->rank;
+    memcpy(o->sizes, t->dims, sizeof(int64_t) * (size_t)t->rank);
+    s = tt_storage_create(t->dtype, tt_type_numel(t), bufs[i], &o->storage);
+    if (s) {
+      for (int k = i + 1; k < nout; k++) tt_pjrt_buffer_destroy(tt_ctx()->rt, bufs[k]);
+      tt_call_result_clear(out);
+      return s;
+    }
+    out->n = i + 1;
+  }
+  for (int i = 0; i < nw; i++) tt_storage_set_buffer(written[i], bufs[L.nouts + i]);
+  out->returns_arg = L.returns_arg;
+  return TT_OK_STATUS;
+}
+
+void tt_call_result_clear(tt_call_result_t *r) {
+  for (int i = 0; i < r->n; i++) tt_storage_release(r->outs[i].storage);
+  r->n = 0;
+}
+
+tt_status_t tt_storage_from_host(const void *data, tt_dtype_t dtype, int64_t numel,
+                                 tt_storage_t **out_storage) {
+  if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
+  tt_pjrt_buffer_t *buf;
+  TT_RETURN_IF_ERROR(tt_pjrt_buffer_from_host(tt_ctx()->rt, data, dtype, &numel, 1, 0, &buf));
+  return tt_storage_create(dtype, numel, buf, out_storage);
+}
+
+tt_status_t tt_tensor_to_host(const tt_tensor_ref_t *t, tt_dtype_t dtype, void *dst, size_t nbytes) {
+  if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
+  int64_t numel = tt_view_numel(&t->view);
+  if ((size_t)numel * tt_dtype_size(dtype) != nbytes)
+    return tt_status_make(TT_INTERNAL, "to_host: %zu bytes for %lld elements of %s", nbytes,
+                          (long long)numel, tt_dtype_name(dtype));
+  if (numel == 0) return TT_OK_STATUS;
+  if (dtype == t->dtype && t->dtype == t->storage->dtype && tt_view_is_whole(&t->view, t->storage->numel)) {
+    tt_pjrt_buffer_t *buf;
+    TT_RETURN_IF_ERROR(tt_storage_buffer(t->storage, &buf));
+    return tt_pjrt_buffer_to_host(tt_ctx()->rt, buf, dst, nbytes);
+  }
+  /* Materialize the view (and convert) on device, then download. */
+  int id = tt_ops_find("_tt_materialize");
+  tt_arg_t a[2];
+  memset(a, 0, sizeof a);
+  a[0].kind = TT_ARG_TENSOR;
+  a[0].t = (tt_tensor_ref_t *)t;
+  a[1].kind = TT_ARG_DTYPE;
+  a[1].i = dtype;
+  tt_call_result_t r;
+  TT_RETURN_IF_ERROR(tt_call(id, a, 2, &r));
+  tt_pjrt_buffer_t *buf;
+  tt_status_t s = tt_storage_buffer(r.outs[0].storage, &buf);
+  if (!s) s = tt_pjrt_buffer_to_host(tt_ctx()->rt, buf, dst, nbytes);
+  tt_call_result_clear(&r);
+  return s;
+}

@@ -1,0 +1,33 @@
+/* Calling an op: lower it, append view writes, run it, collect results.
+ * Thread safety: one caller at a time (the binding holds the GIL). */
+#ifndef TT_API_CALL_H
+#define TT_API_CALL_H
+
+#include "api/args.h"
+#include "ops/lower.h"
+
+typedef struct tt_call_out_s {
+  tt_storage_t *storage; /* owned by the result */
+  tt_dtype_t dtype;
+  int rank;
+  int64_t sizes[TT_MAX_RANK];
+} tt_call_out_t;
+
+typedef struct tt_call_result_s {
+  int n;
+  tt_call_out_t outs[TT_LOWER_MAX_OUTS];
+  int returns_arg; /* -1, or the argument to return as the result */
+} tt_call_result_t;
+
+tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out);
+/* Releases the storages a result still owns. */
+void tt_call_result_clear(tt_call_result_t *r);
+
+/* Host transfers of a tensor view: to_host materializes the view in `dtype`
+ * (converting on device) as dense row-major bytes. */
+tt_status_t tt_tensor_to_host(const tt_tensor_ref_t *t, tt_dtype_t dtype, void *dst, size_t nbytes);
+/* A new storage holding host data (dense row-major, numel elements). */
+tt_status_t tt_storage_from_host(const void *data, tt_dtype_t dtype, int64_t numel,
+                                 tt_storage_t **out_storage);
+
+#endif

@@ -1,0 +1,33 @@
+/* The process-wide state of the core: the runtime, the compile cache, RNG
+ * state and counters. One device per process. Created once by tt_init. */
+#ifndef TT_API_CONTEXT_H
+#define TT_API_CONTEXT_H
+
+#include <stdint.h>
+
+#include "cache/tier1.h"
+#include "pjrt/runtime.h"
+
+typedef struct tt_cache_stats_s {
+  uint64_t requests, hits, misses, executables;
+  double compile_seconds;
+} tt_cache_stats_t;
+
+typedef struct tt_ctx_s {
+  tt_pjrt_runtime_t *rt;
+  tt_tier1_t *tier1;
+  uint64_t options_key; /* compile options + plugin identity + our version */
+  uint64_t rng_seed, rng_offset;
+  tt_cache_stats_t stats;
+} tt_ctx_t;
+
+/* Loads the plugin (see tt_pjrt_discover_plugin for the search order) and
+ * creates the context. Idempotent: later calls return the first result. */
+tt_status_t tt_init(const char *fallback_plugin);
+/* NULL before a successful tt_init. */
+tt_ctx_t *tt_ctx(void);
+void tt_shutdown(void);
+
+#define TT_VERSION "0.1.0"
+
+#endif

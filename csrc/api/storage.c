@@ -1,0 +1,47 @@
+/* Storage lifetime: refcounting and buffer replacement. */
+#include "api/storage.h"
+
+#include "api/context.h"
+#include "base/alloc.h"
+
+tt_status_t tt_storage_create(tt_dtype_t dtype, int64_t numel, tt_pjrt_buffer_t *buf,
+                              tt_storage_t **out_storage) {
+  tt_storage_t *s = tt_calloc(1, sizeof(*s));
+  if (!s) {
+    if (buf) tt_pjrt_buffer_destroy(tt_ctx()->rt, buf);
+    return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory creating a storage");
+  }
+  s->refcount = 1;
+  s->dtype = dtype;
+  s->numel = numel;
+  s->buf = buf;
+  *out_storage = s;
+  return TT_OK_STATUS;
+}
+
+void tt_storage_retain(tt_storage_t *s) { __atomic_add_fetch(&s->refcount, 1, __ATOMIC_RELAXED); }
+
+void tt_storage_release(tt_storage_t *s) {
+  if (!s || __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
+  if (s->buf) tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
+  tt_free(s);
+}
+
+void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf) {
+  if (s->buf) tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
+  s->buf = buf;
+}
+
+tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf) {
+  if (!s->buf) {
+    size_t n = (size_t)s->numel * tt_dtype_size(s->dtype);
+    void *zeros = tt_calloc(1, n);
+    if (!zeros) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory zero-filling a storage");
+    int64_t dim = s->numel;
+    tt_status_t st = tt_pjrt_buffer_from_host(tt_ctx()->rt, zeros, s->dtype, &dim, 1, 0, &s->buf);
+    tt_free(zeros);
+    TT_RETURN_IF_ERROR(st);
+  }
+  *out_buf = s->buf;
+  return TT_OK_STATUS;
+}

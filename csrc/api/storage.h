@@ -1,0 +1,31 @@
+/* Storages: the flat device buffer behind a PyTorch storage, shared by every
+ * view of it. A write replaces the buffer; every alias sees the new one.
+ * Thread safety: refcounts are atomic; buffer swaps are done under the GIL
+ * by the binding (the core assumes one mutating thread). */
+#ifndef TT_API_STORAGE_H
+#define TT_API_STORAGE_H
+
+#include <stdint.h>
+
+#include "base/dtype.h"
+#include "base/status.h"
+#include "pjrt/runtime.h"
+
+typedef struct tt_storage_s {
+  int refcount;
+  tt_dtype_t dtype;
+  int64_t numel;
+  tt_pjrt_buffer_t *buf; /* flat [numel]; NULL until first written (reads as zeros) */
+} tt_storage_t;
+
+/* Takes ownership of buf (may be NULL). */
+tt_status_t tt_storage_create(tt_dtype_t dtype, int64_t numel, tt_pjrt_buffer_t *buf,
+                              tt_storage_t **out_storage);
+void tt_storage_retain(tt_storage_t *s);
+void tt_storage_release(tt_storage_t *s);
+/* Replaces the buffer (taking ownership), destroying the old one. */
+void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf);
+/* The buffer, materializing zeros for a never-written storage. */
+tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf);
+
+#endif

@@ -1,0 +1,365 @@
+/* StableHLO module text for a graph: one generic-form op per node. */
+#include "hlo/emit.h"
+
+#include <stdio.h>
+
+#include "hlo/emit_util.h"
+
+static const char *unary_name(int op) {
+  static const char *names[TT_UN_COUNT] = {
+      [TT_UN_NEG] = "negate", [TT_UN_ABS] = "abs", [TT_UN_EXP] = "exponential",
+      [TT_UN_EXPM1] = "exponential_minus_one", [TT_UN_LOG] = "log", [TT_UN_LOG1P] = "log_plus_one",
+      [TT_UN_SQRT] = "sqrt", [TT_UN_RSQRT] = "rsqrt", [TT_UN_TANH] = "tanh",
+      [TT_UN_LOGISTIC] = "logistic", [TT_UN_SIN] = "sine", [TT_UN_COS] = "cosine",
+      [TT_UN_TAN] = "tan", [TT_UN_FLOOR] = "floor", [TT_UN_CEIL] = "ceil",
+      [TT_UN_ROUND_EVEN] = "round_nearest_even", [TT_UN_SIGN] = "sign", [TT_UN_NOT] = "not",
+      [TT_UN_IS_FINITE] = "is_finite", [TT_UN_CBRT] = "cbrt", [TT_UN_ERF] = NULL,
+  };
+  return op >= 0 && op < TT_UN_COUNT ? names[op] : NULL;
+}
+
+static const char *binary_name(int op) {
+  static const char *names[TT_BIN_COUNT] = {
+      [TT_BIN_ADD] = "add", [TT_BIN_SUB] = "subtract", [TT_BIN_MUL] = "multiply",
+      [TT_BIN_DIV] = "divide", [TT_BIN_REM] = "remainder", [TT_BIN_POW] = "power",
+      [TT_BIN_MAX] = "maximum", [TT_BIN_MIN] = "minimum", [TT_BIN_AND] = "and",
+      [TT_BIN_OR] = "or", [TT_BIN_XOR] = "xor", [TT_BIN_ATAN2] = "atan2",
+      [TT_BIN_SHL] = "shift_left", [TT_BIN_SHR_A] = "shift_right_arithmetic",
+      [TT_BIN_SHR_L] = "shift_right_logical",
+  };
+  return op >= 0 && op < TT_BIN_COUNT ? names[op] : NULL;
+}
+
+static const char *cmp_name(int c) {
+  static const char *names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+  return c >= 0 && c < 6 ? names[c] : "EQ";
+}
+
+static void window_attrs(tt_strbuf_t *sb, const tt_node_t *n, int rank) {
+  const int64_t *w = n->ints, *s = n->ints + rank, *lo = n->ints + 2 * rank, *hi = n->ints + 3 * rank;
+  tt_strbuf_append(sb, " {window_dimensions = ");
+  tt_hlo_i64_array(sb, w, rank);
+  tt_strbuf_append(sb, ", window_strides = ");
+  tt_hlo_i64_array(sb, s, rank);
+  tt_strbuf_append(sb, ", padding = dense<[");
+  for (int i = 0; i < rank; i++)
+    tt_strbuf_appendf(sb, "%s[%lld, %lld]", i ? ", " : "", (long long)lo[i], (long long)hi[i]);
+  tt_strbuf_appendf(sb, "]> : tensor<%dx2xi64>}", rank);
+}
+
+/* (values, indices) arg-reduction region: first index wins ties, NaN wins. */
+static void argreduce_region(tt_strbuf_t *sb, int kind, tt_dtype_t dt) {
+  char v[32];
+  snprintf(v, sizeof v, "tensor<%s>", tt_dtype_mlir(dt));
+  const char *dir = kind == TT_RED_ARGMAX ? "GT" : "LT";
+  tt_strbuf_appendf(sb,
+      "({\n  ^bb0(%%av: %s, %%ai: tensor<i64>, %%bv: %s, %%bi: tensor<i64>):\n"
+      "    %%an = \"stablehlo.compare\"(%%av, %%av) {comparison_direction = #stablehlo<comparison_direction NE>} : (%s, %s) -> tensor<i1>\n"
+      "    %%bn = \"stablehlo.compare\"(%%bv, %%bv) {comparison_direction = #stablehlo<comparison_direction NE>} : (%s, %s) -> tensor<i1>\n"
+      "    %%gt = \"stablehlo.compare\"(%%av, %%bv) {comparison_direction = #stablehlo<comparison_direction %s>} : (%s, %s) -> tensor<i1>\n"
+      "    %%eq = \"stablehlo.compare\"(%%av, %%bv) {comparison_direction = #stablehlo<comparison_direction EQ>} : (%s, %s) -> tensor<i1>\n"
+      "    %%li = \"stablehlo.compare\"(%%ai, %%bi) {comparison_direction = #stablehlo<comparison_direction LT>} : (tensor<i64>, tensor<i64>) -> tensor<i1>\n"
+      "    %%nb = \"stablehlo.not\"(%%bn) : (tensor<i1>) -> tensor<i1>\n"
+      "    %%p1 = \"stablehlo.and\"(%%an, %%nb) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "    %%bb = \"stablehlo.and\"(%%an, %%bn) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "    %%e2 = \"stablehlo.or\"(%%eq, %%bb) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "    %%p2 = \"stablehlo.and\"(%%e2, %%li) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "    %%ng = \"stablehlo.and\"(%%gt, %%nb) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "    %%p3 = \"stablehlo.or\"(%%p1, %%ng) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "    %%pa = \"stablehlo.or\"(%%p3, %%p2) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "    %%rv = \"stablehlo.select\"(%%pa, %%av, %%bv) : (tensor<i1>, %s, %s) -> %s\n"
+      "    %%ri = \"stablehlo.select\"(%%pa, %%ai, %%bi) : (tensor<i1>, tensor<i64>, tensor<i64>) -> tensor<i64>\n"
+      "    \"stablehlo.return\"(%%rv, %%ri) : (%s, tensor<i64>) -> ()\n})",
+      v, v, v, v, v, v, dir, v, v, v, v, v, v, v, v);
+}
+
+static void sort_region(tt_strbuf_t *sb, const tt_graph_t *g, const tt_node_t *n) {
+  tt_strbuf_append(sb, "({\n  ^bb0(");
+  for (int i = 0; i < n->ninputs; i++) {
+    const char *et = tt_dtype_mlir(tt_graph_type(g, n->inputs[i])->dtype);
+    tt_strbuf_appendf(sb, "%s%%x%d: tensor<%s>, %%y%d: tensor<%s>", i ? ", " : "", i, et, i, et);
+  }
+  tt_dtype_t dt = tt_graph_type(g, n->inputs[0])->dtype;
+  const char *ct = tt_dtype_is_float(dt) ? ", compare_type = #stablehlo<comparison_type TOTALORDER>" : "";
+  tt_strbuf_appendf(sb,
+      "):\n    %%c = \"stablehlo.compare\"(%%x0, %%y0) {comparison_direction = #stablehlo<comparison_direction %s>%s} : (tensor<%s>, tensor<%s>) -> tensor<i1>\n"
+      "    \"stablehlo.return\"(%%c) : (tensor<i1>) -> ()\n})",
+      n->ints[1] ? "GT" : "LT", ct, tt_dtype_mlir(dt), tt_dtype_mlir(dt));
+}
+
+static void dims_list(tt_strbuf_t *sb, const char *name, const int64_t **p, int *first) {
+  int64_t cnt = *(*p)++;
+  if (cnt > 0) {
+    tt_strbuf_appendf(sb, "%s%s = ", *first ? "" : ", ", name);
+    tt_hlo_i64_list(sb, *p, (int)cnt);
+    *first = 0;
+  }
+  *p += cnt;
+}
+
+static tt_status_t emit_node(const tt_graph_t *g, int v, tt_strbuf_t *sb) {
+  const tt_node_t *n = tt_graph_node(g, v);
+  if (n->kind == TT_OPK_PARAM || n->kind == TT_OPK_GET) return TT_OK_STATUS;
+  tt_strbuf_append(sb, "    ");
+  tt_strbuf_appendf(sb, "%%v%d", v);
+  if (n->nresults > 1) tt_strbuf_appendf(sb, ":%d", n->nresults);
+  tt_strbuf_append(sb, " = ");
+  const tt_type_t *in0 = n->ninputs ? tt_graph_type(g, n->inputs[0]) : NULL;
+  switch (n->kind) {
+    case TT_OPK_CONSTANT:
+      tt_strbuf_append(sb, "\"stablehlo.constant\"() {value = dense<");
+      tt_hlo_constant_literal(sb, n->type.dtype, n->f, n->ints[0]);
+      tt_strbuf_append(sb, "> : ");
+      tt_hlo_type(sb, &n->type);
+      tt_strbuf_append(sb, "}");
+      break;
+    case TT_OPK_IOTA:
+      tt_strbuf_appendf(sb, "\"stablehlo.iota\"() {iota_dimension = %lld : i64}", (long long)n->ints[0]);
+      break;
+    case TT_OPK_UNARY: {
+      const char *name = unary_name(n->sub);
+      if (!name) return tt_status_make(TT_INTERNAL, "no StableHLO op for unary %d", n->sub);
+      tt_strbuf_appendf(sb, "\"stablehlo.%s\"", name);
+      tt_hlo_operands(sb, g, n);
+      break;
+    }
+    case TT_OPK_BINARY: {
+      const char *name = binary_name(n->sub);
+      if (!name) return tt_status_make(TT_INTERNAL, "no StableHLO op for binary %d", n->sub);
+      tt_strbuf_appendf(sb, "\"stablehlo.%s\"", name);
+      tt_hlo_operands(sb, g, n);
+      break;
+    }
+    case TT_OPK_COMPARE:
+      tt_strbuf_append(sb, "\"stablehlo.compare\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_appendf(sb, " {comparison_direction = #stablehlo<comparison_direction %s>}", cmp_name(n->sub));
+      break;
+    case TT_OPK_SELECT: tt_strbuf_append(sb, "\"stablehlo.select\""); tt_hlo_operands(sb, g, n); break;
+    case TT_OPK_CLAMP: tt_strbuf_append(sb, "\"stablehlo.clamp\""); tt_hlo_operands(sb, g, n); break;
+    case TT_OPK_CONVERT: tt_strbuf_append(sb, "\"stablehlo.convert\""); tt_hlo_operands(sb, g, n); break;
+    case TT_OPK_BITCAST: tt_strbuf_append(sb, "\"stablehlo.bitcast_convert\""); tt_hlo_operands(sb, g, n); break;
+    case TT_OPK_RESHAPE: tt_strbuf_append(sb, "\"stablehlo.reshape\""); tt_hlo_operands(sb, g, n); break;
+    case TT_OPK_TRANSPOSE:
+      tt_strbuf_append(sb, "\"stablehlo.transpose\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " {permutation = ");
+      tt_hlo_i64_array(sb, n->ints, n->nints);
+      tt_strbuf_append(sb, "}");
+      break;
+    case TT_OPK_BROADCAST:
+      tt_strbuf_append(sb, "\"stablehlo.broadcast_in_dim\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " {broadcast_dimensions = ");
+      tt_hlo_i64_array(sb, n->ints, n->nints);
+      tt_strbuf_append(sb, "}");
+      break;
+    case TT_OPK_SLICE: {
+      int r = in0->rank;
+      tt_strbuf_append(sb, "\"stablehlo.slice\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " {start_indices = ");
+      tt_hlo_i64_array(sb, n->ints, r);
+      tt_strbuf_append(sb, ", limit_indices = ");
+      tt_hlo_i64_array(sb, n->ints + r, r);
+      tt_strbuf_append(sb, ", strides = ");
+      tt_hlo_i64_array(sb, n->ints + 2 * r, r);
+      tt_strbuf_append(sb, "}");
+      break;
+    }
+    case TT_OPK_DUS: tt_strbuf_append(sb, "\"stablehlo.dynamic_update_slice\""); tt_hlo_operands(sb, g, n); break;
+    case TT_OPK_DSLICE:
+      tt_strbuf_append(sb, "\"stablehlo.dynamic_slice\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " {slice_sizes = ");
+      tt_hlo_i64_array(sb, n->ints, n->nints);
+      tt_strbuf_append(sb, "}");
+      break;
+    case TT_OPK_CONCAT:
+      tt_strbuf_append(sb, "\"stablehlo.concatenate\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_appendf(sb, " {dimension = %lld : i64}", (long long)n->ints[0]);
+      break;
+    case TT_OPK_PAD: {
+      int r = in0->rank;
+      tt_strbuf_append(sb, "\"stablehlo.pad\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " {edge_padding_low = ");
+      tt_hlo_i64_array(sb, n->ints, r);
+      tt_strbuf_append(sb, ", edge_padding_high = ");
+      tt_hlo_i64_array(sb, n->ints + r, r);
+      tt_strbuf_append(sb, ", interior_padding = ");
+      tt_hlo_i64_array(sb, n->ints + 2 * r, r);
+      tt_strbuf_append(sb, "}");
+      break;
+    }
+    case TT_OPK_REVERSE:
+      tt_strbuf_append(sb, "\"stablehlo.reverse\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " {dimensions = ");
+      tt_hlo_i64_array(sb, n->ints, n->nints);
+      tt_strbuf_append(sb, "}");
+      break;
+    case TT_OPK_REDUCE:
+      tt_strbuf_append(sb, "\"stablehlo.reduce\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " ");
+      if (n->sub == TT_RED_ARGMAX || n->sub == TT_RED_ARGMIN)
+        argreduce_region(sb, n->sub, in0->dtype);
+      else
+        tt_hlo_reduce_region(sb, n->sub, in0->dtype);
+      tt_strbuf_append(sb, " {dimensions = ");
+      tt_hlo_i64_array(sb, n->ints, n->nints);
+      tt_strbuf_append(sb, "}");
+      break;
+    case TT_OPK_REDUCE_WINDOW:
+      tt_strbuf_append(sb, "\"stablehlo.reduce_window\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " ");
+      tt_hlo_reduce_region(sb, n->sub, in0->dtype);
+      window_attrs(sb, n, in0->rank);
+      break;
+    case TT_OPK_SELECT_SCATTER: {
+      const char *st = tt_dtype_mlir(in0->dtype);
+      tt_dtype_t sdt = tt_graph_type(g, n->inputs[1])->dtype;
+      tt_strbuf_append(sb, "\"stablehlo.select_and_scatter\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_appendf(sb,
+          " ({\n  ^bb0(%%a: tensor<%s>, %%b: tensor<%s>):\n"
+          "    %%c = \"stablehlo.compare\"(%%a, %%b) {comparison_direction = #stablehlo<comparison_direction GE>} : (tensor<%s>, tensor<%s>) -> tensor<i1>\n"
+          "    \"stablehlo.return\"(%%c) : (tensor<i1>) -> ()\n}, ",
+          st, st, st, st);
+      tt_hlo_reduce_region(sb, TT_RED_SUM, sdt);
+      tt_strbuf_append(sb, ")");
+      window_attrs(sb, n, in0->rank);
+      break;
+    }
+    case TT_OPK_DOT: {
+      const int64_t *p = n->ints;
+      int64_t nb = p[0];
+      const int64_t *lb = p + 1, *rb = p + 1 + nb;
+      int64_t nc = p[1 + 2 * nb];
+      const int64_t *lc = p + 2 + 2 * nb, *rc = lc + nc;
+      tt_strbuf_append(sb, "\"stablehlo.dot_general\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " {dot_dimension_numbers = #stablehlo.dot<");
+      int first = 1;
+      if (nb) {
+        tt_strbuf_append(sb, "lhs_batching_dimensions = ");
+        tt_hlo_i64_list(sb, lb, (int)nb);
+        tt_strbuf_append(sb, ", rhs_batching_dimensions = ");
+        tt_hlo_i64_list(sb, rb, (int)nb);
+        first = 0;
+      }
+      if (nc) {
+        tt_strbuf_append(sb, first ? "lhs_contracting_dimensions = " : ", lhs_contracting_dimensions = ");
+        tt_hlo_i64_list(sb, lc, (int)nc);
+        tt_strbuf_append(sb, ", rhs_contracting_dimensions = ");
+        tt_hlo_i64_list(sb, rc, (int)nc);
+      }
+      tt_strbuf_append(sb, ">, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]}");
+      break;
+    }
+    case TT_OPK_CONV: {
+      const int64_t *p = n->ints;
+      int nsp = (int)p[0];
+      const int64_t *st = p + 1, *lo = st + nsp, *hi = lo + nsp, *ld = hi + nsp, *rd = ld + nsp;
+      int64_t fg = rd[nsp], bg = rd[nsp + 1];
+      static const char *sp[] = {"0", "0, 1", "0, 1, 2"};
+      tt_strbuf_append(sb, "\"stablehlo.convolution\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_appendf(sb, " {dimension_numbers = #stablehlo.conv<[b, f, %s]x[o, i, %s]->[b, f, %s]>, window_strides = ",
+                        sp[nsp - 1], sp[nsp - 1], sp[nsp - 1]);
+      tt_hlo_i64_array(sb, st, nsp);
+      tt_strbuf_append(sb, ", padding = dense<[");
+      for (int i = 0; i < nsp; i++)
+        tt_strbuf_appendf(sb, "%s[%lld, %lld]", i ? ", " : "", (long long)lo[i], (long long)hi[i]);
+      tt_strbuf_appendf(sb, "]> : tensor<%dx2xi64>, lhs_dilation = ", nsp);
+      tt_hlo_i64_array(sb, ld, nsp);
+      tt_strbuf_append(sb, ", rhs_dilation = ");
+      tt_hlo_i64_array(sb, rd, nsp);
+      tt_strbuf_appendf(sb, ", feature_group_count = %lld : i64, batch_group_count = %lld : i64, "
+                            "precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]}",
+                        (long long)fg, (long long)bg);
+      break;
+    }
+    case TT_OPK_GATHER: {
+      const int64_t *p = n->ints;
+      const tt_type_t *ix = tt_graph_type(g, n->inputs[1]);
+      tt_strbuf_append(sb, "\"stablehlo.gather\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " {dimension_numbers = #stablehlo.gather<");
+      int first = 1;
+      dims_list(sb, "offset_dims", &p, &first);
+      dims_list(sb, "collapsed_slice_dims", &p, &first);
+      dims_list(sb, "start_index_map", &p, &first);
+      tt_strbuf_appendf(sb, "%sindex_vector_dim = %d>, slice_sizes = ", first ? "" : ", ", ix->rank - 1);
+      int64_t ns = *p++;
+      tt_hlo_i64_array(sb, p, (int)ns);
+      tt_strbuf_append(sb, ", indices_are_sorted = false}");
+      break;
+    }
+    case TT_OPK_SCATTER: {
+      const int64_t *p = n->ints;
+      const tt_type_t *ix = tt_graph_type(g, n->inputs[1]);
+      tt_strbuf_append(sb, "\"stablehlo.scatter\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " ");
+      tt_hlo_reduce_region(sb, n->sub, in0->dtype);
+      tt_strbuf_append(sb, " {scatter_dimension_numbers = #stablehlo.scatter<");
+      int first = 1;
+      dims_list(sb, "update_window_dims", &p, &first);
+      dims_list(sb, "inserted_window_dims", &p, &first);
+      dims_list(sb, "scatter_dims_to_operand_dims", &p, &first);
+      tt_strbuf_appendf(sb, "%sindex_vector_dim = %d>, indices_are_sorted = false, unique_indices = false}",
+                        first ? "" : ", ", ix->rank - 1);
+      break;
+    }
+    case TT_OPK_RNG:
+      tt_strbuf_append(sb, "\"stablehlo.rng_bit_generator\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " {rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>}");
+      break;
+    case TT_OPK_SORT:
+      tt_strbuf_append(sb, "\"stablehlo.sort\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " ");
+      sort_region(sb, g, n);
+      tt_strbuf_appendf(sb, " {dimension = %lld : i64, is_stable = %s}", (long long)n->ints[0],
+                        n->ints[2] ? "true" : "false");
+      break;
+    default:
+      return tt_status_make(TT_INTERNAL, "emitter: unknown node kind %d", (int)n->kind);
+  }
+  tt_hlo_signature(sb, g, n);
+  return TT_OK_STATUS;
+}
+
+tt_status_t tt_hlo_emit_module(const tt_graph_t *g, tt_strbuf_t *sb) {
+  tt_strbuf_append(sb, "module @tt attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n");
+  tt_strbuf_append(sb, "  func.func public @main(");
+  for (int i = 0; i < tt_graph_num_params(g); i++) {
+    tt_strbuf_appendf(sb, "%s%%v%d: ", i ? ", " : "", tt_graph_param_value(g, i));
+    tt_hlo_type(sb, tt_graph_param_type(g, i));
+  }
+  tt_strbuf_append(sb, ") -> (");
+  int nout = tt_graph_num_outputs(g);
+  for (int i = 0; i < nout; i++) {
+    if (i) tt_strbuf_append(sb, ", ");
+    tt_hlo_type(sb, tt_graph_type(g, tt_graph_output(g, i)));
+  }
+  tt_strbuf_append(sb, ") {\n");
+  for (int v = 0; v < tt_graph_num_nodes(g); v++) TT_RETURN_IF_ERROR(emit_node(g, v, sb));
+  tt_strbuf_append(sb, "    \"func.return\"(");
+  for (int i = 0; i < nout; i++) {
+    if (i) tt_strbuf_append(sb, ", ");
+    tt_hlo_name(sb, g, tt_graph_output(g, i));
+  }
+  tt_strbuf_append(sb, ") : (");
+  for (int i = 0; i < nout; i++) {
+    if (i) tt_strbuf_append(sb, ", ");
+    tt_hlo_type(sb, tt_graph_type(g, tt_graph_output(g, i)));
+  }
+  tt_strbuf_append(sb, ") -> ()\n  }\n}\n");
+  return tt_strbuf_status(sb);
+}

@@ -1,0 +1,96 @@
+/* Typed builders: append one StableHLO-level node, inferring its result type.
+ * Every builder returns -1 once the graph has failed; check the graph once. */
+#ifndef TT_IR_BUILDER_H
+#define TT_IR_BUILDER_H
+
+#include "ir/graph.h"
+
+tt_val_t tt_b_param(tt_graph_t *g, const tt_type_t *type);
+/* Rank-0 constants baked into the program. */
+tt_val_t tt_b_const_f(tt_graph_t *g, tt_dtype_t dtype, double v);
+tt_val_t tt_b_const_i(tt_graph_t *g, tt_dtype_t dtype, int64_t v);
+/* Constant of any shape (a splat). */
+tt_val_t tt_b_full_f(tt_graph_t *g, tt_dtype_t dtype, int rank, const int64_t *dims, double v);
+tt_val_t tt_b_full_i(tt_graph_t *g, tt_dtype_t dtype, int rank, const int64_t *dims, int64_t v);
+/* A splat shaped like x, in x's dtype unless dtype given (TT_DTYPE_INVALID). */
+tt_val_t tt_b_like_f(tt_graph_t *g, tt_val_t x, double v);
+tt_val_t tt_b_iota(tt_graph_t *g, tt_dtype_t dtype, int rank, const int64_t *dims, int dim);
+
+tt_val_t tt_b_unary(tt_graph_t *g, tt_unary_t op, tt_val_t x);
+tt_val_t tt_b_binary(tt_graph_t *g, tt_binary_t op, tt_val_t x, tt_val_t y);
+tt_val_t tt_b_compare(tt_graph_t *g, tt_cmp_t cmp, tt_val_t x, tt_val_t y);
+tt_val_t tt_b_select(tt_graph_t *g, tt_val_t pred, tt_val_t on_true, tt_val_t on_false);
+tt_val_t tt_b_clamp(tt_graph_t *g, tt_val_t lo, tt_val_t x, tt_val_t hi);
+tt_val_t tt_b_convert(tt_graph_t *g, tt_val_t x, tt_dtype_t dtype);
+tt_val_t tt_b_bitcast(tt_graph_t *g, tt_val_t x, tt_dtype_t dtype);
+
+tt_val_t tt_b_reshape(tt_graph_t *g, tt_val_t x, int rank, const int64_t *dims);
+tt_val_t tt_b_transpose(tt_graph_t *g, tt_val_t x, const int64_t *perm);
+tt_val_t tt_b_broadcast(tt_graph_t *g, tt_val_t x, int rank, const int64_t *dims,
+                        const int64_t *bdims);
+/* NumPy-style: align trailing dims; size-1 dims stretch. */
+tt_val_t tt_b_broadcast_to(tt_graph_t *g, tt_val_t x, int rank, const int64_t *dims);
+tt_val_t tt_b_slice(tt_graph_t *g, tt_val_t x, const int64_t *start, const int64_t *limit,
+                    const int64_t *stride);
+/* Slice along one dimension. */
+tt_val_t tt_b_slice_dim(tt_graph_t *g, tt_val_t x, int dim, int64_t start, int64_t limit,
+                        int64_t stride);
+tt_val_t tt_b_dus(tt_graph_t *g, tt_val_t operand, tt_val_t update, const int64_t *starts);
+/* Dynamic slice with value indices (rank-0 integer values, one per dim). */
+tt_val_t tt_b_dslice(tt_graph_t *g, tt_val_t operand, const tt_val_t *starts, const int64_t *sizes);
+tt_val_t tt_b_concat(tt_graph_t *g, int n, const tt_val_t *xs, int dim);
+tt_val_t tt_b_pad(tt_graph_t *g, tt_val_t x, tt_val_t padval, const int64_t *lo, const int64_t *hi,
+                  const int64_t *interior);
+tt_val_t tt_b_reverse(tt_graph_t *g, tt_val_t x, int ndims, const int64_t *dims);
+
+/* Reduce over dims (sum, prod, max, min, and, or); result drops the dims. */
+tt_val_t tt_b_reduce(tt_graph_t *g, tt_reduce_t kind, tt_val_t x, int ndims, const int64_t *dims);
+/* Arg-reduce along one dim: values and int64 indices, first index on ties,
+ * NaN propagates as the maximum/minimum as PyTorch does. */
+tt_val_t tt_b_argreduce(tt_graph_t *g, tt_reduce_t kind, tt_val_t x, int dim, tt_val_t *out_index);
+tt_val_t tt_b_reduce_window(tt_graph_t *g, tt_reduce_t kind, tt_val_t x, tt_val_t init,
+                            const int64_t *window, const int64_t *strides, const int64_t *pad_lo,
+                            const int64_t *pad_hi);
+/* Max-pool backward: scatters `source` to the argmax of each window of operand. */
+tt_val_t tt_b_select_scatter(tt_graph_t *g, tt_val_t operand, tt_val_t source,
+                             const int64_t *window, const int64_t *strides, const int64_t *pad_lo,
+                             const int64_t *pad_hi);
+
+/* dot_general. Result dims: batch, lhs free, rhs free. */
+tt_val_t tt_b_dot(tt_graph_t *g, tt_val_t lhs, tt_val_t rhs, int nbatch, const int64_t *lhs_batch,
+                  const int64_t *rhs_batch, int ncontract, const int64_t *lhs_contract,
+                  const int64_t *rhs_contract);
+
+/* Convolution in NC(spatial) x OI(spatial) -> NC(spatial) layout with nsp
+ * spatial dims; pads are per spatial dim. */
+typedef struct tt_conv_params_s {
+  int nsp;
+  int64_t stride[3], pad_lo[3], pad_hi[3], lhs_dilation[3], rhs_dilation[3];
+  int64_t feature_groups, batch_groups;
+} tt_conv_params_t;
+tt_val_t tt_b_conv(tt_graph_t *g, tt_val_t lhs, tt_val_t rhs, const tt_conv_params_t *p);
+
+/* Gather/scatter in the general StableHLO form; index_vector_dim is the last
+ * dim of indices. */
+typedef struct tt_gather_dims_s {
+  int n_offset, n_collapsed, n_start_map, n_batch_operand;
+  int64_t offset_dims[TT_MAX_RANK], collapsed[TT_MAX_RANK], start_index_map[TT_MAX_RANK];
+  int64_t slice_sizes[TT_MAX_RANK];
+} tt_gather_dims_t;
+tt_val_t tt_b_gather(tt_graph_t *g, tt_val_t operand, tt_val_t indices, const tt_gather_dims_t *d);
+typedef struct tt_scatter_dims_s {
+  int n_window, n_inserted, n_to_operand;
+  int64_t update_window_dims[TT_MAX_RANK], inserted_window_dims[TT_MAX_RANK],
+      scatter_to_operand[TT_MAX_RANK];
+} tt_scatter_dims_t;
+tt_val_t tt_b_scatter(tt_graph_t *g, tt_reduce_t kind, tt_val_t operand, tt_val_t indices,
+                      tt_val_t updates, const tt_scatter_dims_t *d);
+
+/* rng_bit_generator (three-fry) on a ui64[2] state: returns bits of `type`
+ * and the new state through out_state. */
+tt_val_t tt_b_rng(tt_graph_t *g, tt_val_t state, const tt_type_t *type, tt_val_t *out_state);
+/* Sort n operands along dim by the first; returns the node; use tt_b_get. */
+tt_val_t tt_b_sort(tt_graph_t *g, int n, const tt_val_t *xs, int dim, int descending, int stable);
+tt_val_t tt_b_get(tt_graph_t *g, tt_val_t multi, int index);
+
+#endif

@@ -1,0 +1,194 @@
+/* Graph storage: nodes in an append-only array, with a sticky first error. */
+#include "ir/graph.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+struct tt_graph_s {
+  tt_node_t *nodes;
+  int num_nodes, cap_nodes;
+  int *params; /* node index of each parameter, by parameter index */
+  int num_params, cap_params;
+  int *outputs;
+  int num_outputs, cap_outputs;
+  tt_status_t error;
+};
+
+tt_status_t tt_graph_create(tt_graph_t **out_graph) {
+  *out_graph = tt_calloc(1, sizeof(tt_graph_t));
+  if (!*out_graph) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory creating a graph");
+  return TT_OK_STATUS;
+}
+
+static void free_node(tt_node_t *n) {
+  tt_free(n->inputs);
+  tt_free(n->ints);
+  tt_free(n->types);
+}
+
+void tt_graph_reset(tt_graph_t *g) {
+  for (int i = 0; i < g->num_nodes; i++) free_node(&g->nodes[i]);
+  g->num_nodes = g->num_params = g->num_outputs = 0;
+  tt_status_free(g->error);
+  g->error = NULL;
+}
+
+void tt_graph_destroy(tt_graph_t *g) {
+  if (!g) return;
+  tt_graph_reset(g);
+  tt_free(g->nodes);
+  tt_free(g->params);
+  tt_free(g->outputs);
+  tt_free(g);
+}
+
+tt_status_t tt_graph_take_error(tt_graph_t *g) {
+  tt_status_t s = g->error;
+  g->error = NULL;
+  return s;
+}
+
+int tt_graph_failed(const tt_graph_t *g) { return g->error != NULL; }
+
+tt_val_t tt_graph_fail(tt_graph_t *g, tt_code_t code, const char *fmt, ...) {
+  if (g->error) return -1;
+  va_list ap;
+  va_start(ap, fmt);
+  g->error = tt_status_makev(code, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+static int grow(void **p, int *cap, int need, size_t elem) {
+  if (need <= *cap) return 1;
+  int c = *cap ? *cap * 2 : 16;
+  while (c < need) c *= 2;
+  void *q = tt_realloc(*p, (size_t)c * elem);
+  if (!q) return 0;
+  *p = q;
+  *cap = c;
+  return 1;
+}
+
+int tt_graph_num_nodes(const tt_graph_t *g) { return g->num_nodes; }
+const tt_node_t *tt_graph_node(const tt_graph_t *g, int i) { return &g->nodes[i]; }
+const tt_type_t *tt_graph_type(const tt_graph_t *g, tt_val_t v) { return &g->nodes[v].type; }
+int tt_graph_num_params(const tt_graph_t *g) { return g->num_params; }
+const tt_type_t *tt_graph_param_type(const tt_graph_t *g, int i) {
+  return &g->nodes[g->params[i]].type;
+}
+tt_val_t tt_graph_param_value(const tt_graph_t *g, int i) { return g->params[i]; }
+int tt_graph_num_outputs(const tt_graph_t *g) { return g->num_outputs; }
+tt_val_t tt_graph_output(const tt_graph_t *g, int i) { return g->outputs[i]; }
+
+tt_status_t tt_graph_add_output(tt_graph_t *g, tt_val_t v) {
+  if (g->error) return tt_status_make(tt_status_code(g->error), "%s", tt_status_message(g->error));
+  if (v < 0 || v >= g->num_nodes)
+    return tt_status_make(TT_INTERNAL, "graph output %d is not a node", v);
+  if (!grow((void **)&g->outputs, &g->cap_outputs, g->num_outputs + 1, sizeof(int)))
+    return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory adding a graph output");
+  g->outputs[g->num_outputs++] = v;
+  return TT_OK_STATUS;
+}
+
+static void *dup_array(const void *src, size_t n, size_t elem, int *ok) {
+  if (n == 0) return NULL;
+  void *d = tt_malloc(n * elem);
+  if (!d) {
+    *ok = 0;
+    return NULL;
+  }
+  memcpy(d, src, n * elem);
+  return d;
+}
+
+static tt_val_t append_node(tt_graph_t *g, tt_opk_t kind, int sub, const tt_val_t *inputs,
+                            int ninputs, const int64_t *ints, int nints, double f,
+                            const tt_type_t *types, int ntypes) {
+  if (g->error) return -1;
+  for (int i = 0; i < ninputs; i++)
+    if (inputs[i] < 0 || inputs[i] >= g->num_nodes)
+      return tt_graph_fail(g, TT_INTERNAL, "node input %d is not a value", inputs[i]);
+  for (int t = 0; t < ntypes; t++)
+    if (types[t].rank < 0 || types[t].rank > TT_MAX_RANK)
+      return tt_graph_fail(g, TT_INVALID_ARGUMENT, "tensors of rank %d are not supported (max %d)",
+                           types[t].rank, TT_MAX_RANK);
+  if (!grow((void **)&g->nodes, &g->cap_nodes, g->num_nodes + 1, sizeof(tt_node_t)))
+    return tt_graph_fail(g, TT_OUT_OF_MEMORY, "out of host memory building a graph");
+  if (kind == TT_OPK_PARAM &&
+      !grow((void **)&g->params, &g->cap_params, g->num_params + 1, sizeof(int)))
+    return tt_graph_fail(g, TT_OUT_OF_MEMORY, "out of host memory building a graph");
+  tt_node_t n;
+  memset(&n, 0, sizeof(n));
+  int ok = 1;
+  n.kind = kind;
+  n.sub = sub;
+  n.ninputs = ninputs;
+  n.inputs = dup_array(inputs, (size_t)ninputs, sizeof(int), &ok);
+  n.nints = nints;
+  n.ints = dup_array(ints, (size_t)nints, sizeof(int64_t), &ok);
+  n.f = f;
+  n.nresults = ntypes;
+  n.type = types[0];
+  if (ntypes > 1) n.types = dup_array(types, (size_t)ntypes, sizeof(tt_type_t), &ok);
+  if (!ok) {
+    free_node(&n);
+    return tt_graph_fail(g, TT_OUT_OF_MEMORY, "out of host memory building a graph");
+  }
+  if (kind == TT_OPK_PARAM) {
+    n.nints = 1;
+    tt_free(n.ints);
+    n.ints = tt_malloc(sizeof(int64_t));
+    if (!n.ints) {
+      free_node(&n);
+      return tt_graph_fail(g, TT_OUT_OF_MEMORY, "out of host memory building a graph");
+    }
+    n.ints[0] = g->num_params;
+    g->params[g->num_params++] = g->num_nodes;
+  }
+  g->nodes[g->num_nodes] = n;
+  return g->num_nodes++;
+}
+
+tt_val_t tt_graph_append(tt_graph_t *g, tt_opk_t kind, int sub, const tt_val_t *inputs, int ninputs,
+                         const int64_t *ints, int nints, double f, const tt_type_t *type) {
+  return append_node(g, kind, sub, inputs, ninputs, ints, nints, f, type, 1);
+}
+
+tt_val_t tt_graph_append_multi(tt_graph_t *g, tt_opk_t kind, int sub, const tt_val_t *inputs,
+                               int ninputs, const int64_t *ints, int nints,
+                               const tt_type_t *types, int ntypes) {
+  return append_node(g, kind, sub, inputs, ninputs, ints, nints, 0.0, types, ntypes);
+}
+
+tt_type_t tt_type_make(tt_dtype_t dtype, int rank, const int64_t *dims) {
+  tt_type_t t;
+  memset(&t, 0, sizeof(t));
+  t.dtype = dtype;
+  t.rank = rank;
+  for (int i = 0; i < rank && i < TT_MAX_RANK; i++) t.dims[i] = dims[i];
+  return t;
+}
+
+int64_t tt_type_numel(const tt_type_t *t) {
+  int64_t n = 1;
+  for (int i = 0; i < t->rank; i++) n *= t->dims[i];
+  return n;
+}
+
+int tt_type_equal(const tt_type_t *a, const tt_type_t *b) {
+  if (a->dtype != b->dtype || a->rank != b->rank) return 0;
+  for (int i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return 0;
+  return 1;
+}
+
+void tt_type_describe(const tt_type_t *t, char *buf, unsigned long n) {
+  size_t used = 0;
+  used += (size_t)snprintf(buf, n, "[");
+  for (int i = 0; i < t->rank && used < n; i++)
+    used += (size_t)snprintf(buf + used, n - used, i ? ", %lld" : "%lld", (long long)t->dims[i]);
+  if (used < n) snprintf(buf + used, n - used, "] %s", tt_dtype_name(t->dtype));
+}

@@ -1,0 +1,125 @@
+/* Type promotion, broadcasting and operand helpers for lowerings. */
+#include "ops/common.h"
+
+#include <string.h>
+
+const char *tt_op_type_name(tt_dtype_t dt) {
+  switch (dt) {
+    case TT_BOOL: return "Bool";
+    case TT_U8: return "Byte";
+    case TT_I8: return "Char";
+    case TT_I16: return "Short";
+    case TT_I32: return "Int";
+    case TT_I64: return "Long";
+    case TT_F16: return "Half";
+    case TT_BF16: return "BFloat16";
+    case TT_F32: return "Float";
+    case TT_F64: return "Double";
+    default: return tt_dtype_name(dt);
+  }
+}
+
+tt_dtype_t tt_op_float_type(tt_dtype_t dt) { return tt_dtype_is_float(dt) ? dt : TT_F32; }
+
+tt_dtype_t tt_op_arg_dtype(tt_lower_t *L, int i) {
+  if (i < 0 || i >= L->nargs) return TT_DTYPE_INVALID;
+  const tt_arg_t *a = &L->args[i];
+  switch (a->kind) {
+    case TT_ARG_TENSOR: return a->t->dtype;
+    case TT_ARG_INT: return TT_I64;
+    case TT_ARG_FLOAT: return TT_F32;
+    case TT_ARG_BOOL: return TT_BOOL;
+    default: return TT_DTYPE_INVALID;
+  }
+}
+
+static tt_dtype_t promote_skip(tt_dtype_t a, tt_dtype_t b) {
+  if (a == TT_DTYPE_INVALID) return b;
+  if (b == TT_DTYPE_INVALID) return a;
+  return tt_dtype_promote(a, b);
+}
+
+static tt_dtype_t combine(tt_dtype_t higher, tt_dtype_t lower) {
+  if (higher != TT_DTYPE_INVALID && tt_dtype_is_float(higher)) return higher;
+  if (higher == TT_BOOL || (lower != TT_DTYPE_INVALID && tt_dtype_is_float(lower)))
+    return promote_skip(higher, lower);
+  return higher != TT_DTYPE_INVALID ? higher : lower;
+}
+
+tt_dtype_t tt_op_result_type(tt_lower_t *L, const int *argi, int n) {
+  tt_dtype_t dim = TT_DTYPE_INVALID, zero = TT_DTYPE_INVALID, wrapped = TT_DTYPE_INVALID;
+  for (int k = 0; k < n; k++) {
+    int i = argi[k];
+    if (i < 0 || i >= L->nargs) continue;
+    const tt_arg_t *a = &L->args[i];
+    tt_dtype_t dt = tt_op_arg_dtype(L, i);
+    if (dt == TT_DTYPE_INVALID) continue;
+    if (a->kind == TT_ARG_TENSOR) {
+      if (a->t->view.rank > 0) dim = promote_skip(dim, dt);
+      else zero = promote_skip(zero, dt);
+    } else {
+      wrapped = promote_skip(wrapped, dt);
+    }
+  }
+  tt_dtype_t r = combine(dim, combine(zero, wrapped));
+  return r == TT_DTYPE_INVALID ? TT_F32 : r;
+}
+
+int tt_op_broadcast_shape(tt_lower_t *L, const int *argi, int n, int64_t *out_dims) {
+  int rank = 0;
+  for (int k = 0; k < n; k++) {
+    int r = tt_l_arg_rank(L, argi[k]);
+    if (r > rank) rank = r;
+  }
+  for (int d = 0; d < rank; d++) out_dims[d] = 1;
+  /* Track which argument set each dim, for PyTorch's message. */
+  int owner[TT_MAX_RANK] = {0};
+  for (int k = 0; k < n; k++) {
+    int r = tt_l_arg_rank(L, argi[k]);
+    if (r <= 0) continue;
+    const int64_t *s = tt_l_arg_sizes(L, argi[k]);
+    for (int j = 0; j < r; j++) {
+      int d = rank - r + j;
+      if (s[j] == out_dims[d] || s[j] == 1) continue;
+      if (out_dims[d] == 1) {
+        out_dims[d] = s[j];
+        owner[d] = k;
+        continue;
+      }
+      tt_l_fail(L, TT_INVALID_ARGUMENT,
+                "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                (long long)out_dims[d], (long long)s[j], d);
+      (void)owner;
+      return rank;
+    }
+  }
+  return rank;
+}
+
+tt_val_t tt_op_fit(tt_lower_t *L, tt_val_t v, tt_dtype_t dtype, int rank, const int64_t *dims) {
+  v = tt_b_convert(L->g, v, dtype);
+  if (v < 0) return -1;
+  const tt_type_t *t = tt_graph_type(L->g, v);
+  if (t->rank == rank && memcmp(t->dims, dims, sizeof(int64_t) * (size_t)rank) == 0) return v;
+  return tt_b_broadcast_to(L->g, v, rank, dims);
+}
+
+tt_val_t tt_op_operand(tt_lower_t *L, int i, tt_dtype_t dtype, int rank, const int64_t *dims) {
+  if (i < 0 || i >= L->nargs) return tt_l_fail(L, TT_INTERNAL, "%s: missing argument %d", L->op, i);
+  tt_val_t v;
+  if (L->args[i].kind == TT_ARG_TENSOR)
+    v = tt_l_tensor(L, i);
+  else
+    v = tt_l_scalar_arg(L, i, dtype);
+  return tt_op_fit(L, v, dtype, rank, dims);
+}
+
+int tt_op_wrap_dim(tt_lower_t *L, int64_t dim, int rank) {
+  int r = rank > 0 ? rank : 1;
+  if (dim < -r || dim >= r) {
+    tt_l_fail(L, TT_INDEX_ERROR, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
+              -r, r - 1, (long long)dim);
+    return 0;
+  }
+  return (int)(dim < 0 ? dim + r : dim);
+}

@@ -1,0 +1,28 @@
+/* Helpers shared by op lowerings: PyTorch's type promotion and broadcasting,
+ * operand preparation, dimension wrapping. */
+#ifndef TT_OPS_COMMON_H
+#define TT_OPS_COMMON_H
+
+#include "ops/lower.h"
+
+/* PyTorch's result_type over the given arguments (tensors, 0-dim tensors and
+ * Python numbers, each in its priority category). Skips NONE arguments. */
+tt_dtype_t tt_op_result_type(tt_lower_t *L, const int *argi, int n);
+/* The broadcast shape of the given arguments (scalars count as rank 0).
+ * Records PyTorch's error on mismatch. Returns the rank. */
+int tt_op_broadcast_shape(tt_lower_t *L, const int *argi, int n, int64_t *out_dims);
+/* Argument i (tensor or number) converted to dtype and broadcast to dims. */
+tt_val_t tt_op_operand(tt_lower_t *L, int i, tt_dtype_t dtype, int rank, const int64_t *dims);
+/* A value converted and broadcast (NumPy rules) to (dtype, rank, dims). */
+tt_val_t tt_op_fit(tt_lower_t *L, tt_val_t v, tt_dtype_t dtype, int rank, const int64_t *dims);
+/* Wraps a possibly negative dim into [0, rank) (rank 0 accepts -1 and 0);
+ * records PyTorch's IndexError on a bad dim. */
+int tt_op_wrap_dim(tt_lower_t *L, int64_t dim, int rank);
+/* The dtype a tensor argument or number has on its own (Python float -> default float32). */
+tt_dtype_t tt_op_arg_dtype(tt_lower_t *L, int i);
+/* PyTorch's type names in messages ("Float", "Long"). */
+const char *tt_op_type_name(tt_dtype_t dt);
+/* Float type for integer inputs of ops that compute in floating point. */
+tt_dtype_t tt_op_float_type(tt_dtype_t dt);
+
+#endif

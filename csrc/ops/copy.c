@@ -1,0 +1,83 @@
+/* Copies and fills: clone, copy_, fill_, zero_, dtype conversion, and the
+ * internal materialize used for downloads. */
+#include "ops/common.h"
+#include "ops/families.h"
+
+/* _tt_materialize(Tensor self, ScalarType dtype): the view, dense, in dtype. */
+static tt_status_t lower_materialize(tt_lower_t *L) {
+  tt_dtype_t dt = tt_l_dtype(L, 1);
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_l_output(L, tt_b_convert(L->g, x, dt == TT_DTYPE_INVALID ? tt_l_arg_dtype(L, 0) : dt));
+  return NULL;
+}
+
+static tt_status_t lower_clone(tt_lower_t *L) {
+  tt_l_output(L, tt_l_tensor(L, 0));
+  return NULL;
+}
+
+/* _to_copy on device: a dtype conversion (device moves are the binding's). */
+static tt_status_t lower_to_copy(tt_lower_t *L) {
+  tt_dtype_t dt = tt_l_dtype(L, 1);
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_l_output(L, tt_b_convert(L->g, x, dt == TT_DTYPE_INVALID ? tt_l_arg_dtype(L, 0) : dt));
+  return NULL;
+}
+
+/* copy_(self, src, non_blocking): src broadcast to self and converted. */
+static tt_status_t lower_copy_(tt_lower_t *L) {
+  const tt_tensor_ref_t *self = tt_l_ref(L, 0);
+  if (!self) return tt_status_make(TT_TYPE_ERROR, "copy_: self must be a Tensor");
+  const tt_tensor_ref_t *src = tt_l_ref(L, 1);
+  if (src && !src->is_host_scalar) {
+    /* PyTorch checks src broadcasts to self. */
+    int sr = src->view.rank, dr = self->view.rank;
+    int ok = sr <= dr;
+    for (int i = 0; ok && i < sr; i++) {
+      int64_t s = src->view.sizes[i], d = self->view.sizes[dr - sr + i];
+      ok = s == d || s == 1;
+    }
+    if (!ok) {
+      char a[128] = "", b[128] = "";
+      tt_type_t ta = tt_type_make(src->dtype, sr, src->view.sizes), tb = tt_type_make(self->dtype, dr, self->view.sizes);
+      tt_type_describe(&ta, a, sizeof a);
+      tt_type_describe(&tb, b, sizeof b);
+      return tt_status_make(TT_INVALID_ARGUMENT, "output with shape %s doesn't match the broadcast shape of src %s", b, a);
+    }
+  }
+  tt_val_t v = tt_op_operand(L, 1, self->dtype, self->view.rank, self->view.sizes);
+  tt_l_write(L, 0, 0, v);
+  L->returns_arg = 0;
+  return NULL;
+}
+
+static tt_status_t lower_fill_(tt_lower_t *L) {
+  const tt_tensor_ref_t *self = tt_l_ref(L, 0);
+  if (!self) return tt_status_make(TT_TYPE_ERROR, "fill_: self must be a Tensor");
+  const tt_tensor_ref_t *v = tt_l_ref(L, 1);
+  if (v && v->view.rank != 0)
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "fill_ only supports 0-dimension value tensor but got tensor with %d dimensions.", v->view.rank);
+  tt_l_write(L, 0, 0, tt_op_operand(L, 1, self->dtype, self->view.rank, self->view.sizes));
+  L->returns_arg = 0;
+  return NULL;
+}
+
+static tt_status_t lower_zero_(tt_lower_t *L) {
+  const tt_tensor_ref_t *self = tt_l_ref(L, 0);
+  if (!self) return tt_status_make(TT_TYPE_ERROR, "zero_: self must be a Tensor");
+  tt_l_write(L, 0, 0, tt_b_full_i(L->g, self->dtype, self->view.rank, self->view.sizes, 0));
+  L->returns_arg = 0;
+  return NULL;
+}
+
+const tt_op_def_t tt_ops_copy[] = {
+    {"_tt_materialize", lower_materialize, 0},
+    {"clone", lower_clone, 0},
+    {"_to_copy", lower_to_copy, 0},
+    {"copy_", lower_copy_, 0},
+    {"fill_.Scalar", lower_fill_, 0},
+    {"fill_.Tensor", lower_fill_, 0},
+    {"zero_", lower_zero_, 0},
+    {NULL, NULL, 0},
+};

@@ -1,0 +1,23 @@
+/* Each op family file exports a NULL-terminated table; registry.c lists them. */
+#ifndef TT_OPS_FAMILIES_H
+#define TT_OPS_FAMILIES_H
+
+#include "ops/registry.h"
+
+extern const tt_op_def_t tt_ops_elementwise[];
+extern const tt_op_def_t tt_ops_reduction[];
+extern const tt_op_def_t tt_ops_shape[];
+extern const tt_op_def_t tt_ops_factory[];
+extern const tt_op_def_t tt_ops_linalg[];
+extern const tt_op_def_t tt_ops_nn[];
+extern const tt_op_def_t tt_ops_index[];
+extern const tt_op_def_t tt_ops_random[];
+extern const tt_op_def_t tt_ops_copy[];
+extern const tt_op_def_t tt_ops_activation[];
+extern const tt_op_def_t tt_ops_norm[];
+extern const tt_op_def_t tt_ops_loss[];
+extern const tt_op_def_t tt_ops_conv[];
+extern const tt_op_def_t tt_ops_pool[];
+extern const tt_op_def_t tt_ops_foreach[];
+
+#endif

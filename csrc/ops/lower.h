@@ -1,0 +1,74 @@
+/* The lowering context: what an op lowering sees and the helpers it uses to
+ * read arguments, add runtime scalars, and declare results and writes. */
+#ifndef TT_OPS_LOWER_H
+#define TT_OPS_LOWER_H
+
+#include "api/args.h"
+#include "exec/run.h"
+#include "ir/builder.h"
+
+#define TT_LOWER_MAX_PARAMS 128
+#define TT_LOWER_MAX_OUTS 64
+#define TT_LOWER_MAX_WRITES 64
+
+typedef struct tt_lower_s {
+  tt_graph_t *g;
+  const char *op; /* "aten::add.Tensor" */
+  tt_arg_t *args;
+  int nargs;
+  /* Parameter bindings, in parameter order. */
+  tt_binding_t binds[TT_LOWER_MAX_PARAMS];
+  tt_storage_t *param_storage[TT_LOWER_MAX_PARAMS];
+  tt_val_t param_val[TT_LOWER_MAX_PARAMS];
+  int nparams;
+  /* Results returned to the caller. */
+  tt_val_t outs[TT_LOWER_MAX_OUTS];
+  int nouts;
+  /* Writes into argument tensors (in-place ops). */
+  int write_arg[TT_LOWER_MAX_WRITES];
+  int write_elem[TT_LOWER_MAX_WRITES]; /* index within a tensor list, else 0 */
+  tt_val_t write_val[TT_LOWER_MAX_WRITES];
+  int nwrites;
+  /* Set by ops returning a host value (e.g. _local_scalar_dense): the index
+   * of the output to download instead of wrapping. */
+  int returns_arg; /* -1, or the argument returned as the result */
+} tt_lower_t;
+
+/* Argument readers. Each checks the kind and records a graph error naming
+ * the op and argument on mismatch. `dflt` applies to NONE. */
+tt_val_t tt_l_tensor(tt_lower_t *L, int i);
+tt_val_t tt_l_tensor_elem(tt_lower_t *L, int i, int j);
+int tt_l_is_none(tt_lower_t *L, int i);
+int64_t tt_l_int(tt_lower_t *L, int i, int64_t dflt);
+double tt_l_float(tt_lower_t *L, int i, double dflt);
+int tt_l_bool(tt_lower_t *L, int i, int dflt);
+/* INTS (or a single INT promoted to a list of one); returns the count. */
+int tt_l_ints(tt_lower_t *L, int i, int64_t *out, int max);
+const char *tt_l_str(tt_lower_t *L, int i, const char *dflt);
+/* dtype argument (TT_DTYPE_INVALID for None). */
+tt_dtype_t tt_l_dtype(tt_lower_t *L, int i);
+const tt_tensor_ref_t *tt_l_ref(tt_lower_t *L, int i);
+/* Type of a tensor argument without reading it. */
+tt_dtype_t tt_l_arg_dtype(tt_lower_t *L, int i);
+int tt_l_arg_rank(tt_lower_t *L, int i);
+const int64_t *tt_l_arg_sizes(tt_lower_t *L, int i);
+
+/* The parameter holding a storage's flat base (added once per storage). */
+tt_val_t tt_l_storage_base(tt_lower_t *L, tt_storage_t *s);
+/* A Python number as a runtime rank-0 parameter of dtype (not baked in). */
+tt_val_t tt_l_scalar(tt_lower_t *L, tt_dtype_t dtype, double f, int64_t iv, int is_float);
+/* Scalar argument i (INT/FLOAT/BOOL) converted to dtype as a runtime parameter. */
+tt_val_t tt_l_scalar_arg(tt_lower_t *L, int i, tt_dtype_t dtype);
+/* The next RNG state (ui64[2]) as a parameter; advances the generator. */
+tt_val_t tt_l_rng_state(tt_lower_t *L);
+
+void tt_l_output(tt_lower_t *L, tt_val_t v);
+/* Records that tensor argument i (element j of a list) takes value v. */
+void tt_l_write(tt_lower_t *L, int i, int j, tt_val_t v);
+
+/* Records an error naming the op; returns -1. */
+tt_val_t tt_l_fail(tt_lower_t *L, tt_code_t code, const char *fmt, ...) TT_PRINTF(3, 4);
+
+typedef tt_status_t (*tt_lower_fn)(tt_lower_t *L);
+
+#endif

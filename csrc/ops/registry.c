@@ -1,0 +1,41 @@
+/* Op lookup over the family tables, by linear scan once into a flat index. */
+#include "ops/registry.h"
+
+#include <string.h>
+
+#include "ops/families.h"
+
+static const tt_op_def_t *const *families(void) {
+  static const tt_op_def_t *const list[] = {
+      tt_ops_elementwise, tt_ops_reduction, tt_ops_shape, tt_ops_factory, tt_ops_linalg,
+      tt_ops_nn,          tt_ops_index,     tt_ops_random, tt_ops_copy,   tt_ops_activation,
+      tt_ops_norm,        tt_ops_loss,      tt_ops_conv,   tt_ops_pool,   tt_ops_foreach, NULL};
+  return list;
+}
+
+#define MAX_OPS 2048
+static const tt_op_def_t *flat[MAX_OPS];
+static int nflat = -1;
+
+static void build(void) {
+  nflat = 0;
+  for (const tt_op_def_t *const *f = families(); *f; f++)
+    for (const tt_op_def_t *d = *f; d->name && nflat < MAX_OPS; d++) flat[nflat++] = d;
+}
+
+int tt_ops_count(void) {
+  if (nflat < 0) build();
+  return nflat;
+}
+
+const tt_op_def_t *tt_ops_get(int id) {
+  if (nflat < 0) build();
+  return id >= 0 && id < nflat ? flat[id] : NULL;
+}
+
+int tt_ops_find(const char *name) {
+  if (nflat < 0) build();
+  for (int i = 0; i < nflat; i++)
+    if (strcmp(flat[i]->name, name) == 0) return i;
+  return -1;
+}

@@ -1,0 +1,92 @@
+/* The PJRT runtime seen by the rest of the core: one plugin, one client, one
+ * device, buffers, executables. Everything PJRT-specific stays behind this.
+ *
+ * Thread safety: a tt_pjrt_runtime_t may be used from several threads at once
+ * (PJRT clients are thread safe); loading and destroying are not concurrent
+ * with anything else. */
+#ifndef TT_PJRT_RUNTIME_H
+#define TT_PJRT_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/dtype.h"
+#include "base/status.h"
+
+typedef struct tt_pjrt_runtime_s tt_pjrt_runtime_t;
+typedef struct tt_pjrt_buffer_s tt_pjrt_buffer_t;         /* a device buffer */
+typedef struct tt_pjrt_executable_s tt_pjrt_executable_t; /* a loaded executable */
+
+typedef struct tt_pjrt_options_s {
+  /* Number of CPU devices to create on the CPU plugin (cpu_device_count);
+   * 0 means 1. Ignored by other plugins. */
+  int cpu_device_count;
+} tt_pjrt_options_t;
+
+typedef struct tt_pjrt_info_s {
+  const char *plugin_path;      /* borrowed, valid while the runtime lives */
+  const char *platform_name;    /* "cpu", "tpu", "cuda" */
+  const char *platform_version;
+  const char *device_kind;
+  const char *xla_version;      /* plugin attribute, "" if not reported */
+  int api_major, api_minor;     /* what the plugin reports */
+  int num_devices;              /* addressable devices */
+  uint64_t identity;            /* fingerprint of plugin path+platform+versions */
+} tt_pjrt_info_t;
+
+/* dlopens `path`, checks the API version and struct sizes, initializes the
+ * plugin and creates a client. Errors name the path and both API versions. */
+tt_status_t tt_pjrt_runtime_create(const char *path, const tt_pjrt_options_t *options,
+                                   tt_pjrt_runtime_t **out_runtime);
+void tt_pjrt_runtime_destroy(tt_pjrt_runtime_t *rt);
+const tt_pjrt_info_t *tt_pjrt_runtime_info(const tt_pjrt_runtime_t *rt);
+/* The StableHLO version the plugin's compiler emits natively (plugin attribute
+ * stablehlo_current_version, {major, minor, patch}); returns 0 if not reported. */
+int tt_pjrt_runtime_stablehlo_version(const tt_pjrt_runtime_t *rt, int64_t out_version[3]);
+
+/* Copies host data (dense, row-major) to a new buffer on device `device`
+ * (index into addressable devices; 0 normally). The host data may be reused
+ * as soon as this returns. */
+tt_status_t tt_pjrt_buffer_from_host(tt_pjrt_runtime_t *rt, const void *data, tt_dtype_t dtype,
+                                     const int64_t *dims, int rank, int device,
+                                     tt_pjrt_buffer_t **out_buffer);
+/* Blocks until the buffer is ready, then copies its dense row-major contents
+ * to dst, which must hold exactly `nbytes`. */
+tt_status_t tt_pjrt_buffer_to_host(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf, void *dst,
+                                   size_t nbytes);
+/* Blocks until the buffer's defining computation finished; returns its error if any. */
+tt_status_t tt_pjrt_buffer_await(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf);
+/* Bytes the buffer occupies on device (as reported by the plugin, or computed). */
+size_t tt_pjrt_buffer_size(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf);
+void tt_pjrt_buffer_destroy(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf);
+
+/* Compiles StableHLO module text (entry @main) for num_replicas replicas
+ * (1 normally). `what` names the op or region for error messages. */
+tt_status_t tt_pjrt_compile(tt_pjrt_runtime_t *rt, const char *mlir, size_t len,
+                            int num_replicas, const char *what,
+                            tt_pjrt_executable_t **out_exe);
+size_t tt_pjrt_executable_num_outputs(const tt_pjrt_executable_t *exe);
+void tt_pjrt_executable_destroy(tt_pjrt_runtime_t *rt, tt_pjrt_executable_t *exe);
+/* Serialized form for the on-disk cache tiers; caller frees *out_data with tt_free. */
+tt_status_t tt_pjrt_executable_serialize(tt_pjrt_runtime_t *rt, tt_pjrt_executable_t *exe,
+                                         void **out_data, size_t *out_size);
+tt_status_t tt_pjrt_executable_deserialize(tt_pjrt_runtime_t *rt, const void *data, size_t size,
+                                           tt_pjrt_executable_t **out_exe);
+
+/* Launches on one device asynchronously: returns once enqueued, with output
+ * buffers whose contents become ready later. `outs` has num_outputs slots. */
+tt_status_t tt_pjrt_execute(tt_pjrt_runtime_t *rt, tt_pjrt_executable_t *exe,
+                            tt_pjrt_buffer_t *const *args, size_t num_args, const char *what,
+                            tt_pjrt_buffer_t **outs);
+/* Same for a program compiled with num_replicas = num_devices. Flattened,
+ * row-major: args[d * num_args + a], outs[d * num_outputs + o]. */
+tt_status_t tt_pjrt_execute_replicated(tt_pjrt_runtime_t *rt, tt_pjrt_executable_t *exe,
+                                       size_t num_devices, tt_pjrt_buffer_t *const *args,
+                                       size_t num_args, const char *what, tt_pjrt_buffer_t **outs);
+
+/* Finds the default plugin path: TORCH_TPU_PJRT_PLUGIN, then libtpu when a
+ * TPU is present, then `fallback` (the packaged CPU plugin, passed in by the
+ * caller that knows where it is installed). *out_path is owned by the caller. */
+tt_status_t tt_pjrt_discover_plugin(const char *fallback, char **out_path);
+
+#endif

@@ -1,0 +1,227 @@
+/* View decomposition (reads) and inversion (writes) over a flat base. */
+#include "views/view.h"
+
+#include <string.h>
+
+#include "ir/builder.h"
+
+int64_t tt_view_numel(const tt_view_t *v) {
+  int64_t n = 1;
+  for (int i = 0; i < v->rank; i++) n *= v->sizes[i];
+  return n;
+}
+
+int tt_view_is_whole(const tt_view_t *v, int64_t base_numel) {
+  if (v->offset != 0 || tt_view_numel(v) != base_numel) return 0;
+  int64_t expect = 1;
+  for (int i = v->rank - 1; i >= 0; i--) {
+    if (v->sizes[i] != 1 && v->strides[i] != expect) return 0;
+    expect *= v->sizes[i];
+  }
+  return 1;
+}
+
+/* The non-trivial dims of a view sorted by decreasing stride. */
+typedef struct {
+  int n;
+  int dim[TT_MAX_RANK]; /* original dim index */
+  int64_t size[TT_MAX_RANK], stride[TT_MAX_RANK];
+} sorted_t;
+
+static void sort_dims(const tt_view_t *v, sorted_t *s) {
+  s->n = 0;
+  for (int i = 0; i < v->rank; i++) {
+    if (v->sizes[i] == 1 || v->strides[i] == 0) continue;
+    int k = s->n++;
+    while (k > 0 && s->stride[k - 1] < v->strides[i]) {
+      s->dim[k] = s->dim[k - 1];
+      s->size[k] = s->size[k - 1];
+      s->stride[k] = s->stride[k - 1];
+      k--;
+    }
+    s->dim[k] = i;
+    s->size[k] = v->sizes[i];
+    s->stride[k] = v->strides[i];
+  }
+}
+
+int tt_view_has_internal_overlap(const tt_view_t *v) {
+  for (int i = 0; i < v->rank; i++)
+    if (v->sizes[i] > 1 && v->strides[i] == 0) return 1;
+  sorted_t s;
+  sort_dims(v, &s);
+  /* Sufficient for non-overlap: each stride covers the extent of the inner dims. */
+  int64_t extent = 1;
+  for (int k = s.n - 1; k >= 0; k--) {
+    if (s.stride[k] < extent) return 1;
+    extent = s.stride[k] * (s.size[k] - 1) + extent;
+  }
+  return 0;
+}
+
+/* A "block" view: strides divide each other, so the elements are a
+ * rectangular sub-block of the base reshaped to [s0, D1, ..., Dm, step]. */
+static int is_block(const sorted_t *s) {
+  if (s->n == 0) return 1;
+  for (int k = 0; k + 1 < s->n; k++) {
+    if (s->stride[k] < 0 || s->stride[k] % s->stride[k + 1]) return 0;
+    if (s->stride[k] / s->stride[k + 1] < s->size[k + 1]) return 0;
+  }
+  return s->stride[s->n - 1] > 0;
+}
+
+/* Block shape: [s0, D1, ..., Dm, step] and its total length. */
+static int block_shape(const sorted_t *s, int64_t *dims) {
+  int r = 0;
+  dims[r++] = s->size[0];
+  for (int k = 1; k < s->n; k++) dims[r++] = s->stride[k - 1] / s->stride[k];
+  dims[r++] = s->stride[s->n - 1];
+  return r;
+}
+
+static int64_t block_len(const int64_t *dims, int r) {
+  int64_t n = 1;
+  for (int i = 0; i < r; i++) n *= dims[i];
+  return n;
+}
+
+/* base[offset : offset+len], padding past the end with zeros. */
+static tt_val_t region(tt_graph_t *g, tt_val_t base, int64_t offset, int64_t len) {
+  int64_t n = tt_graph_type(g, base)->dims[0];
+  if (offset + len > n) {
+    int64_t lo = 0, hi = offset + len - n, in = 0;
+    base = tt_b_pad(g, base, tt_b_const_i(g, tt_graph_type(g, base)->dtype, 0), &lo, &hi, &in);
+  }
+  return tt_b_slice_dim(g, base, 0, offset, offset + len, 1);
+}
+
+static tt_val_t flat_indices(tt_graph_t *g, const tt_view_t *v) {
+  tt_val_t idx = tt_b_full_i(g, TT_I64, v->rank, v->sizes, v->offset);
+  for (int i = 0; i < v->rank; i++) {
+    if (v->sizes[i] == 1 || v->strides[i] == 0) continue;
+    tt_val_t io = tt_b_iota(g, TT_I64, v->rank, v->sizes, i);
+    tt_val_t st = tt_b_full_i(g, TT_I64, v->rank, v->sizes, v->strides[i]);
+    idx = tt_b_binary(g, TT_BIN_ADD, idx, tt_b_binary(g, TT_BIN_MUL, io, st));
+  }
+  int64_t shape[2] = {tt_view_numel(v), 1};
+  return tt_b_reshape(g, idx, 2, shape);
+}
+
+static tt_val_t gather_read(tt_graph_t *g, tt_val_t base, const tt_view_t *v) {
+  tt_gather_dims_t d;
+  memset(&d, 0, sizeof d);
+  d.n_collapsed = 1;
+  d.collapsed[0] = 0;
+  d.n_start_map = 1;
+  d.start_index_map[0] = 0;
+  d.slice_sizes[0] = 1;
+  tt_val_t flat = tt_b_gather(g, base, flat_indices(g, v), &d);
+  return tt_b_reshape(g, flat, v->rank, v->sizes);
+}
+
+tt_val_t tt_view_read(tt_graph_t *g, tt_val_t base, const tt_view_t *v) {
+  if (base < 0) return -1;
+  tt_dtype_t dt = tt_graph_type(g, base)->dtype;
+  if (tt_view_numel(v) == 0) return tt_b_full_i(g, dt, v->rank, v->sizes, 0);
+  if (tt_view_is_whole(v, tt_graph_type(g, base)->dims[0])) return tt_b_reshape(g, base, v->rank, v->sizes);
+  sorted_t s;
+  sort_dims(v, &s);
+  if (!is_block(&s)) return gather_read(g, base, v);
+  tt_val_t x;
+  if (s.n == 0) {
+    x = tt_b_slice_dim(g, base, 0, v->offset, v->offset + 1, 1);
+    x = tt_b_reshape(g, x, 0, NULL);
+  } else {
+    int64_t bd[TT_MAX_RANK + 1];
+    int r = block_shape(&s, bd);
+    x = region(g, base, v->offset, block_len(bd, r));
+    x = tt_b_reshape(g, x, r, bd);
+    int64_t lim[TT_MAX_RANK + 1];
+    for (int k = 0; k < s.n; k++) lim[k] = s.size[k];
+    lim[s.n] = 1;
+    int64_t zero[TT_MAX_RANK + 1] = {0}, one[TT_MAX_RANK + 1];
+    for (int k = 0; k < r; k++) one[k] = 1;
+    x = tt_b_slice(g, x, zero, lim, one);
+    x = tt_b_reshape(g, x, s.n, s.size);
+    /* Sorted order -> original order of the non-trivial dims. */
+    int64_t perm[TT_MAX_RANK];
+    int order[TT_MAX_RANK], m = 0;
+    for (int i = 0; i < v->rank; i++)
+      for (int k = 0; k < s.n; k++)
+        if (s.dim[k] == i) order[m++] = k;
+    for (int i = 0; i < m; i++) perm[i] = order[i];
+    x = tt_b_transpose(g, x, perm);
+  }
+  /* Re-insert size-1 dims and broadcast stride-0 dims. */
+  int64_t bdims[TT_MAX_RANK];
+  int m = 0;
+  for (int i = 0; i < v->rank; i++)
+    if (!(v->sizes[i] == 1 || v->strides[i] == 0)) bdims[m++] = i;
+  return tt_b_broadcast(g, x, v->rank, v->sizes, bdims);
+}
+
+tt_val_t tt_view_write(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_t value) {
+  if (base < 0 || value < 0) return -1;
+  int64_t n = tt_graph_type(g, base)->dims[0];
+  int64_t numel = tt_view_numel(v);
+  if (numel == 0) return base;
+  int64_t flat_shape[1] = {n};
+  if (tt_view_is_whole(v, n)) return tt_b_reshape(g, value, 1, flat_shape);
+  sorted_t s;
+  sort_dims(v, &s);
+  if (!is_block(&s)) {
+    tt_scatter_dims_t d;
+    memset(&d, 0, sizeof d);
+    d.n_inserted = 1;
+    d.inserted_window_dims[0] = 0;
+    d.n_to_operand = 1;
+    d.scatter_to_operand[0] = 0;
+    int64_t un[1] = {numel};
+    return tt_b_scatter(g, TT_RED_SET, base, flat_indices(g, v), tt_b_reshape(g, value, 1, un), &d);
+  }
+  /* Value in sorted order with a trailing unit dim, as laid out in the block. */
+  tt_val_t x = value;
+  int64_t bd[TT_MAX_RANK + 1];
+  int r;
+  if (s.n == 0) {
+    bd[0] = 1;
+    r = 1;
+    x = tt_b_reshape(g, x, 1, bd);
+  } else {
+    int64_t squeezed[TT_MAX_RANK], perm[TT_MAX_RANK];
+    int m = 0, order[TT_MAX_RANK];
+    for (int i = 0; i < v->rank; i++)
+      if (!(v->sizes[i] == 1 || v->strides[i] == 0)) squeezed[m++] = v->sizes[i];
+    x = tt_b_reshape(g, x, m, squeezed);
+    /* perm[k] = position among the non-trivial dims of sorted dim k. */
+    for (int k = 0; k < s.n; k++) {
+      int pos = 0;
+      for (int i = 0; i < s.dim[k]; i++)
+        if (!(v->sizes[i] == 1 || v->strides[i] == 0)) pos++;
+      order[k] = pos;
+    }
+    for (int k = 0; k < s.n; k++) perm[k] = order[k];
+    x = tt_b_transpose(g, x, perm);
+    int64_t withunit[TT_MAX_RANK + 1];
+    for (int k = 0; k < s.n; k++) withunit[k] = s.size[k];
+    withunit[s.n] = 1;
+    x = tt_b_reshape(g, x, s.n + 1, withunit);
+    r = block_shape(&s, bd);
+  }
+  int64_t len = block_len(bd, r);
+  int64_t padded_n = v->offset + len > n ? v->offset + len : n;
+  tt_val_t b = base;
+  if (padded_n > n) {
+    int64_t lo = 0, hi = padded_n - n, in = 0;
+    b = tt_b_pad(g, b, tt_b_const_i(g, tt_graph_type(g, base)->dtype, 0), &lo, &hi, &in);
+  }
+  tt_val_t blk = tt_b_slice_dim(g, b, 0, v->offset, v->offset + len, 1);
+  blk = tt_b_reshape(g, blk, r, bd);
+  int64_t zeros[TT_MAX_RANK + 1] = {0};
+  blk = tt_b_dus(g, blk, x, zeros);
+  int64_t ln[1] = {len}, off[1] = {v->offset};
+  blk = tt_b_reshape(g, blk, 1, ln);
+  b = tt_b_dus(g, b, blk, off);
+  if (padded_n > n) b = tt_b_slice_dim(g, b, 0, 0, n, 1);
+  return b;
+}

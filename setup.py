@@ -1,0 +1,18 @@
+"""Builds torchtpu._C: the C11 core (csrc/) plus its CPython binding (bindings/)."""
+import glob
+
+from setuptools import Extension, setup
+
+sources = sorted(glob.glob("csrc/**/*.c", recursive=True)) + sorted(glob.glob("bindings/*.c"))
+
+setup(
+    ext_modules=[
+        Extension(
+            "torchtpu._C",
+            sources=sources,
+            include_dirs=["csrc", "bindings"],
+            extra_compile_args=["-std=c11", "-D_GNU_SOURCE", "-O2", "-Wall", "-Wno-missing-field-initializers"],
+            libraries=["dl", "pthread", "m"],
+        )
+    ]
+)

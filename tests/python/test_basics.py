@@ -1,0 +1,73 @@
+"""Device basics: transfers, printing, the device module, errors."""
+import pytest
+import torch
+
+from conftest import compare
+
+
+def test_roundtrip_dtypes():
+    for dt in [torch.float32, torch.bfloat16, torch.float16, torch.int32, torch.int64, torch.bool, torch.float64]:
+        x = (torch.randn(3, 4) * 10).to(dt)
+        y = x.to("tpu")
+        assert y.device.type == "tpu" and y.dtype == dt and y.shape == x.shape
+        torch.testing.assert_close(y.cpu(), x)
+
+
+def test_add_broadcast_and_promotion():
+    compare(lambda a, b: a + b, torch.randn(3, 1), torch.randn(4))
+    compare(lambda a, b: a + b, torch.randn(3), torch.tensor(2, dtype=torch.int64))
+    compare(lambda a: a + 1, torch.arange(5, dtype=torch.int32))
+    compare(lambda a: a * 2.5, torch.arange(5, dtype=torch.int32))
+    compare(lambda a, b: a - b, torch.randn(2, 3), torch.randn(2, 3).to(torch.bfloat16))
+
+
+def test_item_tolist_print():
+    x = torch.tensor([[1.5, 2.0], [3.0, 4.0]], device="tpu")
+    assert x[1, 0].item() == 3.0
+    assert x.tolist() == [[1.5, 2.0], [3.0, 4.0]]
+    assert "device='tpu:0'" in repr(x)
+
+
+def test_device_module():
+    assert torch.tpu.is_available()
+    assert torch.tpu.device_count() == 1
+    info = torch.tpu.runtime_info()
+    assert info["platform_name"] and info["plugin_path"]
+    assert info["pjrt_api_version"][0] == 0
+    s = torch.tpu.cache_stats()
+    assert set(s) >= {"requests", "hits", "misses", "executables", "compile_seconds"}
+
+
+def test_cache_hits_on_repeat():
+    a = torch.randn(7, device="tpu")
+    before = torch.tpu.cache_stats()
+    for _ in range(3):
+        a = a + 1.0
+    after = torch.tpu.cache_stats()
+    assert after["requests"] - before["requests"] == 3
+    assert after["misses"] - before["misses"] <= 1
+
+
+def test_shape_mismatch_raises_runtime_error():
+    with pytest.raises(RuntimeError, match="must match the size"):
+        torch.randn(3, device="tpu") + torch.randn(4, device="tpu")
+
+
+def test_mixed_device_raises():
+    with pytest.raises(RuntimeError, match="same device"):
+        torch.randn(3, device="tpu") + torch.randn(3)
+
+
+def test_unimplemented_op_message():
+    with pytest.raises(NotImplementedError, match=r"operator 'aten::.*' is not implemented for TPU yet"):
+        torch.ops.aten._fft_r2c(torch.randn(4, device="tpu"), [0], 0, True)
+
+
+def test_inplace_on_view_writes_base():
+    x = torch.zeros(4, 5, device="tpu")
+    x[:, 1].add_(2.0)
+    x[2] = 7.0
+    ref = torch.zeros(4, 5)
+    ref[:, 1].add_(2.0)
+    ref[2] = 7.0
+    torch.testing.assert_close(x.cpu(), ref)

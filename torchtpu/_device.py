@@ -1,0 +1,204 @@
+"""The device module `torch.tpu`: availability, seeds, synchronization,
+runtime facts. One device per process, as in TorchTPU."""
+import os
+import types
+
+import torch
+
+from . import _C, _plugin
+
+# Index = the core's tt_dtype_t (csrc/base/dtype.h); None = internal only.
+DTYPES = (
+    torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+    torch.float16, torch.bfloat16, torch.float32, torch.float64, None, None,
+)
+
+_init_error = None
+_initialized = False
+
+
+def _lazy_init():
+    """Loads the PJRT plugin on first use; raises the same error every time after a failure."""
+    global _initialized, _init_error
+    if _initialized:
+        return
+    if _init_error is not None:
+        raise RuntimeError(_init_error)
+    try:
+        _C.init(_plugin.default_plugin_path())
+    except Exception as e:  # keep the first message: it names the plugin path
+        _init_error = str(e)
+        raise RuntimeError(_init_error) from None
+    _initialized = True
+
+
+def is_available():
+    try:
+        _lazy_init()
+        return True
+    except RuntimeError:
+        return False
+
+
+def device_count():
+    return 1 if is_available() else 0
+
+
+def current_device():
+    return 0
+
+
+def set_device(device):
+    idx = torch.device(device).index if not isinstance(device, int) else device
+    if idx not in (None, 0):
+        raise RuntimeError(f"torchtpu runs one device per process; device index {idx} is not available")
+
+
+def synchronize(device=None):
+    _lazy_init()
+    _C.synchronize()
+
+
+def manual_seed(seed):
+    _lazy_init()
+    seed = int(seed) & 0xFFFF_FFFF_FFFF_FFFF
+    _C.set_rng_state(seed, 0)
+
+
+manual_seed_all = manual_seed
+
+
+def seed():
+    import random
+    manual_seed(random.getrandbits(63))
+
+
+seed_all = seed
+
+
+def initial_seed():
+    _lazy_init()
+    return _C.rng_state()[0]
+
+
+def get_rng_state(device="tpu"):
+    _lazy_init()
+    s, off = _C.rng_state()
+    return torch.tensor([s & 0x7FFF_FFFF_FFFF_FFFF, off, s >> 63], dtype=torch.int64).view(torch.uint8)
+
+
+def set_rng_state(new_state, device="tpu"):
+    _lazy_init()
+    v = new_state.clone().view(torch.int64)
+    s = int(v[0]) | (int(v[2]) << 63)
+    _C.set_rng_state(s, int(v[1]))
+
+
+def get_device_name(device=None):
+    _lazy_init()
+    info = _C.runtime_info()
+    return f"{info['device_kind']} ({info['platform_name']} PJRT)"
+
+
+def get_device_properties(device=None):
+    return types.SimpleNamespace(name=get_device_name(device), type="tpu")
+
+
+def runtime_info():
+    """Plugin path, platform name and version, PJRT API version, device kind."""
+    _lazy_init()
+    return dict(_C.runtime_info())
+
+
+def cache_stats():
+    """Compile cache counters: requests, hits, misses, executables, compile seconds."""
+    _lazy_init()
+    return dict(_C.cache_stats())
+
+
+def _is_in_bad_fork():
+    return False
+
+
+def is_initialized():
+    return _initialized
+
+
+class _Stream:
+    """A stand-in stream: work on the device runs in launch order."""
+
+    def __init__(self, device=None, priority=0, **kwargs):
+        self.device = torch.device("tpu", 0)
+        self.priority = priority
+
+    def synchronize(self):
+        synchronize()
+
+    def wait_stream(self, other):
+        pass
+
+    def wait_event(self, event):
+        pass
+
+    def record_event(self, event=None):
+        event = event or _Event()
+        event.record(self)
+        return event
+
+    def query(self):
+        return True
+
+
+class _Event:
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        pass
+
+    def record(self, stream=None):
+        pass
+
+    def synchronize(self):
+        synchronize()
+
+    def wait(self, stream=None):
+        pass
+
+    def query(self):
+        return True
+
+
+def current_stream(device=None):
+    return _Stream()
+
+
+def default_stream(device=None):
+    return _Stream()
+
+
+def module():
+    m = types.ModuleType("torch.tpu")
+    for name in (
+        "is_available", "device_count", "current_device", "set_device", "synchronize", "manual_seed",
+        "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
+        "get_device_name", "get_device_properties", "runtime_info", "cache_stats", "_is_in_bad_fork",
+        "is_initialized", "current_stream", "default_stream", "_lazy_init",
+    ):
+        setattr(m, name, globals()[name])
+    m.Stream = _Stream
+    m.Event = _Event
+    return m
+
+
+class Hooks(torch._C._acc.PrivateUse1Hooks):
+    def is_available(self):
+        return is_available()
+
+    def has_primary_context(self, dev_id):
+        return _initialized
+
+    def is_built(self):
+        return True
+
+
+class Guard(torch._C._acc.DeviceGuard):
+    def type_(self):
+        return torch._C._autograd.DeviceType.PrivateUse1

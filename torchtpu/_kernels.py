@@ -1,0 +1,176 @@
+"""Kernel registration for device "tpu". Every op the C core lowers gets a
+trampoline that passes its arguments, in schema order, to `_C.call`. The few
+kernels written here only move data between host and device or ask PyTorch's
+Meta kernels for view metadata; none computes anything."""
+import keyword
+import math
+
+import torch
+
+from . import _C, _device
+
+_lib = None
+_fallback_lib = None
+_META = torch._C.DispatchKeySet(torch._C.DispatchKey.Meta)
+_registered = []
+
+
+def _schema_of(name):
+    packet, _, overload = name.partition(".")
+    try:
+        return getattr(getattr(torch.ops.aten, packet), overload or "default")._schema
+    except AttributeError:
+        return None
+
+
+def _trampoline(op_id, schema):
+    """A kernel taking the schema's arguments and calling the core with all of
+    them, positionally, defaults filled in."""
+    args = schema.arguments
+    names = [f"a{i}" for i in range(len(args))]
+    env = {"_call": _C.call, "_lazy": _device._lazy_init}
+    params, kwonly = [], []
+    for i, a in enumerate(args):
+        if a.has_default_value():
+            env[f"d{i}"] = a.default_value
+            default = f"=d{i}"
+        else:
+            default = "=None" if a.kwarg_only or any(b.has_default_value() for b in args[:i]) else ""
+        if a.kwarg_only:
+            if keyword.iskeyword(a.name):
+                return None
+            names[i] = a.name
+            kwonly.append(f"{a.name}{default}")
+        else:
+            params.append(f"{names[i]}{default}")
+    sig = ", ".join(params + (["*"] + kwonly if kwonly else []))
+    returns_list = len(schema.returns) == 1 and str(schema.returns[0].type).startswith("List")
+    body = f"r = _call({op_id}, ({', '.join(names)}{',' if names else ''}))"
+    if not schema.returns:
+        body += "\n    return None"
+    elif returns_list:
+        body += "\n    return [r] if isinstance(r, torch.Tensor) else list(r)"
+    else:
+        body += "\n    return r"
+    src = f"def kernel({sig}):\n    {body}\n"
+    env["torch"] = torch
+    exec(src, env)
+    return env["kernel"]
+
+
+def _meta_view(op):
+    """A view op computed by PyTorch's Meta kernel: same storage, new sizes/strides."""
+
+    def kernel(*args, **kwargs):
+        return op.redispatch(_META, *args, **kwargs)
+
+    return kernel
+
+
+def _empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    _device._lazy_init()
+    return _C.empty(tuple(size), dtype or torch.get_default_dtype())
+
+
+def _empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
+    _device._lazy_init()
+    numel = 0 if any(s == 0 for s in size) else 1 + sum((s - 1) * st for s, st in zip(size, stride))
+    flat = _C.empty((numel,), dtype or torch.get_default_dtype())
+    return torch.ops.aten.as_strided.default.redispatch(_META, flat, size, stride, 0)
+
+
+def _on_tpu(t):
+    return t.device.type == "tpu"
+
+
+def _copy_(self, src, non_blocking=False):
+    if _on_tpu(self) and _on_tpu(src):
+        return _C.call(_COPY_ID, (self, src, non_blocking))
+    if _on_tpu(self):  # host -> device
+        if src.dim() == 0 and self.dim() != 0:
+            return _C.call(_COPY_ID, (self, src, non_blocking))
+        host = src.to(dtype=self.dtype).expand(self.shape).contiguous()
+        return _C.upload(self, host)
+    # device -> host
+    host = torch.empty(src.shape, dtype=self.dtype if self.dtype in _device.DTYPES else src.dtype)
+    _C.download(src, host)
+    return self.copy_(host.expand(self.shape) if host.shape != self.shape else host)
+
+
+def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
+    if device is not None and torch.device(device).type != "tpu":
+        out = torch.empty(self.shape, dtype=dtype or self.dtype, device=device)
+        return _copy_(out, self)
+    if not _on_tpu(self):  # host -> device
+        out = _empty(self.shape, dtype or self.dtype)
+        return _copy_(out, self)
+    return _C.call(_TO_COPY_ID, (self, dtype, layout, device, pin_memory, non_blocking, memory_format))
+
+
+def _local_scalar_dense(self):
+    host = torch.empty((), dtype=self.dtype)
+    _C.download(self, host)
+    return host.item()
+
+
+def _resize_(self, size, memory_format=None):
+    out = torch.ops.aten.resize_.default.redispatch(_META, self, size)
+    need = 0 if any(s == 0 for s in size) else self.storage_offset() + math.prod(size)
+    have = _C.storage_numel(self) or 0
+    if need > have:
+        fresh = _C.empty((need,), self.dtype)
+        old = self.untyped_storage()._tt if have else None
+        self.untyped_storage()._tt = fresh.untyped_storage()._tt
+        if old is not None and have:
+            pass  # contents beyond a grow are unspecified in PyTorch; the prefix is lost here too
+    return out
+
+
+def _not_implemented(op, *args, **kwargs):
+    raise NotImplementedError(
+        f"operator '{op._schema.name}.{op._overloadname}' is not implemented for TPU yet. "
+        "Move the tensors to CPU for this op (tensor.cpu()), or report it at the torchtpu issue tracker."
+    )
+
+
+_COPY_ID = _TO_COPY_ID = None
+
+
+def register_all():
+    global _lib, _COPY_ID, _TO_COPY_ID
+    _lib = torch.library.Library("aten", "IMPL")
+    names = _C.op_names()
+    ids = {n: i for i, n in enumerate(names)}
+    _COPY_ID, _TO_COPY_ID = ids["copy_"], ids["_to_copy"]
+    special = {
+        "empty.memory_format": _empty,
+        "empty_strided": _empty_strided,
+        "copy_": _copy_,
+        "_to_copy": _to_copy,
+        "_local_scalar_dense": _local_scalar_dense,
+        "resize_": _resize_,
+    }
+    for view in ("view", "as_strided", "_reshape_alias", "unfold", "alias"):
+        special[view] = _meta_view(getattr(torch.ops.aten, view).default)
+    for name, fn in special.items():
+        _lib.impl(name, fn, "PrivateUse1")
+        _registered.append(name)
+    for name, op_id in ids.items():
+        if name.startswith("_tt_") or name in special:
+            continue
+        schema = _schema_of(name)
+        if schema is None:
+            continue
+        fn = _trampoline(op_id, schema)
+        if fn is None:
+            continue
+        _lib.impl(name, fn, "PrivateUse1")
+        _registered.append(name)
+    global _fallback_lib
+    _fallback_lib = torch.library.Library("_", "IMPL")
+    _fallback_lib.fallback(_not_implemented, "PrivateUse1", with_keyset=False)
+
+
+def registered_ops():
+    """Names of the ATen ops with a "tpu" kernel."""
+    return list(_registered)

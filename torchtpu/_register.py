@@ -1,0 +1,14 @@
+"""Registration of device "tpu" with PyTorch: rename PrivateUse1, install the
+device module `torch.tpu`, the kernels, and printing."""
+import torch
+
+from . import _C, _device, _kernels, _printing
+
+
+def register():
+    torch.utils.backend_registration._setup_privateuseone_for_python_backend(
+        rename="tpu", backend_module=_device.module(), hook=_device.Hooks(), device_guard=_device.Guard()
+    )
+    _C.setup(torch._C._acc.create_empty_tensor, _device.DTYPES, torch.Tensor)
+    _kernels.register_all()
+    _printing.install()
