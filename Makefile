@@ -51,7 +51,7 @@ ctest: install $(CTESTS) build/fakeplugin.so
 	@for t in $(CTESTS); do echo "== $$t"; TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) TT_FAKE_PJRT_PLUGIN=build/fakeplugin.so $$t 2>build/$$(basename $$t).stderr || { cat build/$$(basename $$t).stderr | tail -20; exit 1; }; done
 
 ctest-san: install $(CTESTS_SAN) build/fakeplugin.so
-	@for t in $(CTESTS_SAN); do echo "== $$t (ASan+UBSan)"; TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) TT_FAKE_PJRT_PLUGIN=build/fakeplugin.so $$t 2>build/san/$$(basename $$t).stderr || { cat build/san/$$(basename $$t).stderr | tail -30; exit 1; }; done
+	@for t in $(CTESTS_SAN); do echo "== $$t (ASan+UBSan)"; LSAN_OPTIONS=suppressions=$(CURDIR)/tests/c/lsan.supp TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) TT_FAKE_PJRT_PLUGIN=build/fakeplugin.so $$t 2>build/san/$$(basename $$t).stderr || { cat build/san/$$(basename $$t).stderr | tail -30; exit 1; }; done
 
 pytest: install
 	$(PY) -m pytest -q -x tests/python

@@ -24,6 +24,8 @@ def _lazy_init():
         return
     if _init_error is not None:
         raise RuntimeError(_init_error)
+    # XLA's plugins log INFO lines to stderr unless told otherwise.
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
     try:
         _C.init(_plugin.default_plugin_path())
     except Exception as e:  # keep the first message: it names the plugin path

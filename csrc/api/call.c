@@ -112,6 +112,7 @@ static int apply_writes(tt_lower_t *L, tt_storage_t **written, tt_val_t *new_bas
 }
 
 static tt_val_t flatten(tt_graph_t *g, tt_val_t v) {
+  if (v < 0 || tt_graph_failed(g)) return -1;
   int64_t n = tt_type_numel(tt_graph_type(g, v));
   return tt_b_reshape(g, v, 1, &n);
 }
@@ -138,6 +139,7 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   tt_val_t new_base[TT_LOWER_MAX_WRITES];
   int nw = 0;
   if (!s && !tt_graph_failed(g)) nw = apply_writes(&L, written, new_base);
+  if (!s) s = tt_graph_take_error(g);
   for (int i = 0; !s && i < L.nouts; i++) s = tt_graph_add_output(g, flatten(g, L.outs[i]));
   for (int i = 0; !s && i < nw; i++) s = tt_graph_add_output(g, new_base[i]);
   if (!s) s = tt_graph_take_error(g);
