@@ -71,3 +71,46 @@ def test_inplace_on_view_writes_base():
     ref[:, 1].add_(2.0)
     ref[2] = 7.0
     torch.testing.assert_close(x.cpu(), ref)
+
+
+def test_manual_seed_reaches_generator():
+    torch.manual_seed(1234)
+    assert torch.tpu.initial_seed() == 1234
+    state = torch.tpu.get_rng_state()
+    torch.tpu.set_rng_state(state)
+    assert torch.tpu.initial_seed() == 1234
+
+
+def test_accelerator():
+    assert str(torch.accelerator.current_accelerator()) == "tpu"
+
+
+def _run(code, **env):
+    import os
+    import subprocess
+    import sys
+
+    full = dict(os.environ, **env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full, timeout=120)
+
+
+def test_missing_plugin_gives_one_clear_message():
+    r = _run("import torch\ntry:\n    torch.ones(2, device='tpu')\nexcept RuntimeError as e:\n    print('ERR', e)\n",
+             TORCH_TPU_PJRT_PLUGIN="/nonexistent/libfoo.so")
+    assert r.returncode == 0, r.stderr
+    assert "ERR" in r.stdout and "/nonexistent/libfoo.so" in r.stdout and "TORCH_TPU_PJRT_PLUGIN" in r.stdout
+
+
+def test_non_plugin_library_is_refused(tmp_path):
+    bogus = tmp_path / "not_a_plugin.so"
+    bogus.write_text("hello")
+    r = _run("import torch\nprint(torch.tpu.is_available())\ntry:\n    torch.ones(2, device='tpu')\nexcept RuntimeError as e:\n    print('ERR', e)\n",
+             TORCH_TPU_PJRT_PLUGIN=str(bogus))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("False") and str(bogus) in r.stdout
+
+
+def test_save_cpu_copy(tmp_path):
+    x = torch.arange(6, device="tpu").reshape(2, 3)
+    torch.save(x.cpu(), tmp_path / "x.pt")
+    assert torch.equal(torch.load(tmp_path / "x.pt"), torch.arange(6).reshape(2, 3))
