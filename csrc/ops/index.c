@@ -82,7 +82,7 @@ static int adv_perm(const adv_t *a, int64_t *perm) {
   for (int i = 0; i < n; i++) {
     if (i < first) perm[i] = nb + i;
     else if (i < first + nb) perm[i] = i - first;
-    else perm[i] = i - nb;
+    else perm[i] = i;
   }
   return n;
 }
