@@ -147,6 +147,8 @@ def _nonzero(self):
 def _expand_masks(self, indices):
     out = []
     for idx in indices:
+        if idx is not None and not _on_tpu(idx):  # CPU index tensors are accepted, as on CUDA
+            idx = idx.to(self.device)
         if idx is not None and idx.dtype in (torch.bool, torch.uint8):
             d = len(out)
             for j, s in enumerate(idx.shape):
