@@ -133,6 +133,53 @@ def _not_implemented(op, *args, **kwargs):
     )
 
 
+# Data-dependent shapes: the count of nonzero elements is downloaded first
+# (the output shape depends on it), then the core builds the coordinates.
+# Boolean masks in indexing become long indices the same way, as in PyTorch.
+_IDS = {}
+
+
+def _nonzero(self):
+    n = _C.call(_IDS["_tt_count_nonzero"], (self,)).item()
+    return _C.call(_IDS["_tt_nonzero"], (self, int(n)))
+
+
+def _expand_masks(self, indices):
+    out = []
+    for idx in indices:
+        if idx is not None and not _on_tpu(idx):  # CPU index tensors are accepted, as on CUDA
+            idx = idx.to(self.device)
+        if idx is not None and idx.dtype in (torch.bool, torch.uint8):
+            d = len(out)
+            for j, s in enumerate(idx.shape):
+                if d + j >= self.dim() or s != self.shape[d + j]:
+                    raise IndexError(
+                        f"The shape of the mask {list(idx.shape)} at index {j} does not match the shape of "
+                        f"the indexed tensor {list(self.shape)} at index {d + j}")
+            nz = _nonzero(idx)
+            out.extend(nz.select(1, j) for j in range(idx.dim()))
+        else:
+            out.append(idx)
+    return out
+
+
+def _index(self, indices):
+    return _C.call(_IDS["index.Tensor"], (self, _expand_masks(self, indices)))
+
+
+def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
+    return _C.call(_IDS["_index_put_impl_"], (self, _expand_masks(self, indices), values, accumulate, unsafe))
+
+
+def _index_put(self, indices, values, accumulate=False):
+    return _C.call(_IDS["index_put"], (self, _expand_masks(self, indices), values, accumulate))
+
+
+def _masked_select(self, mask):
+    self, mask = torch.broadcast_tensors(self, mask)
+    return _index(self, [mask])
+
+
 _COPY_ID = _TO_COPY_ID = None
 
 
@@ -150,6 +197,11 @@ def register_all():
         "_local_scalar_dense": _local_scalar_dense,
         "resize_": _resize_,
     }
+    _IDS.update(ids)
+    for name, fn in (("nonzero", _nonzero), ("index.Tensor", _index), ("_index_put_impl_", _index_put_impl_),
+                     ("index_put", _index_put), ("masked_select", _masked_select)):
+        if all(k in ids for k in ("_tt_nonzero", "_tt_count_nonzero", "index.Tensor", "_index_put_impl_", "index_put")):
+            special[name] = fn
     for view in ("view", "as_strided", "_reshape_alias", "unfold", "alias"):
         special[view] = _meta_view(getattr(torch.ops.aten, view).default)
     for name, fn in special.items():

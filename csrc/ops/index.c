@@ -1,7 +1,612 @@
-/* Lowerings of the index op family. */
+/* Lowerings of the index op family: advanced indexing (index, index_put),
+ * index_select/index_add, gather/scatter, embedding backward, sort/topk and
+ * the device halves of nonzero. Out-of-range indices are not checked on
+ * device (that would need a sync): gathers clamp them, scatters drop them. */
+#include <math.h>
+#include <string.h>
+
 #include "ops/common.h"
 #include "ops/families.h"
 
+/* ---- advanced indexing core ------------------------------------------ */
+
+/* Index tensors on some dims of a tensor of shape (rank, sizes). */
+typedef struct {
+  int rank;
+  int64_t sizes[TT_MAX_RANK];
+  int m;                        /* indexed dims */
+  int dims[TT_MAX_RANK];        /* ascending */
+  tt_val_t idx[TT_MAX_RANK];    /* i64 index values (any shapes, broadcast together) */
+  int brank;
+  int64_t bdims[TT_MAX_RANK];   /* broadcast index shape B */
+  tt_val_t coords;              /* B + [m], negative indices wrapped */
+  int adjacent;                 /* indexed dims consecutive: result keeps B in place */
+} adv_t;
+
+static int adv_add(tt_lower_t *L, adv_t *a, int dim, tt_val_t idx) {
+  if (a->m >= TT_MAX_RANK) return tt_l_fail(L, TT_INTERNAL, "too many index tensors"), 0;
+  a->dims[a->m] = dim;
+  a->idx[a->m] = tt_b_convert(L->g, idx, TT_I64);
+  a->m++;
+  return 1;
+}
+
+/* Broadcasts the indices, wraps negatives, stacks them into coords. */
+static int adv_finish(tt_lower_t *L, adv_t *a) {
+  tt_graph_t *g = L->g;
+  if (tt_graph_failed(g)) return 0;
+  a->brank = 0;
+  for (int k = 0; k < a->m; k++) {
+    int r = tt_graph_type(g, a->idx[k])->rank;
+    if (r > a->brank) a->brank = r;
+  }
+  for (int d = 0; d < a->brank; d++) a->bdims[d] = 1;
+  for (int k = 0; k < a->m; k++) {
+    const tt_type_t *t = tt_graph_type(g, a->idx[k]);
+    for (int j = 0; j < t->rank; j++) {
+      int d = a->brank - t->rank + j;
+      if (t->dims[j] == a->bdims[d] || t->dims[j] == 1) continue;
+      if (a->bdims[d] == 1) { a->bdims[d] = t->dims[j]; continue; }
+      tt_l_fail(L, TT_INDEX_ERROR, "shape mismatch: indexing tensors could not be broadcast together");
+      return 0;
+    }
+  }
+  int64_t cd[TT_MAX_RANK + 1];
+  memcpy(cd, a->bdims, sizeof(int64_t) * (size_t)a->brank);
+  cd[a->brank] = 1;
+  tt_val_t cols[TT_MAX_RANK];
+  for (int k = 0; k < a->m; k++) {
+    tt_val_t v = tt_b_broadcast_to(g, a->idx[k], a->brank, a->bdims);
+    tt_val_t size = tt_b_full_i(g, TT_I64, a->brank, a->bdims, a->sizes[a->dims[k]]);
+    tt_val_t neg = tt_b_compare(g, TT_CMP_LT, v, tt_b_full_i(g, TT_I64, a->brank, a->bdims, 0));
+    v = tt_b_select(g, neg, tt_b_binary(g, TT_BIN_ADD, v, size), v);
+    cols[k] = tt_b_reshape(g, v, a->brank + 1, cd);
+  }
+  a->coords = a->m == 1 ? cols[0] : tt_b_concat(g, a->m, cols, a->brank);
+  a->adjacent = 1;
+  for (int k = 1; k < a->m; k++) a->adjacent &= a->dims[k] == a->dims[k - 1] + 1;
+  return !tt_graph_failed(g);
+}
+
+static int is_indexed(const adv_t *a, int d) {
+  for (int k = 0; k < a->m; k++)
+    if (a->dims[k] == d) return 1;
+  return 0;
+}
+
+/* Permutation from the gather layout (B, rest) to PyTorch's layout: with
+ * adjacent indexed dims, B sits where they were. Returns the result rank. */
+static int adv_perm(const adv_t *a, int64_t *perm) {
+  int nb = a->brank, nr = a->rank - a->m, n = nb + nr;
+  int first = a->adjacent ? a->dims[0] : 0;
+  for (int i = 0; i < n; i++) {
+    if (i < first) perm[i] = nb + i;
+    else if (i < first + nb) perm[i] = i - first;
+    else perm[i] = i;
+  }
+  return n;
+}
+
+static int is_identity(const int64_t *perm, int n) {
+  for (int i = 0; i < n; i++)
+    if (perm[i] != i) return 0;
+  return 1;
+}
+
+/* self[indices] in PyTorch's result layout. */
+static tt_val_t adv_gather(tt_lower_t *L, const adv_t *a, tt_val_t x) {
+  tt_gather_dims_t gd;
+  memset(&gd, 0, sizeof gd);
+  for (int d = 0; d < a->rank; d++) {
+    if (is_indexed(a, d)) {
+      gd.collapsed[gd.n_collapsed++] = d;
+      gd.slice_sizes[d] = 1;
+    } else {
+      gd.offset_dims[gd.n_offset] = a->brank + gd.n_offset;
+      gd.n_offset++;
+      gd.slice_sizes[d] = a->sizes[d];
+    }
+  }
+  for (int k = 0; k < a->m; k++) gd.start_index_map[gd.n_start_map++] = a->dims[k];
+  tt_val_t r = tt_b_gather(L->g, x, a->coords, &gd);
+  int64_t perm[TT_MAX_RANK];
+  int n = adv_perm(a, perm);
+  return is_identity(perm, n) ? r : tt_b_transpose(L->g, r, perm);
+}
+
+/* The shape of self[indices] in PyTorch's layout. */
+static int adv_result_shape(const adv_t *a, int64_t *dims) {
+  int64_t gdims[TT_MAX_RANK], perm[TT_MAX_RANK];
+  int n = 0;
+  for (int i = 0; i < a->brank; i++) gdims[n++] = a->bdims[i];
+  for (int d = 0; d < a->rank; d++)
+    if (!is_indexed(a, d)) gdims[n++] = a->sizes[d];
+  adv_perm(a, perm);
+  for (int i = 0; i < n; i++) dims[i] = gdims[perm[i]];
+  return n;
+}
+
+/* Scatters values (broadcastable to self[indices]) into x with `kind`. */
+static tt_val_t adv_scatter(tt_lower_t *L, const adv_t *a, tt_val_t x, tt_val_t values, tt_reduce_t kind) {
+  tt_graph_t *g = L->g;
+  int64_t rdims[TT_MAX_RANK], perm[TT_MAX_RANK], inv[TT_MAX_RANK];
+  int n = adv_result_shape(a, rdims);
+  const tt_type_t *vt = tt_graph_type(g, values);
+  if (vt && vt->rank > n) {
+    /* PyTorch accepts extra leading size-1 dims on values. */
+    int extra = vt->rank - n, ok = 1;
+    for (int i = 0; i < extra; i++) ok &= vt->dims[i] == 1;
+    if (!ok) return tt_l_fail(L, TT_INVALID_ARGUMENT, "shape mismatch: value tensor cannot be broadcast to indexing result");
+    values = tt_b_reshape(g, values, n, vt->dims + extra);
+  }
+  vt = tt_graph_type(g, values);
+  if (vt) {
+    for (int j = 0; j < vt->rank; j++) {
+      int64_t want = rdims[n - vt->rank + j];
+      if (vt->dims[j] != want && vt->dims[j] != 1) {
+        char sv[128], sr[128];
+        tt_type_t tr = tt_type_make(vt->dtype, n, rdims);
+        tt_type_describe(vt, sv, sizeof sv);
+        tt_type_describe(&tr, sr, sizeof sr);
+        return tt_l_fail(L, TT_INVALID_ARGUMENT, "shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of shape %s", sv, sr);
+      }
+    }
+  }
+  values = tt_b_broadcast_to(g, values, n, rdims);
+  adv_perm(a, perm);
+  for (int i = 0; i < n; i++) inv[perm[i]] = i;
+  if (!is_identity(inv, n)) values = tt_b_transpose(g, values, inv);
+  tt_scatter_dims_t sd;
+  memset(&sd, 0, sizeof sd);
+  for (int i = 0; i < a->rank - a->m; i++) sd.update_window_dims[sd.n_window++] = a->brank + i;
+  for (int k = 0; k < a->m; k++) {
+    sd.inserted_window_dims[sd.n_inserted++] = a->dims[k];
+    sd.scatter_to_operand[sd.n_to_operand++] = a->dims[k];
+  }
+  /* inserted_window_dims must be sorted; dims[] are ascending. */
+  return tt_b_scatter(g, kind, x, a->coords, values, &sd);
+}
+
+static void adv_init(adv_t *a, int rank, const int64_t *sizes) {
+  memset(a, 0, sizeof *a);
+  a->rank = rank;
+  memcpy(a->sizes, sizes, sizeof(int64_t) * (size_t)rank);
+}
+
+/* Reads a Tensor?[] index list (argument i) against self (argument 0). */
+static int adv_from_list(tt_lower_t *L, adv_t *a, int i) {
+  adv_init(a, tt_l_arg_rank(L, 0), tt_l_arg_sizes(L, 0));
+  const tt_arg_t *arg = &L->args[i];
+  if (arg->kind == TT_ARG_NONE) return adv_finish(L, a);
+  if (arg->kind != TT_ARG_TENSORS) return tt_l_fail(L, TT_TYPE_ERROR, "%s: indices must be a list of Tensors", L->op), 0;
+  if (arg->n > a->rank)
+    return tt_l_fail(L, TT_INDEX_ERROR, "too many indices for tensor of dimension %d (got %d)", a->rank, arg->n), 0;
+  for (int j = 0; j < arg->n; j++) {
+    const tt_tensor_ref_t *r = &arg->t[j];
+    if (!r->storage && !r->is_host_scalar) continue; /* None: a full slice */
+    if (r->dtype == TT_BOOL || r->dtype == TT_U8)
+      return tt_l_fail(L, TT_NOT_IMPLEMENTED, "%s: boolean mask indices must be expanded with nonzero first", L->op), 0;
+    if (!tt_dtype_is_int(r->dtype))
+      return tt_l_fail(L, TT_INDEX_ERROR, "tensors used as indices must be long, int, byte or bool tensors"), 0;
+    if (!adv_add(L, a, j, tt_l_tensor_elem(L, i, j))) return 0;
+  }
+  return adv_finish(L, a);
+}
+
+/* index.Tensor(self, indices) and _unsafe_index */
+static tt_status_t lower_index(tt_lower_t *L) {
+  adv_t a;
+  if (!adv_from_list(L, &a, 1)) return NULL;
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_l_output(L, a.m ? adv_gather(L, &a, x) : x);
+  return NULL;
+}
+
+/* index_put(self, indices, values, accumulate) as a value. */
+static tt_val_t index_put_value(tt_lower_t *L) {
+  adv_t a;
+  if (!adv_from_list(L, &a, 1)) return -1;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0), vdt = tt_op_arg_dtype(L, 2);
+  if (vdt != dt && tt_l_arg_rank(L, 2) != 0)
+    return tt_l_fail(L, TT_INVALID_ARGUMENT,
+                     "Index put requires the source and destination dtypes match, got %s for the destination and %s for the source.",
+                     tt_op_type_name(dt), tt_op_type_name(vdt));
+  int acc = tt_l_bool(L, 3, 0);
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_val_t v = tt_b_convert(L->g, tt_l_tensor(L, 2), dt);
+  if (a.m == 0) { /* self[...] = v */
+    tt_val_t vb = tt_b_broadcast_to(L->g, v, a.rank, a.sizes);
+    return acc ? tt_b_binary(L->g, dt == TT_BOOL ? TT_BIN_OR : TT_BIN_ADD, x, vb) : vb;
+  }
+  tt_reduce_t kind = acc ? (dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM) : TT_RED_SET;
+  return adv_scatter(L, &a, x, v, kind);
+}
+
+static tt_status_t lower_index_put(tt_lower_t *L) {
+  tt_l_output(L, index_put_value(L));
+  return NULL;
+}
+
+/* _index_put_impl_(self, indices, values, accumulate, unsafe) */
+static tt_status_t lower_index_put_impl_(tt_lower_t *L) {
+  tt_val_t v = index_put_value(L);
+  tt_l_write(L, 0, 0, v);
+  L->returns_arg = 0;
+  return NULL;
+}
+
+/* ---- dim-wise indexing ---------------------------------------------------- */
+
+/* index_select(self, dim, index): one 1-D index on one dim. */
+static tt_status_t lower_index_select(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  int ir = tt_l_arg_rank(L, 2);
+  if (tt_graph_failed(L->g)) return NULL;
+  if (ir > 1) return tt_status_make(TT_INDEX_ERROR, "index_select(): Index is supposed to be a vector");
+  tt_dtype_t it = tt_l_arg_dtype(L, 2);
+  if (it != TT_I64 && it != TT_I32)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_select(): Expected dtype int32 or int64 for index");
+  tt_val_t x = tt_l_tensor(L, 0);
+  int64_t one = 1, sizes[TT_MAX_RANK];
+  if (rank == 0) {
+    x = tt_b_reshape(L->g, x, 1, &one);
+    sizes[0] = 1;
+  } else {
+    memcpy(sizes, tt_l_arg_sizes(L, 0), sizeof(int64_t) * (size_t)rank);
+  }
+  tt_val_t idx = tt_l_tensor(L, 2);
+  int64_t n = ir == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
+  idx = tt_b_reshape(L->g, idx, 1, &n);
+  adv_t a;
+  adv_init(&a, rank ? rank : 1, sizes);
+  adv_add(L, &a, dim, idx);
+  if (!adv_finish(L, &a)) return NULL;
+  tt_val_t r = adv_gather(L, &a, x);
+  if (rank == 0) r = tt_b_reshape(L->g, r, 0, NULL);
+  tt_l_output(L, r);
+  return NULL;
+}
+
+/* index_add(self, dim, index, source, alpha) */
+static tt_status_t lower_index_add(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  if (tt_graph_failed(L->g)) return NULL;
+  if (tt_l_arg_rank(L, 2) > 1) return tt_status_make(TT_INDEX_ERROR, "index_add_(): Index is supposed to be a vector");
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (tt_l_arg_dtype(L, 3) != dt)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_add_(): self (%s) and source (%s) must have the same scalar type",
+                          tt_op_type_name(dt), tt_op_type_name(tt_l_arg_dtype(L, 3)));
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_l_tensor(L, 0), src = tt_l_tensor(L, 3);
+  int64_t one = 1, sizes[TT_MAX_RANK];
+  if (rank == 0) {
+    x = tt_b_reshape(g, x, 1, &one);
+    src = tt_b_reshape(g, src, 1, &one);
+    sizes[0] = 1;
+  } else {
+    memcpy(sizes, tt_l_arg_sizes(L, 0), sizeof(int64_t) * (size_t)rank);
+  }
+  if (!tt_l_is_none(L, 4)) {
+    const tt_arg_t *al = &L->args[4];
+    int is_one = (al->kind == TT_ARG_INT && al->i == 1) || (al->kind == TT_ARG_FLOAT && al->f == 1.0);
+    if (!is_one) src = tt_b_binary(g, TT_BIN_MUL, src, tt_op_fit(L, tt_l_scalar_arg(L, 4, dt), dt, tt_graph_type(g, src)->rank, tt_graph_type(g, src)->dims));
+  }
+  int64_t n = tt_l_arg_rank(L, 2) == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
+  adv_t a;
+  adv_init(&a, rank ? rank : 1, sizes);
+  adv_add(L, &a, dim, tt_b_reshape(g, tt_l_tensor(L, 2), 1, &n));
+  if (!adv_finish(L, &a)) return NULL;
+  tt_val_t r = adv_scatter(L, &a, x, src, dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM);
+  if (rank == 0) r = tt_b_reshape(g, r, 0, NULL);
+  tt_l_output(L, r);
+  return NULL;
+}
+
+/* Full coordinates for gather/scatter along dim: shape index.shape + [rank],
+ * entry d = iota over d, except entry dim = the index. */
+static tt_val_t dim_coords(tt_lower_t *L, tt_val_t index, int dim, int rank, const int64_t *isz, int64_t dim_size) {
+  tt_graph_t *g = L->g;
+  int64_t cd[TT_MAX_RANK + 1];
+  memcpy(cd, isz, sizeof(int64_t) * (size_t)rank);
+  cd[rank] = 1;
+  tt_val_t cols[TT_MAX_RANK];
+  index = tt_b_convert(g, index, TT_I64);
+  /* negative indices count from the end, as PyTorch accepts for gather/scatter */
+  tt_val_t neg = tt_b_compare(g, TT_CMP_LT, index, tt_b_full_i(g, TT_I64, rank, isz, 0));
+  index = tt_b_select(g, neg, tt_b_binary(g, TT_BIN_ADD, index, tt_b_full_i(g, TT_I64, rank, isz, dim_size)), index);
+  for (int d = 0; d < rank; d++) {
+    tt_val_t c = d == dim ? index : tt_b_iota(g, TT_I64, rank, isz, d);
+    cols[d] = tt_b_reshape(g, c, rank + 1, cd);
+  }
+  return rank == 1 ? cols[0] : tt_b_concat(g, rank, cols, rank);
+}
+
+/* Checks index has self's rank and fits (except along dim) in `other`. */
+static tt_status_t check_dim_index(tt_lower_t *L, const char *op, int dim, int rank, int other) {
+  int ir = tt_l_arg_rank(L, 2);
+  tt_dtype_t it = tt_l_arg_dtype(L, 2);
+  if (it != TT_I64) return tt_status_make(TT_INVALID_ARGUMENT, "%s(): Expected dtype int64 for index", op);
+  if (ir != rank && !(rank <= 1 && ir <= 1))
+    return tt_status_make(TT_INVALID_ARGUMENT, "Index tensor must have the same number of dimensions as %s tensor",
+                          other == 0 ? "input" : "self");
+  const int64_t *isz = tt_l_arg_sizes(L, 2), *ssz = tt_l_arg_sizes(L, 0);
+  for (int d = 0; d < ir && ir == rank; d++)
+    if (d != dim && isz[d] > ssz[d])
+      return tt_status_make(TT_INVALID_ARGUMENT, "Size does not match at dimension %d expected index [%lld] to be no larger than self [%lld] apart from dimension %d",
+                            d, (long long)isz[d], (long long)ssz[d], dim);
+  return NULL;
+}
+
+/* gather(self, dim, index) */
+static tt_status_t lower_gather(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_status_t st = check_dim_index(L, "gather", dim, rank, 0);
+  if (st) return st;
+  tt_graph_t *g = L->g;
+  int ir = tt_l_arg_rank(L, 2);
+  int64_t one = 1, isz[TT_MAX_RANK];
+  tt_val_t x = tt_l_tensor(L, 0), idx = tt_l_tensor(L, 2);
+  int r = rank ? rank : 1;
+  if (rank == 0) x = tt_b_reshape(g, x, 1, &one);
+  if (ir == 0) { isz[0] = 1; idx = tt_b_reshape(g, idx, 1, &one); }
+  else memcpy(isz, tt_l_arg_sizes(L, 2), sizeof(int64_t) * (size_t)ir);
+  const tt_type_t *xt = tt_graph_type(g, x);
+  if (!xt) return NULL;
+  int64_t dsz = xt->dims[dim];
+  tt_val_t coords = dim_coords(L, idx, dim, r, isz, dsz);
+  tt_gather_dims_t gd;
+  memset(&gd, 0, sizeof gd);
+  for (int d = 0; d < r; d++) {
+    gd.collapsed[gd.n_collapsed++] = d;
+    gd.start_index_map[gd.n_start_map++] = d;
+    gd.slice_sizes[d] = 1;
+  }
+  tt_val_t out = tt_b_gather(g, x, coords, &gd);
+  if (ir == 0) out = tt_b_reshape(g, out, 0, NULL);
+  tt_l_output(L, out);
+  return NULL;
+}
+
+/* scatter family: self with src (or a value) scattered at index along dim. */
+static tt_status_t scatter_common(tt_lower_t *L, tt_reduce_t kind, int value_arg) {
+  int rank = tt_l_arg_rank(L, 0);
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_status_t st = check_dim_index(L, "scatter", dim, rank, 1);
+  if (st) return st;
+  tt_graph_t *g = L->g;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  int ir = tt_l_arg_rank(L, 2);
+  int r = rank ? rank : 1;
+  int64_t one = 1, isz[TT_MAX_RANK];
+  tt_val_t x = tt_l_tensor(L, 0), idx = tt_l_tensor(L, 2);
+  if (rank == 0) x = tt_b_reshape(g, x, 1, &one);
+  if (ir == 0) { isz[0] = 1; idx = tt_b_reshape(g, idx, 1, &one); }
+  else memcpy(isz, tt_l_arg_sizes(L, 2), sizeof(int64_t) * (size_t)ir);
+  int64_t n = 1;
+  for (int d = 0; d < r; d++) n *= isz[d];
+  if (n == 0) {
+    tt_l_output(L, rank == 0 ? tt_b_reshape(g, x, 0, NULL) : x);
+    return NULL;
+  }
+  tt_val_t upd;
+  if (L->args[value_arg].kind == TT_ARG_TENSOR && !L->args[value_arg].t->is_host_scalar) {
+    if (tt_l_arg_dtype(L, value_arg) != dt)
+      return tt_status_make(TT_INVALID_ARGUMENT, "scatter(): Expected self.dtype to be equal to src.dtype");
+    const int64_t *ssz = tt_l_arg_sizes(L, value_arg);
+    int sr = tt_l_arg_rank(L, value_arg);
+    tt_val_t src = tt_l_tensor(L, value_arg);
+    if (sr == 0) src = tt_b_reshape(g, src, 1, &one);
+    for (int d = 0; d < sr && sr == ir; d++)
+      if (isz[d] > ssz[d])
+        return tt_status_make(TT_INVALID_ARGUMENT, "Size does not match at dimension %d expected index [%lld] to be no larger than src [%lld]",
+                              d, (long long)isz[d], (long long)ssz[d]);
+    int64_t zero[TT_MAX_RANK] = {0}, strides[TT_MAX_RANK];
+    for (int d = 0; d < r; d++) strides[d] = 1;
+    upd = tt_b_slice(g, src, zero, isz, strides);
+  } else {
+    upd = tt_op_fit(L, tt_l_scalar_arg(L, value_arg, dt), dt, r, isz);
+  }
+  const tt_type_t *xt = tt_graph_type(g, x);
+  if (!xt) return NULL;
+  tt_val_t coords = dim_coords(L, idx, dim, r, isz, xt->dims[dim]);
+  tt_scatter_dims_t sd;
+  memset(&sd, 0, sizeof sd);
+  for (int d = 0; d < r; d++) {
+    sd.inserted_window_dims[sd.n_inserted++] = d;
+    sd.scatter_to_operand[sd.n_to_operand++] = d;
+  }
+  if (dt == TT_BOOL && kind == TT_RED_SUM) kind = TT_RED_OR;
+  if (dt == TT_BOOL && kind == TT_RED_PROD) kind = TT_RED_AND;
+  tt_val_t out = tt_b_scatter(g, kind, x, coords, upd, &sd);
+  if (rank == 0) out = tt_b_reshape(g, out, 0, NULL);
+  tt_l_output(L, out);
+  return NULL;
+}
+
+static tt_status_t lower_scatter(tt_lower_t *L) { return scatter_common(L, TT_RED_SET, 3); }
+static tt_status_t lower_scatter_add(tt_lower_t *L) { return scatter_common(L, TT_RED_SUM, 3); }
+
+/* scatter.reduce / scatter.value_reduce: reduce is "add" or "multiply". */
+static tt_status_t lower_scatter_reduce_str(tt_lower_t *L) {
+  const char *red = tt_l_str(L, 4, "");
+  if (!strcmp(red, "add")) return scatter_common(L, TT_RED_SUM, 3);
+  if (!strcmp(red, "multiply")) return scatter_common(L, TT_RED_PROD, 3);
+  return tt_status_make(TT_INVALID_ARGUMENT, "reduce argument must be either add or multiply.");
+}
+
+/* ---- embedding backward --------------------------------------------------- */
+
+/* embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq) */
+static tt_status_t lower_embedding_dense_backward(tt_lower_t *L) {
+  tt_graph_t *g = L->g;
+  int gr = tt_l_arg_rank(L, 0);
+  if (gr < 1) return tt_status_make(TT_INVALID_ARGUMENT, "embedding_dense_backward: grad must have at least one dim");
+  const int64_t *gsz = tt_l_arg_sizes(L, 0);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  int64_t dcol = gsz[gr - 1], nw = tt_l_int(L, 2, 0), pad = tt_l_int(L, 3, -1);
+  int scale = tt_l_bool(L, 4, 0);
+  int64_t n = 1;
+  for (int d = 0; d < gr - 1; d++) n *= gsz[d];
+  int64_t gd2[2] = {n, dcol}, wd[2] = {nw, dcol}, n1[2] = {n, 1};
+  tt_val_t grad = tt_b_reshape(g, tt_l_tensor(L, 0), 2, gd2);
+  tt_val_t idx = tt_b_convert(g, tt_b_reshape(g, tt_l_tensor(L, 1), 1, &n), TT_I64);
+  if (n == 0) {
+    tt_l_output(L, tt_b_full_i(g, dt, 2, wd, 0));
+    return NULL;
+  }
+  tt_val_t coords = tt_b_reshape(g, idx, 2, n1);
+  tt_scatter_dims_t sd;
+  memset(&sd, 0, sizeof sd);
+  sd.n_window = 1; sd.update_window_dims[0] = 1;
+  sd.n_inserted = 1; sd.inserted_window_dims[0] = 0;
+  sd.n_to_operand = 1; sd.scatter_to_operand[0] = 0;
+  if (pad >= 0) { /* rows of padding_idx get no gradient */
+    tt_val_t keep = tt_b_compare(g, TT_CMP_NE, idx, tt_b_full_i(g, TT_I64, 1, &n, pad));
+    keep = tt_b_broadcast(g, keep, 2, gd2, (int64_t[]){0});
+    grad = tt_b_select(g, keep, grad, tt_b_like_f(g, grad, 0));
+  }
+  if (scale) { /* divide each row by how often its index occurs */
+    tt_scatter_dims_t sc;
+    memset(&sc, 0, sizeof sc);
+    sc.n_inserted = 1; sc.inserted_window_dims[0] = 0;
+    sc.n_to_operand = 1; sc.scatter_to_operand[0] = 0;
+    tt_val_t cnt = tt_b_scatter(g, TT_RED_SUM, tt_b_full_i(g, TT_I64, 1, &nw, 0), coords, tt_b_full_i(g, TT_I64, 1, &n, 1), &sc);
+    tt_gather_dims_t gdm;
+    memset(&gdm, 0, sizeof gdm);
+    gdm.n_collapsed = 1; gdm.collapsed[0] = 0;
+    gdm.n_start_map = 1; gdm.start_index_map[0] = 0;
+    gdm.slice_sizes[0] = 1;
+    tt_val_t per = tt_b_convert(g, tt_b_gather(g, cnt, coords, &gdm), dt);
+    grad = tt_b_binary(g, TT_BIN_DIV, grad, tt_b_broadcast(g, per, 2, gd2, (int64_t[]){0}));
+  }
+  tt_l_output(L, tt_b_scatter(g, TT_RED_SUM, tt_b_full_i(g, dt, 2, wd, 0), coords, grad, &sd));
+  return NULL;
+}
+
+/* ---- sorting --------------------------------------------------------------- */
+
+/* sort.stable(self, stable, dim, descending) -> (values, indices) */
+static tt_status_t lower_sort(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 2, -1), rank);
+  int desc = tt_l_bool(L, 3, 0);
+  tt_graph_t *g = L->g;
+  if (tt_graph_failed(g)) return NULL;
+  tt_val_t x = tt_l_tensor(L, 0);
+  if (rank == 0) {
+    tt_l_output(L, x);
+    tt_l_output(L, tt_b_const_i(g, TT_I64, 0));
+    return NULL;
+  }
+  const int64_t *sz = tt_l_arg_sizes(L, 0);
+  tt_val_t ops[2] = {x, tt_b_iota(g, TT_I64, rank, sz, dim)};
+  /* Always stable: equal keys keep their order, as PyTorch's stable sort. */
+  tt_val_t s = tt_b_sort(g, 2, ops, dim, desc, 1);
+  tt_l_output(L, tt_b_get(g, s, 0));
+  tt_l_output(L, tt_b_get(g, s, 1));
+  return NULL;
+}
+
+/* topk(self, k, dim, largest, sorted) */
+static tt_status_t lower_topk(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  int64_t k = tt_l_int(L, 1, 1);
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 2, -1), rank);
+  int largest = tt_l_bool(L, 3, 1);
+  tt_graph_t *g = L->g;
+  if (tt_graph_failed(g)) return NULL;
+  int64_t size = rank ? tt_l_arg_sizes(L, 0)[dim] : 1;
+  if (k < 0 || k > size) return tt_status_make(TT_INDEX_ERROR, "selected index k out of range");
+  tt_val_t x = tt_l_tensor(L, 0);
+  if (rank == 0) {
+    tt_l_output(L, x);
+    tt_l_output(L, tt_b_const_i(g, TT_I64, 0));
+    return NULL;
+  }
+  tt_val_t ops[2] = {x, tt_b_iota(g, TT_I64, rank, tt_l_arg_sizes(L, 0), dim)};
+  tt_val_t s = tt_b_sort(g, 2, ops, dim, largest, 1);
+  tt_l_output(L, tt_b_slice_dim(g, tt_b_get(g, s, 0), dim, 0, k, 1));
+  tt_l_output(L, tt_b_slice_dim(g, tt_b_get(g, s, 1), dim, 0, k, 1));
+  return NULL;
+}
+
+/* ---- nonzero (the count is downloaded by the Python kernel first) --------- */
+
+static tt_val_t nonzero_pred(tt_lower_t *L, int64_t *n) {
+  tt_val_t x = tt_l_tensor(L, 0);
+  const tt_type_t *t = tt_graph_type(L->g, x);
+  if (!t) return -1;
+  *n = tt_type_numel(t);
+  x = tt_b_reshape(L->g, x, 1, n);
+  return tt_b_compare(L->g, TT_CMP_NE, x, tt_b_like_f(L->g, x, 0));
+}
+
+/* _tt_count_nonzero(self) -> int64 scalar */
+static tt_status_t lower_count_nonzero(tt_lower_t *L) {
+  int64_t n;
+  tt_val_t p = nonzero_pred(L, &n);
+  int64_t d0 = 0;
+  tt_l_output(L, tt_b_reduce(L->g, TT_RED_SUM, tt_b_convert(L->g, p, TT_I64), 1, &d0));
+  return NULL;
+}
+
+/* _tt_nonzero(self, count) -> [count, rank] int64 coordinates in row-major order */
+static tt_status_t lower_nonzero_known(tt_lower_t *L) {
+  tt_graph_t *g = L->g;
+  int rank = tt_l_arg_rank(L, 0);
+  int64_t count = tt_l_int(L, 1, 0), n;
+  tt_val_t p = nonzero_pred(L, &n);
+  int64_t od[2] = {count, rank};
+  if (count == 0 || rank == 0) {
+    tt_l_output(L, tt_b_full_i(g, TT_I64, 2, od, 0));
+    return NULL;
+  }
+  /* Stable sort of "is zero" keys moves the nonzero positions, in order, to the front. */
+  tt_val_t ops[2] = {tt_b_convert(g, tt_b_unary(g, TT_UN_NOT, p), TT_I32), tt_b_iota(g, TT_I64, 1, &n, 0)};
+  tt_val_t s = tt_b_sort(g, 2, ops, 0, 0, 1);
+  tt_val_t flat = tt_b_slice_dim(g, tt_b_get(g, s, 1), 0, 0, count, 1);
+  const int64_t *sz = tt_l_arg_sizes(L, 0);
+  int64_t c1[2] = {count, 1}, stride = 1;
+  tt_val_t cols[TT_MAX_RANK];
+  for (int d = rank - 1; d >= 0; d--) {
+    tt_val_t q = tt_b_binary(g, TT_BIN_DIV, flat, tt_b_full_i(g, TT_I64, 1, &count, stride));
+    q = tt_b_binary(g, TT_BIN_REM, q, tt_b_full_i(g, TT_I64, 1, &count, sz[d]));
+    cols[d] = tt_b_reshape(g, q, 2, c1);
+    stride *= sz[d];
+  }
+  tt_l_output(L, rank == 1 ? cols[0] : tt_b_concat(g, rank, cols, 1));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_index[] = {
+    {"index.Tensor", lower_index, 0},
+    {"_unsafe_index.Tensor", lower_index, 0},
+    {"index_put", lower_index_put, 0},
+    {"_unsafe_index_put", lower_index_put, 0},
+    {"_index_put_impl_", lower_index_put_impl_, 0},
+    {"index_select", lower_index_select, 0},
+    {"index_add", lower_index_add, 0},
+    {"index_add_", lower_index_add, TT_OPF_INPLACE},
+    {"gather", lower_gather, 0},
+    {"scatter.src", lower_scatter, 0},
+    {"scatter.value", lower_scatter, 0},
+    {"scatter_.src", lower_scatter, TT_OPF_INPLACE},
+    {"scatter_.value", lower_scatter, TT_OPF_INPLACE},
+    {"scatter.reduce", lower_scatter_reduce_str, 0},
+    {"scatter.value_reduce", lower_scatter_reduce_str, 0},
+    {"scatter_.reduce", lower_scatter_reduce_str, TT_OPF_INPLACE},
+    {"scatter_.value_reduce", lower_scatter_reduce_str, TT_OPF_INPLACE},
+    {"scatter_add", lower_scatter_add, 0},
+    {"scatter_add_", lower_scatter_add, TT_OPF_INPLACE},
+    {"embedding_dense_backward", lower_embedding_dense_backward, 0},
+    {"sort.stable", lower_sort, 0},
+    {"topk", lower_topk, 0},
+    {"_tt_count_nonzero", lower_count_nonzero, 0},
+    {"_tt_nonzero", lower_nonzero_known, 0},
     {NULL, NULL, 0},
 };

@@ -1,7 +1,245 @@
-/* Lowerings of the shape op family. */
+/* Lowerings of the shape op family: ops that copy data into a new layout
+ * (cat, pad, flip, roll, repeat, tril/triu). Pure views never come here. */
+#include <string.h>
+
 #include "ops/common.h"
 #include "ops/families.h"
 
+/* PyTorch skips legacy empty 1-D tensors of shape [0] in cat. */
+static int cat_skipped(const tt_tensor_ref_t *r) { return r->view.rank == 1 && r->view.sizes[0] == 0; }
+
+/* cat(Tensor[] tensors, int dim=0): inputs promoted to a common type. */
+static tt_status_t lower_cat(tt_lower_t *L) {
+  const tt_arg_t *a = &L->args[0];
+  if (a->kind != TT_ARG_TENSORS) return tt_status_make(TT_TYPE_ERROR, "cat(): argument 'tensors' must be a list of Tensors");
+  if (a->n == 0) return tt_status_make(TT_INVALID_ARGUMENT, "torch.cat(): expected a non-empty list of Tensors");
+  tt_dtype_t dt = TT_DTYPE_INVALID;
+  int first = -1;
+  for (int j = 0; j < a->n; j++) {
+    const tt_tensor_ref_t *r = &a->t[j];
+    dt = dt == TT_DTYPE_INVALID ? r->dtype : tt_dtype_promote(dt, r->dtype);
+    if (r->view.rank == 0)
+      return tt_status_make(TT_INVALID_ARGUMENT, "zero-dimensional tensor (at position %d) cannot be concatenated", j);
+    if (first < 0 && !cat_skipped(r)) first = j;
+  }
+  if (first < 0) { /* all legacy empties: the result is an empty [0] */
+    int64_t z = 0;
+    tt_l_output(L, tt_b_full_i(L->g, dt, 1, &z, 0));
+    return NULL;
+  }
+  const tt_tensor_ref_t *f = &a->t[first];
+  int rank = f->view.rank;
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  if (tt_graph_failed(L->g)) return NULL;
+  int64_t dims[TT_MAX_RANK];
+  memcpy(dims, f->view.sizes, sizeof(int64_t) * (size_t)rank);
+  dims[dim] = 0;
+  tt_val_t xs[256];
+  int n = 0;
+  for (int j = 0; j < a->n; j++) {
+    const tt_tensor_ref_t *r = &a->t[j];
+    if (cat_skipped(r)) continue;
+    if (r->view.rank != rank)
+      return tt_status_make(TT_INVALID_ARGUMENT,
+                            "Tensors must have same number of dimensions: got %d and %d", rank, r->view.rank);
+    for (int d = 0; d < rank; d++)
+      if (d != dim && r->view.sizes[d] != f->view.sizes[d])
+        return tt_status_make(TT_INVALID_ARGUMENT,
+                              "Sizes of tensors must match except in dimension %d. Expected size %lld but got size %lld for tensor number %d in the list.",
+                              dim, (long long)f->view.sizes[d], (long long)r->view.sizes[d], j);
+    dims[dim] += r->view.sizes[dim];
+    if (r->view.sizes[dim] == 0) continue;
+    if (n >= 256) return tt_status_make(TT_NOT_IMPLEMENTED, "cat: more than 256 tensors in one call");
+    xs[n++] = tt_b_convert(L->g, tt_l_tensor_elem(L, 0, j), dt);
+  }
+  if (n == 0) tt_l_output(L, tt_b_full_i(L->g, dt, rank, dims, 0));
+  else tt_l_output(L, n == 1 ? xs[0] : tt_b_concat(L->g, n, xs, dim));
+  return NULL;
+}
+
+/* constant_pad_nd(self, pad, value): pairs from the last dim; negative crops. */
+static tt_status_t lower_constant_pad_nd(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  int64_t pad[2 * TT_MAX_RANK + 2];
+  int np = tt_l_ints(L, 1, pad, 2 * TT_MAX_RANK + 2);
+  if (tt_graph_failed(L->g)) return NULL;
+  if (np % 2) return tt_status_make(TT_INVALID_ARGUMENT, "Length of pad must be even but instead it equals %d", np);
+  if (np / 2 > rank)
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "Length of pad should be no more than twice the number of dimensions of the input. Pad length is %d while the input has %d dimensions.",
+                          np, rank);
+  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0}, in[TT_MAX_RANK] = {0};
+  const int64_t *sz = tt_l_arg_sizes(L, 0);
+  for (int k = 0; k < np / 2; k++) {
+    int d = rank - 1 - k;
+    lo[d] = pad[2 * k];
+    hi[d] = pad[2 * k + 1];
+    if (sz[d] + lo[d] + hi[d] < 0)
+      return tt_status_make(TT_INVALID_ARGUMENT,
+                            "The input size %lld, plus negative padding %lld and %lld resulted in a negative output size, which is invalid. Check dimension %d of your input.",
+                            (long long)sz[d], (long long)lo[d], (long long)hi[d], d);
+  }
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_l_output(L, tt_b_pad(L->g, x, tt_l_scalar_arg(L, 2, dt), lo, hi, in));
+  return NULL;
+}
+
+static tt_status_t lower_flip(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  int64_t dims[TT_MAX_RANK];
+  int n = tt_l_ints(L, 1, dims, TT_MAX_RANK);
+  int seen[TT_MAX_RANK] = {0};
+  for (int i = 0; i < n; i++) {
+    dims[i] = tt_op_wrap_dim(L, dims[i], rank);
+    if (tt_graph_failed(L->g)) return NULL;
+    if (seen[dims[i]]++) return tt_status_make(TT_INVALID_ARGUMENT, "dim %lld appears multiple times in the list of dims", (long long)dims[i]);
+  }
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_l_output(L, n && rank ? tt_b_reverse(L->g, x, n, dims) : x);
+  return NULL;
+}
+
+/* Roll one dim: the last `s` elements move to the front. */
+static tt_val_t roll_dim(tt_graph_t *g, tt_val_t x, int dim, int64_t size, int64_t shift) {
+  if (size == 0) return x;
+  int64_t s = ((shift % size) + size) % size;
+  if (s == 0) return x;
+  tt_val_t parts[2] = {tt_b_slice_dim(g, x, dim, size - s, size, 1), tt_b_slice_dim(g, x, dim, 0, size - s, 1)};
+  return tt_b_concat(g, 2, parts, dim);
+}
+
+static tt_status_t lower_roll(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  int64_t shifts[TT_MAX_RANK], dims[TT_MAX_RANK];
+  int ns = tt_l_ints(L, 1, shifts, TT_MAX_RANK), nd = tt_l_ints(L, 2, dims, TT_MAX_RANK);
+  if (tt_graph_failed(L->g)) return NULL;
+  if (ns == 0) return tt_status_make(TT_INVALID_ARGUMENT, "`shifts` required");
+  tt_val_t x = tt_l_tensor(L, 0);
+  const int64_t *sz = tt_l_arg_sizes(L, 0);
+  if (nd == 0) { /* roll the flattened tensor, then restore the shape */
+    if (ns != 1) return tt_status_make(TT_INVALID_ARGUMENT, "shifts and dimensions must align. shifts: %d, dims:0", ns);
+    int64_t n = tt_type_numel(tt_graph_type(L->g, x));
+    tt_val_t flat = roll_dim(L->g, tt_b_reshape(L->g, x, 1, &n), 0, n, shifts[0]);
+    tt_l_output(L, tt_b_reshape(L->g, flat, rank, sz));
+    return NULL;
+  }
+  if (ns != nd) return tt_status_make(TT_INVALID_ARGUMENT, "shifts and dimensions must align. shifts: %d, dims:%d", ns, nd);
+  for (int i = 0; i < nd; i++) {
+    int d = tt_op_wrap_dim(L, dims[i], rank);
+    if (tt_graph_failed(L->g)) return NULL;
+    x = roll_dim(L->g, x, d, rank ? sz[d] : 1, shifts[i]);
+  }
+  tt_l_output(L, x);
+  return NULL;
+}
+
+/* repeat(self, repeats): broadcast into interleaved [r0, s0, r1, s1, ...], then merge pairs. */
+static tt_status_t lower_repeat(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  int64_t reps[TT_MAX_RANK];
+  int nr = tt_l_ints(L, 1, reps, TT_MAX_RANK);
+  if (tt_graph_failed(L->g)) return NULL;
+  if (nr < rank)
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  for (int i = 0; i < nr; i++)
+    if (reps[i] < 0) return tt_status_make(TT_INVALID_ARGUMENT, "Trying to create tensor with negative dimension %lld", (long long)reps[i]);
+  const int64_t *sz = tt_l_arg_sizes(L, 0);
+  int64_t s[TT_MAX_RANK], out[TT_MAX_RANK];
+  for (int i = 0; i < nr; i++) {
+    s[i] = i < nr - rank ? 1 : sz[i - (nr - rank)];
+    out[i] = s[i] * reps[i];
+  }
+  tt_val_t x = tt_b_reshape(L->g, tt_l_tensor(L, 0), nr, s);
+  if (2 * nr <= TT_MAX_RANK) {
+    int64_t bd[2 * TT_MAX_RANK], map[TT_MAX_RANK];
+    for (int i = 0; i < nr; i++) {
+      bd[2 * i] = reps[i];
+      bd[2 * i + 1] = s[i];
+      map[i] = 2 * i + 1;
+    }
+    x = tt_b_broadcast(L->g, x, 2 * nr, bd, map);
+    tt_l_output(L, tt_b_reshape(L->g, x, nr, out));
+    return NULL;
+  }
+  for (int i = 0; i < nr; i++) { /* rare: rank > 4 */
+    if (reps[i] == 1) continue;
+    if (reps[i] == 0 || s[i] == 0) {
+      int64_t cur[TT_MAX_RANK];
+      memcpy(cur, tt_graph_type(L->g, x)->dims, sizeof(int64_t) * (size_t)nr);
+      cur[i] = 0;
+      x = tt_b_full_i(L->g, tt_l_arg_dtype(L, 0), nr, cur, 0);
+      continue;
+    }
+    tt_val_t parts[64];
+    if (reps[i] > 64) return tt_status_make(TT_NOT_IMPLEMENTED, "repeat: more than 64 repeats of a dim with rank > 4");
+    for (int k = 0; k < reps[i]; k++) parts[k] = x;
+    x = tt_b_concat(L->g, (int)reps[i], parts, i);
+  }
+  tt_l_output(L, x);
+  return NULL;
+}
+
+/* tril/triu: keep elements by (col - row) against the diagonal on the last two dims. */
+static tt_status_t tri(tt_lower_t *L, int lower) {
+  int rank = tt_l_arg_rank(L, 0);
+  if (rank < 2)
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s: input tensor must have at least 2 dimensions", lower ? "tril" : "triu");
+  const int64_t *sz = tt_l_arg_sizes(L, 0);
+  int64_t k = tt_l_int(L, 1, 0);
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_l_tensor(L, 0);
+  int64_t d2[2] = {sz[rank - 2], sz[rank - 1]};
+  tt_val_t diff = tt_b_binary(g, TT_BIN_SUB, tt_b_iota(g, TT_I64, 2, d2, 1), tt_b_iota(g, TT_I64, 2, d2, 0));
+  tt_val_t kk = tt_b_full_i(g, TT_I64, 2, d2, k);
+  tt_val_t keep = tt_b_compare(g, lower ? TT_CMP_LE : TT_CMP_GE, diff, kk);
+  keep = tt_b_broadcast_to(g, keep, rank, sz);
+  tt_l_output(L, tt_b_select(g, keep, x, tt_b_like_f(g, x, 0)));
+  return NULL;
+}
+static tt_status_t lower_tril(tt_lower_t *L) { return tri(L, 1); }
+static tt_status_t lower_triu(tt_lower_t *L) { return tri(L, 0); }
+
+/* stack(tensors, dim): each input gains a size-1 dim, then cat. */
+static tt_status_t lower_stack(tt_lower_t *L) {
+  const tt_arg_t *a = &L->args[0];
+  if (a->kind != TT_ARG_TENSORS || a->n == 0) return tt_status_make(TT_INVALID_ARGUMENT, "stack expects a non-empty TensorList");
+  const tt_tensor_ref_t *f = &a->t[0];
+  int rank = f->view.rank;
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank + 1);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_dtype_t dt = f->dtype;
+  for (int j = 0; j < a->n; j++) {
+    const tt_tensor_ref_t *r = &a->t[j];
+    dt = tt_dtype_promote(dt, r->dtype);
+    if (r->view.rank != rank || memcmp(r->view.sizes, f->view.sizes, sizeof(int64_t) * (size_t)rank)) {
+      char sa[128], sb[128];
+      tt_type_t ta = tt_type_make(f->dtype, rank, f->view.sizes), tb = tt_type_make(r->dtype, r->view.rank, r->view.sizes);
+      tt_type_describe(&ta, sa, sizeof sa);
+      tt_type_describe(&tb, sb, sizeof sb);
+      return tt_status_make(TT_INVALID_ARGUMENT, "stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d", sa, sb, j);
+    }
+  }
+  if (a->n > 256) return tt_status_make(TT_NOT_IMPLEMENTED, "stack: more than 256 tensors in one call");
+  int64_t ud[TT_MAX_RANK];
+  for (int d = 0, s = 0; d <= rank; d++) ud[d] = d == dim ? 1 : f->view.sizes[s++];
+  tt_val_t xs[256];
+  for (int j = 0; j < a->n; j++) xs[j] = tt_b_reshape(L->g, tt_b_convert(L->g, tt_l_tensor_elem(L, 0, j), dt), rank + 1, ud);
+  tt_l_output(L, a->n == 1 ? xs[0] : tt_b_concat(L->g, a->n, xs, dim));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_shape[] = {
+    {"cat", lower_cat, 0},
+    {"stack", lower_stack, 0},
+    {"constant_pad_nd", lower_constant_pad_nd, 0},
+    {"flip", lower_flip, 0},
+    {"roll", lower_roll, 0},
+    {"repeat", lower_repeat, 0},
+    {"tril", lower_tril, 0},
+    {"triu", lower_triu, 0},
+    {"tril_", lower_tril, TT_OPF_INPLACE},
+    {"triu_", lower_triu, TT_OPF_INPLACE},
     {NULL, NULL, 0},
 };
