@@ -46,6 +46,7 @@ static void sort_dims(const tt_view_t *v, sorted_t *s) {
 }
 
 int tt_view_has_internal_overlap(const tt_view_t *v) {
+  if (tt_view_numel(v) == 0) return 0;
   for (int i = 0; i < v->rank; i++)
     if (v->sizes[i] > 1 && v->strides[i] == 0) return 1;
   sorted_t s;
