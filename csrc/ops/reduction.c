@@ -1,7 +1,455 @@
-/* Lowerings of the reduction op family. */
+/* Lowerings of the reduction op family: sum, mean, max/min, arg-reductions,
+ * var/std, prod, any/all, logsumexp, cumulative ops and vector norms. */
+#include <math.h>
+#include <string.h>
+
 #include "ops/common.h"
 #include "ops/families.h"
 
+/* A reduction's geometry: which dims of the input go away. */
+typedef struct {
+  int rank;                  /* input rank */
+  int64_t in[TT_MAX_RANK];   /* input sizes */
+  int n;                     /* number of reduced dims */
+  int64_t dims[TT_MAX_RANK]; /* reduced dims, ascending */
+  int mask[TT_MAX_RANK];     /* 1 where reduced */
+  int keepdim;
+} red_t;
+
+/* Fills r from the tensor argument `self` and the dims argument `dimi`
+ * (-1: no dims argument, reduce everything). None, and an empty list when
+ * `empty_all`, mean every dim, as PyTorch's reductions do. */
+static int red_prepare(tt_lower_t *L, int self, int dimi, int keepdim, int empty_all, red_t *r) {
+  memset(r, 0, sizeof *r);
+  r->rank = tt_l_arg_rank(L, self);
+  if (r->rank < 0) {
+    tt_l_fail(L, TT_TYPE_ERROR, "%s: argument %d must be a Tensor", L->op, self);
+    return 0;
+  }
+  memcpy(r->in, tt_l_arg_sizes(L, self), sizeof(int64_t) * (size_t)r->rank);
+  r->keepdim = keepdim;
+  int64_t list[TT_MAX_RANK + 1];
+  int cnt = dimi < 0 ? 0 : tt_l_ints(L, dimi, list, TT_MAX_RANK + 1);
+  if (tt_graph_failed(L->g)) return 0;
+  int all = dimi < 0 || tt_l_is_none(L, dimi) || (cnt == 0 && empty_all);
+  for (int k = 0; !all && k < cnt; k++) {
+    int d = tt_op_wrap_dim(L, list[k], r->rank);
+    if (tt_graph_failed(L->g)) return 0;
+    if (r->rank == 0) continue; /* dim 0 / -1 of a scalar: nothing to reduce */
+    if (r->mask[d]) {
+      tt_l_fail(L, TT_INVALID_ARGUMENT, "dim %d appears multiple times in the list of dims", d);
+      return 0;
+    }
+    r->mask[d] = 1;
+  }
+  for (int d = 0; d < r->rank; d++) {
+    if (all) r->mask[d] = 1;
+    if (r->mask[d]) r->dims[r->n++] = d;
+  }
+  return 1;
+}
+
+/* Number of elements folded into each result element. */
+static int64_t red_count(const red_t *r) {
+  int64_t c = 1;
+  for (int k = 0; k < r->n; k++) c *= r->in[r->dims[k]];
+  return c;
+}
+
+/* The result shape with reduced dims kept as size 1. */
+static int red_keep_shape(const red_t *r, int64_t *out) {
+  for (int d = 0; d < r->rank; d++) out[d] = r->mask[d] ? 1 : r->in[d];
+  return r->rank;
+}
+
+/* Reduces v over r's dims, then restores them as 1s when keepdim. Float
+ * max/min propagate NaN as PyTorch does (XLA's CPU reduce may drop it). */
+static tt_val_t red_apply(tt_lower_t *L, const red_t *r, tt_reduce_t kind, tt_val_t v) {
+  tt_val_t out = tt_b_reduce(L->g, kind, v, r->n, r->dims);
+  const tt_type_t *vt = v >= 0 ? tt_graph_type(L->g, v) : NULL;
+  if ((kind == TT_RED_MAX || kind == TT_RED_MIN) && vt && tt_dtype_is_float(vt->dtype) && r->n) {
+    tt_val_t isnan = tt_b_compare(L->g, TT_CMP_NE, v, v);
+    tt_val_t anynan = tt_b_reduce(L->g, TT_RED_OR, isnan, r->n, r->dims);
+    out = tt_b_select(L->g, anynan, tt_b_like_f(L->g, out, __builtin_nan("")), out);
+  }
+  if (!r->keepdim || r->n == 0) return out;
+  int64_t shape[TT_MAX_RANK];
+  int rk = red_keep_shape(r, shape);
+  return tt_b_reshape(L->g, out, rk, shape);
+}
+
+/* Reshapes a reduced value (dims dropped) to the keepdim shape, for use
+ * against the full input (broadcast). */
+static tt_val_t red_kept(tt_lower_t *L, const red_t *r, tt_val_t reduced) {
+  int64_t shape[TT_MAX_RANK];
+  int rk = red_keep_shape(r, shape);
+  tt_val_t k = tt_b_reshape(L->g, reduced, rk, shape);
+  return tt_b_broadcast_to(L->g, k, r->rank, r->in);
+}
+
+/* PyTorch's check for max/min-like reductions over an empty dim. */
+static int red_check_nonempty(tt_lower_t *L, const red_t *r, const char *name) {
+  for (int k = 0; k < r->n; k++)
+    if (r->in[r->dims[k]] == 0) {
+      tt_l_fail(L, TT_INDEX_ERROR, "%s(): Expected reduction dim %lld to have non-zero size.", name,
+                (long long)r->dims[k]);
+      return 0;
+    }
+  return 1;
+}
+
+/* Accumulation type: half types accumulate in float32, as PyTorch on CPU. */
+static tt_dtype_t acc_type(tt_dtype_t dt) { return dt == TT_F16 || dt == TT_BF16 ? TT_F32 : dt; }
+
+/* sum/prod result type: integral and bool inputs give int64 unless dtype is given. */
+static tt_dtype_t int_promoting_type(tt_dtype_t in, tt_dtype_t req) {
+  if (req != TT_DTYPE_INVALID) return req;
+  return tt_dtype_is_float(in) ? in : TT_I64;
+}
+
+static tt_val_t reduce_accumulating(tt_lower_t *L, tt_reduce_t kind, int dimi, int keepdim, int dtypei) {
+  red_t r;
+  if (!red_prepare(L, 0, dimi, keepdim, 1, &r)) return -1;
+  tt_dtype_t out = int_promoting_type(tt_l_arg_dtype(L, 0), tt_l_dtype(L, dtypei));
+  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc_type(out));
+  return tt_b_convert(L->g, red_apply(L, &r, kind, x), out);
+}
+
+/* sum(self, *, dtype) */
+static tt_status_t lower_sum(tt_lower_t *L) {
+  tt_l_output(L, reduce_accumulating(L, TT_RED_SUM, -1, 0, 1));
+  return NULL;
+}
+/* sum.dim_IntList(self, dim, keepdim, *, dtype) */
+static tt_status_t lower_sum_dim(tt_lower_t *L) {
+  tt_l_output(L, reduce_accumulating(L, TT_RED_SUM, 1, tt_l_bool(L, 2, 0), 3));
+  return NULL;
+}
+/* prod(self, *, dtype) */
+static tt_status_t lower_prod(tt_lower_t *L) {
+  tt_l_output(L, reduce_accumulating(L, TT_RED_PROD, -1, 0, 1));
+  return NULL;
+}
+/* prod.dim_int(self, dim, keepdim, *, dtype) */
+static tt_status_t lower_prod_dim(tt_lower_t *L) {
+  tt_l_output(L, reduce_accumulating(L, TT_RED_PROD, 1, tt_l_bool(L, 2, 0), 3));
+  return NULL;
+}
+
+/* mean over r: float (or requested float dtype) only, accumulating in f32 for halves. */
+static tt_val_t mean_of(tt_lower_t *L, int dimi, int keepdim, int dtypei) {
+  tt_dtype_t in = tt_l_arg_dtype(L, 0), req = tt_l_dtype(L, dtypei);
+  tt_dtype_t out = req != TT_DTYPE_INVALID ? req : in;
+  if (!tt_dtype_is_float(out))
+    return tt_l_fail(L, TT_INVALID_ARGUMENT,
+                     "mean(): could not infer output dtype. %s dtype must be either a floating point or "
+                     "complex dtype. Got: %s",
+                     req != TT_DTYPE_INVALID ? "Optional" : "Input", tt_op_type_name(out));
+  red_t r;
+  if (!red_prepare(L, 0, dimi, keepdim, 1, &r)) return -1;
+  tt_dtype_t acc = acc_type(out);
+  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc);
+  tt_val_t s = red_apply(L, &r, TT_RED_SUM, x);
+  tt_val_t n = tt_b_like_f(L->g, s, (double)red_count(&r));
+  return tt_b_convert(L->g, tt_b_binary(L->g, TT_BIN_DIV, s, n), out);
+}
+
+static tt_status_t lower_mean(tt_lower_t *L) {
+  tt_l_output(L, mean_of(L, -1, 0, 1));
+  return NULL;
+}
+static tt_status_t lower_mean_dim(tt_lower_t *L) {
+  tt_l_output(L, mean_of(L, 1, tt_l_bool(L, 2, 0), 3));
+  return NULL;
+}
+
+/* amax/amin(self, dim=[], keepdim): an empty list reduces every dim. */
+static tt_status_t amax_amin(tt_lower_t *L, tt_reduce_t kind, const char *name) {
+  red_t r;
+  if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
+  if (!red_check_nonempty(L, &r, name)) return NULL;
+  tt_l_output(L, red_apply(L, &r, kind, tt_l_tensor(L, 0)));
+  return NULL;
+}
+static tt_status_t lower_amax(tt_lower_t *L) { return amax_amin(L, TT_RED_MAX, "amax"); }
+static tt_status_t lower_amin(tt_lower_t *L) { return amax_amin(L, TT_RED_MIN, "amin"); }
+
+/* max()/min() over everything. */
+static tt_status_t full_max_min(tt_lower_t *L, tt_reduce_t kind, const char *name) {
+  red_t r;
+  if (!red_prepare(L, 0, -1, 0, 1, &r)) return NULL;
+  if (red_count(&r) == 0)
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+                          "the reduction dim with the 'dim' argument.",
+                          name);
+  tt_l_output(L, red_apply(L, &r, kind, tt_l_tensor(L, 0)));
+  return NULL;
+}
+static tt_status_t lower_max(tt_lower_t *L) { return full_max_min(L, TT_RED_MAX, "max"); }
+static tt_status_t lower_min(tt_lower_t *L) { return full_max_min(L, TT_RED_MIN, "min"); }
+
+/* Values and int64 indices along one dim (first index on ties, NaN wins). */
+static void argreduce_dim(tt_lower_t *L, tt_reduce_t kind, tt_val_t x, int rank, const int64_t *sizes, int dim,
+                          int keepdim, tt_val_t *val, tt_val_t *idx) {
+  if (rank == 0) { /* a scalar is its own max at index 0 */
+    *val = x;
+    *idx = tt_b_const_i(L->g, TT_I64, 0);
+    return;
+  }
+  *val = tt_b_argreduce(L->g, kind, x, dim, idx);
+  if (!keepdim) return;
+  int64_t shape[TT_MAX_RANK];
+  for (int d = 0; d < rank; d++) shape[d] = d == dim ? 1 : sizes[d];
+  *val = tt_b_reshape(L->g, *val, rank, shape);
+  *idx = tt_b_reshape(L->g, *idx, rank, shape);
+}
+
+/* max.dim / min.dim(self, dim, keepdim) -> (values, indices) */
+static tt_status_t max_min_dim(tt_lower_t *L, tt_reduce_t kind, const char *name) {
+  int rank = tt_l_arg_rank(L, 0);
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  if (tt_graph_failed(L->g)) return NULL;
+  const int64_t *sizes = tt_l_arg_sizes(L, 0);
+  if (rank > 0 && sizes[dim] == 0)
+    return tt_status_make(TT_INDEX_ERROR, "%s(): Expected reduction dim %d to have non-zero size.", name, dim);
+  tt_val_t v, i;
+  argreduce_dim(L, kind, tt_l_tensor(L, 0), rank, sizes, dim, tt_l_bool(L, 2, 0), &v, &i);
+  tt_l_output(L, v);
+  tt_l_output(L, i);
+  return NULL;
+}
+static tt_status_t lower_max_dim(tt_lower_t *L) { return max_min_dim(L, TT_RED_ARGMAX, "max"); }
+static tt_status_t lower_min_dim(tt_lower_t *L) { return max_min_dim(L, TT_RED_ARGMIN, "min"); }
+
+/* argmax/argmin(self, dim=None, keepdim): None flattens the input. */
+static tt_status_t arg_max_min(tt_lower_t *L, tt_reduce_t kind, const char *name) {
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (dt == TT_BOOL)
+    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s_cpu\" not implemented for 'Bool'", name);
+  int rank = tt_l_arg_rank(L, 0);
+  const int64_t *sizes = tt_l_arg_sizes(L, 0);
+  int keepdim = tt_l_bool(L, 2, 0);
+  tt_val_t x = tt_l_tensor(L, 0), v, i;
+  if (tt_l_is_none(L, 1)) {
+    int64_t n = 1;
+    for (int d = 0; d < rank; d++) n *= sizes[d];
+    if (n == 0)
+      return tt_status_make(TT_INVALID_ARGUMENT,
+                            "%s(): Expected reduction dim to be specified for input.numel() == 0.", name);
+    argreduce_dim(L, kind, tt_b_reshape(L->g, x, 1, &n), 1, &n, 0, 0, &v, &i);
+    if (keepdim) {
+      int64_t ones[TT_MAX_RANK];
+      for (int d = 0; d < rank; d++) ones[d] = 1;
+      i = tt_b_reshape(L->g, i, rank, ones);
+    }
+    tt_l_output(L, i);
+    return NULL;
+  }
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  if (tt_graph_failed(L->g)) return NULL;
+  if (rank > 0 && sizes[dim] == 0)
+    return tt_status_make(TT_INDEX_ERROR, "%s(): Expected reduction dim %d to have non-zero size.", name, dim);
+  argreduce_dim(L, kind, x, rank, sizes, dim, keepdim, &v, &i);
+  tt_l_output(L, i);
+  return NULL;
+}
+static tt_status_t lower_argmax(tt_lower_t *L) { return arg_max_min(L, TT_RED_ARGMAX, "argmax"); }
+static tt_status_t lower_argmin(tt_lower_t *L) { return arg_max_min(L, TT_RED_ARGMIN, "argmin"); }
+
+/* var/std.correction(self, dim=None, *, correction=None, keepdim): the
+ * divisor is max(0, N - correction), as PyTorch (0 gives inf/nan). Also
+ * returns the mean through out_mean (in the output dtype). */
+static tt_val_t variance(tt_lower_t *L, const char *name, int want_std, tt_val_t *out_mean) {
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (!tt_dtype_is_float(dt))
+    return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s only supports floating point and complex dtypes", name);
+  red_t r;
+  if (!red_prepare(L, 0, 1, tt_l_bool(L, 3, 0), 0, &r)) return -1;
+  double corr = tt_l_float(L, 2, 1.0);
+  tt_dtype_t acc = acc_type(dt);
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc);
+  red_t flat = r;
+  flat.keepdim = 0;
+  int64_t n = red_count(&r);
+  tt_val_t s = red_apply(L, &flat, TT_RED_SUM, x);
+  tt_val_t mean = tt_b_binary(g, TT_BIN_DIV, s, tt_b_like_f(g, s, (double)n));
+  tt_val_t dev = tt_b_binary(g, TT_BIN_SUB, x, red_kept(L, &r, mean));
+  tt_val_t ss = red_apply(L, &r, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, dev, dev));
+  double div = (double)n - corr;
+  if (div < 0) div = 0;
+  tt_val_t var = tt_b_binary(g, TT_BIN_DIV, ss, tt_b_like_f(g, ss, div));
+  if (want_std) var = tt_b_unary(g, TT_UN_SQRT, var);
+  if (out_mean) {
+    if (r.keepdim && r.n) {
+      int64_t shape[TT_MAX_RANK];
+      int rk = red_keep_shape(&r, shape);
+      mean = tt_b_reshape(g, mean, rk, shape);
+    }
+    *out_mean = tt_b_convert(g, mean, dt);
+  }
+  return tt_b_convert(g, var, dt);
+}
+
+static tt_status_t lower_var(tt_lower_t *L) {
+  tt_l_output(L, variance(L, "std and var", 0, NULL));
+  return NULL;
+}
+static tt_status_t lower_std(tt_lower_t *L) {
+  tt_l_output(L, variance(L, "std and var", 1, NULL));
+  return NULL;
+}
+static tt_status_t lower_var_mean(tt_lower_t *L) {
+  tt_val_t m = -1;
+  tt_val_t v = variance(L, "std and var", 0, &m);
+  tt_l_output(L, v);
+  tt_l_output(L, m);
+  return NULL;
+}
+static tt_status_t lower_std_mean(tt_lower_t *L) {
+  tt_val_t m = -1;
+  tt_val_t v = variance(L, "std and var", 1, &m);
+  tt_l_output(L, v);
+  tt_l_output(L, m);
+  return NULL;
+}
+
+/* any/all: nonzero test then logical or/and; the result is bool. */
+static tt_status_t any_all(tt_lower_t *L, tt_reduce_t kind, int dimi, int keepdimi) {
+  red_t r;
+  if (!red_prepare(L, 0, dimi, dimi < 0 ? 0 : tt_l_bool(L, keepdimi, 0), 1, &r)) return NULL;
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_val_t nz = tt_b_compare(L->g, TT_CMP_NE, x, tt_b_like_f(L->g, x, 0));
+  tt_l_output(L, red_apply(L, &r, kind, nz));
+  return NULL;
+}
+static tt_status_t lower_any(tt_lower_t *L) { return any_all(L, TT_RED_OR, -1, -1); }
+static tt_status_t lower_all(tt_lower_t *L) { return any_all(L, TT_RED_AND, -1, -1); }
+/* any.dim(self, int dim, keepdim) reduces one dim; an int list of one works alike. */
+static tt_status_t lower_any_dim(tt_lower_t *L) { return any_all(L, TT_RED_OR, 1, 2); }
+static tt_status_t lower_all_dim(tt_lower_t *L) { return any_all(L, TT_RED_AND, 1, 2); }
+
+/* logsumexp(self, dim, keepdim): max-shifted for stability; an infinite max
+ * is replaced by 0 so that all -inf rows give -inf and +inf gives +inf. */
+static tt_status_t lower_logsumexp(tt_lower_t *L) {
+  red_t r;
+  if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  tt_dtype_t out = tt_dtype_is_float(dt) ? dt : TT_F32;
+  tt_dtype_t acc = acc_type(out);
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc);
+  red_t flat = r;
+  flat.keepdim = 0;
+  tt_val_t m = red_apply(L, &flat, TT_RED_MAX, x);
+  tt_val_t finite = tt_b_unary(g, TT_UN_IS_FINITE, m);
+  m = tt_b_select(g, finite, m, tt_b_like_f(g, m, 0));
+  tt_val_t e = tt_b_unary(g, TT_UN_EXP, tt_b_binary(g, TT_BIN_SUB, x, red_kept(L, &r, m)));
+  tt_val_t res = tt_b_binary(g, TT_BIN_ADD, tt_b_unary(g, TT_UN_LOG, red_apply(L, &flat, TT_RED_SUM, e)), m);
+  if (r.keepdim && r.n) {
+    int64_t shape[TT_MAX_RANK];
+    int rk = red_keep_shape(&r, shape);
+    res = tt_b_reshape(g, res, rk, shape);
+  }
+  tt_l_output(L, tt_b_convert(g, res, out));
+  return NULL;
+}
+
+/* cumsum/cumprod(self, dim, *, dtype): a reduce_window whose window covers
+ * the whole dim, padded in front so output i sees inputs 0..i. */
+static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t kind) {
+  int rank = tt_l_arg_rank(L, 0);
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_dtype_t out = int_promoting_type(tt_l_arg_dtype(L, 0), tt_l_dtype(L, 2));
+  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc_type(out));
+  const int64_t *sizes = tt_l_arg_sizes(L, 0);
+  if (rank > 0 && sizes[dim] > 1) {
+    int64_t win[TT_MAX_RANK], st[TT_MAX_RANK], lo[TT_MAX_RANK], hi[TT_MAX_RANK];
+    for (int d = 0; d < rank; d++) {
+      win[d] = d == dim ? sizes[d] : 1;
+      st[d] = 1;
+      lo[d] = d == dim ? sizes[d] - 1 : 0;
+      hi[d] = 0;
+    }
+    x = tt_b_reduce_window(L->g, kind, x, -1, win, st, lo, hi);
+  }
+  tt_l_output(L, tt_b_convert(L->g, x, out));
+  return NULL;
+}
+static tt_status_t lower_cumsum(tt_lower_t *L) { return cumulative(L, TT_RED_SUM); }
+static tt_status_t lower_cumprod(tt_lower_t *L) { return cumulative(L, TT_RED_PROD); }
+
+/* linalg_vector_norm(self, ord=2, dim=None, keepdim, *, dtype): inf/-inf are
+ * max/min of |x|, 0 counts nonzeros, others are (sum |x|^p)^(1/p). */
+static tt_status_t lower_vector_norm(tt_lower_t *L) {
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0), req = tt_l_dtype(L, 4);
+  if (!tt_dtype_is_float(dt))
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
+                          tt_op_type_name(dt));
+  tt_dtype_t out = req != TT_DTYPE_INVALID ? req : dt;
+  double p = tt_l_float(L, 1, 2.0);
+  red_t r;
+  if (!red_prepare(L, 0, 2, tt_l_bool(L, 3, 0), 1, &r)) return NULL;
+  if (p < 0 && red_count(&r) == 0)
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "linalg.vector_norm cannot compute the %g norm on an empty tensor because the "
+                          "operation does not have an identity", p);
+  tt_graph_t *g = L->g;
+  tt_dtype_t acc = acc_type(out);
+  tt_val_t a = tt_b_unary(g, TT_UN_ABS, tt_b_convert(g, tt_b_convert(g, tt_l_tensor(L, 0), out), acc));
+  tt_val_t res;
+  if (isinf(p)) {
+    if (p > 0 && red_count(&r) == 0)
+      return tt_status_make(TT_INVALID_ARGUMENT,
+                            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+                            "operation does not have an identity");
+    res = red_apply(L, &r, p > 0 ? TT_RED_MAX : TT_RED_MIN, a);
+  } else if (p == 0) {
+    tt_val_t nz = tt_b_convert(g, tt_b_compare(g, TT_CMP_NE, a, tt_b_like_f(g, a, 0)), acc);
+    res = red_apply(L, &r, TT_RED_SUM, nz);
+  } else if (p == 1) {
+    res = red_apply(L, &r, TT_RED_SUM, a);
+  } else if (p == 2) {
+    res = tt_b_unary(g, TT_UN_SQRT, red_apply(L, &r, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, a, a)));
+  } else {
+    tt_val_t s = red_apply(L, &r, TT_RED_SUM, tt_b_binary(g, TT_BIN_POW, a, tt_b_like_f(g, a, p)));
+    res = tt_b_binary(g, TT_BIN_POW, s, tt_b_like_f(g, s, 1.0 / p));
+  }
+  tt_l_output(L, tt_b_convert(g, res, out));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_reduction[] = {
+    {"sum", lower_sum, 0},
+    {"sum.dim_IntList", lower_sum_dim, 0},
+    {"mean", lower_mean, 0},
+    {"mean.dim", lower_mean_dim, 0},
+    {"prod", lower_prod, 0},
+    {"prod.dim_int", lower_prod_dim, 0},
+    {"amax", lower_amax, 0},
+    {"amin", lower_amin, 0},
+    {"max", lower_max, 0},
+    {"min", lower_min, 0},
+    {"max.dim", lower_max_dim, 0},
+    {"min.dim", lower_min_dim, 0},
+    {"argmax", lower_argmax, 0},
+    {"argmin", lower_argmin, 0},
+    {"var.correction", lower_var, 0},
+    {"std.correction", lower_std, 0},
+    {"var_mean.correction", lower_var_mean, 0},
+    {"std_mean.correction", lower_std_mean, 0},
+    {"any", lower_any, 0},
+    {"all", lower_all, 0},
+    {"any.dim", lower_any_dim, 0},
+    {"all.dim", lower_all_dim, 0},
+    {"any.dims", lower_any_dim, 0},
+    {"all.dims", lower_all_dim, 0},
+    {"logsumexp", lower_logsumexp, 0},
+    {"cumsum", lower_cumsum, 0},
+    {"cumprod", lower_cumprod, 0},
+    {"linalg_vector_norm", lower_vector_norm, 0},
     {NULL, NULL, 0},
 };
