@@ -214,3 +214,66 @@ def test_conv_errors():
         F.conv2d(torch.randn(1, 3, 5, 5).to("tpu"), torch.randn(2, 4, 3, 3).to("tpu"))
     with pytest.raises(RuntimeError):
         F.conv2d(torch.randn(1, 3, 2, 2).to("tpu"), torch.randn(2, 3, 3, 3).to("tpu"))
+
+
+# --------------------------------------------------------------- pooling
+
+MAXPOOL_CASES = [
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0), dilation=(1, 2), ceil_mode=True),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES_FLOAT)
+@pytest.mark.parametrize("kw", MAXPOOL_CASES)
+def test_max_pool2d(dtype, kw):
+    x = rand(2, 3, 7, 6, dtype=dtype)
+    # Overlapping windows: CPU adds gradients in bf16/f16 one by one, we add
+    # in f32 and round once; the values themselves are exact.
+    check(lambda x: F.max_pool2d(x, **kw), x, **tol(dtype))
+    _, ic = F.max_pool2d(x, return_indices=True, **kw)
+    _, it = F.max_pool2d(x.to("tpu"), return_indices=True, **kw)
+    torch.testing.assert_close(it.cpu(), ic)
+
+
+def test_max_pool_ties_nan_unbatched():
+    x = torch.zeros(3, 5, 5)
+    x[0, 1, 1] = float("nan")
+    check(lambda x: F.max_pool2d(x, 2, 1), x)  # overlapping windows: gradients add up
+    pool = torch.nn.MaxPool2d(2)
+    check(pool, torch.randn(1, 2, 4, 4))
+
+
+AVGPOOL_CASES = [
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    dict(kernel_size=(3, 2), stride=(2, 3), padding=(1, 1), ceil_mode=True),
+    dict(kernel_size=2, divisor_override=3),
+]
+
+
+@pytest.mark.parametrize("kw", AVGPOOL_CASES)
+def test_avg_pool2d(kw):
+    check(lambda x: F.avg_pool2d(x, **kw), rand(2, 3, 7, 6))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_avg_pool2d_half(dtype):
+    check(torch.nn.AvgPool2d(3, 2, 1), rand(2, 3, 7, 6, dtype=dtype), **tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES_FLOAT)
+@pytest.mark.parametrize("size", [(3, 4), (5, 2), (7, 6)])
+def test_adaptive_avg_pool2d(dtype, size):
+    check(torch.nn.AdaptiveAvgPool2d(size), rand(2, 3, 7, 6, dtype=dtype), **tol(dtype))
+
+
+def test_adaptive_avg_pool2d_unbatched():
+    check(lambda x: F.adaptive_avg_pool2d(x, (3, 4)), rand(3, 10, 9))
+
+
+def test_pool_errors():
+    with pytest.raises(RuntimeError, match="pad should be at most half"):
+        F.max_pool2d(torch.randn(1, 1, 5, 5).to("tpu"), 2, padding=2)
+    with pytest.raises(RuntimeError, match="too small"):
+        F.avg_pool2d(torch.randn(1, 1, 2, 2).to("tpu"), 3)
