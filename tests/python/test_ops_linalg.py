@@ -277,3 +277,47 @@ def test_pool_errors():
         F.max_pool2d(torch.randn(1, 1, 5, 5).to("tpu"), 2, padding=2)
     with pytest.raises(RuntimeError, match="too small"):
         F.avg_pool2d(torch.randn(1, 1, 2, 2).to("tpu"), 3)
+
+
+# ------------------------------------------------------------- attention
+# The math path of scaled_dot_product_attention is matmuls (this family)
+# around _softmax (another family): it runs once _softmax is in the build.
+
+needs_softmax = pytest.mark.skipif(
+    not (_has("_softmax") and _has("_softmax_backward_data")), reason="_softmax not lowered in this build")
+
+
+def test_sdp_choice_is_math():
+    q = torch.randn(1, 2, 3, 4).to("tpu")
+    assert torch._fused_sdp_choice(q, q, q) == int(torch.nn.attention.SDPBackend.MATH.value)
+
+
+def test_attention_matmuls():
+    # The two products of the math path, with its scale, forward and backward.
+    q, k, v = rand(2, 2, 4, 8), rand(2, 2, 5, 8), rand(2, 2, 5, 8)
+    check(lambda q, k: (q @ k.transpose(-2, -1)) * 8 ** -0.5, q, k)
+    check(lambda a, v: a @ v, rand(2, 2, 4, 5), v)
+
+
+@needs_softmax
+@pytest.mark.parametrize("causal", [False, True])
+def test_sdpa(causal):
+    q, k, v = rand(2, 2, 4, 8), rand(2, 2, 4, 8), rand(2, 2, 4, 8)
+    check(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=causal), q, k, v)
+
+
+@needs_softmax
+def test_sdpa_float_mask():
+    q, k, v = rand(2, 2, 4, 8), rand(2, 2, 5, 8), rand(2, 2, 5, 8)
+    mask = torch.randn(4, 5)
+    check(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=mask.to(q.device)), q, k, v)
+
+
+@pytest.mark.skipif(not all(_has(o) for o in ("_softmax", "native_layer_norm", "native_dropout", "sum.dim_IntList")),
+                    reason="softmax/layer_norm/dropout/sum not lowered in this build")
+def test_transformer_encoder_layer():
+    layer = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True).train()
+    lt = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True).to("tpu").train()
+    lt.load_state_dict(layer.state_dict())
+    x = torch.randn(2, 5, 8)
+    check(lambda x: layer(x) if x.device.type == "cpu" else lt(x), x)
