@@ -126,6 +126,12 @@ def _resize_(self, size, memory_format=None):
     return out
 
 
+def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    """scaled_dot_product_attention asks the device which fused kernel to run;
+    there is none here, so it takes the composite math path (matmul, softmax)."""
+    return int(torch.nn.attention.SDPBackend.MATH.value)
+
+
 def _not_implemented(op, *args, **kwargs):
     raise NotImplementedError(
         f"operator '{op._schema.name}.{op._overloadname}' is not implemented for TPU yet. "
@@ -196,6 +202,7 @@ def register_all():
         "_to_copy": _to_copy,
         "_local_scalar_dense": _local_scalar_dense,
         "resize_": _resize_,
+        "_fused_sdp_choice": _fused_sdp_choice,
     }
     _IDS.update(ids)
     for name, fn in (("nonzero", _nonzero), ("index.Tensor", _index), ("_index_put_impl_", _index_put_impl_),

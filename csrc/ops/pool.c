@@ -1,7 +1,381 @@
-/* Lowerings of the pool op family. */
+/* Lowerings of 2-D pooling: max_pool2d_with_indices (+backward), avg_pool2d
+ * (+backward), _adaptive_avg_pool2d (+backward), over the last two dims of
+ * (N, C, H, W) or (C, H, W) inputs. */
+#include <math.h>
+#include <string.h>
+
 #include "ops/common.h"
 #include "ops/families.h"
 
+/* Geometry of one pooling call over the two trailing dims. */
+typedef struct {
+  int rank;              /* of the input: 3 or 4 */
+  int64_t in[2], out[2]; /* spatial sizes */
+  int64_t k[2], s[2], p[2], d[2];
+  int64_t pad_hi[2]; /* high padding that makes exactly out windows */
+  int ceil_mode;
+} pool_t;
+
+static tt_dtype_t compute_type(tt_dtype_t dt) { return (dt == TT_BF16 || dt == TT_F16) ? TT_F32 : dt; }
+
+/* Reads an int[2] argument (one value means both); dflt when empty/None. */
+static int read_pair(tt_lower_t *L, int i, const int64_t *dflt, int64_t *out) {
+  int64_t v[4];
+  int n = tt_l_is_none(L, i) ? 0 : tt_l_ints(L, i, v, 4);
+  if (n == 0 && dflt) { out[0] = dflt[0]; out[1] = dflt[1]; return 1; }
+  if (n != 1 && n != 2) return 0;
+  out[0] = v[0];
+  out[1] = n == 2 ? v[1] : v[0];
+  return 1;
+}
+
+/* PyTorch's pooling_output_shape. */
+static int64_t out_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {
+  int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+  if (ceil_mode && (o - 1) * s >= in + p) o--;
+  return o;
+}
+
+/* Validates and fills the geometry; is_max selects max-pool messages. */
+static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil_mode, int is_max, pool_t *q) {
+  const tt_tensor_ref_t *x = tt_l_ref(L, ix);
+  if (!x) { tt_l_fail(L, TT_TYPE_ERROR, "%s: expected a Tensor input", L->op); return 0; }
+  memset(q, 0, sizeof *q);
+  q->rank = x->view.rank;
+  if (q->rank != 3 && q->rank != 4) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "non-empty 3D or 4D (batch mode) tensor expected for input");
+    return 0;
+  }
+  if (!tt_dtype_is_float(x->dtype)) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "\"%s\" not implemented for '%s'", is_max ? "max_pool2d" : "avg_pool2d",
+              tt_op_type_name(x->dtype));
+    return 0;
+  }
+  static const int64_t zero[2] = {0, 0}, one[2] = {1, 1};
+  if (!read_pair(L, ik, NULL, q->k)) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: kernel_size must either be a single int, or a tuple of two ints", L->op);
+    return 0;
+  }
+  if (!read_pair(L, is, q->k, q->s) || !read_pair(L, ip, zero, q->p) || (id >= 0 && !read_pair(L, id, one, q->d))) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: stride, padding and dilation must be a single int or a tuple of two ints", L->op);
+    return 0;
+  }
+  if (id < 0) q->d[0] = q->d[1] = 1;
+  q->ceil_mode = ceil_mode;
+  for (int i = 0; i < 2; i++) {
+    q->in[i] = x->view.sizes[q->rank - 2 + i];
+    if (q->k[i] <= 0 || q->s[i] <= 0 || q->d[i] <= 0) {
+      tt_l_fail(L, TT_INVALID_ARGUMENT, "kernel size, stride and dilation should be greater than zero");
+      return 0;
+    }
+    if (q->p[i] < 0 || q->p[i] > (q->d[i] * (q->k[i] - 1) + 1) / 2) {
+      if (is_max)
+        tt_l_fail(L, TT_INVALID_ARGUMENT, "pad should be at most half of effective kernel size, but got pad=%lld, kernel_size=%lld and dilation=%lld",
+                  (long long)q->p[i], (long long)q->k[i], (long long)q->d[i]);
+      else
+        tt_l_fail(L, TT_INVALID_ARGUMENT, "pad should be smaller than or equal to half of kernel size, but got padW = %lld, padH = %lld, kW = %lld, kH = %lld",
+                  (long long)q->p[1], (long long)q->p[0], (long long)q->k[1], (long long)q->k[0]);
+      return 0;
+    }
+    q->out[i] = out_size(q->in[i], q->k[i], q->p[i], q->s[i], q->d[i], ceil_mode);
+    int64_t need = (q->out[i] - 1) * q->s[i] + q->d[i] * (q->k[i] - 1) + 1 - q->in[i] - q->p[i];
+    q->pad_hi[i] = need > 0 ? need : 0;
+  }
+  if (q->out[0] < 1 || q->out[1] < 1) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "Given input size: (%lldx%lld). Calculated output size: (%lldx%lld). Output size is too small",
+              (long long)q->in[0], (long long)q->in[1], (long long)q->out[0], (long long)q->out[1]);
+    return 0;
+  }
+  return 1;
+}
+
+/* Full-rank window attributes with the spatial values in the last two dims. */
+static void window_attrs(const pool_t *q, int64_t *win, int64_t *str, int64_t *lo, int64_t *hi, int use_pad) {
+  for (int i = 0; i < q->rank; i++) win[i] = str[i] = 1, lo[i] = hi[i] = 0;
+  for (int i = 0; i < 2; i++) {
+    int a = q->rank - 2 + i;
+    win[a] = q->k[i];
+    str[a] = q->s[i];
+    lo[a] = use_pad ? q->p[i] : 0;
+    hi[a] = use_pad ? q->pad_hi[i] : 0;
+  }
+}
+
+/* The flat in-plane input index h*W + w read by kernel offset (kh, kw) at
+ * each output position, and whether it lies inside the input (not padding). */
+static tt_val_t offset_index(tt_graph_t *g, const pool_t *q, int64_t kh, int64_t kw, tt_val_t *valid) {
+  tt_val_t pos[2];
+  tt_val_t ok = -1;
+  int64_t koff[2] = {kh, kw};
+  for (int i = 0; i < 2; i++) {
+    tt_val_t io = tt_b_iota(g, TT_I64, 2, q->out, i);
+    tt_val_t v = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, io, tt_b_like_f(g, io, (double)q->s[i])),
+                             tt_b_like_f(g, io, (double)(koff[i] * q->d[i] - q->p[i])));
+    tt_val_t in = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_GE, v, tt_b_like_f(g, v, 0)),
+                              tt_b_compare(g, TT_CMP_LT, v, tt_b_like_f(g, v, (double)q->in[i])));
+    ok = i ? tt_b_binary(g, TT_BIN_AND, ok, in) : in;
+    pos[i] = v;
+  }
+  *valid = ok;
+  return tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, pos[0], tt_b_like_f(g, pos[0], (double)q->in[1])), pos[1]);
+}
+
+/* max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
+ * one strided slice of the -inf padded input per kernel offset, scanned in
+ * PyTorch's order with its rule: take a value if it is greater or NaN; the
+ * first in-bounds position is the default. */
+static tt_status_t lower_max_pool2d(tt_lower_t *L) {
+  pool_t q;
+  if (!setup(L, 0, 1, 2, 3, 4, tt_l_bool(L, 5, 0), 1, &q)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_l_tensor(L, 0);
+  int r = q.rank;
+  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0};
+  for (int i = 0; i < 2; i++) lo[r - 2 + i] = q.p[i], hi[r - 2 + i] = q.pad_hi[i];
+  tt_val_t padded = tt_b_pad(g, x, tt_b_convert(g, tt_b_const_f(g, TT_F32, -INFINITY), tt_l_arg_dtype(L, 0)), lo, hi, NULL);
+  const int64_t *xs = tt_l_arg_sizes(L, 0);
+  int64_t odims[TT_MAX_RANK];
+  memcpy(odims, xs, sizeof(int64_t) * (size_t)r);
+  odims[r - 2] = q.out[0];
+  odims[r - 1] = q.out[1];
+  tt_val_t best = tt_b_full_f(g, tt_l_arg_dtype(L, 0), r, odims, -INFINITY);
+  tt_val_t bidx = tt_b_full_i(g, TT_I64, r, odims, -1);
+  for (int64_t kh = 0; kh < q.k[0]; kh++) {
+    for (int64_t kw = 0; kw < q.k[1]; kw++) {
+      int64_t start[TT_MAX_RANK] = {0}, limit[TT_MAX_RANK], stride[TT_MAX_RANK];
+      memcpy(limit, xs, sizeof(int64_t) * (size_t)r);
+      for (int i = 0; i < r; i++) stride[i] = 1;
+      int64_t koff[2] = {kh, kw};
+      for (int i = 0; i < 2; i++) {
+        start[r - 2 + i] = koff[i] * q.d[i];
+        limit[r - 2 + i] = start[r - 2 + i] + (q.out[i] - 1) * q.s[i] + 1;
+        stride[r - 2 + i] = q.s[i];
+      }
+      tt_val_t v = tt_b_slice(g, padded, start, limit, stride);
+      tt_val_t valid;
+      tt_val_t idx = tt_b_broadcast_to(g, offset_index(g, &q, kh, kw, &valid), r, odims);
+      valid = tt_b_broadcast_to(g, valid, r, odims);
+      tt_val_t unset = tt_b_compare(g, TT_CMP_LT, bidx, tt_b_like_f(g, bidx, 0));
+      tt_val_t better = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_GT, v, best), tt_b_compare(g, TT_CMP_NE, v, v));
+      tt_val_t take = tt_b_binary(g, TT_BIN_AND, valid, tt_b_binary(g, TT_BIN_OR, unset, better));
+      best = tt_b_select(g, take, v, best);
+      bidx = tt_b_select(g, take, idx, bidx);
+    }
+  }
+  tt_l_output(L, best);
+  tt_l_output(L, bidx);
+  return NULL;
+}
+
+/* max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride,
+ * padding, dilation, ceil_mode, indices): scatter-add of the gradients to
+ * the recorded in-plane positions, accumulated in float32 for bf16/f16. */
+static tt_status_t lower_max_pool2d_backward(tt_lower_t *L) {
+  pool_t q;
+  if (!setup(L, 1, 2, 3, 4, 5, tt_l_bool(L, 6, 0), 1, &q)) return NULL;
+  tt_graph_t *g = L->g;
+  int r = q.rank;
+  const int64_t *xs = tt_l_arg_sizes(L, 1);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = compute_type(dt);
+  int64_t planes = 1;
+  for (int i = 0; i < r - 2; i++) planes *= xs[i];
+  int64_t nout = q.out[0] * q.out[1];
+  int64_t d2[2] = {planes, nout};
+  tt_val_t gy = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 0), ct), 2, d2);
+  tt_val_t idx = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 7), TT_I64), 2, d2);
+  int64_t d3[3] = {planes, nout, 1};
+  tt_val_t plane = tt_b_iota(g, TT_I64, 3, d3, 0);
+  tt_val_t both[2] = {plane, tt_b_reshape(g, idx, 3, d3)};
+  tt_val_t indices = tt_b_concat(g, 2, both, 2);
+  int64_t od[2] = {planes, q.in[0] * q.in[1]};
+  tt_val_t zeros = tt_b_full_f(g, ct, 2, od, 0);
+  tt_scatter_dims_t sd;
+  memset(&sd, 0, sizeof sd);
+  sd.n_window = 0;
+  sd.n_inserted = 2;
+  sd.inserted_window_dims[0] = 0;
+  sd.inserted_window_dims[1] = 1;
+  sd.n_to_operand = 2;
+  sd.scatter_to_operand[0] = 0;
+  sd.scatter_to_operand[1] = 1;
+  tt_val_t gx = tt_b_scatter(g, TT_RED_SUM, zeros, indices, gy, &sd);
+  tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, gx, r, xs), dt));
+  return NULL;
+}
+
+/* The avg-pool divisor per output position (out[0], out[1]) in ct. */
+static tt_val_t avg_divisor(tt_lower_t *L, const pool_t *q, int count_include_pad, int idiv, tt_dtype_t ct) {
+  tt_graph_t *g = L->g;
+  if (!tt_l_is_none(L, idiv)) {
+    int64_t dv = tt_l_int(L, idiv, 1);
+    if (dv == 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "divisor must be not zero");
+    return tt_b_full_f(g, ct, 2, q->out, (double)dv);
+  }
+  tt_val_t ones = tt_b_full_f(g, ct, 2, q->in, 1);
+  int64_t win[2] = {q->k[0], q->k[1]}, str[2] = {q->s[0], q->s[1]}, lo[2], hi[2];
+  if (count_include_pad) {
+    /* Padding counts, but not the extra ceil-mode area past in + pad. */
+    ones = tt_b_pad(g, ones, tt_b_const_f(g, ct, 1), q->p, q->p, NULL);
+    for (int i = 0; i < 2; i++) lo[i] = 0, hi[i] = q->pad_hi[i] > q->p[i] ? q->pad_hi[i] - q->p[i] : 0;
+  } else {
+    for (int i = 0; i < 2; i++) lo[i] = q->p[i], hi[i] = q->pad_hi[i];
+  }
+  tt_val_t cnt = tt_b_reduce_window(g, TT_RED_SUM, ones, -1, win, str, lo, hi);
+  int64_t s0[2] = {0, 0};
+  int64_t st[2] = {1, 1};
+  return tt_b_slice(g, cnt, s0, q->out, st);
+}
+
+/* avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) */
+static tt_status_t lower_avg_pool2d(tt_lower_t *L) {
+  pool_t q;
+  if (!setup(L, 0, 1, 2, 3, -1, tt_l_bool(L, 4, 0), 0, &q)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = compute_type(dt);
+  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], lo[TT_MAX_RANK], hi[TT_MAX_RANK];
+  window_attrs(&q, win, str, lo, hi, 1);
+  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), ct);
+  tt_val_t sum = tt_b_reduce_window(g, TT_RED_SUM, x, -1, win, str, lo, hi);
+  tt_val_t div = avg_divisor(L, &q, tt_l_bool(L, 5, 1), 6, ct);
+  if (tt_graph_failed(g)) return NULL;
+  const tt_type_t *st = tt_graph_type(g, sum);
+  tt_val_t y = tt_b_binary(g, TT_BIN_DIV, sum, tt_b_broadcast_to(g, div, st->rank, st->dims));
+  tt_l_output(L, tt_b_convert(g, y, dt));
+  return NULL;
+}
+
+/* avg_pool2d_backward(grad_output, self, kernel_size, stride, padding,
+ * ceil_mode, count_include_pad, divisor_override): each input position sums
+ * grad/divisor over the windows covering it, i.e. a stride-1 window sum over
+ * the gradient dilated by the stride. */
+static tt_status_t lower_avg_pool2d_backward(tt_lower_t *L) {
+  pool_t q;
+  if (!setup(L, 1, 2, 3, 4, -1, tt_l_bool(L, 5, 0), 0, &q)) return NULL;
+  tt_graph_t *g = L->g;
+  int r = q.rank;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = compute_type(dt);
+  tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
+  tt_val_t div = avg_divisor(L, &q, tt_l_bool(L, 6, 1), 7, ct);
+  if (tt_graph_failed(g)) return NULL;
+  const tt_type_t *gt = tt_graph_type(g, gy);
+  gy = tt_b_binary(g, TT_BIN_DIV, gy, tt_b_broadcast_to(g, div, gt->rank, gt->dims));
+  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0}, inter[TT_MAX_RANK] = {0};
+  for (int i = 0; i < 2; i++) {
+    int a = r - 2 + i;
+    lo[a] = q.k[i] - 1 - q.p[i];
+    hi[a] = q.in[i] + q.p[i] - (q.out[i] - 1) * q.s[i] - 1;
+    inter[a] = q.s[i] - 1;
+  }
+  tt_val_t f = tt_b_pad(g, gy, tt_b_const_f(g, ct, 0), lo, hi, inter);
+  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], zl[TT_MAX_RANK], zh[TT_MAX_RANK];
+  window_attrs(&q, win, str, zl, zh, 0);
+  for (int i = 0; i < r; i++) str[i] = 1;
+  tt_val_t gx = tt_b_reduce_window(g, TT_RED_SUM, f, -1, win, str, zl, zh);
+  tt_l_output(L, tt_b_convert(g, gx, dt));
+  return NULL;
+}
+
+/* Adaptive pooling along one dim as a 0/1 matrix M (out, in) with the
+ * windows [floor(o*in/out), ceil((o+1)*in/out)) and their lengths (out). */
+static tt_val_t adaptive_matrix(tt_graph_t *g, int64_t in, int64_t out, tt_dtype_t ct, tt_val_t *len) {
+  int64_t d[2] = {out, in};
+  tt_val_t o = tt_b_iota(g, TT_I64, 2, d, 0), i = tt_b_iota(g, TT_I64, 2, d, 1);
+  tt_val_t start = tt_b_binary(g, TT_BIN_DIV, tt_b_binary(g, TT_BIN_MUL, o, tt_b_like_f(g, o, (double)in)), tt_b_like_f(g, o, (double)out));
+  tt_val_t o1 = tt_b_binary(g, TT_BIN_ADD, o, tt_b_like_f(g, o, 1));
+  tt_val_t end = tt_b_binary(g, TT_BIN_DIV,
+                             tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, o1, tt_b_like_f(g, o, (double)in)), tt_b_like_f(g, o, (double)(out - 1))),
+                             tt_b_like_f(g, o, (double)out));
+  tt_val_t m = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_GE, i, start), tt_b_compare(g, TT_CMP_LT, i, end));
+  tt_val_t mf = tt_b_convert(g, m, ct);
+  int64_t one = 1;
+  *len = tt_b_reduce(g, TT_RED_SUM, mf, 1, &one);
+  return mf;
+}
+
+/* Contracts dim r-2 of x with dim `mdim` of matrix m (the other dim of m is
+ * appended last): applied twice this maps (.., A, B) to (.., A', B'). */
+static tt_val_t apply_matrix(tt_graph_t *g, tt_val_t x, int r, tt_val_t m, int mdim) {
+  int64_t lc = r - 2, rc = mdim;
+  return tt_b_dot(g, x, m, 0, NULL, NULL, 1, &lc, &rc);
+}
+
+static int adaptive_setup(tt_lower_t *L, int ix, int64_t *out) {
+  const tt_tensor_ref_t *x = tt_l_ref(L, ix);
+  if (!x || (x->view.rank != 3 && x->view.rank != 4)) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got %d dims", x ? x->view.rank : 0);
+    return 0;
+  }
+  if (!tt_dtype_is_float(x->dtype)) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "\"adaptive_avg_pool2d\" not implemented for '%s'", tt_op_type_name(x->dtype));
+    return 0;
+  }
+  for (int i = 0; i < x->view.rank - 2; i++)
+    if (x->view.sizes[i] == 0 && i > 0) {
+      tt_l_fail(L, TT_INVALID_ARGUMENT, "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions");
+      return 0;
+    }
+  (void)out;
+  return 1;
+}
+
+/* _adaptive_avg_pool2d(self, output_size): separable window sums by 0/1
+ * matrices, divided by the window areas as PyTorch does. */
+static tt_status_t lower_adaptive_avg_pool2d(tt_lower_t *L) {
+  int64_t os[2];
+  if (!adaptive_setup(L, 0, os) || !read_pair(L, 1, NULL, os)) {
+    if (!tt_graph_failed(L->g)) tt_l_fail(L, TT_INVALID_ARGUMENT, "adaptive_avg_pool2d: output_size must be 2");
+    return NULL;
+  }
+  if (os[0] < 0 || os[1] < 0) return tt_status_make(TT_INVALID_ARGUMENT, "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0");
+  tt_graph_t *g = L->g;
+  int r = tt_l_arg_rank(L, 0);
+  const int64_t *xs = tt_l_arg_sizes(L, 0);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = compute_type(dt);
+  tt_val_t lh, lw;
+  tt_val_t mh = adaptive_matrix(g, xs[r - 2], os[0], ct, &lh), mw = adaptive_matrix(g, xs[r - 1], os[1], ct, &lw);
+  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), ct);
+  tt_val_t y = apply_matrix(g, apply_matrix(g, x, r, mh, 1), r, mw, 1);
+  int64_t one = 1, zero = 0;
+  int64_t ad[2] = {os[0], os[1]};
+  tt_val_t area = tt_b_binary(g, TT_BIN_MUL, tt_b_broadcast(g, lh, 2, ad, &zero), tt_b_broadcast(g, lw, 2, ad, &one));
+  if (tt_graph_failed(g)) return NULL;
+  const tt_type_t *yt = tt_graph_type(g, y);
+  y = tt_b_binary(g, TT_BIN_DIV, y, tt_b_broadcast_to(g, area, yt->rank, yt->dims));
+  tt_l_output(L, tt_b_convert(g, y, dt));
+  return NULL;
+}
+
+/* _adaptive_avg_pool2d_backward(grad_output, self) */
+static tt_status_t lower_adaptive_avg_pool2d_backward(tt_lower_t *L) {
+  int64_t os[2];
+  if (!adaptive_setup(L, 1, os)) return NULL;
+  tt_graph_t *g = L->g;
+  int r = tt_l_arg_rank(L, 1);
+  if (tt_l_arg_rank(L, 0) != r) return tt_status_make(TT_INVALID_ARGUMENT, "adaptive_avg_pool2d_backward: grad_output rank differs from input");
+  const int64_t *xs = tt_l_arg_sizes(L, 1), *gs = tt_l_arg_sizes(L, 0);
+  os[0] = gs[r - 2];
+  os[1] = gs[r - 1];
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = compute_type(dt);
+  tt_val_t lh, lw;
+  tt_val_t mh = adaptive_matrix(g, xs[r - 2], os[0], ct, &lh), mw = adaptive_matrix(g, xs[r - 1], os[1], ct, &lw);
+  int64_t one = 1, zero = 0;
+  tt_val_t area = tt_b_binary(g, TT_BIN_MUL, tt_b_broadcast(g, lh, 2, os, &zero), tt_b_broadcast(g, lw, 2, os, &one));
+  tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
+  if (tt_graph_failed(g)) return NULL;
+  const tt_type_t *gt = tt_graph_type(g, gy);
+  gy = tt_b_binary(g, TT_BIN_DIV, gy, tt_b_broadcast_to(g, area, gt->rank, gt->dims));
+  tt_val_t gx = apply_matrix(g, apply_matrix(g, gy, r, mh, 0), r, mw, 0);
+  tt_l_output(L, tt_b_convert(g, gx, dt));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_pool[] = {
+    {"max_pool2d_with_indices", lower_max_pool2d, 0},
+    {"max_pool2d_with_indices_backward", lower_max_pool2d_backward, 0},
+    {"avg_pool2d", lower_avg_pool2d, 0},
+    {"avg_pool2d_backward", lower_avg_pool2d_backward, 0},
+    {"_adaptive_avg_pool2d", lower_adaptive_avg_pool2d, 0},
+    {"_adaptive_avg_pool2d_backward", lower_adaptive_avg_pool2d_backward, 0},
     {NULL, NULL, 0},
 };
