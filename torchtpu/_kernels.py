@@ -67,6 +67,14 @@ def _meta_view(op):
     return kernel
 
 
+def _as_strided_(self, size, stride, storage_offset=None):
+    """In-place view ops (squeeze_, transpose_, ...) reach here: new metadata
+    from the Meta kernel, installed on self without touching the storage."""
+    view = torch.ops.aten.as_strided.default.redispatch(_META, self, size, stride, storage_offset)
+    self.data = view
+    return self
+
+
 def _empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     _device._lazy_init()
     return _C.empty(tuple(size), dtype or torch.get_default_dtype())
@@ -130,6 +138,34 @@ def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causa
     """scaled_dot_product_attention asks the device which fused kernel to run;
     there is none here, so it takes the composite math path (matmul, softmax)."""
     return int(torch.nn.attention.SDPBackend.MATH.value)
+
+
+def _out_variant(functional):
+    """`op.out(..., out=t)`: the functional op, then its result written into
+    `out` (PyTorch's resize rule: a shape change replaces out's contents)."""
+
+    def kernel(*args, **kwargs):
+        out = kwargs.pop("out")
+        result = functional(*args, **kwargs)
+        if isinstance(out, (list, tuple)):
+            for o, r in zip(out, result):
+                _write_out(o, r)
+            return out
+        _write_out(out, result)
+        return out
+
+    return kernel
+
+
+def _write_out(out, result):
+    if out.shape == result.shape:
+        out.copy_(result)
+    else:
+        out.data = result.to(out.dtype)
+
+
+def _signature(schema):
+    return tuple((a.name, str(a.type)) for a in schema.arguments if not a.is_out)
 
 
 def _not_implemented(op, *args, **kwargs):
@@ -202,6 +238,7 @@ def register_all():
         "_to_copy": _to_copy,
         "_local_scalar_dense": _local_scalar_dense,
         "resize_": _resize_,
+        "as_strided_": _as_strided_,
         "_fused_sdp_choice": _fused_sdp_choice,
     }
     _IDS.update(ids)
@@ -225,6 +262,26 @@ def register_all():
             continue
         _lib.impl(name, fn, "PrivateUse1")
         _registered.append(name)
+    # `.out` overloads of the ops we lower: same arguments (names and types) plus out=.
+    by_packet = {}
+    for name in _registered:
+        packet, _, overload = name.partition(".")
+        by_packet.setdefault(packet, []).append(overload or "default")
+    for packet, overloads in by_packet.items():
+        pk = getattr(torch.ops.aten, packet, None)
+        if pk is None:
+            continue
+        sigs = {_signature(getattr(pk, o)._schema): o for o in overloads}
+        for o in pk.overloads():
+            out_schema = getattr(pk, o)._schema
+            out_name = f"{packet}.{o}"
+            if out_name in _registered or not any(a.is_out for a in out_schema.arguments):
+                continue
+            functional = sigs.get(_signature(out_schema))
+            if functional is None:
+                continue
+            _lib.impl(out_name, _out_variant(getattr(pk, functional)), "PrivateUse1")
+            _registered.append(out_name)
     global _fallback_lib
     _fallback_lib = torch.library.Library("_", "IMPL")
     _fallback_lib.fallback(_not_implemented, "PrivateUse1", with_keyset=False)
