@@ -1,6 +1,5 @@
 /* Activations and their backward ops (relu, gelu, silu, leaky_relu, hardtanh,
  * elu, softplus, threshold, sigmoid/tanh backward), computed in opmath. */
-#include <math.h>
 #include <string.h>
 
 #include "ops/common.h"

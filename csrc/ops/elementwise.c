@@ -322,12 +322,22 @@ static tt_status_t pow_common(tt_lower_t *L) {
     tt_l_output(L, int_pow(g, p.x, p.y));
     return NULL;
   }
-  tt_dtype_t ct = tt_ew_opmath(p.result);
-  tt_val_t x = tt_b_convert(g, p.x, ct), y = tt_b_convert(g, p.y, ct);
+  /* PyTorch's CPU kernel special-cases these exponents, computing in the
+   * tensor's own type (bf16/f16 round after each multiply): match it. */
   const tt_arg_t *e = &L->args[1];
-  int sq = (e->kind == TT_ARG_FLOAT && e->f == 2.0) || (e->kind == TT_ARG_INT && e->i == 2);
-  /* x^2 as x*x, as PyTorch's CPU kernel does (exact for negative x). */
-  tt_val_t r = sq ? tt_b_binary(g, TT_BIN_MUL, x, x) : tt_b_binary(g, TT_BIN_POW, x, y);
+  double ev = e->kind == TT_ARG_FLOAT ? e->f : e->kind == TT_ARG_INT ? (double)e->i : 0.0;
+  int special = (e->kind == TT_ARG_FLOAT || e->kind == TT_ARG_INT) && L->args[0].kind == TT_ARG_TENSOR;
+  tt_val_t x = p.x, r;
+  if (special && ev == 2.0) r = tt_b_binary(g, TT_BIN_MUL, x, x);
+  else if (special && ev == 3.0) r = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_MUL, x, x), x);
+  else if (special && ev == -1.0) r = tt_b_binary(g, TT_BIN_DIV, tt_b_like_f(g, x, 1), x);
+  else if (special && ev == -2.0) r = tt_b_binary(g, TT_BIN_DIV, tt_b_like_f(g, x, 1), tt_b_binary(g, TT_BIN_MUL, x, x));
+  else if (special && ev == 0.5) r = tt_b_unary(g, TT_UN_SQRT, x);
+  else if (special && ev == -0.5) r = tt_b_unary(g, TT_UN_RSQRT, x);
+  else {
+    tt_dtype_t ct = tt_ew_opmath(p.result);
+    r = tt_b_binary(g, TT_BIN_POW, tt_b_convert(g, x, ct), tt_b_convert(g, p.y, ct));
+  }
   tt_l_output(L, tt_b_convert(g, r, p.result));
   return NULL;
 }
@@ -366,6 +376,25 @@ static tt_status_t minmax_op(tt_lower_t *L, int is_max) {
 }
 static tt_status_t lower_maximum(tt_lower_t *L) { return minmax_op(L, 1); }
 static tt_status_t lower_minimum(tt_lower_t *L) { return minmax_op(L, 0); }
+
+/* maximum.out / minimum.out: the result written into `out` (argument 2),
+ * which must already have the result's shape (no resizing on TPU yet). */
+static tt_status_t minmax_out(tt_lower_t *L, int is_max) {
+  const tt_tensor_ref_t *out = tt_l_ref(L, 2);
+  int argi[2] = {0, 1};
+  int64_t dims[TT_MAX_RANK];
+  int rank = tt_op_broadcast_shape(L, argi, 2, dims);
+  if (!out) return tt_status_make(TT_TYPE_ERROR, "out must be a Tensor");
+  if (out->view.rank != rank || memcmp(out->view.sizes, dims, sizeof(int64_t) * (size_t)rank))
+    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: resizing `out` is not supported on TPU yet; pass an out tensor of the result's shape", L->op);
+  tt_status_t s = minmax_op(L, is_max);
+  if (s || tt_graph_failed(L->g) || L->nouts != 1) return s;
+  tt_l_write(L, 2, 0, L->outs[--L->nouts]);
+  L->returns_arg = 2;
+  return NULL;
+}
+static tt_status_t lower_maximum_out(tt_lower_t *L) { return minmax_out(L, 1); }
+static tt_status_t lower_minimum_out(tt_lower_t *L) { return minmax_out(L, 0); }
 
 /* clamp(x, lo, hi) = min(max(x, lo), hi) with NaN propagation; bounds
  * arguments lo_i/hi_i (-1: absent) take part in type promotion. */
@@ -608,6 +637,7 @@ const tt_op_def_t tt_ops_elementwise[] = {
     {"pow.Scalar", lower_pow, 0},
     {"where.self", lower_where, 0},
     {"maximum", lower_maximum, 0}, {"minimum", lower_minimum, 0},
+    {"maximum.out", lower_maximum_out, 0}, {"minimum.out", lower_minimum_out, 0},
     {"clamp", lower_clamp, 0}, {"clamp_", lower_clamp, TT_OPF_INPLACE},
     {"clamp.Tensor", lower_clamp, 0}, {"clamp_.Tensor", lower_clamp, TT_OPF_INPLACE},
     {"clamp_min", lower_clamp_min, 0}, {"clamp_min_", lower_clamp_min, TT_OPF_INPLACE},
