@@ -16,6 +16,21 @@ typedef struct {
 
 static slot_t slots[SLOTS];
 
+/* Evicted buffers are destroyed only after EVICT_DELAY later evictions: an
+ * evicted scalar may already be bound as an argument of the program being
+ * launched (two scalars of one op hashing to the same slot), and one launch
+ * binds at most TT_LOWER_MAX_PARAMS (1024) parameters. */
+#define EVICT_DELAY 1024
+static tt_pjrt_buffer_t *evicted[EVICT_DELAY];
+static size_t evict_next;
+
+static void evict(tt_pjrt_buffer_t *buf) {
+  tt_pjrt_buffer_t *old = evicted[evict_next];
+  if (old) tt_pjrt_buffer_destroy(tt_ctx()->rt, old);
+  evicted[evict_next] = buf;
+  evict_next = (evict_next + 1) % EVICT_DELAY;
+}
+
 static uint16_t f32_to_bf16(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
@@ -76,7 +91,7 @@ tt_status_t tt_scalars_get(tt_dtype_t dtype, uint64_t bits, tt_pjrt_buffer_t **o
   TT_RETURN_IF_ERROR(tt_pjrt_buffer_from_host(tt_ctx()->rt, &bits, dtype, NULL, 0, 0, &buf));
   /* The evicted scalar may still be an argument of an enqueued program;
    * PJRT keeps it alive until that program is done. */
-  if (s->buf) tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
+  if (s->buf) evict(s->buf);
   s->dtype = dtype;
   s->bits = bits;
   s->buf = buf;
@@ -88,5 +103,9 @@ void tt_scalars_clear(void) {
   for (size_t i = 0; i < SLOTS; i++) {
     if (slots[i].buf) tt_pjrt_buffer_destroy(tt_ctx()->rt, slots[i].buf);
     slots[i].buf = NULL;
+  }
+  for (size_t i = 0; i < EVICT_DELAY; i++) {
+    if (evicted[i]) tt_pjrt_buffer_destroy(tt_ctx()->rt, evicted[i]);
+    evicted[i] = NULL;
   }
 }

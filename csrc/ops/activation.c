@@ -1,7 +1,289 @@
-/* Lowerings of the activation op family. */
+/* Activations and their backward ops (relu, gelu, silu, leaky_relu, hardtanh,
+ * elu, softplus, threshold, sigmoid/tanh backward), computed in opmath. */
+#include <string.h>
+
 #include "ops/common.h"
+#include "ops/elementwise.h"
 #include "ops/families.h"
 
+/* Tensor argument i converted to the opmath type of `dt`, broadcast to the
+ * shape of arguments a and b (grad and input of a backward op). */
+typedef struct {
+  tt_dtype_t dt, ct;
+  int rank;
+  int64_t dims[TT_MAX_RANK];
+} act_t;
+
+static int act_prepare(tt_lower_t *L, int a, int b, act_t *p) {
+  int argi[2] = {a, b < 0 ? a : b};
+  p->dt = tt_l_arg_dtype(L, a);
+  if (b >= 0) p->dt = tt_op_result_type(L, argi, 2);
+  p->ct = tt_ew_opmath(p->dt);
+  p->rank = tt_op_broadcast_shape(L, argi, b < 0 ? 1 : 2, p->dims);
+  return !tt_graph_failed(L->g);
+}
+static tt_val_t act_in(tt_lower_t *L, act_t *p, int i) { return tt_op_operand(L, i, p->ct, p->rank, p->dims); }
+static tt_val_t act_scalar(tt_lower_t *L, act_t *p, int i) {
+  return tt_op_fit(L, tt_l_scalar_arg(L, i, p->ct), p->ct, p->rank, p->dims);
+}
+static tt_val_t cst(tt_graph_t *g, tt_val_t like, double v) { return tt_b_like_f(g, like, v); }
+static tt_val_t add(tt_graph_t *g, tt_val_t x, tt_val_t y) { return tt_b_binary(g, TT_BIN_ADD, x, y); }
+static tt_val_t sub(tt_graph_t *g, tt_val_t x, tt_val_t y) { return tt_b_binary(g, TT_BIN_SUB, x, y); }
+static tt_val_t mul(tt_graph_t *g, tt_val_t x, tt_val_t y) { return tt_b_binary(g, TT_BIN_MUL, x, y); }
+static tt_val_t cmp(tt_graph_t *g, tt_cmp_t c, tt_val_t x, tt_val_t y) { return tt_b_compare(g, c, x, y); }
+static void act_out(tt_lower_t *L, act_t *p, tt_val_t v) { tt_l_output(L, tt_b_convert(L->g, v, p->dt)); }
+
+static tt_status_t float_only(tt_lower_t *L, const char *name) {
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (!tt_dtype_is_float(dt))
+    return tt_status_make(TT_INVALID_ARGUMENT, "\"%s\" not implemented for '%s'", name, tt_op_type_name(dt));
+  return NULL;
+}
+
+/* relu = clamp_min(x, 0): NaN stays NaN; integers allowed, bool not. */
+static tt_status_t lower_relu(tt_lower_t *L) {
+  if (tt_l_arg_dtype(L, 0) == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "Boolean inputs not supported for relu");
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_l_output(L, tt_b_select(L->g, cmp(L->g, TT_CMP_LT, x, cst(L->g, x, 0)), cst(L->g, x, 0), x));
+  return NULL;
+}
+
+/* threshold(x, th, value) = x <= th ? value : x. */
+static tt_status_t lower_threshold(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, -1, &p)) return NULL;
+  p.ct = p.dt; /* compares and selects: exact in the input type */
+  tt_val_t x = act_in(L, &p, 0);
+  tt_l_output(L, tt_b_select(L->g, cmp(L->g, TT_CMP_LE, x, act_scalar(L, &p, 1)), act_scalar(L, &p, 2), x));
+  return NULL;
+}
+
+/* threshold_backward(grad, self, th) = self <= th ? 0 : grad. */
+static tt_status_t lower_threshold_backward(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, 1, &p)) return NULL;
+  p.ct = p.dt;
+  tt_val_t gr = act_in(L, &p, 0), x = act_in(L, &p, 1);
+  tt_l_output(L, tt_b_select(L->g, cmp(L->g, TT_CMP_LE, x, act_scalar(L, &p, 2)), cst(L->g, gr, 0), gr));
+  return NULL;
+}
+
+static int gelu_tanh(tt_lower_t *L, int i) {
+  const char *a = tt_l_str(L, i, "none");
+  if (!strcmp(a, "tanh")) return 1;
+  if (strcmp(a, "none")) tt_l_fail(L, TT_INVALID_ARGUMENT, "approximate argument must be either none or tanh.");
+  return 0;
+}
+
+#define SQRT1_2 0.70710678118654752440
+#define SQRT_2_OVER_PI 0.79788456080286535588 /* sqrt(2/pi) */
+#define INV_SQRT_2PI 0.39894228040143267794   /* 1/sqrt(2 pi) */
+#define GELU_K 0.044715
+
+/* The inner tanh argument of the tanh approximation: sqrt(2/pi)(x + k x^3). */
+static tt_val_t gelu_inner(tt_graph_t *g, tt_val_t x) {
+  tt_val_t x3 = mul(g, mul(g, x, x), x);
+  return mul(g, cst(g, x, SQRT_2_OVER_PI), add(g, x, mul(g, cst(g, x, GELU_K), x3)));
+}
+
+static tt_status_t lower_gelu(tt_lower_t *L) {
+  tt_status_t s = float_only(L, "GeluKernelImpl");
+  if (s) return s;
+  act_t p;
+  int tanh_form = gelu_tanh(L, 1);
+  if (!act_prepare(L, 0, -1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t x = act_in(L, &p, 0), cdf;
+  if (tanh_form) cdf = mul(g, cst(g, x, 0.5), add(g, cst(g, x, 1), tt_b_unary(g, TT_UN_TANH, gelu_inner(g, x))));
+  else cdf = mul(g, cst(g, x, 0.5), add(g, cst(g, x, 1), tt_ew_erf(g, mul(g, x, cst(g, x, SQRT1_2)))));
+  act_out(L, &p, mul(g, x, cdf));
+  return NULL;
+}
+
+static tt_status_t lower_gelu_backward(tt_lower_t *L) {
+  act_t p;
+  int tanh_form = gelu_tanh(L, 2);
+  if (!act_prepare(L, 0, 1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t gr = act_in(L, &p, 0), x = act_in(L, &p, 1), d;
+  if (tanh_form) {
+    /* d/dx 0.5 x (1 + tanh(u)) = 0.5 (1 + t) + 0.5 x (1 - t^2) u'. */
+    tt_val_t t = tt_b_unary(g, TT_UN_TANH, gelu_inner(g, x));
+    tt_val_t du = mul(g, cst(g, x, SQRT_2_OVER_PI), add(g, cst(g, x, 1), mul(g, cst(g, x, 3 * GELU_K), mul(g, x, x))));
+    tt_val_t left = mul(g, cst(g, x, 0.5), add(g, cst(g, x, 1), t));
+    tt_val_t right = mul(g, mul(g, mul(g, cst(g, x, 0.5), x), sub(g, cst(g, x, 1), mul(g, t, t))), du);
+    d = add(g, left, right);
+  } else {
+    /* Phi(x) + x phi(x). */
+    tt_val_t cdf = mul(g, cst(g, x, 0.5), add(g, cst(g, x, 1), tt_ew_erf(g, mul(g, x, cst(g, x, SQRT1_2)))));
+    tt_val_t pdf = mul(g, cst(g, x, INV_SQRT_2PI), tt_b_unary(g, TT_UN_EXP, mul(g, cst(g, x, -0.5), mul(g, x, x))));
+    d = add(g, cdf, mul(g, x, pdf));
+  }
+  act_out(L, &p, mul(g, gr, d));
+  return NULL;
+}
+
+static tt_status_t lower_silu(tt_lower_t *L) {
+  tt_status_t s = float_only(L, "silu");
+  if (s) return s;
+  act_t p;
+  if (!act_prepare(L, 0, -1, &p)) return NULL;
+  tt_val_t x = act_in(L, &p, 0);
+  act_out(L, &p, mul(L->g, x, tt_b_unary(L->g, TT_UN_LOGISTIC, x)));
+  return NULL;
+}
+
+/* grad * s (1 + x (1 - s)), s = sigmoid(x). */
+static tt_status_t lower_silu_backward(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, 1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t gr = act_in(L, &p, 0), x = act_in(L, &p, 1);
+  tt_val_t s = tt_b_unary(g, TT_UN_LOGISTIC, x);
+  act_out(L, &p, mul(g, gr, mul(g, s, add(g, cst(g, x, 1), mul(g, x, sub(g, cst(g, x, 1), s))))));
+  return NULL;
+}
+
+/* sigmoid_backward(grad, y) = grad (1 - y) y. */
+static tt_status_t lower_sigmoid_backward(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, 1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t gr = act_in(L, &p, 0), y = act_in(L, &p, 1);
+  act_out(L, &p, mul(g, gr, mul(g, sub(g, cst(g, y, 1), y), y)));
+  return NULL;
+}
+
+/* tanh_backward(grad, y) = grad (1 - y^2). */
+static tt_status_t lower_tanh_backward(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, 1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t gr = act_in(L, &p, 0), y = act_in(L, &p, 1);
+  act_out(L, &p, mul(g, gr, sub(g, cst(g, y, 1), mul(g, y, y))));
+  return NULL;
+}
+
+static tt_status_t lower_leaky_relu(tt_lower_t *L) {
+  tt_status_t s = float_only(L, "leaky_relu_cpu");
+  if (s) return s;
+  act_t p;
+  if (!act_prepare(L, 0, -1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t x = act_in(L, &p, 0);
+  act_out(L, &p, tt_b_select(g, cmp(g, TT_CMP_GT, x, cst(g, x, 0)), x, mul(g, x, act_scalar(L, &p, 1))));
+  return NULL;
+}
+
+/* leaky_relu_backward(grad, self, slope, self_is_result). */
+static tt_status_t lower_leaky_relu_backward(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, 1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t gr = act_in(L, &p, 0), x = act_in(L, &p, 1);
+  act_out(L, &p, tt_b_select(g, cmp(g, TT_CMP_GT, x, cst(g, x, 0)), gr, mul(g, gr, act_scalar(L, &p, 2))));
+  return NULL;
+}
+
+/* hardtanh = clamp(x, min_val, max_val) with NaN propagation. */
+static tt_status_t lower_hardtanh(tt_lower_t *L) {
+  if (tt_l_arg_dtype(L, 0) == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "Bool inputs not supported for hardtanh");
+  act_t p;
+  if (!act_prepare(L, 0, -1, &p)) return NULL;
+  p.ct = p.dt;
+  tt_val_t x = act_in(L, &p, 0);
+  x = tt_ew_max(L->g, x, act_scalar(L, &p, 1));
+  tt_l_output(L, tt_ew_min(L->g, x, act_scalar(L, &p, 2)));
+  return NULL;
+}
+
+/* hardtanh_backward(grad, self, lo, hi) = (self <= lo || self >= hi) ? 0 : grad. */
+static tt_status_t lower_hardtanh_backward(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, 1, &p)) return NULL;
+  p.ct = p.dt;
+  tt_graph_t *g = L->g;
+  tt_val_t gr = act_in(L, &p, 0), x = act_in(L, &p, 1);
+  tt_val_t out = tt_b_binary(g, TT_BIN_OR, cmp(g, TT_CMP_LE, x, act_scalar(L, &p, 2)), cmp(g, TT_CMP_GE, x, act_scalar(L, &p, 3)));
+  tt_l_output(L, tt_b_select(g, out, cst(g, gr, 0), gr));
+  return NULL;
+}
+
+/* elu(x, alpha, scale, input_scale) = x > 0 ? scale x : alpha scale expm1(x input_scale). */
+static tt_status_t lower_elu(tt_lower_t *L) {
+  tt_status_t s = float_only(L, "elu_cpu");
+  if (s) return s;
+  act_t p;
+  if (!act_prepare(L, 0, -1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t x = act_in(L, &p, 0);
+  tt_val_t alpha = act_scalar(L, &p, 1), scale = act_scalar(L, &p, 2), iscale = act_scalar(L, &p, 3);
+  tt_val_t neg = mul(g, mul(g, alpha, scale), tt_b_unary(g, TT_UN_EXPM1, mul(g, x, iscale)));
+  act_out(L, &p, tt_b_select(g, cmp(g, TT_CMP_GT, x, cst(g, x, 0)), mul(g, x, scale), neg));
+  return NULL;
+}
+
+/* elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result). */
+static tt_status_t lower_elu_backward(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, 5, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  int is_result = tt_l_bool(L, 4, 0);
+  tt_val_t gr = act_in(L, &p, 0), x = act_in(L, &p, 5);
+  tt_val_t alpha = act_scalar(L, &p, 1), scale = act_scalar(L, &p, 2), iscale = act_scalar(L, &p, 3);
+  tt_val_t neg;
+  if (is_result) /* y = alpha scale (e^(x is) - 1): dy/dx = is (y + alpha scale) */
+    neg = mul(g, mul(g, gr, iscale), add(g, x, mul(g, alpha, scale)));
+  else
+    neg = mul(g, mul(g, mul(g, gr, iscale), mul(g, alpha, scale)), tt_b_unary(g, TT_UN_EXP, mul(g, x, iscale)));
+  act_out(L, &p, tt_b_select(g, cmp(g, TT_CMP_LE, x, cst(g, x, 0)), neg, mul(g, gr, scale)));
+  return NULL;
+}
+
+/* softplus(x, beta, threshold) = x beta > threshold ? x : log1p(exp(x beta)) / beta. */
+static tt_status_t lower_softplus(tt_lower_t *L) {
+  tt_status_t s = float_only(L, "softplus_cpu");
+  if (s) return s;
+  act_t p;
+  if (!act_prepare(L, 0, -1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t x = act_in(L, &p, 0), beta = act_scalar(L, &p, 1);
+  tt_val_t xb = mul(g, x, beta);
+  tt_val_t soft = tt_b_binary(g, TT_BIN_DIV, tt_b_unary(g, TT_UN_LOG1P, tt_b_unary(g, TT_UN_EXP, xb)), beta);
+  act_out(L, &p, tt_b_select(g, cmp(g, TT_CMP_GT, xb, act_scalar(L, &p, 2)), x, soft));
+  return NULL;
+}
+
+/* softplus_backward(grad, self, beta, threshold): grad z / (z + 1), z = exp(x beta). */
+static tt_status_t lower_softplus_backward(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, 1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t gr = act_in(L, &p, 0), x = act_in(L, &p, 1);
+  tt_val_t xb = mul(g, x, act_scalar(L, &p, 2));
+  tt_val_t z = tt_b_unary(g, TT_UN_EXP, xb);
+  tt_val_t d = tt_b_binary(g, TT_BIN_DIV, mul(g, gr, z), add(g, z, cst(g, z, 1)));
+  act_out(L, &p, tt_b_select(g, cmp(g, TT_CMP_GT, xb, act_scalar(L, &p, 3)), gr, d));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_activation[] = {
+    {"relu", lower_relu, 0}, {"relu_", lower_relu, TT_OPF_INPLACE},
+    {"threshold", lower_threshold, 0}, {"threshold_", lower_threshold, TT_OPF_INPLACE},
+    {"threshold_backward", lower_threshold_backward, 0},
+    {"gelu", lower_gelu, 0}, {"gelu_", lower_gelu, TT_OPF_INPLACE},
+    {"gelu_backward", lower_gelu_backward, 0},
+    {"silu", lower_silu, 0}, {"silu_", lower_silu, TT_OPF_INPLACE},
+    {"silu_backward", lower_silu_backward, 0},
+    {"sigmoid_backward", lower_sigmoid_backward, 0},
+    {"tanh_backward", lower_tanh_backward, 0},
+    {"leaky_relu", lower_leaky_relu, 0}, {"leaky_relu_", lower_leaky_relu, TT_OPF_INPLACE},
+    {"leaky_relu_backward", lower_leaky_relu_backward, 0},
+    {"hardtanh", lower_hardtanh, 0}, {"hardtanh_", lower_hardtanh, TT_OPF_INPLACE},
+    {"hardtanh_backward", lower_hardtanh_backward, 0},
+    {"elu", lower_elu, 0}, {"elu_", lower_elu, TT_OPF_INPLACE},
+    {"elu_backward", lower_elu_backward, 0},
+    {"softplus", lower_softplus, 0},
+    {"softplus_backward", lower_softplus_backward, 0},
     {NULL, NULL, 0},
 };

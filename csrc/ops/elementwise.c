@@ -1,8 +1,9 @@
-/* Elementwise arithmetic, comparisons, logical ops, where: PyTorch's type
- * promotion and broadcasting, then one StableHLO op per element function. */
+/* Elementwise ops: arithmetic, comparisons, unary math, pow, where, clamp,
+ * logical/bitwise, remainders, lerp/addcmul/addcdiv, with PyTorch promotion. */
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/elementwise.h"
 #include "ops/families.h"
 
 /* Result dtype, broadcast shape and both operands prepared in `compute`. */
@@ -136,6 +137,462 @@ static tt_status_t lower_le(tt_lower_t *L) { return compare(L, TT_CMP_LE); }
 static tt_status_t lower_gt(tt_lower_t *L) { return compare(L, TT_CMP_GT); }
 static tt_status_t lower_ge(tt_lower_t *L) { return compare(L, TT_CMP_GE); }
 
+
+/* ---- Shared element-function helpers (see ops/elementwise.h) ---- */
+
+tt_dtype_t tt_ew_opmath(tt_dtype_t dt) { return (dt == TT_BF16 || dt == TT_F16) ? TT_F32 : dt; }
+
+static tt_val_t is_nan(tt_graph_t *g, tt_val_t x) { return tt_b_compare(g, TT_CMP_NE, x, x); }
+
+/* Bool has no ordering in StableHLO's max/min: use or/and. Floats propagate
+ * NaN explicitly (x + y is NaN when either is). */
+static tt_val_t minmax(tt_graph_t *g, tt_val_t x, tt_val_t y, int is_max) {
+  if (x < 0 || y < 0) return -1;
+  tt_dtype_t dt = tt_graph_type(g, x)->dtype;
+  if (dt == TT_BOOL) return tt_b_binary(g, is_max ? TT_BIN_OR : TT_BIN_AND, x, y);
+  tt_val_t m = tt_b_binary(g, is_max ? TT_BIN_MAX : TT_BIN_MIN, x, y);
+  if (!tt_dtype_is_float(dt)) return m;
+  tt_val_t nan = tt_b_binary(g, TT_BIN_OR, is_nan(g, x), is_nan(g, y));
+  return tt_b_select(g, nan, tt_b_binary(g, TT_BIN_ADD, x, y), m);
+}
+tt_val_t tt_ew_max(tt_graph_t *g, tt_val_t x, tt_val_t y) { return minmax(g, x, y, 1); }
+tt_val_t tt_ew_min(tt_graph_t *g, tt_val_t x, tt_val_t y) { return minmax(g, x, y, 0); }
+
+static tt_val_t horner(tt_graph_t *g, tt_val_t t, const double *c, int n) {
+  tt_val_t acc = tt_b_like_f(g, t, c[n - 1]);
+  for (int k = n - 2; k >= 0; k--) acc = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, acc, t), tt_b_like_f(g, t, c[k]));
+  return acc;
+}
+
+/* StableHLO has no erf. |x| < 0.5: the Maclaurin series x * sum c_n x^2n with
+ * c_n = 2/sqrt(pi) * (-1)^n / (n! (2n+1)) (truncation error < 1e-9 relative).
+ * |x| >= 0.5: 1 - exp(-x^2) * R(t), t = 1/(1+|x|), where R approximates
+ * erfc(x) exp(x^2) on [0.5, 4]; our own least-squares fit of degree 8
+ * (relative error 2.6e-8 in exact arithmetic). erf(4) rounds to 1 in f32. */
+tt_val_t tt_ew_erf(tt_graph_t *g, tt_val_t x) {
+  if (x < 0) return -1;
+  static const double taylor[7] = {1.1283791670955126, -0.37612638903183754, 0.11283791670955126,
+                                   -0.026866170645131252, 0.0052239776254421878, -0.00085483270234508528,
+                                   0.00012055332981789664};
+  static const double fit[9] = {-8.990233703437545e-05, 0.56606988514167, 0.5492172792636242,
+                                0.3283220070332036, -0.21380721651805018, -1.707218006531992,
+                                3.0387285677665368, -2.145872376517339, 0.5867454723725914};
+  tt_dtype_t dt = tt_graph_type(g, x)->dtype;
+  x = tt_b_convert(g, x, tt_ew_opmath(dt));
+  tt_val_t ax = tt_b_unary(g, TT_UN_ABS, x);
+  tt_val_t small = tt_b_binary(g, TT_BIN_MUL, x, horner(g, tt_b_binary(g, TT_BIN_MUL, x, x), taylor, 7));
+  tt_val_t axc = tt_b_binary(g, TT_BIN_MIN, ax, tt_b_like_f(g, ax, 4.0));
+  tt_val_t t = tt_b_binary(g, TT_BIN_DIV, tt_b_like_f(g, ax, 1.0), tt_b_binary(g, TT_BIN_ADD, axc, tt_b_like_f(g, ax, 1.0)));
+  tt_val_t e = tt_b_unary(g, TT_UN_EXP, tt_b_unary(g, TT_UN_NEG, tt_b_binary(g, TT_BIN_MUL, axc, axc)));
+  tt_val_t big = tt_b_binary(g, TT_BIN_SUB, tt_b_like_f(g, ax, 1.0), tt_b_binary(g, TT_BIN_MUL, e, horner(g, t, fit, 9)));
+  big = tt_b_select(g, tt_b_compare(g, TT_CMP_LT, x, tt_b_like_f(g, x, 0.0)), tt_b_unary(g, TT_UN_NEG, big), big);
+  tt_val_t r = tt_b_select(g, tt_b_compare(g, TT_CMP_LT, ax, tt_b_like_f(g, ax, 0.5)), small, big);
+  r = tt_b_select(g, is_nan(g, x), x, r);
+  return tt_b_convert(g, r, dt);
+}
+
+tt_val_t tt_ew_scalar_like(tt_lower_t *L, int i, tt_val_t x) {
+  if (x < 0) return -1;
+  const tt_type_t *t = tt_graph_type(L->g, x);
+  tt_type_t ty = *t;
+  return tt_op_fit(L, tt_l_scalar_arg(L, i, ty.dtype), ty.dtype, ty.rank, ty.dims);
+}
+
+/* ---- Unary math ---- */
+
+/* Functions computed in floating point: integer and bool inputs give
+ * float32; bf16/f16 compute in f32 and round once, as PyTorch's CPU does. */
+static tt_status_t unary_float(tt_lower_t *L, tt_unary_t op) {
+  tt_dtype_t out = tt_op_float_type(tt_l_arg_dtype(L, 0));
+  tt_val_t x = tt_b_convert(L->g, tt_l_tensor(L, 0), tt_ew_opmath(out));
+  tt_l_output(L, tt_b_convert(L->g, tt_b_unary(L->g, op, x), out));
+  return NULL;
+}
+static tt_status_t lower_exp(tt_lower_t *L) { return unary_float(L, TT_UN_EXP); }
+static tt_status_t lower_expm1(tt_lower_t *L) { return unary_float(L, TT_UN_EXPM1); }
+static tt_status_t lower_log(tt_lower_t *L) { return unary_float(L, TT_UN_LOG); }
+static tt_status_t lower_log1p(tt_lower_t *L) { return unary_float(L, TT_UN_LOG1P); }
+static tt_status_t lower_sqrt(tt_lower_t *L) { return unary_float(L, TT_UN_SQRT); }
+static tt_status_t lower_rsqrt(tt_lower_t *L) { return unary_float(L, TT_UN_RSQRT); }
+static tt_status_t lower_sin(tt_lower_t *L) { return unary_float(L, TT_UN_SIN); }
+static tt_status_t lower_cos(tt_lower_t *L) { return unary_float(L, TT_UN_COS); }
+static tt_status_t lower_tan(tt_lower_t *L) { return unary_float(L, TT_UN_TAN); }
+static tt_status_t lower_tanh(tt_lower_t *L) { return unary_float(L, TT_UN_TANH); }
+static tt_status_t lower_sigmoid(tt_lower_t *L) { return unary_float(L, TT_UN_LOGISTIC); }
+
+/* f(x) in opmath for the log2/log10/exp2/reciprocal/erf family. */
+static tt_status_t unary_float_fn(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, tt_val_t)) {
+  tt_dtype_t out = tt_op_float_type(tt_l_arg_dtype(L, 0));
+  tt_val_t x = tt_b_convert(L->g, tt_l_tensor(L, 0), tt_ew_opmath(out));
+  tt_l_output(L, tt_b_convert(L->g, fn(L->g, x), out));
+  return NULL;
+}
+static tt_val_t f_reciprocal(tt_graph_t *g, tt_val_t x) { return tt_b_binary(g, TT_BIN_DIV, tt_b_like_f(g, x, 1.0), x); }
+static tt_val_t f_log2(tt_graph_t *g, tt_val_t x) { return tt_b_binary(g, TT_BIN_DIV, tt_b_unary(g, TT_UN_LOG, x), tt_b_like_f(g, x, 0.69314718055994531)); }
+static tt_val_t f_log10(tt_graph_t *g, tt_val_t x) { return tt_b_binary(g, TT_BIN_DIV, tt_b_unary(g, TT_UN_LOG, x), tt_b_like_f(g, x, 2.3025850929940457)); }
+static tt_val_t f_exp2(tt_graph_t *g, tt_val_t x) { return tt_b_binary(g, TT_BIN_POW, tt_b_like_f(g, x, 2.0), x); }
+static tt_status_t lower_reciprocal(tt_lower_t *L) { return unary_float_fn(L, f_reciprocal); }
+static tt_status_t lower_log2(tt_lower_t *L) { return unary_float_fn(L, f_log2); }
+static tt_status_t lower_log10(tt_lower_t *L) { return unary_float_fn(L, f_log10); }
+static tt_status_t lower_exp2(tt_lower_t *L) { return unary_float_fn(L, f_exp2); }
+static tt_status_t lower_erf(tt_lower_t *L) { return unary_float_fn(L, tt_ew_erf); }
+
+static tt_status_t lower_neg(tt_lower_t *L) {
+  if (tt_l_arg_dtype(L, 0) == TT_BOOL)
+    return tt_status_make(TT_INVALID_ARGUMENT, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  tt_l_output(L, tt_b_unary(L->g, TT_UN_NEG, tt_l_tensor(L, 0)));
+  return NULL;
+}
+
+static tt_status_t lower_abs(tt_lower_t *L) {
+  if (tt_l_arg_dtype(L, 0) == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "\"abs_cpu\" not implemented for 'Bool'");
+  tt_l_output(L, tt_b_unary(L->g, TT_UN_ABS, tt_l_tensor(L, 0)));
+  return NULL;
+}
+
+/* sign/sgn: bool is its own sign; NaN gives 0 as on PyTorch's CPU. */
+static tt_status_t lower_sign(tt_lower_t *L) {
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (dt == TT_BOOL) { tt_l_output(L, x); return NULL; }
+  tt_val_t s = tt_b_unary(g, TT_UN_SIGN, x);
+  if (tt_dtype_is_float(dt)) s = tt_b_select(g, is_nan(g, x), tt_b_like_f(g, x, 0), s);
+  tt_l_output(L, s);
+  return NULL;
+}
+
+/* Rounding functions are the identity on integers. */
+static tt_val_t round_float(tt_graph_t *g, tt_val_t x, int mode) {
+  switch (mode) {
+    case 0: return tt_b_unary(g, TT_UN_FLOOR, x);
+    case 1: return tt_b_unary(g, TT_UN_CEIL, x);
+    case 2: return tt_b_unary(g, TT_UN_ROUND_EVEN, x);
+    default: /* trunc: toward zero */
+      return tt_b_select(g, tt_b_compare(g, TT_CMP_LT, x, tt_b_like_f(g, x, 0)), tt_b_unary(g, TT_UN_CEIL, x),
+                         tt_b_unary(g, TT_UN_FLOOR, x));
+  }
+}
+static tt_status_t rounding(tt_lower_t *L, int mode) {
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_l_output(L, tt_dtype_is_float(tt_l_arg_dtype(L, 0)) ? round_float(L->g, x, mode) : x);
+  return NULL;
+}
+static tt_status_t lower_floor(tt_lower_t *L) { return rounding(L, 0); }
+static tt_status_t lower_ceil(tt_lower_t *L) { return rounding(L, 1); }
+static tt_status_t lower_round(tt_lower_t *L) { return rounding(L, 2); }
+static tt_status_t lower_trunc(tt_lower_t *L) { return rounding(L, 3); }
+
+/* round.decimals: nearbyint(x * 10^d) / 10^d (d < 0: x / 10^-d, then times), in opmath. */
+static tt_status_t lower_round_decimals(tt_lower_t *L) {
+  int64_t d = tt_l_int(L, 1, 0);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  tt_val_t x = tt_l_tensor(L, 0);
+  if (!tt_dtype_is_float(dt) || d == 0) return rounding(L, 2);
+  tt_graph_t *g = L->g;
+  x = tt_b_convert(g, x, tt_ew_opmath(dt));
+  double p = 1;
+  for (int64_t k = 0; k < (d < 0 ? -d : d); k++) p *= 10;
+  tt_val_t ten = tt_b_like_f(g, x, p);
+  tt_val_t r = d > 0 ? tt_b_binary(g, TT_BIN_DIV, tt_b_unary(g, TT_UN_ROUND_EVEN, tt_b_binary(g, TT_BIN_MUL, x, ten)), ten)
+                     : tt_b_binary(g, TT_BIN_MUL, tt_b_unary(g, TT_UN_ROUND_EVEN, tt_b_binary(g, TT_BIN_DIV, x, ten)), ten);
+  tt_l_output(L, tt_b_convert(g, r, dt));
+  return NULL;
+}
+
+/* ---- pow ---- */
+
+/* Integer powers with negative exponents: 1 and -1 keep their power, the
+ * rest truncate to 0 (PyTorch's integer pow). */
+static tt_val_t int_pow(tt_graph_t *g, tt_val_t b, tt_val_t e) {
+  tt_val_t r = tt_b_binary(g, TT_BIN_POW, b, e);
+  tt_val_t zero = tt_b_like_f(g, b, 0), one = tt_b_like_f(g, b, 1), m1 = tt_b_like_f(g, b, -1);
+  tt_val_t odd = tt_b_compare(g, TT_CMP_NE, tt_b_binary(g, TT_BIN_REM, e, tt_b_like_f(g, e, 2)), zero);
+  tt_val_t rneg = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, b, one), one,
+                              tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, b, m1), tt_b_select(g, odd, m1, one), zero));
+  return tt_b_select(g, tt_b_compare(g, TT_CMP_LT, e, zero), rneg, r);
+}
+
+static tt_status_t pow_common(tt_lower_t *L) {
+  binop_t p;
+  if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  if (p.result == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "\"pow\" not implemented for 'Bool'");
+  if (!tt_dtype_is_float(p.result)) {
+    tt_l_output(L, int_pow(g, p.x, p.y));
+    return NULL;
+  }
+  /* PyTorch's CPU kernel special-cases these exponents, computing in the
+   * tensor's own type (bf16/f16 round after each multiply): match it. */
+  const tt_arg_t *e = &L->args[1];
+  double ev = e->kind == TT_ARG_FLOAT ? e->f : e->kind == TT_ARG_INT ? (double)e->i : 0.0;
+  int special = (e->kind == TT_ARG_FLOAT || e->kind == TT_ARG_INT) && L->args[0].kind == TT_ARG_TENSOR;
+  tt_val_t x = p.x, r;
+  if (special && ev == 2.0) r = tt_b_binary(g, TT_BIN_MUL, x, x);
+  else if (special && ev == 3.0) r = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_MUL, x, x), x);
+  else if (special && ev == -1.0) r = tt_b_binary(g, TT_BIN_DIV, tt_b_like_f(g, x, 1), x);
+  else if (special && ev == -2.0) r = tt_b_binary(g, TT_BIN_DIV, tt_b_like_f(g, x, 1), tt_b_binary(g, TT_BIN_MUL, x, x));
+  else if (special && ev == 0.5) r = tt_b_unary(g, TT_UN_SQRT, x);
+  else if (special && ev == -0.5) r = tt_b_unary(g, TT_UN_RSQRT, x);
+  else {
+    tt_dtype_t ct = tt_ew_opmath(p.result);
+    r = tt_b_binary(g, TT_BIN_POW, tt_b_convert(g, x, ct), tt_b_convert(g, p.y, ct));
+  }
+  tt_l_output(L, tt_b_convert(g, r, p.result));
+  return NULL;
+}
+
+static tt_status_t lower_pow_tensor_scalar(tt_lower_t *L) {
+  int argi[2] = {0, 1};
+  tt_dtype_t rt = tt_op_result_type(L, argi, 2);
+  const tt_arg_t *e = &L->args[1];
+  if (!tt_dtype_is_float(rt) && e->kind == TT_ARG_INT && e->i < 0)
+    return tt_status_make(TT_INVALID_ARGUMENT, "Integers to negative integer powers are not allowed.");
+  return pow_common(L);
+}
+static tt_status_t lower_pow(tt_lower_t *L) { return pow_common(L); }
+
+/* ---- Selection, clamping, filling ---- */
+
+static tt_status_t lower_where(tt_lower_t *L) {
+  tt_dtype_t cd = tt_op_arg_dtype(L, 0);
+  if (cd != TT_BOOL && cd != TT_U8)
+    return tt_status_make(TT_INVALID_ARGUMENT, "where expected condition to be a boolean tensor, but got a tensor with dtype %s", tt_op_type_name(cd));
+  int vi[2] = {1, 2}, all[3] = {0, 1, 2};
+  tt_dtype_t rt = tt_op_result_type(L, vi, 2);
+  int64_t dims[TT_MAX_RANK];
+  int rank = tt_op_broadcast_shape(L, all, 3, dims);
+  tt_val_t c = tt_op_operand(L, 0, cd, rank, dims);
+  if (cd != TT_BOOL) c = tt_b_compare(L->g, TT_CMP_NE, c, tt_b_like_f(L->g, c, 0));
+  tt_l_output(L, tt_b_select(L->g, c, tt_op_operand(L, 1, rt, rank, dims), tt_op_operand(L, 2, rt, rank, dims)));
+  return NULL;
+}
+
+static tt_status_t minmax_op(tt_lower_t *L, int is_max) {
+  binop_t p;
+  if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
+  tt_l_output(L, minmax(L->g, p.x, p.y, is_max));
+  return NULL;
+}
+static tt_status_t lower_maximum(tt_lower_t *L) { return minmax_op(L, 1); }
+static tt_status_t lower_minimum(tt_lower_t *L) { return minmax_op(L, 0); }
+
+/* maximum.out / minimum.out: the result written into `out` (argument 2),
+ * which must already have the result's shape (no resizing on TPU yet). */
+static tt_status_t minmax_out(tt_lower_t *L, int is_max) {
+  const tt_tensor_ref_t *out = tt_l_ref(L, 2);
+  int argi[2] = {0, 1};
+  int64_t dims[TT_MAX_RANK];
+  int rank = tt_op_broadcast_shape(L, argi, 2, dims);
+  if (!out) return tt_status_make(TT_TYPE_ERROR, "out must be a Tensor");
+  if (out->view.rank != rank || memcmp(out->view.sizes, dims, sizeof(int64_t) * (size_t)rank))
+    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: resizing `out` is not supported on TPU yet; pass an out tensor of the result's shape", L->op);
+  tt_status_t s = minmax_op(L, is_max);
+  if (s || tt_graph_failed(L->g) || L->nouts != 1) return s;
+  tt_l_write(L, 2, 0, L->outs[--L->nouts]);
+  L->returns_arg = 2;
+  return NULL;
+}
+static tt_status_t lower_maximum_out(tt_lower_t *L) { return minmax_out(L, 1); }
+static tt_status_t lower_minimum_out(tt_lower_t *L) { return minmax_out(L, 0); }
+
+/* clamp(x, lo, hi) = min(max(x, lo), hi) with NaN propagation; bounds
+ * arguments lo_i/hi_i (-1: absent) take part in type promotion. */
+static tt_status_t clamp_args(tt_lower_t *L, int lo_i, int hi_i) {
+  int argi[3] = {0, lo_i, hi_i};
+  int has_lo = lo_i >= 0 && !tt_l_is_none(L, lo_i), has_hi = hi_i >= 0 && !tt_l_is_none(L, hi_i);
+  if (!has_lo && !has_hi) return tt_status_make(TT_INVALID_ARGUMENT, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  if (tt_l_arg_dtype(L, 0) == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "\"clamp_cpu\" not implemented for 'Bool'");
+  tt_dtype_t rt = tt_op_result_type(L, argi, 3);
+  int64_t dims[TT_MAX_RANK];
+  int rank = tt_op_broadcast_shape(L, argi, 3, dims);
+  tt_val_t x = tt_op_operand(L, 0, rt, rank, dims);
+  if (has_lo) x = tt_ew_max(L->g, x, tt_op_operand(L, lo_i, rt, rank, dims));
+  if (has_hi) x = tt_ew_min(L->g, x, tt_op_operand(L, hi_i, rt, rank, dims));
+  tt_l_output(L, x);
+  return NULL;
+}
+static tt_status_t lower_clamp(tt_lower_t *L) { return clamp_args(L, 1, 2); }
+static tt_status_t lower_clamp_min(tt_lower_t *L) { return clamp_args(L, 1, -1); }
+static tt_status_t lower_clamp_max(tt_lower_t *L) { return clamp_args(L, -1, 1); }
+
+static tt_status_t lower_masked_fill(tt_lower_t *L) {
+  tt_dtype_t md = tt_l_arg_dtype(L, 1);
+  if (md != TT_BOOL)
+    return tt_status_make(TT_INVALID_ARGUMENT, "masked_fill_ only supports boolean masks, but got mask with dtype %s",
+                          md == TT_I64 ? "long int" : tt_dtype_name(md));
+  const tt_tensor_ref_t *v = tt_l_ref(L, 2);
+  if (v && v->view.rank != 0)
+    return tt_status_make(TT_INVALID_ARGUMENT, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).", v->view.rank);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  int argi[2] = {0, 1};
+  int64_t dims[TT_MAX_RANK];
+  int rank = tt_op_broadcast_shape(L, argi, 2, dims);
+  tt_val_t x = tt_op_operand(L, 0, dt, rank, dims);
+  tt_val_t m = tt_op_operand(L, 1, TT_BOOL, rank, dims);
+  tt_l_output(L, tt_b_select(L->g, m, tt_op_operand(L, 2, dt, rank, dims), x));
+  return NULL;
+}
+
+/* ---- Logical and bitwise ---- */
+
+static tt_val_t truthy(tt_graph_t *g, tt_val_t v) {
+  if (v < 0) return -1;
+  if (tt_graph_type(g, v)->dtype == TT_BOOL) return v;
+  return tt_b_compare(g, TT_CMP_NE, v, tt_b_like_f(g, v, 0));
+}
+
+static tt_status_t logical(tt_lower_t *L, tt_binary_t op) {
+  int argi[2] = {0, 1};
+  int64_t dims[TT_MAX_RANK];
+  int rank = tt_op_broadcast_shape(L, argi, 2, dims);
+  tt_val_t x = truthy(L->g, tt_op_operand(L, 0, tt_op_arg_dtype(L, 0), rank, dims));
+  tt_val_t y = truthy(L->g, tt_op_operand(L, 1, tt_op_arg_dtype(L, 1), rank, dims));
+  tt_l_output(L, tt_b_binary(L->g, op, x, y));
+  return NULL;
+}
+static tt_status_t lower_logical_and(tt_lower_t *L) { return logical(L, TT_BIN_AND); }
+static tt_status_t lower_logical_or(tt_lower_t *L) { return logical(L, TT_BIN_OR); }
+static tt_status_t lower_logical_xor(tt_lower_t *L) { return logical(L, TT_BIN_XOR); }
+static tt_status_t lower_logical_not(tt_lower_t *L) {
+  tt_l_output(L, tt_b_unary(L->g, TT_UN_NOT, truthy(L->g, tt_l_tensor(L, 0))));
+  return NULL;
+}
+
+static tt_status_t bitwise(tt_lower_t *L, tt_binary_t op, const char *name) {
+  binop_t p;
+  if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
+  if (tt_dtype_is_float(p.result))
+    return tt_status_make(TT_INVALID_ARGUMENT, "\"%s_cpu\" not implemented for '%s'", name, tt_op_type_name(p.result));
+  tt_l_output(L, tt_b_binary(L->g, op, p.x, p.y));
+  return NULL;
+}
+static tt_status_t lower_bitwise_and(tt_lower_t *L) { return bitwise(L, TT_BIN_AND, "bitwise_and"); }
+static tt_status_t lower_bitwise_or(tt_lower_t *L) { return bitwise(L, TT_BIN_OR, "bitwise_or"); }
+static tt_status_t lower_bitwise_xor(tt_lower_t *L) { return bitwise(L, TT_BIN_XOR, "bitwise_xor"); }
+static tt_status_t lower_bitwise_not(tt_lower_t *L) {
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (tt_dtype_is_float(dt))
+    return tt_status_make(TT_INVALID_ARGUMENT, "\"bitwise_not_cpu\" not implemented for '%s'", tt_op_type_name(dt));
+  tt_l_output(L, tt_b_unary(L->g, TT_UN_NOT, tt_l_tensor(L, 0)));
+  return NULL;
+}
+
+/* ---- Float classification ---- */
+
+static tt_status_t classify(tt_lower_t *L, int which) {
+  tt_graph_t *g = L->g;
+  const tt_tensor_ref_t *r = tt_l_ref(L, 0);
+  tt_val_t x = tt_l_tensor(L, 0);
+  if (!r || x < 0) return NULL;
+  if (!tt_dtype_is_float(r->dtype)) { /* integers are never NaN or infinite */
+    tt_l_output(L, tt_b_full_i(g, TT_BOOL, r->view.rank, r->view.sizes, which == 2));
+    return NULL;
+  }
+  tt_val_t v;
+  if (which == 0) v = is_nan(g, x);
+  else if (which == 1) v = tt_b_compare(g, TT_CMP_EQ, tt_b_unary(g, TT_UN_ABS, x), tt_b_like_f(g, x, 1.0 / 0.0));
+  else v = tt_b_unary(g, TT_UN_IS_FINITE, x);
+  tt_l_output(L, v);
+  return NULL;
+}
+static tt_status_t lower_isnan(tt_lower_t *L) { return classify(L, 0); }
+static tt_status_t lower_isinf(tt_lower_t *L) { return classify(L, 1); }
+static tt_status_t lower_isfinite(tt_lower_t *L) { return classify(L, 2); }
+
+static tt_status_t lower_nan_to_num(tt_lower_t *L) {
+  tt_graph_t *g = L->g;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  tt_val_t x = tt_l_tensor(L, 0);
+  if (!tt_dtype_is_float(dt) || x < 0) { tt_l_output(L, x); return NULL; }
+  double big = dt == TT_F16 ? 65504.0 : dt == TT_BF16 ? 3.3895313892515355e38 : dt == TT_F64 ? 1.7976931348623157e308 : 3.4028234663852886e38;
+  tt_val_t nanv = tt_l_is_none(L, 1) ? tt_b_like_f(g, x, 0) : tt_ew_scalar_like(L, 1, x);
+  tt_val_t pos = tt_l_is_none(L, 2) ? tt_b_like_f(g, x, big) : tt_ew_scalar_like(L, 2, x);
+  tt_val_t neg = tt_l_is_none(L, 3) ? tt_b_like_f(g, x, -big) : tt_ew_scalar_like(L, 3, x);
+  tt_val_t r = tt_b_select(g, is_nan(g, x), nanv, x);
+  r = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, x, tt_b_like_f(g, x, 1.0 / 0.0)), pos, r);
+  r = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, x, tt_b_like_f(g, x, -1.0 / 0.0)), neg, r);
+  tt_l_output(L, r);
+  return NULL;
+}
+
+/* ---- Remainders ---- */
+
+/* fmod (C's, sign of x) or remainder (Python's, sign of y), in opmath. */
+static tt_status_t rem_op(tt_lower_t *L, int python) {
+  binop_t p;
+  if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  if (p.result == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "\"%s_cpu\" not implemented for 'Bool'", python ? "remainder" : "fmod");
+  tt_dtype_t ct = tt_ew_opmath(p.result);
+  tt_val_t x = tt_b_convert(g, p.x, ct), y = tt_b_convert(g, p.y, ct);
+  tt_val_t r = tt_b_binary(g, TT_BIN_REM, x, y);
+  if (python) {
+    tt_val_t zero = tt_b_like_f(g, r, 0);
+    tt_val_t fix = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_NE, r, zero),
+                               tt_b_compare(g, TT_CMP_NE, tt_b_compare(g, TT_CMP_LT, r, zero), tt_b_compare(g, TT_CMP_LT, y, zero)));
+    r = tt_b_select(g, fix, tt_b_binary(g, TT_BIN_ADD, r, y), r);
+  }
+  tt_l_output(L, tt_b_convert(g, r, p.result));
+  return NULL;
+}
+static tt_status_t lower_remainder(tt_lower_t *L) { return rem_op(L, 1); }
+static tt_status_t lower_fmod(tt_lower_t *L) { return rem_op(L, 0); }
+
+/* ---- Optimizer arithmetic: lerp, addcmul, addcdiv ---- */
+
+static tt_status_t check_same_dtype(tt_lower_t *L, int i, const char *what) {
+  tt_dtype_t a = tt_l_arg_dtype(L, 0), b = tt_l_arg_dtype(L, i);
+  if (b != TT_DTYPE_INVALID && b != a)
+    return tt_status_make(TT_INVALID_ARGUMENT, "expected dtype %s for `%s` but got dtype %s", tt_dtype_name(a), what, tt_dtype_name(b));
+  return NULL;
+}
+
+/* PyTorch's two-sided form: |w| < 0.5 ? s + w (e - s) : e - (e - s)(1 - w). */
+static tt_val_t lerp_fn(tt_graph_t *g, tt_val_t s, tt_val_t e, tt_val_t w) {
+  tt_val_t d = tt_b_binary(g, TT_BIN_SUB, e, s);
+  tt_val_t lo = tt_b_binary(g, TT_BIN_ADD, s, tt_b_binary(g, TT_BIN_MUL, w, d));
+  tt_val_t hi = tt_b_binary(g, TT_BIN_SUB, e, tt_b_binary(g, TT_BIN_MUL, d, tt_b_binary(g, TT_BIN_SUB, tt_b_like_f(g, w, 1), w)));
+  return tt_b_select(g, tt_b_compare(g, TT_CMP_LT, tt_b_unary(g, TT_UN_ABS, w), tt_b_like_f(g, w, 0.5)), lo, hi);
+}
+
+static tt_status_t lower_lerp(tt_lower_t *L) {
+  tt_status_t s = check_same_dtype(L, 1, "end");
+  if (!s && L->args[2].kind == TT_ARG_TENSOR) s = check_same_dtype(L, 2, "weight");
+  if (s) return s;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (!tt_dtype_is_float(dt)) return tt_status_make(TT_INVALID_ARGUMENT, "\"lerp_kernel_scalar\" not implemented for '%s'", tt_op_type_name(dt));
+  tt_dtype_t ct = tt_ew_opmath(dt);
+  int argi[3] = {0, 1, 2};
+  int64_t dims[TT_MAX_RANK];
+  int rank = tt_op_broadcast_shape(L, argi, 3, dims);
+  tt_val_t r = lerp_fn(L->g, tt_op_operand(L, 0, ct, rank, dims), tt_op_operand(L, 1, ct, rank, dims), tt_op_operand(L, 2, ct, rank, dims));
+  tt_l_output(L, tt_b_convert(L->g, r, dt));
+  return NULL;
+}
+
+/* self + value * t1 (* or /) t2, in opmath, rounded once. */
+static tt_status_t addc(tt_lower_t *L, tt_binary_t op) {
+  int argi[3] = {0, 1, 2};
+  tt_dtype_t rt = tt_op_result_type(L, argi, 3);
+  if (op == TT_BIN_DIV && !tt_dtype_is_float(rt))
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+  tt_dtype_t ct = tt_ew_opmath(rt);
+  int64_t dims[TT_MAX_RANK];
+  int rank = tt_op_broadcast_shape(L, argi, 3, dims);
+  tt_graph_t *g = L->g;
+  tt_val_t s = tt_op_operand(L, 0, ct, rank, dims), a = tt_op_operand(L, 1, ct, rank, dims), b = tt_op_operand(L, 2, ct, rank, dims);
+  if (rt == TT_BOOL) op = op == TT_BIN_MUL ? TT_BIN_AND : op;
+  tt_val_t v = tt_op_operand(L, 3, ct, rank, dims);
+  tt_val_t r = tt_b_binary(g, op, rt == TT_BOOL ? tt_b_binary(g, TT_BIN_AND, v, a) : tt_b_binary(g, TT_BIN_MUL, v, a), b);
+  r = tt_b_binary(g, rt == TT_BOOL ? TT_BIN_OR : TT_BIN_ADD, s, r);
+  tt_l_output(L, tt_b_convert(g, r, rt));
+  return NULL;
+}
+static tt_status_t lower_addcmul(tt_lower_t *L) { return addc(L, TT_BIN_MUL); }
+static tt_status_t lower_addcdiv(tt_lower_t *L) { return addc(L, TT_BIN_DIV); }
+
 const tt_op_def_t tt_ops_elementwise[] = {
     {"add.Tensor", lower_add, 0},
     {"add.Scalar", lower_add, 0},
@@ -164,5 +621,50 @@ const tt_op_def_t tt_ops_elementwise[] = {
     {"le.Tensor", lower_le, 0}, {"le.Scalar", lower_le, 0},
     {"gt.Tensor", lower_gt, 0}, {"gt.Scalar", lower_gt, 0},
     {"ge.Tensor", lower_ge, 0}, {"ge.Scalar", lower_ge, 0},
+#define EW_UNARY(name, fn) {name, fn, 0}, {name "_", fn, TT_OPF_INPLACE}
+    EW_UNARY("neg", lower_neg), EW_UNARY("abs", lower_abs),
+    EW_UNARY("exp", lower_exp), EW_UNARY("expm1", lower_expm1), EW_UNARY("exp2", lower_exp2),
+    EW_UNARY("log", lower_log), EW_UNARY("log1p", lower_log1p), EW_UNARY("log2", lower_log2),
+    EW_UNARY("log10", lower_log10), EW_UNARY("sqrt", lower_sqrt), EW_UNARY("rsqrt", lower_rsqrt),
+    EW_UNARY("reciprocal", lower_reciprocal), EW_UNARY("sin", lower_sin), EW_UNARY("cos", lower_cos),
+    EW_UNARY("tan", lower_tan), EW_UNARY("tanh", lower_tanh), EW_UNARY("sigmoid", lower_sigmoid),
+    EW_UNARY("floor", lower_floor), EW_UNARY("ceil", lower_ceil), EW_UNARY("round", lower_round),
+    EW_UNARY("trunc", lower_trunc), EW_UNARY("sign", lower_sign), EW_UNARY("sgn", lower_sign),
+    EW_UNARY("erf", lower_erf),
+    {"round.decimals", lower_round_decimals, 0}, {"round_.decimals", lower_round_decimals, TT_OPF_INPLACE},
+    {"pow.Tensor_Scalar", lower_pow_tensor_scalar, 0}, {"pow_.Scalar", lower_pow_tensor_scalar, TT_OPF_INPLACE},
+    {"pow.Tensor_Tensor", lower_pow, 0}, {"pow_.Tensor", lower_pow, TT_OPF_INPLACE},
+    {"pow.Scalar", lower_pow, 0},
+    {"where.self", lower_where, 0},
+    {"maximum", lower_maximum, 0}, {"minimum", lower_minimum, 0},
+    {"maximum.out", lower_maximum_out, 0}, {"minimum.out", lower_minimum_out, 0},
+    {"clamp", lower_clamp, 0}, {"clamp_", lower_clamp, TT_OPF_INPLACE},
+    {"clamp.Tensor", lower_clamp, 0}, {"clamp_.Tensor", lower_clamp, TT_OPF_INPLACE},
+    {"clamp_min", lower_clamp_min, 0}, {"clamp_min_", lower_clamp_min, TT_OPF_INPLACE},
+    {"clamp_min.Tensor", lower_clamp_min, 0}, {"clamp_min_.Tensor", lower_clamp_min, TT_OPF_INPLACE},
+    {"clamp_max", lower_clamp_max, 0}, {"clamp_max_", lower_clamp_max, TT_OPF_INPLACE},
+    {"clamp_max.Tensor", lower_clamp_max, 0}, {"clamp_max_.Tensor", lower_clamp_max, TT_OPF_INPLACE},
+    {"masked_fill.Scalar", lower_masked_fill, 0}, {"masked_fill_.Scalar", lower_masked_fill, TT_OPF_INPLACE},
+    {"masked_fill.Tensor", lower_masked_fill, 0}, {"masked_fill_.Tensor", lower_masked_fill, TT_OPF_INPLACE},
+    EW_UNARY("logical_and", lower_logical_and), EW_UNARY("logical_or", lower_logical_or),
+    EW_UNARY("logical_xor", lower_logical_xor), EW_UNARY("logical_not", lower_logical_not),
+    {"bitwise_and.Tensor", lower_bitwise_and, 0}, {"bitwise_and_.Tensor", lower_bitwise_and, TT_OPF_INPLACE},
+    {"bitwise_and.Scalar", lower_bitwise_and, 0}, {"bitwise_and_.Scalar", lower_bitwise_and, TT_OPF_INPLACE},
+    {"bitwise_or.Tensor", lower_bitwise_or, 0}, {"bitwise_or_.Tensor", lower_bitwise_or, TT_OPF_INPLACE},
+    {"bitwise_or.Scalar", lower_bitwise_or, 0}, {"bitwise_or_.Scalar", lower_bitwise_or, TT_OPF_INPLACE},
+    {"bitwise_xor.Tensor", lower_bitwise_xor, 0}, {"bitwise_xor_.Tensor", lower_bitwise_xor, TT_OPF_INPLACE},
+    {"bitwise_xor.Scalar", lower_bitwise_xor, 0}, {"bitwise_xor_.Scalar", lower_bitwise_xor, TT_OPF_INPLACE},
+    EW_UNARY("bitwise_not", lower_bitwise_not),
+    {"isnan", lower_isnan, 0}, {"isinf", lower_isinf, 0}, {"isfinite", lower_isfinite, 0},
+    EW_UNARY("nan_to_num", lower_nan_to_num),
+    {"remainder.Tensor", lower_remainder, 0}, {"remainder_.Tensor", lower_remainder, TT_OPF_INPLACE},
+    {"remainder.Scalar", lower_remainder, 0}, {"remainder_.Scalar", lower_remainder, TT_OPF_INPLACE},
+    {"remainder.Scalar_Tensor", lower_remainder, 0},
+    {"fmod.Tensor", lower_fmod, 0}, {"fmod_.Tensor", lower_fmod, TT_OPF_INPLACE},
+    {"fmod.Scalar", lower_fmod, 0}, {"fmod_.Scalar", lower_fmod, TT_OPF_INPLACE},
+    {"lerp.Scalar", lower_lerp, 0}, {"lerp_.Scalar", lower_lerp, TT_OPF_INPLACE},
+    {"lerp.Tensor", lower_lerp, 0}, {"lerp_.Tensor", lower_lerp, TT_OPF_INPLACE},
+    EW_UNARY("addcmul", lower_addcmul), EW_UNARY("addcdiv", lower_addcdiv),
+#undef EW_UNARY
     {NULL, NULL, 0},
 };

@@ -1,7 +1,188 @@
-/* Lowerings of the foreach op family. */
+/* _foreach ops (torch.optim's multi-tensor paths): every element of the
+ * tensor lists is lowered by the matching single-tensor op, all in ONE
+ * program per call. */
+#include <string.h>
+
 #include "ops/common.h"
 #include "ops/families.h"
 
+#define FE_MAX_ARGS 16
+
+/* Which single-tensor op computes one element of each foreach overload. */
+typedef struct {
+  const char *name;
+  const char *base;
+  int inplace;
+} fe_map_t;
+
+static const fe_map_t fe_maps[] = {
+#define FE_BIN(op, base_t, base_s)                                                        \
+  {"_foreach_" op ".List", base_t, 0}, {"_foreach_" op "_.List", base_t, 1},             \
+  {"_foreach_" op ".Scalar", base_s, 0}, {"_foreach_" op "_.Scalar", base_s, 1},         \
+  {"_foreach_" op ".ScalarList", base_s, 0}, {"_foreach_" op "_.ScalarList", base_s, 1}
+    FE_BIN("add", "add.Tensor", "add.Scalar"),
+    FE_BIN("sub", "sub.Tensor", "sub.Scalar"),
+    FE_BIN("mul", "mul.Tensor", "mul.Scalar"),
+    FE_BIN("div", "div.Tensor", "div.Scalar"),
+    FE_BIN("maximum", "maximum", "clamp_min"),
+    FE_BIN("minimum", "minimum", "clamp_max"),
+    FE_BIN("clamp_min", "clamp_min.Tensor", "clamp_min"),
+    FE_BIN("clamp_max", "clamp_max.Tensor", "clamp_max"),
+    FE_BIN("pow", "pow.Tensor_Tensor", "pow.Tensor_Scalar"),
+#undef FE_BIN
+    {"_foreach_add.Tensor", "add.Tensor", 0}, {"_foreach_add_.Tensor", "add.Tensor", 1},
+    {"_foreach_mul.Tensor", "mul.Tensor", 0}, {"_foreach_mul_.Tensor", "mul.Tensor", 1},
+    {"_foreach_div.Tensor", "div.Tensor", 0}, {"_foreach_div_.Tensor", "div.Tensor", 1},
+    {"_foreach_pow.ScalarAndTensor", "pow.Scalar", 0},
+#define FE_UN(op) {"_foreach_" op, op, 0}, {"_foreach_" op "_", op, 1}
+    FE_UN("sqrt"), FE_UN("rsqrt"), FE_UN("neg"), FE_UN("abs"), FE_UN("exp"), FE_UN("expm1"),
+    FE_UN("log"), FE_UN("log1p"), FE_UN("reciprocal"), FE_UN("sign"), FE_UN("sigmoid"),
+    FE_UN("tanh"), FE_UN("sin"), FE_UN("cos"), FE_UN("erf"), FE_UN("floor"), FE_UN("ceil"),
+    FE_UN("round"), FE_UN("trunc"),
+#undef FE_UN
+#define FE_C(op)                                                                           \
+  {"_foreach_" op ".Scalar", op, 0}, {"_foreach_" op "_.Scalar", op, 1},                   \
+  {"_foreach_" op ".ScalarList", op, 0}, {"_foreach_" op "_.ScalarList", op, 1}
+    FE_C("addcmul"), FE_C("addcdiv"),
+#undef FE_C
+    {"_foreach_lerp.List", "lerp.Tensor", 0}, {"_foreach_lerp_.List", "lerp.Tensor", 1},
+    {"_foreach_lerp.Scalar", "lerp.Scalar", 0}, {"_foreach_lerp_.Scalar", "lerp.Scalar", 1},
+    {"_foreach_lerp.ScalarList", "lerp.Scalar", 0}, {"_foreach_lerp_.ScalarList", "lerp.Scalar", 1},
+    /* These write their argument 0 themselves. */
+    {"_foreach_zero_", "zero_", 2},
+    {"_foreach_copy_", "copy_", 2},
+    {NULL, NULL, 0},
+};
+
+static const fe_map_t *fe_find(const char *name) {
+  for (const fe_map_t *m = fe_maps; m->name; m++)
+    if (!strcmp(m->name, name)) return m;
+  return NULL;
+}
+
+/* PyTorch's canCast: no float -> integral, no non-bool -> bool. */
+static int can_cast(tt_dtype_t from, tt_dtype_t to) {
+  if (tt_dtype_is_float(from) && !tt_dtype_is_float(to)) return 0;
+  if (from != TT_BOOL && to == TT_BOOL) return 0;
+  return 1;
+}
+
+/* The list length all list arguments must share; records PyTorch's error. */
+static int fe_length(tt_lower_t *L) {
+  int n = -1;
+  for (int k = 0; k < L->nargs; k++) {
+    const tt_arg_t *a = &L->args[k];
+    if (a->kind == TT_ARG_TENSORS) {
+      if (n >= 0 && a->n != n) {
+        tt_l_fail(L, TT_INVALID_ARGUMENT, "Tensor lists must have the same number of tensors, got %d and %d", n, a->n);
+        return -1;
+      }
+      n = a->n;
+    }
+  }
+  if (n < 0) {
+    tt_l_fail(L, TT_TYPE_ERROR, "%s: expected a list of Tensors", L->op);
+    return -1;
+  }
+  for (int k = 0; k < L->nargs; k++) {
+    const tt_arg_t *a = &L->args[k];
+    if ((a->kind == TT_ARG_FLOATS || a->kind == TT_ARG_INTS) && a->n != n) {
+      tt_l_fail(L, TT_INVALID_ARGUMENT, "Tensor list must have same number of elements as scalar list, got %d and %d", n, a->n);
+      return -1;
+    }
+  }
+  return n;
+}
+
+/* The single-op arguments of element j: list entries become their j-th item. */
+static int fe_element_args(tt_lower_t *L, const tt_arg_t *all, int j, tt_arg_t *el) {
+  for (int k = 0; k < L->nargs; k++) {
+    el[k] = all[k];
+    const tt_arg_t *a = &all[k];
+    if (a->kind == TT_ARG_TENSORS) {
+      if (!a->t[j].storage && !a->t[j].is_host_scalar) {
+        tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: tensor list argument %d has None at %d", L->op, k, j);
+        return 0;
+      }
+      el[k].kind = TT_ARG_TENSOR;
+      el[k].t = &a->t[j];
+      el[k].n = 0;
+    } else if (a->kind == TT_ARG_FLOATS) {
+      el[k].kind = TT_ARG_FLOAT;
+      el[k].f = a->floats[j];
+    } else if (a->kind == TT_ARG_INTS) {
+      el[k].kind = TT_ARG_INT;
+      el[k].i = a->ints[j];
+    }
+  }
+  return 1;
+}
+
+/* Lowers element j with the base op; its result (or its write into its
+ * argument 0) becomes element j's output or write. */
+static tt_status_t fe_element(tt_lower_t *L, const tt_op_def_t *base, int mode, const tt_arg_t *all, int j) {
+  tt_arg_t el[FE_MAX_ARGS];
+  if (!fe_element_args(L, all, j, el)) return NULL;
+  int nouts = L->nouts, nwrites = L->nwrites;
+  L->args = el;
+  tt_status_t s = base->fn(L);
+  L->args = (tt_arg_t *)all;
+  L->returns_arg = -1;
+  if (s || tt_graph_failed(L->g)) return s;
+  if (mode == 2) { /* the base op wrote its argument 0: retarget to element j */
+    for (int w = nwrites; w < L->nwrites; w++) L->write_elem[w] = j;
+    return NULL;
+  }
+  if (L->nouts != nouts + 1 || L->nwrites != nwrites)
+    return tt_status_make(TT_INTERNAL, "%s: element op %s gave %d results", L->op, base->name, L->nouts - nouts);
+  if (mode == 1) {
+    tt_val_t v = L->outs[--L->nouts];
+    tt_dtype_t rdt = tt_graph_type(L->g, v)->dtype, sdt = all[0].t[j].dtype;
+    if (!can_cast(rdt, sdt))
+      return tt_status_make(TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s",
+                            tt_op_type_name(rdt), tt_op_type_name(sdt));
+    tt_l_write(L, 0, j, v);
+  }
+  return NULL;
+}
+
+static tt_status_t lower_foreach(tt_lower_t *L) {
+  const fe_map_t *m = fe_find(L->op);
+  int id = m ? tt_ops_find(m->base) : -1;
+  const tt_op_def_t *base = id >= 0 ? tt_ops_get(id) : NULL;
+  if (!base) return tt_status_make(TT_INTERNAL, "%s: no element lowering", L->op);
+  if (L->nargs > FE_MAX_ARGS) return tt_status_make(TT_INTERNAL, "%s: too many arguments", L->op);
+  int n = fe_length(L);
+  const tt_arg_t *all = L->args;
+  for (int j = 0; j < n; j++) {
+    tt_status_t s = fe_element(L, base, m->inplace, all, j);
+    if (s || tt_graph_failed(L->g)) return s;
+  }
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_foreach[] = {
+#define FE(name) {name, lower_foreach, 0}
+#define FE_BIN(op)                                                                           \
+  FE("_foreach_" op ".List"), FE("_foreach_" op "_.List"), FE("_foreach_" op ".Scalar"),     \
+  FE("_foreach_" op "_.Scalar"), FE("_foreach_" op ".ScalarList"), FE("_foreach_" op "_.ScalarList")
+    FE_BIN("add"), FE_BIN("sub"), FE_BIN("mul"), FE_BIN("div"), FE_BIN("maximum"), FE_BIN("minimum"),
+    FE_BIN("clamp_min"), FE_BIN("clamp_max"), FE_BIN("pow"),
+#undef FE_BIN
+    FE("_foreach_add.Tensor"), FE("_foreach_add_.Tensor"), FE("_foreach_mul.Tensor"), FE("_foreach_mul_.Tensor"),
+    FE("_foreach_div.Tensor"), FE("_foreach_div_.Tensor"), FE("_foreach_pow.ScalarAndTensor"),
+#define FE_UN(op) FE("_foreach_" op), FE("_foreach_" op "_")
+    FE_UN("sqrt"), FE_UN("rsqrt"), FE_UN("neg"), FE_UN("abs"), FE_UN("exp"), FE_UN("expm1"),
+    FE_UN("log"), FE_UN("log1p"), FE_UN("reciprocal"), FE_UN("sign"), FE_UN("sigmoid"),
+    FE_UN("tanh"), FE_UN("sin"), FE_UN("cos"), FE_UN("erf"), FE_UN("floor"), FE_UN("ceil"),
+    FE_UN("round"), FE_UN("trunc"),
+#undef FE_UN
+#define FE_C(op) FE("_foreach_" op ".Scalar"), FE("_foreach_" op "_.Scalar"), FE("_foreach_" op ".ScalarList"), FE("_foreach_" op "_.ScalarList")
+    FE_C("addcmul"), FE_C("addcdiv"),
+#undef FE_C
+    FE("_foreach_lerp.List"), FE("_foreach_lerp_.List"), FE("_foreach_lerp.Scalar"), FE("_foreach_lerp_.Scalar"),
+    FE("_foreach_lerp.ScalarList"), FE("_foreach_lerp_.ScalarList"),
+    FE("_foreach_zero_"), FE("_foreach_copy_"),
+#undef FE
     {NULL, NULL, 0},
 };

@@ -7,9 +7,9 @@
 #include "exec/run.h"
 #include "ir/builder.h"
 
-#define TT_LOWER_MAX_PARAMS 128
-#define TT_LOWER_MAX_OUTS 64
-#define TT_LOWER_MAX_WRITES 64
+#define TT_LOWER_MAX_PARAMS 1024
+#define TT_LOWER_MAX_OUTS 256
+#define TT_LOWER_MAX_WRITES 256
 
 typedef struct tt_lower_s {
   tt_graph_t *g;

@@ -1,0 +1,18 @@
+/* Element-function helpers shared by the elementwise, activation and foreach
+ * lowerings (erf, NaN-propagating max/min, half-precision upcasting). */
+#ifndef TT_OPS_ELEMENTWISE_H
+#define TT_OPS_ELEMENTWISE_H
+
+#include "ops/lower.h"
+
+/* erf(x) for a floating x, accurate to a few ulp in f32. */
+tt_val_t tt_ew_erf(tt_graph_t *g, tt_val_t x);
+/* max/min that return NaN when either operand is NaN (PyTorch's maximum). */
+tt_val_t tt_ew_max(tt_graph_t *g, tt_val_t x, tt_val_t y);
+tt_val_t tt_ew_min(tt_graph_t *g, tt_val_t x, tt_val_t y);
+/* The type PyTorch computes in for a float dtype (f32 for bf16/f16). */
+tt_dtype_t tt_ew_opmath(tt_dtype_t dt);
+/* Runtime scalar argument i in dtype, broadcast like x. */
+tt_val_t tt_ew_scalar_like(tt_lower_t *L, int i, tt_val_t x);
+
+#endif
