@@ -492,6 +492,8 @@ static tt_status_t classify(tt_lower_t *L, int which) {
   tt_val_t v;
   if (which == 0) v = is_nan(g, x);
   else if (which == 1) v = tt_b_compare(g, TT_CMP_EQ, tt_b_unary(g, TT_UN_ABS, x), tt_b_like_f(g, x, 1.0 / 0.0));
+  else if (which == 3) v = tt_b_compare(g, TT_CMP_EQ, x, tt_b_like_f(g, x, 1.0 / 0.0));
+  else if (which == 4) v = tt_b_compare(g, TT_CMP_EQ, x, tt_b_like_f(g, x, -1.0 / 0.0));
   else v = tt_b_unary(g, TT_UN_IS_FINITE, x);
   tt_l_output(L, v);
   return NULL;
@@ -499,6 +501,8 @@ static tt_status_t classify(tt_lower_t *L, int which) {
 static tt_status_t lower_isnan(tt_lower_t *L) { return classify(L, 0); }
 static tt_status_t lower_isinf(tt_lower_t *L) { return classify(L, 1); }
 static tt_status_t lower_isfinite(tt_lower_t *L) { return classify(L, 2); }
+static tt_status_t lower_isposinf(tt_lower_t *L) { return classify(L, 3); }
+static tt_status_t lower_isneginf(tt_lower_t *L) { return classify(L, 4); }
 
 static tt_status_t lower_nan_to_num(tt_lower_t *L) {
   tt_graph_t *g = L->g;
@@ -656,6 +660,7 @@ const tt_op_def_t tt_ops_elementwise[] = {
     {"bitwise_xor.Scalar", lower_bitwise_xor, 0}, {"bitwise_xor_.Scalar", lower_bitwise_xor, TT_OPF_INPLACE},
     EW_UNARY("bitwise_not", lower_bitwise_not),
     {"isnan", lower_isnan, 0}, {"isinf", lower_isinf, 0}, {"isfinite", lower_isfinite, 0},
+    {"isposinf", lower_isposinf, 0}, {"isneginf", lower_isneginf, 0},
     EW_UNARY("nan_to_num", lower_nan_to_num),
     {"remainder.Tensor", lower_remainder, 0}, {"remainder_.Tensor", lower_remainder, TT_OPF_INPLACE},
     {"remainder.Scalar", lower_remainder, 0}, {"remainder_.Scalar", lower_remainder, TT_OPF_INPLACE},

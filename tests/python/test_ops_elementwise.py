@@ -331,3 +331,10 @@ def test_default_optimizer_uses_foreach_kernels():
     for name in ["_foreach_lerp_.Scalar", "_foreach_addcmul_.Scalar", "_foreach_addcdiv_.ScalarList",
                  "_foreach_sqrt", "_foreach_div_.ScalarList", "_foreach_add_.List", "_foreach_mul_.Scalar"]:
         assert name in ops
+
+
+def test_isposinf_isneginf():
+    x = torch.tensor([1.0, float("inf"), -float("inf"), float("nan"), 0.0])
+    compare(torch.isposinf, x)
+    compare(torch.isneginf, x)
+    compare(torch.isneginf, torch.arange(4))

@@ -38,4 +38,10 @@ def test_losses_match_cpu(kind, opt):
     for step, (c, t) in enumerate(zip(cpu_losses, tpu_losses)):
         assert abs(c - t) <= 1e-4 * abs(c) + 1e-6, f"step {step}: cpu {c} vs tpu {t}"
     for (name, pc), pt in zip(cpu_model.state_dict().items(), tpu_model.state_dict().values()):
+        if name == "block.self_attn.in_proj_bias":
+            # Its key third has an exactly-zero true gradient (softmax ignores a
+            # per-query constant), so AdamW's update of it is driven by rounding
+            # noise on either device; compare the query and value thirds only.
+            d = pc.shape[0] // 3
+            pc, pt = torch.cat([pc[:d], pc[2 * d:]]), torch.cat([pt[:d], pt[2 * d:]])
         torch.testing.assert_close(pt.cpu(), pc, rtol=1e-3, atol=1e-4, msg=name)
