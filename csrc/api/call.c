@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/context.h"
+#include "ops/common.h"
 #include "ops/registry.h"
 
 
@@ -14,23 +15,6 @@ static tt_graph_t *shared_graph(tt_status_t *out_status) {
   if (!g) *out_status = tt_graph_create(&g);
   else tt_graph_reset(g);
   return g;
-}
-
-/* PyTorch's c10 scalar type names, used in its messages. */
-static const char *torch_type_name(tt_dtype_t dt) {
-  switch (dt) {
-    case TT_BOOL: return "Bool";
-    case TT_U8: return "Byte";
-    case TT_I8: return "Char";
-    case TT_I16: return "Short";
-    case TT_I32: return "Int";
-    case TT_I64: return "Long";
-    case TT_F16: return "Half";
-    case TT_BF16: return "BFloat16";
-    case TT_F32: return "Float";
-    case TT_F64: return "Double";
-    default: return tt_dtype_name(dt);
-  }
 }
 
 /* PyTorch's canCast: no float -> integral, no non-bool -> bool. */
@@ -61,7 +45,7 @@ static void inplace_to_write(tt_lower_t *L) {
   tt_dtype_t rdt = tt_graph_type(L->g, L->outs[0])->dtype;
   if (!can_cast(rdt, self->dtype)) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s",
-              torch_type_name(rdt), torch_type_name(self->dtype));
+              tt_op_type_name(rdt), tt_op_type_name(self->dtype));
     return;
   }
   tt_l_write(L, 0, 0, L->outs[0]);

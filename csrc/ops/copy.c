@@ -3,7 +3,8 @@
 #include "ops/common.h"
 #include "ops/families.h"
 
-/* _tt_materialize(Tensor self, ScalarType dtype): the view, dense, in dtype. */
+/* _tt_materialize(Tensor self, ScalarType dtype): the view, dense, in dtype.
+ * Also _to_copy on device, a dtype conversion (device moves are the binding's). */
 static tt_status_t lower_materialize(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_dtype(L, 1);
   tt_val_t x = tt_l_tensor(L, 0);
@@ -13,14 +14,6 @@ static tt_status_t lower_materialize(tt_lower_t *L) {
 
 static tt_status_t lower_clone(tt_lower_t *L) {
   tt_l_output(L, tt_l_tensor(L, 0));
-  return NULL;
-}
-
-/* _to_copy on device: a dtype conversion (device moves are the binding's). */
-static tt_status_t lower_to_copy(tt_lower_t *L) {
-  tt_dtype_t dt = tt_l_dtype(L, 1);
-  tt_val_t x = tt_l_tensor(L, 0);
-  tt_l_output(L, tt_b_convert(L->g, x, dt == TT_DTYPE_INVALID ? tt_l_arg_dtype(L, 0) : dt));
   return NULL;
 }
 
@@ -74,7 +67,7 @@ static tt_status_t lower_zero_(tt_lower_t *L) {
 const tt_op_def_t tt_ops_copy[] = {
     {"_tt_materialize", lower_materialize, 0},
     {"clone", lower_clone, 0},
-    {"_to_copy", lower_to_copy, 0},
+    {"_to_copy", lower_materialize, 0},
     {"copy_", lower_copy_, 0},
     {"fill_.Scalar", lower_fill_, 0},
     {"fill_.Tensor", lower_fill_, 0},

@@ -11,33 +11,8 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "check.h"
 #include "pjrt/runtime.h"
-
-static int g_passed, g_failed;
-
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (cond) {                                                             \
-      g_passed++;                                                           \
-    } else {                                                                \
-      g_failed++;                                                           \
-      fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);       \
-    }                                                                       \
-  } while (0)
-
-/* Checks a status is OK; prints and frees it otherwise. Returns 1 if OK. */
-#define CHECK_OK(expr) check_ok((expr), #expr, __LINE__)
-static int check_ok(tt_status_t s, const char *expr, int line) {
-  if (!s) {
-    g_passed++;
-    return 1;
-  }
-  g_failed++;
-  fprintf(stderr, "FAIL line %d: %s -> %s: %s\n", line, expr, tt_code_name(tt_status_code(s)),
-          tt_status_message(s));
-  tt_status_free(s);
-  return 0;
-}
 
 static const char *g_plugin;
 
@@ -456,6 +431,5 @@ int main(void) {
     test_add_f32(rt);
     tt_pjrt_runtime_destroy(rt);
   }
-  printf("%d passed, %d failed\n", g_passed, g_failed);
-  return g_failed ? 1 : 0;
+  return check_summary();
 }
