@@ -104,16 +104,10 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
   }
   static tt_py_args_t a; /* one call at a time under the GIL */
   if (!tt_py_args_convert(argv[1], def->name, &a)) return NULL;
-  tt_call_result_t *r = PyMem_Malloc(sizeof(tt_call_result_t));
-  if (!r) {
-    tt_py_args_free(&a);
-    return PyErr_NoMemory();
-  }
-  tt_status_t s = tt_call(id, a.args, a.nargs, r);
+  static tt_call_result_t r; /* large; one call at a time under the GIL */
+  tt_status_t s = tt_call(id, a.args, a.nargs, &r);
   tt_py_args_free(&a);
-  PyObject *res = s ? tt_py_raise(s) : results_to_python(r, argv[1]);
-  PyMem_Free(r);
-  return res;
+  return s ? tt_py_raise(s) : results_to_python(&r, argv[1]);
 }
 
 static PyObject *py_empty(PyObject *self, PyObject *args) {

@@ -102,7 +102,9 @@ static tt_val_t flatten(tt_graph_t *g, tt_val_t v) {
 }
 
 tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
-  memset(out, 0, sizeof(*out));
+  /* Results and the lowering context are large (their arrays bound what one
+   * op may touch) and filled before being read: reset only the counters. */
+  out->n = 0;
   out->returns_arg = -1;
   const tt_op_def_t *def = tt_ops_get(op_id);
   if (!def) return tt_status_make(TT_INTERNAL, "unknown op id %d", op_id);
@@ -111,7 +113,7 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   tt_graph_t *g = shared_graph(&s);
   if (s) return s;
   static tt_lower_t L; /* large; one call at a time */
-  memset(&L, 0, sizeof L);
+  L.nparams = L.nouts = L.nwrites = 0;
   L.g = g;
   L.op = def->name;
   L.args = args;
