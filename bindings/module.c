@@ -7,18 +7,6 @@
 
 tt_py_t tt_py;
 
-/* Recently produced storages, awaited by synchronize(). */
-#define RECENT 32
-static tt_storage_t *recent[RECENT];
-static int recent_next;
-
-static void remember(tt_storage_t *s) {
-  tt_storage_retain(s);
-  if (recent[recent_next]) tt_storage_release(recent[recent_next]);
-  recent[recent_next] = s;
-  recent_next = (recent_next + 1) % RECENT;
-}
-
 static PyObject *py_init(PyObject *self, PyObject *args) {
   (void)self;
   const char *fallback = NULL;
@@ -69,7 +57,6 @@ static PyObject *results_to_python(tt_call_result_t *r, PyObject *argtuple) {
   if (!tup) return NULL;
   for (int i = 0; i < r->n; i++) {
     tt_call_out_t *o = &r->outs[i];
-    remember(o->storage);
     PyObject *t = tt_py_make_tensor(o->storage, o->dtype, o->rank, o->sizes);
     o->storage = NULL; /* stolen, even on failure */
     if (!t) {
@@ -237,10 +224,9 @@ static PyObject *py_download(PyObject *self, PyObject *args) {
   tt_dtype_t dt;
   int64_t numel;
   if (!cpu_buffer(dst, &ptr, &dt, &numel)) return NULL;
-  tt_status_t s;
-  Py_BEGIN_ALLOW_THREADS
-  s = tt_tensor_to_host(&ref, dt, ptr, (size_t)numel * tt_dtype_size(dt));
-  Py_END_ALLOW_THREADS
+  /* The GIL stays held: materializing a view launches a program, and the
+   * core's launch state is guarded by the GIL. */
+  tt_status_t s = tt_tensor_to_host(&ref, dt, ptr, (size_t)numel * tt_dtype_size(dt));
   if (s) return tt_py_raise(s);
   Py_INCREF(dst);
   return dst;
@@ -249,14 +235,9 @@ static PyObject *py_download(PyObject *self, PyObject *args) {
 static PyObject *py_synchronize(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  for (int i = 0; i < RECENT; i++) {
-    tt_storage_t *s = recent[i];
-    if (!s) continue;
-    recent[i] = NULL;
-    tt_status_t st = s->buf ? tt_pjrt_buffer_await(tt_ctx()->rt, s->buf) : NULL;
-    tt_storage_release(s);
-    if (st) return tt_py_raise(st);
-  }
+  /* The GIL stays held: the core's launch state is guarded by it. */
+  tt_status_t s = tt_synchronize();
+  if (s) return tt_py_raise(s);
   Py_RETURN_NONE;
 }
 
@@ -316,7 +297,7 @@ static PyMethodDef methods[] = {
     {"empty", py_empty, METH_VARARGS, "empty(shape, dtype): a contiguous tensor over a new lazy storage"},
     {"upload", py_upload, METH_VARARGS, "upload(dst, cpu_src)"},
     {"download", py_download, METH_VARARGS, "download(src, cpu_dst)"},
-    {"synchronize", py_synchronize, METH_NOARGS, "wait for recent work"},
+    {"synchronize", py_synchronize, METH_NOARGS, "wait for all work launched so far"},
     {"runtime_info", py_runtime_info, METH_NOARGS, "plugin and device facts"},
     {"cache_stats", py_cache_stats, METH_NOARGS, "compile cache counters"},
     {"rng_state", py_rng_state, METH_NOARGS, "(seed, offset)"},

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/context.h"
+#include "exec/inflight.h"
 #include "ops/common.h"
 #include "ops/registry.h"
 
@@ -198,4 +199,9 @@ tt_status_t tt_tensor_to_host(const tt_tensor_ref_t *t, tt_dtype_t dtype, void *
   if (!s) s = tt_pjrt_buffer_to_host(tt_ctx()->rt, buf, dst, nbytes);
   tt_call_result_clear(&r);
   return s;
+}
+
+tt_status_t tt_synchronize(void) {
+  if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
+  return tt_inflight_wait_all();
 }

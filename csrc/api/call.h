@@ -23,6 +23,9 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
 /* Releases the storages a result still owns. */
 void tt_call_result_clear(tt_call_result_t *r);
 
+/* Waits for every launch so far; returns the first asynchronous error. */
+tt_status_t tt_synchronize(void);
+
 /* Host transfers of a tensor view: to_host materializes the view in `dtype`
  * (converting on device) as dense row-major bytes. */
 tt_status_t tt_tensor_to_host(const tt_tensor_ref_t *t, tt_dtype_t dtype, void *dst, size_t nbytes);

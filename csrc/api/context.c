@@ -5,6 +5,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "exec/inflight.h"
 #include "exec/scalars.h"
 
 static tt_ctx_t *g_ctx;
@@ -39,6 +40,7 @@ tt_status_t tt_init(const char *fallback_plugin) {
 void tt_shutdown(void) {
   tt_ctx_t *c = g_ctx;
   if (!c) return;
+  tt_status_free(tt_inflight_wait_all());
   tt_scalars_clear();
   tt_tier1_destroy(c->tier1, c->rt);
   tt_pjrt_runtime_destroy(c->rt);

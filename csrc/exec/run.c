@@ -7,6 +7,7 @@
 #include "api/context.h"
 #include "base/alloc.h"
 #include "base/strbuf.h"
+#include "exec/inflight.h"
 #include "exec/scalars.h"
 #include "hlo/emit.h"
 #include "ir/fingerprint.h"
@@ -73,6 +74,11 @@ tt_status_t tt_exec_run(tt_graph_t *g, const tt_binding_t *binds, const char *wh
   for (; !s && bound < np; bound++) s = bind_param(&binds[bound], &args[bound], &owned[bound]);
   if (s) bound--;
   if (!s) s = tt_pjrt_execute(c->rt, exe, args, (size_t)np, what, outs);
+  if (!s && tt_graph_num_outputs(g) > 0) {
+    s = tt_inflight_push(outs[0]);
+    if (s)
+      for (int i = 0; i < tt_graph_num_outputs(g); i++) tt_pjrt_buffer_destroy(c->rt, outs[i]);
+  }
   for (int i = 0; i < bound; i++)
     if (owned[i]) tt_pjrt_buffer_destroy(c->rt, args[i]);
   if (args != args_small) tt_free(args);

@@ -106,12 +106,24 @@ tt_status_t tt_pjrt_buffer_to_host(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf,
   return tt_pjrt_event_await(&rt->plugin, a.event, "copying a device buffer to host");
 }
 
-tt_status_t tt_pjrt_buffer_await(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf) {
+tt_status_t tt_pjrt_buffer_ready_event(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf,
+                                       tt_pjrt_event_t **out_event) {
   TT_PJRT_ARGS(PJRT_Buffer_ReadyEvent_Args, a, event);
   a.buffer = tt_pjrt_buf(buf);
   TT_RETURN_IF_ERROR(tt_pjrt_error_status(
       &rt->plugin, TT_PJRT_CALL(rt->plugin.api, Buffer_ReadyEvent, &a), "PJRT_Buffer_ReadyEvent"));
-  return tt_pjrt_event_await(&rt->plugin, a.event, "waiting for a device buffer");
+  *out_event = (tt_pjrt_event_t *)(void *)a.event;
+  return TT_OK_STATUS;
+}
+
+tt_status_t tt_pjrt_event_wait(tt_pjrt_runtime_t *rt, tt_pjrt_event_t *event) {
+  return tt_pjrt_event_await(&rt->plugin, (PJRT_Event *)(void *)event, "waiting for a device computation");
+}
+
+tt_status_t tt_pjrt_buffer_await(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf) {
+  tt_pjrt_event_t *ev;
+  TT_RETURN_IF_ERROR(tt_pjrt_buffer_ready_event(rt, buf, &ev));
+  return tt_pjrt_event_wait(rt, ev);
 }
 
 size_t tt_pjrt_buffer_size(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf) {

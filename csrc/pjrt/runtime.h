@@ -16,6 +16,7 @@
 typedef struct tt_pjrt_runtime_s tt_pjrt_runtime_t;
 typedef struct tt_pjrt_buffer_s tt_pjrt_buffer_t;         /* a device buffer */
 typedef struct tt_pjrt_executable_s tt_pjrt_executable_t; /* a loaded executable */
+typedef struct tt_pjrt_event_s tt_pjrt_event_t;           /* completion of a buffer's producer */
 
 typedef struct tt_pjrt_options_s {
   /* Number of CPU devices to create on the CPU plugin (cpu_device_count);
@@ -56,6 +57,12 @@ tt_status_t tt_pjrt_buffer_to_host(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf,
                                    size_t nbytes);
 /* Blocks until the buffer's defining computation finished; returns its error if any. */
 tt_status_t tt_pjrt_buffer_await(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf);
+/* The event that fires when the buffer's defining computation is done. It
+ * stays valid after the buffer is destroyed; consume it with tt_pjrt_event_wait. */
+tt_status_t tt_pjrt_buffer_ready_event(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf,
+                                       tt_pjrt_event_t **out_event);
+/* Blocks until the event fires, destroys it, and returns the computation's error if any. */
+tt_status_t tt_pjrt_event_wait(tt_pjrt_runtime_t *rt, tt_pjrt_event_t *event);
 /* Bytes the buffer occupies on device (as reported by the plugin, or computed). */
 size_t tt_pjrt_buffer_size(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf);
 void tt_pjrt_buffer_destroy(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf);

@@ -114,3 +114,11 @@ def test_save_cpu_copy(tmp_path):
     x = torch.arange(6, device="tpu").reshape(2, 3)
     torch.save(x.cpu(), tmp_path / "x.pt")
     assert torch.equal(torch.load(tmp_path / "x.pt"), torch.arange(6).reshape(2, 3))
+
+
+def test_synchronize_waits_for_inplace_work_past_the_queue_depth():
+    x = torch.zeros(3, device="tpu")
+    for _ in range(600):  # more launches than the in-flight queue holds
+        x.add_(1.0)
+    torch.tpu.synchronize()
+    assert x.tolist() == [600.0, 600.0, 600.0]
