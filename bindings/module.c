@@ -289,6 +289,18 @@ static PyObject *py_storage_numel(PyObject *self, PyObject *tensor) {
   return PyLong_FromLongLong(s->numel);
 }
 
+static PyObject *py_grow_storage(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *tensor;
+  long long numel;
+  if (!PyArg_ParseTuple(args, "OL", &tensor, &numel)) return NULL;
+  tt_storage_t *s = tt_py_tensor_storage(tensor);
+  if (!s) return PyErr_Format(PyExc_RuntimeError, "grow_storage: not a tpu tensor");
+  tt_status_t st = tt_storage_grow(s, numel);
+  if (st) return tt_py_raise(st);
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"init", py_init, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
     {"setup", py_setup, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
@@ -302,6 +314,7 @@ static PyMethodDef methods[] = {
     {"cache_stats", py_cache_stats, METH_NOARGS, "compile cache counters"},
     {"rng_state", py_rng_state, METH_NOARGS, "(seed, offset)"},
     {"set_rng_state", py_set_rng_state, METH_VARARGS, "set_rng_state(seed, offset)"},
+    {"grow_storage", py_grow_storage, METH_VARARGS, "grow_storage(tensor, numel): resize_'s storage growth"},
     {"storage_numel", py_storage_numel, METH_O, "elements of a tpu tensor's storage, or None"},
     {NULL, NULL, 0, NULL},
 };

@@ -28,7 +28,7 @@ def _trampoline(op_id, schema):
     them, positionally, defaults filled in."""
     args = schema.arguments
     names = [f"a{i}" for i in range(len(args))]
-    env = {"_call": _C.call, "_lazy": _device._lazy_init}
+    env = {"_call": _C.call, "torch": torch}
     params, kwonly = [], []
     for i, a in enumerate(args):
         if a.has_default_value():
@@ -53,7 +53,6 @@ def _trampoline(op_id, schema):
     else:
         body += "\n    return r"
     src = f"def kernel({sig}):\n    {body}\n"
-    env["torch"] = torch
     exec(src, env)
     return env["kernel"]
 
@@ -122,16 +121,16 @@ def _local_scalar_dense(self):
 
 
 def _resize_(self, size, memory_format=None):
-    out = torch.ops.aten.resize_.default.redispatch(_META, self, size)
-    need = 0 if any(s == 0 for s in size) else self.storage_offset() + math.prod(size)
-    have = _C.storage_numel(self) or 0
-    if need > have:
-        fresh = _C.empty((need,), self.dtype)
-        old = self.untyped_storage()._tt if have else None
-        self.untyped_storage()._tt = fresh.untyped_storage()._tt
-        if old is not None and have:
-            pass  # contents beyond a grow are unspecified in PyTorch; the prefix is lost here too
-    return out
+    """Grows the storage in place (old contents kept) when needed, then
+    installs contiguous metadata for the new size."""
+    size = list(size)
+    need = 0 if 0 in size else self.storage_offset() + math.prod(size)
+    _C.grow_storage(self, need)
+    stride, acc = [0] * len(size), 1
+    for i in range(len(size) - 1, -1, -1):
+        stride[i] = acc
+        acc *= max(size[i], 1)
+    return _as_strided_(self, size, stride, self.storage_offset())
 
 
 def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
@@ -242,10 +241,8 @@ def register_all():
         "_fused_sdp_choice": _fused_sdp_choice,
     }
     _IDS.update(ids)
-    for name, fn in (("nonzero", _nonzero), ("index.Tensor", _index), ("_index_put_impl_", _index_put_impl_),
-                     ("index_put", _index_put), ("masked_select", _masked_select)):
-        if all(k in ids for k in ("_tt_nonzero", "_tt_count_nonzero", "index.Tensor", "_index_put_impl_", "index_put")):
-            special[name] = fn
+    special.update({"nonzero": _nonzero, "index.Tensor": _index, "_index_put_impl_": _index_put_impl_,
+                    "index_put": _index_put, "masked_select": _masked_select})
     for view in ("view", "as_strided", "_reshape_alias", "unfold", "alias"):
         special[view] = _meta_view(getattr(torch.ops.aten, view).default)
     for name, fn in special.items():

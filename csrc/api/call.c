@@ -205,3 +205,25 @@ tt_status_t tt_synchronize(void) {
   if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
   return tt_inflight_wait_all();
 }
+
+tt_status_t tt_storage_grow(tt_storage_t *s, int64_t numel) {
+  if (numel <= s->numel) return TT_OK_STATUS;
+  if (!s->buf) { /* never written: still all zeros */
+    s->numel = numel;
+    return TT_OK_STATUS;
+  }
+  tt_status_t st;
+  tt_graph_t *g = shared_graph(&st);
+  if (st) return st;
+  tt_type_t t = tt_type_make(s->dtype, 1, &s->numel);
+  tt_val_t base = tt_b_param(g, &t);
+  int64_t lo = 0, hi = numel - s->numel, in = 0;
+  tt_val_t grown = tt_b_pad(g, base, tt_b_const_i(g, s->dtype, 0), &lo, &hi, &in);
+  TT_RETURN_IF_ERROR(tt_graph_add_output(g, grown));
+  tt_binding_t bind = {.kind = TT_BIND_STORAGE, .storage = s};
+  tt_pjrt_buffer_t *buf;
+  TT_RETURN_IF_ERROR(tt_exec_run(g, &bind, "aten::resize_", &buf));
+  tt_storage_set_buffer(s, buf);
+  s->numel = numel;
+  return TT_OK_STATUS;
+}

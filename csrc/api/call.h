@@ -23,6 +23,10 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
 /* Releases the storages a result still owns. */
 void tt_call_result_clear(tt_call_result_t *r);
 
+/* Grows a storage in place to numel elements (Tensor.resize_): the old
+ * contents stay as the prefix, the rest reads as zeros. */
+tt_status_t tt_storage_grow(tt_storage_t *s, int64_t numel);
+
 /* Waits for every launch so far; returns the first asynchronous error. */
 tt_status_t tt_synchronize(void);
 

@@ -122,3 +122,14 @@ def test_synchronize_waits_for_inplace_work_past_the_queue_depth():
         x.add_(1.0)
     torch.tpu.synchronize()
     assert x.tolist() == [600.0, 600.0, 600.0]
+
+
+def test_resize_keeps_contents_and_grows():
+    x = torch.arange(4.0, device="tpu")
+    x.resize_(2, 3)
+    assert x.shape == (2, 3) and x.stride() == (3, 1)
+    assert x.flatten()[:4].tolist() == [0.0, 1.0, 2.0, 3.0]
+    x.resize_(2)
+    assert x.tolist() == [0.0, 1.0]
+    e = torch.empty(0, device="tpu").resize_(3).fill_(5.0)
+    assert e.tolist() == [5.0, 5.0, 5.0]
