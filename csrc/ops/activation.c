@@ -18,7 +18,7 @@ static int act_prepare(tt_lower_t *L, int a, int b, act_t *p) {
   int argi[2] = {a, b < 0 ? a : b};
   p->dt = tt_l_arg_dtype(L, a);
   if (b >= 0) p->dt = tt_op_result_type(L, argi, 2);
-  p->ct = tt_ew_opmath(p->dt);
+  p->ct = tt_op_math_type(p->dt);
   p->rank = tt_op_broadcast_shape(L, argi, b < 0 ? 1 : 2, p->dims);
   return !tt_graph_failed(L->g);
 }

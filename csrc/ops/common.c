@@ -19,6 +19,8 @@ const char *tt_op_type_name(tt_dtype_t dt) {
   }
 }
 
+tt_dtype_t tt_op_math_type(tt_dtype_t dt) { return (dt == TT_BF16 || dt == TT_F16) ? TT_F32 : dt; }
+
 tt_dtype_t tt_op_float_type(tt_dtype_t dt) { return tt_dtype_is_float(dt) ? dt : TT_F32; }
 
 tt_dtype_t tt_op_arg_dtype(tt_lower_t *L, int i) {

@@ -22,6 +22,9 @@ int tt_op_wrap_dim(tt_lower_t *L, int64_t dim, int rank);
 tt_dtype_t tt_op_arg_dtype(tt_lower_t *L, int i);
 /* PyTorch's type names in messages ("Float", "Long"). */
 const char *tt_op_type_name(tt_dtype_t dt);
+/* PyTorch's opmath type: the type CPU kernels compute in (float32 for
+ * bfloat16 and float16, the type itself otherwise). */
+tt_dtype_t tt_op_math_type(tt_dtype_t dt);
 /* Float type for integer inputs of ops that compute in floating point. */
 tt_dtype_t tt_op_float_type(tt_dtype_t dt);
 

@@ -50,7 +50,6 @@ static int read_geometry(tt_lower_t *L, int a0, int nsp, conv_t *c) {
   return 1;
 }
 
-static tt_dtype_t compute_type(tt_dtype_t dt) { return (dt == TT_BF16 || dt == TT_F16) ? TT_F32 : dt; }
 
 /* A convolution whose pads may be negative: negative pads are applied as
  * zero padding followed by a slice of the result. A negative low pad is only
@@ -195,7 +194,7 @@ static int check_shapes(tt_lower_t *L, int ix, int iw, conv_t *c) {
     return 0;
   }
   c->dt = x->dtype;
-  c->ct = compute_type(x->dtype);
+  c->ct = tt_op_math_type(x->dtype);
   int64_t cin = x->view.sizes[1];
   int64_t wcin = c->transposed ? w->view.sizes[0] : w->view.sizes[1] * c->groups;
   if (cin != wcin || (c->transposed ? w->view.sizes[0] : w->view.sizes[0]) % c->groups) {

@@ -140,7 +140,6 @@ static tt_status_t lower_ge(tt_lower_t *L) { return compare(L, TT_CMP_GE); }
 
 /* ---- Shared element-function helpers (see ops/elementwise.h) ---- */
 
-tt_dtype_t tt_ew_opmath(tt_dtype_t dt) { return (dt == TT_BF16 || dt == TT_F16) ? TT_F32 : dt; }
 
 static tt_val_t is_nan(tt_graph_t *g, tt_val_t x) { return tt_b_compare(g, TT_CMP_NE, x, x); }
 
@@ -178,7 +177,7 @@ tt_val_t tt_ew_erf(tt_graph_t *g, tt_val_t x) {
                                 0.3283220070332036, -0.21380721651805018, -1.707218006531992,
                                 3.0387285677665368, -2.145872376517339, 0.5867454723725914};
   tt_dtype_t dt = tt_graph_type(g, x)->dtype;
-  x = tt_b_convert(g, x, tt_ew_opmath(dt));
+  x = tt_b_convert(g, x, tt_op_math_type(dt));
   tt_val_t ax = tt_b_unary(g, TT_UN_ABS, x);
   tt_val_t small = tt_b_binary(g, TT_BIN_MUL, x, horner(g, tt_b_binary(g, TT_BIN_MUL, x, x), taylor, 7));
   tt_val_t axc = tt_b_binary(g, TT_BIN_MIN, ax, tt_b_like_f(g, ax, 4.0));
@@ -204,7 +203,7 @@ tt_val_t tt_ew_scalar_like(tt_lower_t *L, int i, tt_val_t x) {
  * float32; bf16/f16 compute in f32 and round once, as PyTorch's CPU does. */
 static tt_status_t unary_float(tt_lower_t *L, tt_unary_t op) {
   tt_dtype_t out = tt_op_float_type(tt_l_arg_dtype(L, 0));
-  tt_val_t x = tt_b_convert(L->g, tt_l_tensor(L, 0), tt_ew_opmath(out));
+  tt_val_t x = tt_b_convert(L->g, tt_l_tensor(L, 0), tt_op_math_type(out));
   tt_l_output(L, tt_b_convert(L->g, tt_b_unary(L->g, op, x), out));
   return NULL;
 }
@@ -223,7 +222,7 @@ static tt_status_t lower_sigmoid(tt_lower_t *L) { return unary_float(L, TT_UN_LO
 /* f(x) in opmath for the log2/log10/exp2/reciprocal/erf family. */
 static tt_status_t unary_float_fn(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, tt_val_t)) {
   tt_dtype_t out = tt_op_float_type(tt_l_arg_dtype(L, 0));
-  tt_val_t x = tt_b_convert(L->g, tt_l_tensor(L, 0), tt_ew_opmath(out));
+  tt_val_t x = tt_b_convert(L->g, tt_l_tensor(L, 0), tt_op_math_type(out));
   tt_l_output(L, tt_b_convert(L->g, fn(L->g, x), out));
   return NULL;
 }
@@ -290,7 +289,7 @@ static tt_status_t lower_round_decimals(tt_lower_t *L) {
   tt_val_t x = tt_l_tensor(L, 0);
   if (!tt_dtype_is_float(dt) || d == 0) return rounding(L, 2);
   tt_graph_t *g = L->g;
-  x = tt_b_convert(g, x, tt_ew_opmath(dt));
+  x = tt_b_convert(g, x, tt_op_math_type(dt));
   double p = 1;
   for (int64_t k = 0; k < (d < 0 ? -d : d); k++) p *= 10;
   tt_val_t ten = tt_b_like_f(g, x, p);
@@ -335,7 +334,7 @@ static tt_status_t pow_common(tt_lower_t *L) {
   else if (special && ev == 0.5) r = tt_b_unary(g, TT_UN_SQRT, x);
   else if (special && ev == -0.5) r = tt_b_unary(g, TT_UN_RSQRT, x);
   else {
-    tt_dtype_t ct = tt_ew_opmath(p.result);
+    tt_dtype_t ct = tt_op_math_type(p.result);
     r = tt_b_binary(g, TT_BIN_POW, tt_b_convert(g, x, ct), tt_b_convert(g, p.y, ct));
   }
   tt_l_output(L, tt_b_convert(g, r, p.result));
@@ -528,7 +527,7 @@ static tt_status_t rem_op(tt_lower_t *L, int python) {
   if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
   tt_graph_t *g = L->g;
   if (p.result == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "\"%s_cpu\" not implemented for 'Bool'", python ? "remainder" : "fmod");
-  tt_dtype_t ct = tt_ew_opmath(p.result);
+  tt_dtype_t ct = tt_op_math_type(p.result);
   tt_val_t x = tt_b_convert(g, p.x, ct), y = tt_b_convert(g, p.y, ct);
   tt_val_t r = tt_b_binary(g, TT_BIN_REM, x, y);
   if (python) {
@@ -566,7 +565,7 @@ static tt_status_t lower_lerp(tt_lower_t *L) {
   if (s) return s;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (!tt_dtype_is_float(dt)) return tt_status_make(TT_INVALID_ARGUMENT, "\"lerp_kernel_scalar\" not implemented for '%s'", tt_op_type_name(dt));
-  tt_dtype_t ct = tt_ew_opmath(dt);
+  tt_dtype_t ct = tt_op_math_type(dt);
   int argi[3] = {0, 1, 2};
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 3, dims);
@@ -582,7 +581,7 @@ static tt_status_t addc(tt_lower_t *L, tt_binary_t op) {
   if (op == TT_BIN_DIV && !tt_dtype_is_float(rt))
     return tt_status_make(TT_INVALID_ARGUMENT,
                           "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.");
-  tt_dtype_t ct = tt_ew_opmath(rt);
+  tt_dtype_t ct = tt_op_math_type(rt);
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 3, dims);
   tt_graph_t *g = L->g;

@@ -10,8 +10,6 @@ tt_val_t tt_ew_erf(tt_graph_t *g, tt_val_t x);
 /* max/min that return NaN when either operand is NaN (PyTorch's maximum). */
 tt_val_t tt_ew_max(tt_graph_t *g, tt_val_t x, tt_val_t y);
 tt_val_t tt_ew_min(tt_graph_t *g, tt_val_t x, tt_val_t y);
-/* The type PyTorch computes in for a float dtype (f32 for bf16/f16). */
-tt_dtype_t tt_ew_opmath(tt_dtype_t dt);
 /* Runtime scalar argument i in dtype, broadcast like x. */
 tt_val_t tt_ew_scalar_like(tt_lower_t *L, int i, tt_val_t x);
 

@@ -6,10 +6,6 @@
 #include "ops/common.h"
 #include "ops/families.h"
 
-/* The dtype the product is computed in: reduced floats go through float32. */
-static tt_dtype_t compute_type(tt_dtype_t dt) {
-  return (dt == TT_BF16 || dt == TT_F16) ? TT_F32 : dt;
-}
 
 /* Checks the two matrix operands share a supported dtype; returns it. */
 static tt_dtype_t check_pair(tt_lower_t *L, int ia, int ib, const char *what) {
@@ -33,7 +29,7 @@ static tt_dtype_t check_pair(tt_lower_t *L, int ia, int ib, const char *what) {
 /* dot_general of arguments ia and ib in the compute type (result stays in it). */
 static tt_val_t contract(tt_lower_t *L, int ia, int ib, tt_dtype_t dt, int nb, const int64_t *lb,
                          const int64_t *rb, int nc, const int64_t *lc, const int64_t *rc) {
-  tt_dtype_t ct = compute_type(dt);
+  tt_dtype_t ct = tt_op_math_type(dt);
   tt_val_t a = tt_b_convert(L->g, tt_l_tensor(L, ia), ct);
   tt_val_t b = tt_b_convert(L->g, tt_l_tensor(L, ib), ct);
   return tt_b_dot(L->g, a, b, nb, lb, rb, nc, lc, rc);
@@ -53,7 +49,7 @@ static int scalar_is(tt_lower_t *L, int i, double v) {
 static tt_status_t finish_add(tt_lower_t *L, int iself, int ibeta, int ialpha, tt_val_t prod, tt_dtype_t dt) {
   tt_graph_t *g = L->g;
   if (tt_graph_failed(g)) return NULL;
-  tt_dtype_t ct = compute_type(dt);
+  tt_dtype_t ct = tt_op_math_type(dt);
   for (int i = ibeta; i <= ialpha; i++)
     if (i < L->nargs && L->args[i].kind == TT_ARG_FLOAT && !tt_dtype_is_float(dt))
       return tt_status_make(TT_INVALID_ARGUMENT, "For integral input tensors, argument %s must not be a floating point number.",

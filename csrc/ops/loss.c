@@ -7,7 +7,6 @@
 
 enum { RED_NONE = 0, RED_MEAN = 1, RED_SUM = 2 }; /* at::Reduction */
 
-static tt_dtype_t acc_type(tt_dtype_t dt) { return dt == TT_F16 || dt == TT_BF16 ? TT_F32 : dt; }
 
 static int check_reduction(tt_lower_t *L, int64_t red) {
   if (red < RED_NONE || red > RED_SUM) {
@@ -65,7 +64,7 @@ static int nll_prepare(tt_lower_t *L, int selfi, int targeti, int weighti, nll_t
   p->cdim = p->rank == 1 ? 0 : 1;
   p->c = p->dims[p->cdim];
   p->dt = tt_l_arg_dtype(L, selfi);
-  p->acc = acc_type(p->dt);
+  p->acc = tt_op_math_type(p->dt);
   tt_dtype_t tdt = tt_l_arg_dtype(L, targeti);
   if (tdt != TT_I64 && tdt != TT_U8) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "expected scalar type Long but found %s", tt_op_type_name(tdt));
@@ -190,7 +189,7 @@ typedef struct {
 static int pair_prepare(tt_lower_t *L, int xi, int ti, pair_t *p) {
   int argi[2] = {xi, ti};
   p->dt = tt_op_result_type(L, argi, 2);
-  p->acc = acc_type(p->dt);
+  p->acc = tt_op_math_type(p->dt);
   p->rank = tt_op_broadcast_shape(L, argi, 2, p->dims);
   p->x = tt_op_operand(L, xi, p->acc, p->rank, p->dims);
   p->t = tt_op_operand(L, ti, p->acc, p->rank, p->dims);

@@ -6,7 +6,6 @@
 #include "ops/common.h"
 #include "ops/families.h"
 
-static tt_dtype_t acc_type(tt_dtype_t dt) { return dt == TT_F16 || dt == TT_BF16 ? TT_F32 : dt; }
 
 /* Sum over `dims` keeping them as size 1, broadcast back to x's shape. */
 static tt_val_t sum_kept(tt_graph_t *g, tt_val_t x, int n, const int64_t *dims) {
@@ -42,7 +41,7 @@ static tt_status_t softmax_common(tt_lower_t *L, int log) {
                           log ? "log_softmax" : "softmax", tt_op_type_name(dt));
   tt_dtype_t out = tt_l_bool(L, 2, 0) && (dt == TT_F16 || dt == TT_BF16) ? TT_F32 : dt;
   tt_graph_t *g = L->g;
-  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc_type(dt));
+  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt));
   int64_t d = dim;
   int nd = rank > 0 ? 1 : 0;
   tt_val_t sh = tt_b_binary(g, TT_BIN_SUB, x, max_kept(g, x, dim));
@@ -63,7 +62,7 @@ static tt_status_t softmax_backward(tt_lower_t *L, int log) {
   if (tt_graph_failed(L->g)) return NULL;
   tt_dtype_t out = tt_l_dtype(L, 3);
   if (out == TT_DTYPE_INVALID) out = tt_l_arg_dtype(L, 0);
-  tt_dtype_t acc = acc_type(tt_l_arg_dtype(L, 0));
+  tt_dtype_t acc = tt_op_math_type(tt_l_arg_dtype(L, 0));
   tt_graph_t *g = L->g;
   tt_val_t go = tt_b_convert(g, tt_l_tensor(L, 0), acc);
   tt_val_t y = tt_b_convert(g, tt_l_tensor(L, 1), acc);
@@ -136,7 +135,7 @@ static int ln_prepare(tt_lower_t *L, int inputi, int shapei, ln_t *p) {
 static tt_status_t lower_layer_norm(tt_lower_t *L) {
   ln_t p;
   if (!ln_prepare(L, 0, 1, &p)) return NULL;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0), acc = acc_type(dt);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0), acc = tt_op_math_type(dt);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc);
   if (tt_graph_failed(g)) return NULL;
@@ -167,7 +166,7 @@ static tt_status_t lower_layer_norm(tt_lower_t *L) {
 static tt_status_t lower_layer_norm_bwd(tt_lower_t *L) {
   ln_t p;
   if (!ln_prepare(L, 1, 2, &p)) return NULL;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 1), acc = acc_type(dt);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1), acc = tt_op_math_type(dt);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 1), acc);
   if (tt_graph_failed(g)) return NULL;
@@ -220,7 +219,7 @@ static int bn_prepare(tt_lower_t *L, int inputi, const int *parami, int nparam, 
       p->n *= s[j];
     }
   p->dt = tt_l_arg_dtype(L, inputi);
-  p->acc = acc_type(p->dt);
+  p->acc = tt_op_math_type(p->dt);
   /* PyTorch's mixed type: half input with float32 params keeps float32 stats. */
   p->pdt = p->dt;
   for (int k = 0; k < nparam; k++)

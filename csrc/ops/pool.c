@@ -16,7 +16,6 @@ typedef struct {
   int ceil_mode;
 } pool_t;
 
-static tt_dtype_t compute_type(tt_dtype_t dt) { return (dt == TT_BF16 || dt == TT_F16) ? TT_F32 : dt; }
 
 /* Reads an int[2] argument (one value means both); dflt when empty/None. */
 static int read_pair(tt_lower_t *L, int i, const int64_t *dflt, int64_t *out) {
@@ -177,7 +176,7 @@ static tt_status_t lower_max_pool2d_backward(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   int r = q.rank;
   const int64_t *xs = tt_l_arg_sizes(L, 1);
-  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = compute_type(dt);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
   int64_t planes = 1;
   for (int i = 0; i < r - 2; i++) planes *= xs[i];
   int64_t nout = q.out[0] * q.out[1];
@@ -232,7 +231,7 @@ static tt_status_t lower_avg_pool2d(tt_lower_t *L) {
   pool_t q;
   if (!setup(L, 0, 1, 2, 3, -1, tt_l_bool(L, 4, 0), 0, &q)) return NULL;
   tt_graph_t *g = L->g;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = compute_type(dt);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(dt);
   int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], lo[TT_MAX_RANK], hi[TT_MAX_RANK];
   window_attrs(&q, win, str, lo, hi, 1);
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), ct);
@@ -254,7 +253,7 @@ static tt_status_t lower_avg_pool2d_backward(tt_lower_t *L) {
   if (!setup(L, 1, 2, 3, 4, -1, tt_l_bool(L, 5, 0), 0, &q)) return NULL;
   tt_graph_t *g = L->g;
   int r = q.rank;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = compute_type(dt);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
   tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
   tt_val_t div = avg_divisor(L, &q, tt_l_bool(L, 6, 1), 7, ct);
   if (tt_graph_failed(g)) return NULL;
@@ -331,7 +330,7 @@ static tt_status_t lower_adaptive_avg_pool2d(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   int r = tt_l_arg_rank(L, 0);
   const int64_t *xs = tt_l_arg_sizes(L, 0);
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = compute_type(dt);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(dt);
   tt_val_t lh, lw;
   tt_val_t mh = adaptive_matrix(g, xs[r - 2], os[0], ct, &lh), mw = adaptive_matrix(g, xs[r - 1], os[1], ct, &lw);
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), ct);
@@ -356,7 +355,7 @@ static tt_status_t lower_adaptive_avg_pool2d_backward(tt_lower_t *L) {
   const int64_t *xs = tt_l_arg_sizes(L, 1), *gs = tt_l_arg_sizes(L, 0);
   os[0] = gs[r - 2];
   os[1] = gs[r - 1];
-  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = compute_type(dt);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
   tt_val_t lh, lw;
   tt_val_t mh = adaptive_matrix(g, xs[r - 2], os[0], ct, &lh), mw = adaptive_matrix(g, xs[r - 1], os[1], ct, &lw);
   int64_t one = 1, zero = 0;

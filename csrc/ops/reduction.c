@@ -99,7 +99,6 @@ static int red_check_nonempty(tt_lower_t *L, const red_t *r, const char *name) {
 }
 
 /* Accumulation type: half types accumulate in float32, as PyTorch on CPU. */
-static tt_dtype_t acc_type(tt_dtype_t dt) { return dt == TT_F16 || dt == TT_BF16 ? TT_F32 : dt; }
 
 /* sum/prod result type: integral and bool inputs give int64 unless dtype is given. */
 static tt_dtype_t int_promoting_type(tt_dtype_t in, tt_dtype_t req) {
@@ -111,7 +110,7 @@ static tt_val_t reduce_accumulating(tt_lower_t *L, tt_reduce_t kind, int dimi, i
   red_t r;
   if (!red_prepare(L, 0, dimi, keepdim, 1, &r)) return -1;
   tt_dtype_t out = int_promoting_type(tt_l_arg_dtype(L, 0), tt_l_dtype(L, dtypei));
-  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc_type(out));
+  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), tt_op_math_type(out));
   return tt_b_convert(L->g, red_apply(L, &r, kind, x), out);
 }
 
@@ -147,7 +146,7 @@ static tt_val_t mean_of(tt_lower_t *L, int dimi, int keepdim, int dtypei) {
                      req != TT_DTYPE_INVALID ? "Optional" : "Input", tt_op_type_name(out));
   red_t r;
   if (!red_prepare(L, 0, dimi, keepdim, 1, &r)) return -1;
-  tt_dtype_t acc = acc_type(out);
+  tt_dtype_t acc = tt_op_math_type(out);
   tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc);
   tt_val_t s = red_apply(L, &r, TT_RED_SUM, x);
   tt_val_t n = tt_b_like_f(L->g, s, (double)red_count(&r));
@@ -267,7 +266,7 @@ static tt_val_t variance(tt_lower_t *L, const char *name, int want_std, tt_val_t
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 3, 0), 0, &r)) return -1;
   double corr = tt_l_float(L, 2, 1.0);
-  tt_dtype_t acc = acc_type(dt);
+  tt_dtype_t acc = tt_op_math_type(dt);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc);
   red_t flat = r;
@@ -337,7 +336,7 @@ static tt_status_t lower_logsumexp(tt_lower_t *L) {
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   tt_dtype_t out = tt_dtype_is_float(dt) ? dt : TT_F32;
-  tt_dtype_t acc = acc_type(out);
+  tt_dtype_t acc = tt_op_math_type(out);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc);
   red_t flat = r;
@@ -363,7 +362,7 @@ static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t kind) {
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
   tt_dtype_t out = int_promoting_type(tt_l_arg_dtype(L, 0), tt_l_dtype(L, 2));
-  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc_type(out));
+  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), tt_op_math_type(out));
   const int64_t *sizes = tt_l_arg_sizes(L, 0);
   if (rank > 0 && sizes[dim] > 1) {
     int64_t win[TT_MAX_RANK], st[TT_MAX_RANK], lo[TT_MAX_RANK], hi[TT_MAX_RANK];
@@ -398,7 +397,7 @@ static tt_status_t lower_vector_norm(tt_lower_t *L) {
                           "linalg.vector_norm cannot compute the %g norm on an empty tensor because the "
                           "operation does not have an identity", p);
   tt_graph_t *g = L->g;
-  tt_dtype_t acc = acc_type(out);
+  tt_dtype_t acc = tt_op_math_type(out);
   tt_val_t a = tt_b_unary(g, TT_UN_ABS, tt_b_convert(g, tt_b_convert(g, tt_l_tensor(L, 0), out), acc));
   tt_val_t res;
   if (isinf(p)) {
