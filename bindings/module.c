@@ -255,14 +255,42 @@ static PyObject *py_runtime_info(PyObject *self, PyObject *unused) {
                        TT_VERSION, "stablehlo_version", (long long)shv[0], (long long)shv[1], (long long)shv[2]);
 }
 
+static PyObject *dir_path(tt_cache_dir_t *d) {
+  if (!d) Py_RETURN_NONE;
+  return PyUnicode_DecodeFSDefault(tt_cache_dir_path(d));
+}
+
 static PyObject *py_cache_stats(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
   if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
   const tt_cache_stats_t *s = &tt_ctx()->stats;
-  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:d}", "requests", (unsigned long long)s->requests, "hits",
-                       (unsigned long long)s->hits, "misses", (unsigned long long)s->misses, "executables",
-                       (unsigned long long)s->executables, "compile_seconds", s->compile_seconds);
+  return Py_BuildValue(
+      "{s:K,s:K,s:K,s:K,s:d,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:N,s:N}", "requests", (unsigned long long)s->requests,
+      "hits", (unsigned long long)s->hits, "misses", (unsigned long long)s->misses, "executables",
+      (unsigned long long)s->executables, "compile_seconds", s->compile_seconds, "tier1_hits",
+      (unsigned long long)s->tier1_hits, "tier2_hits", (unsigned long long)s->tier2_hits, "tier3_hits",
+      (unsigned long long)s->tier3_hits, "tier2_writes", (unsigned long long)s->tier2_writes, "tier3_writes",
+      (unsigned long long)s->tier3_writes, "corrupt_entries", (unsigned long long)s->corrupt_entries,
+      "write_errors", (unsigned long long)s->write_errors, "load_seconds", s->load_seconds, "tier2_dir",
+      dir_path(tt_ctx()->tier2), "tier3_dir", dir_path(tt_ctx()->tier3));
+}
+
+static PyObject *py_set_eager_mode(PyObject *self, PyObject *name) {
+  (void)self;
+  const char *n = PyUnicode_AsUTF8(name);
+  if (!n) return NULL;
+  tt_eager_mode_t m;
+  tt_status_t s = tt_eager_mode_parse(n, &m);
+  if (!s) s = tt_set_eager_mode(m);
+  if (s) return tt_py_raise(s);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_get_eager_mode(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyUnicode_FromString(tt_eager_mode_name(tt_get_eager_mode()));
 }
 
 static PyObject *py_rng_state(PyObject *self, PyObject *unused) {
@@ -312,6 +340,8 @@ static PyMethodDef methods[] = {
     {"synchronize", py_synchronize, METH_NOARGS, "wait for all work launched so far"},
     {"runtime_info", py_runtime_info, METH_NOARGS, "plugin and device facts"},
     {"cache_stats", py_cache_stats, METH_NOARGS, "compile cache counters"},
+    {"set_eager_mode", py_set_eager_mode, METH_O, "set_eager_mode(name): 'strict' or 'debug'"},
+    {"get_eager_mode", py_get_eager_mode, METH_NOARGS, "the current eager mode's name"},
     {"rng_state", py_rng_state, METH_NOARGS, "(seed, offset)"},
     {"set_rng_state", py_set_rng_state, METH_VARARGS, "set_rng_state(seed, offset)"},
     {"grow_storage", py_grow_storage, METH_VARARGS, "grow_storage(tensor, numel): resize_'s storage growth"},

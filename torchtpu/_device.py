@@ -1,5 +1,6 @@
 """The device module `torch.tpu`: availability, seeds, synchronization,
 runtime facts. One device per process, as in TorchTPU."""
+import contextlib
 import os
 import types
 
@@ -13,7 +14,7 @@ DTYPES = (
     torch.float16, torch.bfloat16, torch.float32, torch.float64, None, None,
 )
 
-_init_error = None
+_init_error = None  # (exception type, message) of a failed first init
 _initialized = False
 
 
@@ -23,14 +24,15 @@ def _lazy_init():
     if _initialized:
         return
     if _init_error is not None:
-        raise RuntimeError(_init_error)
+        raise _init_error[0](_init_error[1])
     # XLA's plugins log INFO lines to stderr unless told otherwise.
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
     try:
         _C.init(_plugin.default_plugin_path())
     except Exception as e:  # keep the first message: it names the plugin path
-        _init_error = str(e)
-        raise RuntimeError(_init_error) from None
+        # A mode the environment asks for but we lack stays NotImplementedError.
+        _init_error = (NotImplementedError if isinstance(e, NotImplementedError) else RuntimeError, str(e))
+        raise _init_error[0](_init_error[1]) from None
     _initialized = True
 
 
@@ -113,9 +115,36 @@ def runtime_info():
 
 
 def cache_stats():
-    """Compile cache counters: requests, hits, misses, executables, compile seconds."""
+    """Compile cache counters: requests, hits (all tiers) and tier1/2/3_hits,
+    misses (= compiles), executables, compile_seconds, load_seconds (tiers 2/3),
+    tier2/3_writes, corrupt_entries, write_errors, tier2_dir/tier3_dir (None = off)."""
     _lazy_init()
     return dict(_C.cache_stats())
+
+
+def get_eager_mode():
+    """'strict' (default), 'debug' (TORCH_TPU_LAUNCH_BLOCKING=1) or 'defer_and_fuse'."""
+    _lazy_init()
+    return _C.get_eager_mode()
+
+
+def set_eager_mode(mode):
+    """Switches how ops launch: 'strict' (asynchronous, one op at a time) or
+    'debug' (waits for each op; out-of-range indices raise at the op).
+    'defer_and_fuse' raises NotImplementedError until it exists."""
+    _lazy_init()
+    _C.set_eager_mode(str(mode))
+
+
+@contextlib.contextmanager
+def eager_mode(mode):
+    """`with torch.tpu.eager_mode("debug"): ...` runs the block in `mode`, then restores the previous one."""
+    previous = get_eager_mode()
+    set_eager_mode(mode)
+    try:
+        yield
+    finally:
+        set_eager_mode(previous)
 
 
 def _is_in_bad_fork():
@@ -182,7 +211,8 @@ def module():
         "is_available", "device_count", "current_device", "set_device", "synchronize", "manual_seed",
         "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
         "get_device_name", "get_device_properties", "runtime_info", "cache_stats", "_is_in_bad_fork",
-        "is_initialized", "current_stream", "default_stream", "_lazy_init",
+        "is_initialized", "current_stream", "default_stream", "_lazy_init", "get_eager_mode",
+        "set_eager_mode", "eager_mode",
     ):
         setattr(m, name, globals()[name])
     m.Stream = _Stream

@@ -102,6 +102,17 @@ static tt_val_t flatten(tt_graph_t *g, tt_val_t v) {
   return tt_b_reshape(g, v, 1, &n);
 }
 
+/* Downloads and frees the check flags of a debug-mode launch. */
+static tt_status_t debug_checks(const tt_lower_t *L, tt_pjrt_buffer_t **flags) {
+  int64_t v[2 * TT_LOWER_MAX_CHECKS];
+  tt_status_t s = TT_OK_STATUS;
+  for (int i = 0; i < L->nchecks; i++) {
+    if (!s) s = tt_pjrt_buffer_to_host(tt_ctx()->rt, flags[i], &v[2 * i], 2 * sizeof(int64_t));
+    tt_pjrt_buffer_destroy(tt_ctx()->rt, flags[i]);
+  }
+  return s ? s : tt_l_check_result(L, v);
+}
+
 tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
   /* Results and the lowering context are large (their arrays bound what one
    * op may touch) and filled before being read: reset only the counters. */
@@ -114,7 +125,7 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   tt_graph_t *g = shared_graph(&s);
   if (s) return s;
   static tt_lower_t L; /* large; one call at a time */
-  L.nparams = L.nouts = L.nwrites = 0;
+  L.nparams = L.nouts = L.nwrites = L.nchecks = 0;
   L.g = g;
   L.op = def->name;
   L.args = args;
@@ -129,6 +140,7 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   if (!s) s = tt_graph_take_error(g);
   for (int i = 0; !s && i < L.nouts; i++) s = tt_graph_add_output(g, flatten(g, L.outs[i]));
   for (int i = 0; !s && i < nw; i++) s = tt_graph_add_output(g, new_base[i]);
+  for (int i = 0; !s && i < L.nchecks; i++) s = tt_graph_add_output(g, L.checks[i].flag);
   if (!s) s = tt_graph_take_error(g);
   if (s) return tt_status_annotate(s, "aten::%s", def->name);
   int nout = tt_graph_num_outputs(g);
@@ -136,10 +148,17 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
     out->returns_arg = L.returns_arg;
     return TT_OK_STATUS;
   }
-  tt_pjrt_buffer_t *bufs[TT_LOWER_MAX_OUTS + TT_LOWER_MAX_WRITES];
+  tt_pjrt_buffer_t *bufs[TT_LOWER_MAX_OUTS + TT_LOWER_MAX_WRITES + TT_LOWER_MAX_CHECKS];
   char what[160];
   snprintf(what, sizeof what, "aten::%s", def->name);
   TT_RETURN_IF_ERROR(tt_exec_run(g, L.binds, what, bufs));
+  if (L.nchecks) { /* debug mode: an out-of-range index fails here, before any write lands */
+    s = debug_checks(&L, bufs + L.nouts + nw);
+    if (s) {
+      for (int i = 0; i < L.nouts + nw; i++) tt_pjrt_buffer_destroy(tt_ctx()->rt, bufs[i]);
+      return s;
+    }
+  }
   for (int i = 0; i < L.nouts; i++) {
     const tt_type_t *t = tt_graph_type(g, L.outs[i]);
     tt_call_out_t *o = &out->outs[i];
@@ -148,7 +167,7 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
     memcpy(o->sizes, t->dims, sizeof(int64_t) * (size_t)t->rank);
     s = tt_storage_create(t->dtype, tt_type_numel(t), bufs[i], &o->storage);
     if (s) {
-      for (int k = i + 1; k < nout; k++) tt_pjrt_buffer_destroy(tt_ctx()->rt, bufs[k]);
+      for (int k = i + 1; k < L.nouts + nw; k++) tt_pjrt_buffer_destroy(tt_ctx()->rt, bufs[k]);
       tt_call_result_clear(out);
       return s;
     }

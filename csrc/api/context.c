@@ -1,6 +1,7 @@
 /* Creation and teardown of the process-wide context. */
 #include "api/context.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/alloc.h"
@@ -11,6 +12,16 @@
 static tt_ctx_t *g_ctx;
 
 tt_ctx_t *tt_ctx(void) { return g_ctx; }
+
+/* A cache tier that cannot be opened is left off with a warning: the
+ * process still runs correctly, only compiles more. */
+static void open_tier(tt_status_t (*open_fn)(tt_cache_dir_t **), tt_cache_dir_t **out_dir) {
+  tt_status_t s = open_fn(out_dir);
+  if (!s) return;
+  fprintf(stderr, "torchtpu: warning: %s; continuing without it\n", tt_status_message(s));
+  tt_status_free(s);
+  *out_dir = NULL;
+}
 
 tt_status_t tt_init(const char *fallback_plugin) {
   if (g_ctx) return TT_OK_STATUS;
@@ -34,6 +45,13 @@ tt_status_t tt_init(const char *fallback_plugin) {
   c->options_key = tt_hash_str(tt_hash_u64(TT_HASH_SEED, info->identity), "replicas=1;partitions=1;" TT_VERSION);
   c->rng_seed = 67280421310721ULL; /* PyTorch's default seed */
   g_ctx = c;
+  s = tt_set_eager_mode(tt_eager_mode_from_env());
+  if (s) {
+    tt_shutdown();
+    return tt_status_annotate(s, "eager mode from the environment");
+  }
+  open_tier(tt_tier2_open_from_env, &c->tier2);
+  open_tier(tt_tier3_open_from_env, &c->tier3);
   return TT_OK_STATUS;
 }
 
@@ -43,6 +61,8 @@ void tt_shutdown(void) {
   tt_status_free(tt_inflight_wait_all());
   tt_scalars_clear();
   tt_tier1_destroy(c->tier1, c->rt);
+  tt_cache_dir_close(c->tier2);
+  tt_cache_dir_close(c->tier3);
   tt_pjrt_runtime_destroy(c->rt);
   tt_free(c);
   g_ctx = NULL;

@@ -5,20 +5,30 @@
 
 #include <stdint.h>
 
+#include "api/mode.h"
 #include "cache/tier1.h"
+#include "cache/tier2.h"
+#include "cache/tier3.h"
 #include "pjrt/runtime.h"
 
 typedef struct tt_cache_stats_s {
   uint64_t requests, hits, misses, executables;
-  double compile_seconds;
+  uint64_t tier1_hits, tier2_hits, tier3_hits; /* hits = their sum */
+  uint64_t tier2_writes, tier3_writes;
+  uint64_t corrupt_entries; /* truncated, corrupt or foreign entries found (and replaced) */
+  uint64_t write_errors;    /* entries that could not be stored (full disk, read-only dir) */
+  double compile_seconds, load_seconds; /* load: reading + deserializing tier 2/3 entries */
 } tt_cache_stats_t;
 
 typedef struct tt_ctx_s {
   tt_pjrt_runtime_t *rt;
   tt_tier1_t *tier1;
+  tt_cache_dir_t *tier2; /* NULL when off */
+  tt_cache_dir_t *tier3; /* NULL when off */
   uint64_t options_key; /* compile options + plugin identity + our version */
   uint64_t rng_seed, rng_offset;
   tt_cache_stats_t stats;
+  tt_eager_mode_t mode;
 } tt_ctx_t;
 
 /* Loads the plugin (see tt_pjrt_discover_plugin for the search order) and

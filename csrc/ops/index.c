@@ -1,7 +1,9 @@
 /* Lowerings of the index op family: advanced indexing (index, index_put),
  * index_select/index_add, gather/scatter, embedding backward, sort/topk and
- * the device halves of nonzero. Out-of-range indices are not checked on
- * device (that would need a sync): gathers clamp them, scatters drop them. */
+ * the device halves of nonzero. In strict mode out-of-range indices are not
+ * checked (that would need a sync): gathers clamp them, scatters drop them.
+ * In debug mode each op also computes an out-of-range flag (tt_l_check_index)
+ * that the launch downloads, and raises as PyTorch's CPU kernels do. */
 #include <math.h>
 #include <string.h>
 
@@ -21,6 +23,8 @@ typedef struct {
   int64_t bdims[TT_MAX_RANK];   /* broadcast index shape B */
   tt_val_t coords;              /* B + [m], negative indices wrapped */
   int adjacent;                 /* indexed dims consecutive: result keeps B in place */
+  tt_check_kind_t check;        /* debug mode: the error an out-of-range index raises */
+  int check_nonneg;             /* debug mode: negative indices are out of range too */
 } adv_t;
 
 static int adv_add(tt_lower_t *L, adv_t *a, int dim, tt_val_t idx) {
@@ -56,6 +60,8 @@ static int adv_finish(tt_lower_t *L, adv_t *a) {
   cd[a->brank] = 1;
   tt_val_t cols[TT_MAX_RANK];
   for (int k = 0; k < a->m; k++) {
+    int64_t dsize = a->sizes[a->dims[k]];
+    tt_l_check_index(L, a->idx[k], a->check_nonneg ? 0 : -dsize, dsize, a->dims[k], a->check);
     tt_val_t v = tt_b_broadcast_to(g, a->idx[k], a->brank, a->bdims);
     tt_val_t size = tt_b_full_i(g, TT_I64, a->brank, a->bdims, a->sizes[a->dims[k]]);
     tt_val_t neg = tt_b_compare(g, TT_CMP_LT, v, tt_b_full_i(g, TT_I64, a->brank, a->bdims, 0));
@@ -169,6 +175,7 @@ static tt_val_t adv_scatter(tt_lower_t *L, const adv_t *a, tt_val_t x, tt_val_t 
 
 static void adv_init(adv_t *a, int rank, const int64_t *sizes) {
   memset(a, 0, sizeof *a);
+  a->check = TT_CHECK_INDEX;
   a->rank = rank;
   memcpy(a->sizes, sizes, sizeof(int64_t) * (size_t)rank);
 }
@@ -260,6 +267,8 @@ static tt_status_t lower_index_select(tt_lower_t *L) {
   idx = tt_b_reshape(L->g, idx, 1, &n);
   adv_t a;
   adv_init(&a, rank ? rank : 1, sizes);
+  a.check = TT_CHECK_SELF;
+  a.check_nonneg = 1;
   adv_add(L, &a, dim, idx);
   if (!adv_finish(L, &a)) return NULL;
   tt_val_t r = adv_gather(L, &a, x);
@@ -296,6 +305,8 @@ static tt_status_t lower_index_add(tt_lower_t *L) {
   int64_t n = tt_l_arg_rank(L, 2) == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
   adv_t a;
   adv_init(&a, rank ? rank : 1, sizes);
+  a.check = TT_CHECK_SELF;
+  a.check_nonneg = 1;
   adv_add(L, &a, dim, tt_b_reshape(g, tt_l_tensor(L, 2), 1, &n));
   if (!adv_finish(L, &a)) return NULL;
   tt_val_t r = adv_scatter(L, &a, x, src, dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM);
@@ -357,6 +368,7 @@ static tt_status_t lower_gather(tt_lower_t *L) {
   const tt_type_t *xt = tt_graph_type(g, x);
   if (!xt) return NULL;
   int64_t dsz = xt->dims[dim];
+  tt_l_check_index(L, idx, 0, dsz, dim, TT_CHECK_DIM);
   tt_val_t coords = dim_coords(L, idx, dim, r, isz, dsz);
   tt_gather_dims_t gd;
   memset(&gd, 0, sizeof gd);
@@ -413,6 +425,7 @@ static tt_status_t scatter_common(tt_lower_t *L, tt_reduce_t kind, int value_arg
   }
   const tt_type_t *xt = tt_graph_type(g, x);
   if (!xt) return NULL;
+  tt_l_check_index(L, idx, 0, xt->dims[dim], dim, TT_CHECK_DIM);
   tt_val_t coords = dim_coords(L, idx, dim, r, isz, xt->dims[dim]);
   tt_scatter_dims_t sd;
   memset(&sd, 0, sizeof sd);

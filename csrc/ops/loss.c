@@ -120,11 +120,13 @@ static tt_val_t nll_onehot(tt_lower_t *L, const nll_t *p, int targeti, int weigh
     tt_val_t wpick = tt_b_reduce(g, TT_RED_SUM, tt_b_select(g, hot, wb, tt_b_like_f(g, wb, 0)), 1, &cd);
     w = tt_b_select(g, valid, wpick, tt_b_like_f(g, wpick, 0));
   }
-  /* A target outside [0, C) that is not ignore_index: PyTorch raises; we
-   * cannot check device data here, so the affected outputs become NaN. */
+  /* A target outside [0, C) that is not ignore_index: PyTorch raises. In
+   * strict mode we cannot check device data here, so the affected outputs
+   * become NaN; debug mode raises at this op. */
   tt_val_t zero = tt_b_like_f(g, t, 0), cmax = tt_b_like_f(g, t, (double)p->c);
   tt_val_t oob = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_LT, t, zero), tt_b_compare(g, TT_CMP_GE, t, cmax));
   *bad_out = tt_b_binary(g, TT_BIN_AND, oob, valid);
+  tt_l_check_index_mask(L, t, *bad_out, p->c, p->cdim, TT_CHECK_TARGET);
   *w_out = w;
   return hot;
 }

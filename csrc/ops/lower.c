@@ -201,3 +201,71 @@ void tt_l_write(tt_lower_t *L, int i, int j, tt_val_t v) {
   L->write_val[L->nwrites] = v;
   L->nwrites++;
 }
+
+/* ---- debug-mode index checks ----------------------------------------------- */
+
+void tt_l_check_index_mask(tt_lower_t *L, tt_val_t idx, tt_val_t bad, int64_t size, int dim, tt_check_kind_t kind) {
+  tt_ctx_t *c = tt_ctx();
+  if (!c || c->mode != TT_MODE_DEBUG || tt_graph_failed(L->g)) return;
+  if (L->nchecks >= TT_LOWER_MAX_CHECKS) {
+    tt_l_fail(L, TT_INTERNAL, "%s: more than %d index checks in one op", L->op, TT_LOWER_MAX_CHECKS);
+    return;
+  }
+  tt_graph_t *g = L->g;
+  const tt_type_t *t = tt_graph_type(g, idx);
+  if (!t) return;
+  int64_t n = tt_type_numel(t);
+  if (n == 0) return;
+  int64_t zero = 0, one = 1;
+  idx = tt_b_reshape(g, tt_b_convert(g, idx, TT_I64), 1, &n);
+  bad = tt_b_reshape(g, bad, 1, &n);
+  /* count, and the first bad index in row-major order (as CPU reports it):
+   * the smallest bad position, then the index there. */
+  tt_val_t count = tt_b_reduce(g, TT_RED_SUM, tt_b_convert(g, bad, TT_I64), 1, &zero);
+  tt_val_t pos = tt_b_iota(g, TT_I64, 1, &n, 0);
+  tt_val_t first = tt_b_reduce(g, TT_RED_MIN, tt_b_select(g, bad, pos, tt_b_full_i(g, TT_I64, 1, &n, n)), 1, &zero);
+  tt_val_t at = tt_b_compare(g, TT_CMP_EQ, pos, tt_b_broadcast(g, first, 1, &n, NULL));
+  tt_val_t value = tt_b_reduce(g, TT_RED_SUM, tt_b_select(g, at, idx, tt_b_full_i(g, TT_I64, 1, &n, 0)), 1, &zero);
+  tt_val_t parts[2] = {tt_b_reshape(g, count, 1, &one), tt_b_reshape(g, value, 1, &one)};
+  tt_index_check_t *k = &L->checks[L->nchecks++];
+  k->flag = tt_b_concat(g, 2, parts, 0);
+  k->kind = kind;
+  k->dim = dim;
+  k->size = size;
+}
+
+void tt_l_check_index(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, int dim, tt_check_kind_t kind) {
+  tt_ctx_t *c = tt_ctx();
+  if (!c || c->mode != TT_MODE_DEBUG || tt_graph_failed(L->g)) return;
+  tt_graph_t *g = L->g;
+  idx = tt_b_convert(g, idx, TT_I64);
+  const tt_type_t *t = tt_graph_type(g, idx);
+  if (!t) return;
+  tt_val_t low = tt_b_full_i(g, TT_I64, t->rank, t->dims, lo);
+  tt_val_t high = tt_b_full_i(g, TT_I64, t->rank, t->dims, size);
+  tt_val_t bad = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_LT, idx, low), tt_b_compare(g, TT_CMP_GE, idx, high));
+  tt_l_check_index_mask(L, idx, bad, size, dim, kind);
+}
+
+tt_status_t tt_l_check_result(const tt_lower_t *L, const int64_t *flags) {
+  for (int i = 0; i < L->nchecks; i++) {
+    const tt_index_check_t *k = &L->checks[i];
+    long long count = (long long)flags[2 * i], index = (long long)flags[2 * i + 1], size = (long long)k->size;
+    if (count == 0) continue;
+    const char *op = L->op;
+    switch (k->kind) {
+      case TT_CHECK_INDEX:
+        return tt_status_make(TT_INDEX_ERROR, "index %lld is out of bounds for dimension %d with size %lld (aten::%s, %lld index(es) out of range; debug mode)",
+                              index, k->dim, size, op, count);
+      case TT_CHECK_DIM:
+        return tt_status_make(TT_INVALID_ARGUMENT, "index %lld is out of bounds for dimension %d with size %lld (aten::%s, %lld index(es) out of range; debug mode)",
+                              index, k->dim, size, op, count);
+      case TT_CHECK_SELF:
+        return tt_status_make(TT_INDEX_ERROR, "index out of range in self (aten::%s: index %lld, dimension %d with size %lld; debug mode)",
+                              op, index, k->dim, size);
+      case TT_CHECK_TARGET:
+        return tt_status_make(TT_INDEX_ERROR, "Target %lld is out of bounds. (aten::%s: %lld classes; debug mode)", index, op, size);
+    }
+  }
+  return TT_OK_STATUS;
+}

@@ -1,0 +1,13 @@
+/* Tier 3 policy: the persistent directory named by the environment. */
+#include "cache/tier3.h"
+
+#include <stdlib.h>
+
+tt_status_t tt_tier3_open_from_env(tt_cache_dir_t **out_dir) {
+  *out_dir = NULL;
+  const char *root = getenv("TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT");
+  if (!root || !*root) return TT_OK_STATUS;
+  tt_cache_dir_options_t o = {.private_dir = 0, .durable = 1};
+  tt_status_t s = tt_cache_dir_open(root, &o, out_dir);
+  return s ? tt_status_annotate(s, "tier-3 compilation cache (TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT)") : TT_OK_STATUS;
+}

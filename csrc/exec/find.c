@@ -1,0 +1,136 @@
+/* The compile-cache lookup chain: tier 1 -> tier 2 -> tier 3 -> compile. */
+#include "exec/find.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "base/alloc.h"
+#include "base/hash.h"
+#include "base/strbuf.h"
+#include "hlo/emit.h"
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Loads id's entry from one directory tier. A bad entry is counted and left
+ * to be overwritten by the caller's write-back. On a hit, *out_entry holds the
+ * whole file (for copying to a lower tier). */
+static tt_pjrt_executable_t *load(tt_ctx_t *c, tt_cache_dir_t *d, const tt_cache_entry_id_t *id,
+                                  void **out_entry, size_t *out_entry_size) {
+  *out_entry = NULL;
+  if (!d) return NULL;
+  void *data;
+  size_t n, payload;
+  tt_cache_entry_check_t chk;
+  tt_cache_dir_get(d, id, &data, &n, &payload, &chk);
+  if (!data) return NULL;
+  tt_pjrt_executable_t *exe = NULL;
+  if (chk == TT_ENTRY_OK) {
+    tt_status_t s = tt_pjrt_executable_deserialize(c->rt, (char *)data + TT_CACHE_ENTRY_HEADER_SIZE, payload, &exe);
+    if (s) { /* intact bytes the plugin rejects: as bad as a corrupt file */
+      tt_status_free(s);
+      exe = NULL;
+    }
+  }
+  if (!exe) {
+    c->stats.corrupt_entries++;
+    tt_free(data);
+    return NULL;
+  }
+  *out_entry = data;
+  *out_entry_size = n;
+  return exe;
+}
+
+static void store(tt_ctx_t *c, tt_cache_dir_t *d, const tt_cache_key_t *key, const void *header, size_t hn,
+                  const void *payload, size_t n, uint64_t *writes) {
+  if (!d) return;
+  tt_status_t s = tt_cache_dir_put(d, key, header, hn, payload, n);
+  if (s) { /* a cache that cannot be written is slower, not wrong */
+    c->stats.write_errors++;
+    tt_status_free(s);
+    return;
+  }
+  (*writes)++;
+}
+
+static tt_status_t compile(tt_ctx_t *c, const tt_strbuf_t *text, const char *what, tt_pjrt_executable_t **out_exe) {
+  double t0 = now_seconds();
+  tt_status_t s = tt_pjrt_compile(c->rt, text->data, text->len, 1, what, out_exe);
+  c->stats.compile_seconds += now_seconds() - t0;
+  if (s && getenv("TORCH_TPU_DUMP_HLO_ON_ERROR") && text->data)
+    s = tt_status_annotate(s, "module text:\n%s\n", text->data);
+  if (!s) c->stats.misses++;
+  return s;
+}
+
+/* Serializes a fresh executable into the directory tiers. */
+static void write_back(tt_ctx_t *c, const tt_cache_entry_id_t *id, tt_pjrt_executable_t *exe) {
+  if (!c->tier2 && !c->tier3) return;
+  void *payload;
+  size_t n;
+  tt_status_t s = tt_pjrt_executable_serialize(c->rt, exe, &payload, &n);
+  if (s) {
+    c->stats.write_errors++;
+    tt_status_free(s);
+    return;
+  }
+  unsigned char header[TT_CACHE_ENTRY_HEADER_SIZE];
+  tt_cache_entry_header(id, payload, n, header);
+  store(c, c->tier2, &id->key, header, sizeof header, payload, n, &c->stats.tier2_writes);
+  store(c, c->tier3, &id->key, header, sizeof header, payload, n, &c->stats.tier3_writes);
+  tt_free(payload);
+}
+
+tt_status_t tt_exec_find_executable(tt_ctx_t *c, tt_graph_t *g, const tt_cache_key_t *key, const char *what,
+                                    tt_pjrt_executable_t **out_exe) {
+  tt_pjrt_executable_t *exe = tt_tier1_lookup(c->tier1, key);
+  if (exe) {
+    c->stats.hits++;
+    c->stats.tier1_hits++;
+    *out_exe = exe;
+    return TT_OK_STATUS;
+  }
+  /* The module text is needed to compile and, for tiers 2 and 3, to check
+   * that an entry was built from this very text; emitting it costs far less
+   * than compiling. */
+  tt_strbuf_t text;
+  tt_strbuf_init(&text);
+  tt_status_t s = tt_hlo_emit_module(g, &text);
+  if (s) {
+    tt_strbuf_free(&text);
+    return s;
+  }
+  tt_cache_entry_id_t id = {*key, tt_pjrt_runtime_info(c->rt)->identity,
+                            tt_hash_bytes(TT_HASH_SEED, text.data, text.len)};
+  void *entry = NULL;
+  size_t entry_size = 0;
+  double t0 = now_seconds();
+  exe = load(c, c->tier2, &id, &entry, &entry_size);
+  if (exe) {
+    c->stats.tier2_hits++;
+  } else {
+    exe = load(c, c->tier3, &id, &entry, &entry_size);
+    if (exe) {
+      c->stats.tier3_hits++;
+      /* Promote to the host tier: the file is already a valid entry. */
+      store(c, c->tier2, key, entry, entry_size, NULL, 0, &c->stats.tier2_writes);
+    }
+  }
+  tt_free(entry);
+  if (exe) {
+    c->stats.hits++;
+    c->stats.load_seconds += now_seconds() - t0;
+  } else {
+    s = compile(c, &text, what, &exe);
+    if (!s) write_back(c, &id, exe);
+  }
+  tt_strbuf_free(&text);
+  if (s) return s;
+  *out_exe = tt_tier1_insert(c->tier1, c->rt, key, exe);
+  c->stats.executables = tt_tier1_size(c->tier1);
+  return TT_OK_STATUS;
+}
