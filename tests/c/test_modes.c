@@ -1,0 +1,111 @@
+/* Tests of the eager modes without Python: names, environment selection,
+ * debug mode's bounds checks raising at the op, strict mode unchanged.
+ * TORCH_TPU_PJRT_PLUGIN names the plugin. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "api/call.h"
+#include "api/context.h"
+#include "api/mode.h"
+#include "check.h"
+#include "ops/registry.h"
+
+static void test_names_and_env(void) {
+  tt_eager_mode_t m;
+  CHECK_OK(tt_eager_mode_parse("Debug", &m));
+  CHECK(m == TT_MODE_DEBUG);
+  CHECK_OK(tt_eager_mode_parse("defer_and_fuse", &m));
+  CHECK(m == TT_MODE_DEFER_AND_FUSE && !strcmp(tt_eager_mode_name(m), "defer_and_fuse"));
+  CHECK_ERR(tt_eager_mode_parse("fast", &m), TT_VALUE_ERROR);
+  unsetenv("TORCH_TPU_DEFER_AND_FUSE");
+  setenv("TORCH_TPU_LAUNCH_BLOCKING", "1", 1);
+  CHECK(tt_eager_mode_from_env() == TT_MODE_DEBUG);
+  setenv("TORCH_TPU_LAUNCH_BLOCKING", "0", 1);
+  CHECK(tt_eager_mode_from_env() == TT_MODE_STRICT);
+  setenv("TORCH_TPU_DEFER_AND_FUSE", "1", 1);
+  CHECK(tt_eager_mode_from_env() == TT_MODE_DEFER_AND_FUSE);
+  unsetenv("TORCH_TPU_DEFER_AND_FUSE");
+  unsetenv("TORCH_TPU_LAUNCH_BLOCKING");
+  /* The environment asking for defer-and-fuse: init refuses, not fakes it. */
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("TORCH_TPU_DEFER_AND_FUSE", "1", 1);
+    tt_status_t s = tt_init(NULL);
+    int ok = s && tt_status_code(s) == TT_NOT_IMPLEMENTED && !tt_ctx();
+    tt_status_free(s);
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static tt_arg_t tensor_arg(tt_tensor_ref_t *r) {
+  tt_arg_t a;
+  memset(&a, 0, sizeof a);
+  a.kind = TT_ARG_TENSOR;
+  a.t = r;
+  return a;
+}
+
+static tt_tensor_ref_t vec(tt_storage_t *s, int64_t n) {
+  tt_tensor_ref_t r;
+  memset(&r, 0, sizeof r);
+  r.storage = s;
+  r.dtype = s->dtype;
+  r.view.rank = 1;
+  r.view.sizes[0] = n;
+  r.view.strides[0] = 1;
+  return r;
+}
+
+/* index_select(x[5], 0, idx) in the current mode. */
+static tt_status_t index_select(const int64_t *idx, int64_t n, float *out) {
+  float x[5] = {10, 11, 12, 13, 14};
+  tt_storage_t *sx = NULL, *si = NULL;
+  tt_status_t s = tt_storage_from_host(x, TT_F32, 5, &sx);
+  if (!s) s = tt_storage_from_host(idx, TT_I64, n, &si);
+  if (s) return s;
+  tt_tensor_ref_t rx = vec(sx, 5), ri = vec(si, n);
+  tt_arg_t args[3] = {tensor_arg(&rx), {0}, tensor_arg(&ri)};
+  args[1].kind = TT_ARG_INT;
+  tt_call_result_t res;
+  s = tt_call(tt_ops_find("index_select"), args, 3, &res);
+  if (!s) {
+    tt_tensor_ref_t ro = vec(res.outs[0].storage, n);
+    s = tt_tensor_to_host(&ro, TT_F32, out, sizeof(float) * (size_t)n);
+    tt_call_result_clear(&res);
+  }
+  tt_storage_release(sx);
+  tt_storage_release(si);
+  return s;
+}
+
+static void test_debug_checks(void) {
+  float out[3];
+  int64_t good[3] = {4, 0, 2}, bad[3] = {1, 7, 9};
+  CHECK(tt_get_eager_mode() == TT_MODE_STRICT);
+  CHECK_OK(index_select(bad, 3, out)); /* strict: clamped, no sync, no error */
+  CHECK_ERR(tt_set_eager_mode(TT_MODE_DEFER_AND_FUSE), TT_NOT_IMPLEMENTED);
+  CHECK(tt_get_eager_mode() == TT_MODE_STRICT);
+  CHECK_OK(tt_set_eager_mode(TT_MODE_DEBUG));
+  if (CHECK_OK(index_select(good, 3, out))) CHECK(out[0] == 14 && out[1] == 10 && out[2] == 12);
+  tt_status_t s = index_select(bad, 3, out);
+  CHECK(s && tt_status_code(s) == TT_INDEX_ERROR);
+  /* The message names the op, the first bad index and the size. */
+  CHECK(s && strstr(tt_status_message(s), "index out of range in self") &&
+        strstr(tt_status_message(s), "index_select") && strstr(tt_status_message(s), "index 7") &&
+        strstr(tt_status_message(s), "size 5"));
+  tt_status_free(s);
+  CHECK_OK(tt_set_eager_mode(TT_MODE_STRICT));
+}
+
+int main(void) {
+  test_names_and_env();
+  if (!CHECK_OK(tt_init(NULL))) return check_summary();
+  test_debug_checks();
+  tt_shutdown();
+  return check_summary();
+}
