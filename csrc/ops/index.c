@@ -61,7 +61,9 @@ static int adv_finish(tt_lower_t *L, adv_t *a) {
   tt_val_t cols[TT_MAX_RANK];
   for (int k = 0; k < a->m; k++) {
     int64_t dsize = a->sizes[a->dims[k]];
-    tt_l_check_index(L, a->idx[k], a->check_nonneg ? 0 : -dsize, dsize, a->dims[k], a->check);
+    /* PyTorch's message counts the index tensors, not self's dims (x[:, i]
+     * reports dimension 0); index_select/index_add name self's dim. */
+    tt_l_check_index(L, a->idx[k], a->check_nonneg ? 0 : -dsize, dsize, a->check == TT_CHECK_INDEX ? k : a->dims[k], a->check);
     tt_val_t v = tt_b_broadcast_to(g, a->idx[k], a->brank, a->bdims);
     tt_val_t size = tt_b_full_i(g, TT_I64, a->brank, a->bdims, a->sizes[a->dims[k]]);
     tt_val_t neg = tt_b_compare(g, TT_CMP_LT, v, tt_b_full_i(g, TT_I64, a->brank, a->bdims, 0));
