@@ -60,6 +60,7 @@ test: ctest ctest-san pytest
 
 bench: install
 	$(PY) bench/bench_overhead.py
+	$(PY) bench/bench_cache.py
 
 clean:
 	rm -rf build torchtpu/*.so *.egg-info
