@@ -6,8 +6,11 @@ measured in this run, each in a fresh process. Prints a table.
     .venv/bin/python bench/bench_cache.py [--repeats 3]
 
 "first step" = from before building the model on the device to the loss of
-one forward + backward + AdamW step on the host; "process" = from interpreter
-start to the same point (includes importing torch).
+one forward + backward + AdamW step on the host; PyTorch's own lazy import
+of torch._dynamo (2-3 s here, triggered by the optimizer's constructor on any
+device) is done before the clock starts, as it is no part of what the cache
+changes. "process" = from interpreter start to the same point (includes
+importing torch and torch._dynamo).
 """
 import argparse
 import json
@@ -24,6 +27,7 @@ CHILD = r"""
 import time
 t_start = time.perf_counter()
 import json, sys, torch
+import torch._dynamo  # PyTorch's lazy import, paid by every device: see the docstring
 sys.path.insert(0, %r)
 import models
 device = sys.argv[1]
