@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "api/context.h"
+#include "exec/region.h"
 #include "bindings.h"
 #include "ops/registry.h"
 
@@ -163,8 +164,12 @@ static PyObject *py_upload(PyObject *self, PyObject *args) {
   tt_dtype_t dt;
   int64_t numel;
   if (!cpu_buffer(src, &ptr, &dt, &numel)) return NULL;
+  /* The destination's buffer may be swapped below: deferred readers of the
+   * old contents run first. */
+  tt_status_t s = tt_materialize("a copy from the host");
+  if (s) return tt_py_raise(s);
   tt_storage_t *tmp;
-  tt_status_t s = tt_storage_from_host(ptr, dt, numel, &tmp);
+  s = tt_storage_from_host(ptr, dt, numel, &tmp);
   if (s) return tt_py_raise(s);
   if (dt == ref.dtype && ref.storage->dtype == dt && tt_view_is_whole(&ref.view, ref.storage->numel) &&
       numel == ref.storage->numel) {
@@ -301,6 +306,31 @@ static PyObject *py_grow_storage(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+static PyObject *py_set_eager_mode(PyObject *self, PyObject *arg) {
+  (void)self;
+  long mode = PyLong_AsLong(arg);
+  if (mode == -1 && PyErr_Occurred()) return NULL;
+  tt_status_t s = tt_region_set_mode((tt_eager_mode_t)mode);
+  if (s) return tt_py_raise(s);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_get_eager_mode(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyLong_FromLong((long)tt_region_mode());
+}
+
+static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  const tt_region_stats_t *r = tt_region_stats();
+  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K}", "flushes", (unsigned long long)r->flushes, "last_nodes",
+                       (unsigned long long)r->last_nodes, "last_outputs", (unsigned long long)r->last_outputs,
+                       "last_ops", (unsigned long long)r->last_ops, "repeat_cuts",
+                       (unsigned long long)r->repeat_cuts);
+}
+
 static PyMethodDef methods[] = {
     {"init", py_init, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
     {"setup", py_setup, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
@@ -315,6 +345,9 @@ static PyMethodDef methods[] = {
     {"rng_state", py_rng_state, METH_NOARGS, "(seed, offset)"},
     {"set_rng_state", py_set_rng_state, METH_VARARGS, "set_rng_state(seed, offset)"},
     {"grow_storage", py_grow_storage, METH_VARARGS, "grow_storage(tensor, numel): resize_'s storage growth"},
+    {"set_eager_mode", py_set_eager_mode, METH_O, "set_eager_mode(0 strict | 1 debug | 2 defer_and_fuse)"},
+    {"get_eager_mode", py_get_eager_mode, METH_NOARGS, "the eager mode as an int"},
+    {"region_stats", py_region_stats, METH_NOARGS, "counters of the deferred region"},
     {"storage_numel", py_storage_numel, METH_O, "elements of a tpu tensor's storage, or None"},
     {NULL, NULL, 0, NULL},
 };

@@ -118,6 +118,46 @@ def cache_stats():
     return dict(_C.cache_stats())
 
 
+_MODES = ("strict", "debug", "defer_and_fuse")
+
+
+def set_eager_mode(mode):
+    """"strict" (one op at a time, asynchronous), "debug" (one op at a time,
+    synchronous with the host) or "defer_and_fuse" (ops recorded and fused
+    into one executable per materialization)."""
+    if mode not in _MODES:
+        raise ValueError(f"eager mode must be one of {_MODES}, got {mode!r}")
+    _lazy_init()
+    _C.set_eager_mode(_MODES.index(mode))
+
+
+def get_eager_mode():
+    _lazy_init()
+    return _MODES[_C.get_eager_mode()]
+
+
+class eager_mode:
+    """Context manager: `with torch.tpu.eager_mode("defer_and_fuse"): ...`."""
+
+    def __init__(self, mode):
+        self.mode = mode
+
+    def __enter__(self):
+        self.prev = get_eager_mode()
+        set_eager_mode(self.mode)
+        return self
+
+    def __exit__(self, *exc):
+        set_eager_mode(self.prev)
+        return False
+
+
+def region_stats():
+    """Counters of the deferred region: flushes, nodes/outputs/ops of the last one, repeat cuts."""
+    _lazy_init()
+    return dict(_C.region_stats())
+
+
 def _is_in_bad_fork():
     return False
 
@@ -182,7 +222,8 @@ def module():
         "is_available", "device_count", "current_device", "set_device", "synchronize", "manual_seed",
         "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
         "get_device_name", "get_device_properties", "runtime_info", "cache_stats", "_is_in_bad_fork",
-        "is_initialized", "current_stream", "default_stream", "_lazy_init",
+        "is_initialized", "current_stream", "default_stream", "_lazy_init", "set_eager_mode",
+        "get_eager_mode", "eager_mode", "region_stats",
     ):
         setattr(m, name, globals()[name])
     m.Stream = _Stream

@@ -3,6 +3,7 @@
 
 #include "api/context.h"
 #include "base/alloc.h"
+#include "exec/region.h"
 
 tt_status_t tt_storage_create(tt_dtype_t dtype, int64_t numel, tt_pjrt_buffer_t *buf,
                               tt_storage_t **out_storage) {
@@ -15,6 +16,7 @@ tt_status_t tt_storage_create(tt_dtype_t dtype, int64_t numel, tt_pjrt_buffer_t 
   s->dtype = dtype;
   s->numel = numel;
   s->buf = buf;
+  s->pending = s->param = -1;
   *out_storage = s;
   return TT_OK_STATUS;
 }
@@ -23,6 +25,7 @@ void tt_storage_retain(tt_storage_t *s) { __atomic_add_fetch(&s->refcount, 1, __
 
 void tt_storage_release(tt_storage_t *s) {
   if (!s || __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
+  tt_region_forget(s); /* a dead value is never an output */
   if (s->buf) tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
   tt_free(s);
 }
@@ -33,6 +36,9 @@ void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf) {
 }
 
 tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf) {
+  if (s->poisoned)
+    return tt_status_make(TT_INTERNAL, "this tensor's value was never computed: the deferred "
+                                       "computation that produced it failed earlier");
   if (!s->buf) {
     size_t n = (size_t)s->numel * tt_dtype_size(s->dtype);
     void *zeros = tt_calloc(1, n);

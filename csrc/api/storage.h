@@ -16,6 +16,14 @@ typedef struct tt_storage_s {
   tt_dtype_t dtype;
   int64_t numel;
   tt_pjrt_buffer_t *buf; /* flat [numel]; NULL until first written (reads as zeros) */
+  /* In the open region of generation `gen` (exec/region.h): the node holding
+   * the storage's value when it was written there (pending, -1 if none), and
+   * the parameter bound to `buf` when it was read there (-1 if none). */
+  uint64_t gen;
+  int pending;
+  int param;
+  /* A deferred computation that should have produced this storage failed. */
+  int poisoned;
 } tt_storage_t;
 
 /* Takes ownership of buf (may be NULL). */
