@@ -173,8 +173,7 @@ static PyObject *py_upload(PyObject *self, PyObject *args) {
   if (s) return tt_py_raise(s);
   if (dt == ref.dtype && ref.storage->dtype == dt && tt_view_is_whole(&ref.view, ref.storage->numel) &&
       numel == ref.storage->numel) {
-    tt_storage_set_buffer(ref.storage, tmp->buf); /* steal: no device copy */
-    tmp->buf = NULL;
+    tt_storage_set_buffer(ref.storage, tt_storage_take_buffer(tmp)); /* steal: no device copy */
   } else {
     tt_tensor_ref_t src_ref;
     memset(&src_ref, 0, sizeof src_ref);
@@ -321,6 +320,21 @@ static PyObject *py_get_eager_mode(PyObject *self, PyObject *unused) {
   return PyLong_FromLong((long)tt_region_mode());
 }
 
+static PyObject *py_memory_stats(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
+  const tt_memory_stats_t *m = &tt_ctx()->memory;
+  return Py_BuildValue("{s:L,s:L}", "live_bytes", (long long)m->live_bytes, "peak_bytes", (long long)m->peak_bytes);
+}
+
+static PyObject *py_reset_peak(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  if (tt_ctx()) tt_ctx()->memory.peak_bytes = tt_ctx()->memory.live_bytes;
+  Py_RETURN_NONE;
+}
+
 static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
@@ -347,6 +361,8 @@ static PyMethodDef methods[] = {
     {"grow_storage", py_grow_storage, METH_VARARGS, "grow_storage(tensor, numel): resize_'s storage growth"},
     {"set_eager_mode", py_set_eager_mode, METH_O, "set_eager_mode(0 strict | 1 debug | 2 defer_and_fuse)"},
     {"get_eager_mode", py_get_eager_mode, METH_NOARGS, "the eager mode as an int"},
+    {"memory_stats", py_memory_stats, METH_NOARGS, "bytes held by storages: live and peak"},
+    {"reset_peak_memory", py_reset_peak, METH_NOARGS, "peak := live"},
     {"region_stats", py_region_stats, METH_NOARGS, "counters of the deferred region"},
     {"storage_numel", py_storage_numel, METH_O, "elements of a tpu tensor's storage, or None"},
     {NULL, NULL, 0, NULL},

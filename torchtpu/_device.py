@@ -152,6 +152,17 @@ class eager_mode:
         return False
 
 
+def memory_stats():
+    """Bytes held by tensors' device buffers: live now and peak since reset."""
+    _lazy_init()
+    return dict(_C.memory_stats())
+
+
+def reset_peak_memory_stats(device=None):
+    _lazy_init()
+    _C.reset_peak_memory()
+
+
 def region_stats():
     """Counters of the deferred region: flushes, nodes/outputs/ops of the last one, repeat cuts."""
     _lazy_init()
@@ -223,7 +234,7 @@ def module():
         "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
         "get_device_name", "get_device_properties", "runtime_info", "cache_stats", "_is_in_bad_fork",
         "is_initialized", "current_stream", "default_stream", "_lazy_init", "set_eager_mode",
-        "get_eager_mode", "eager_mode", "region_stats",
+        "get_eager_mode", "eager_mode", "region_stats", "memory_stats", "reset_peak_memory_stats",
     ):
         setattr(m, name, globals()[name])
     m.Stream = _Stream

@@ -256,8 +256,9 @@ tt_status_t tt_storage_grow(tt_storage_t *s, int64_t numel) {
   tt_binding_t bind = {.kind = TT_BIND_STORAGE, .storage = s};
   tt_pjrt_buffer_t *buf;
   TT_RETURN_IF_ERROR(tt_exec_run(g, &bind, "aten::resize_", &buf));
-  tt_storage_set_buffer(s, buf);
+  tt_storage_set_buffer(s, NULL); /* accounted at the old size */
   s->numel = numel;
+  tt_storage_set_buffer(s, buf);
   return TT_OK_STATUS;
 }
 

@@ -5,6 +5,12 @@
 #include "base/alloc.h"
 #include "exec/region.h"
 
+static void account(const tt_storage_t *s, int sign) {
+  tt_memory_stats_t *m = &tt_ctx()->memory;
+  m->live_bytes += sign * s->numel * (int64_t)tt_dtype_size(s->dtype);
+  if (m->live_bytes > m->peak_bytes) m->peak_bytes = m->live_bytes;
+}
+
 tt_status_t tt_storage_create(tt_dtype_t dtype, int64_t numel, tt_pjrt_buffer_t *buf,
                               tt_storage_t **out_storage) {
   tt_storage_t *s = tt_calloc(1, sizeof(*s));
@@ -17,6 +23,7 @@ tt_status_t tt_storage_create(tt_dtype_t dtype, int64_t numel, tt_pjrt_buffer_t 
   s->numel = numel;
   s->buf = buf;
   s->pending = s->param = -1;
+  if (buf) account(s, 1);
   *out_storage = s;
   return TT_OK_STATUS;
 }
@@ -26,12 +33,20 @@ void tt_storage_retain(tt_storage_t *s) { __atomic_add_fetch(&s->refcount, 1, __
 void tt_storage_release(tt_storage_t *s) {
   if (!s || __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
   tt_region_forget(s); /* a dead value is never an output */
-  if (s->buf) tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
+  if (s->buf) {
+    account(s, -1);
+    tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
+  }
   tt_free(s);
 }
 
 void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf) {
-  if (s->buf) tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
+  /* Both buffers exist at once until the old one is destroyed. */
+  if (buf) account(s, 1);
+  if (s->buf) {
+    account(s, -1);
+    tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
+  }
   s->buf = buf;
 }
 
@@ -47,7 +62,15 @@ tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf) {
     tt_status_t st = tt_pjrt_buffer_from_host(tt_ctx()->rt, zeros, s->dtype, &dim, 1, 0, &s->buf);
     tt_free(zeros);
     TT_RETURN_IF_ERROR(st);
+    account(s, 1);
   }
   *out_buf = s->buf;
   return TT_OK_STATUS;
+}
+
+tt_pjrt_buffer_t *tt_storage_take_buffer(tt_storage_t *s) {
+  tt_pjrt_buffer_t *buf = s->buf;
+  if (buf) account(s, -1);
+  s->buf = NULL;
+  return buf;
 }

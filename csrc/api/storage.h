@@ -33,6 +33,8 @@ void tt_storage_retain(tt_storage_t *s);
 void tt_storage_release(tt_storage_t *s);
 /* Replaces the buffer (taking ownership), destroying the old one. */
 void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf);
+/* Removes and returns the buffer (the caller owns it); the storage reads as zeros after. */
+tt_pjrt_buffer_t *tt_storage_take_buffer(tt_storage_t *s);
 /* The buffer, materializing zeros for a never-written storage. */
 tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf);
 
