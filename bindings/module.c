@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "api/context.h"
+#include "exec/region.h"
 #include "bindings.h"
 #include "ops/registry.h"
 
@@ -163,13 +164,16 @@ static PyObject *py_upload(PyObject *self, PyObject *args) {
   tt_dtype_t dt;
   int64_t numel;
   if (!cpu_buffer(src, &ptr, &dt, &numel)) return NULL;
+  /* The destination's buffer may be swapped below: deferred readers of the
+   * old contents run first. */
+  tt_status_t s = tt_materialize("a copy from the host");
+  if (s) return tt_py_raise(s);
   tt_storage_t *tmp;
-  tt_status_t s = tt_storage_from_host(ptr, dt, numel, &tmp);
+  s = tt_storage_from_host(ptr, dt, numel, &tmp);
   if (s) return tt_py_raise(s);
   if (dt == ref.dtype && ref.storage->dtype == dt && tt_view_is_whole(&ref.view, ref.storage->numel) &&
       numel == ref.storage->numel) {
-    tt_storage_set_buffer(ref.storage, tmp->buf); /* steal: no device copy */
-    tmp->buf = NULL;
+    tt_storage_set_buffer(ref.storage, tt_storage_take_buffer(tmp)); /* steal: no device copy */
   } else {
     tt_tensor_ref_t src_ref;
     memset(&src_ref, 0, sizeof src_ref);
@@ -329,6 +333,31 @@ static PyObject *py_grow_storage(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+static PyObject *py_memory_stats(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
+  const tt_memory_stats_t *m = &tt_ctx()->memory;
+  return Py_BuildValue("{s:L,s:L}", "live_bytes", (long long)m->live_bytes, "peak_bytes", (long long)m->peak_bytes);
+}
+
+static PyObject *py_reset_peak(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  if (tt_ctx()) tt_ctx()->memory.peak_bytes = tt_ctx()->memory.live_bytes;
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  const tt_region_stats_t *r = tt_region_stats();
+  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K}", "flushes", (unsigned long long)r->flushes, "last_nodes",
+                       (unsigned long long)r->last_nodes, "last_outputs", (unsigned long long)r->last_outputs,
+                       "last_ops", (unsigned long long)r->last_ops, "repeat_cuts",
+                       (unsigned long long)r->repeat_cuts);
+}
+
 static PyMethodDef methods[] = {
     {"init", py_init, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
     {"setup", py_setup, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
@@ -340,11 +369,14 @@ static PyMethodDef methods[] = {
     {"synchronize", py_synchronize, METH_NOARGS, "wait for all work launched so far"},
     {"runtime_info", py_runtime_info, METH_NOARGS, "plugin and device facts"},
     {"cache_stats", py_cache_stats, METH_NOARGS, "compile cache counters"},
-    {"set_eager_mode", py_set_eager_mode, METH_O, "set_eager_mode(name): 'strict' or 'debug'"},
+    {"set_eager_mode", py_set_eager_mode, METH_O, "set_eager_mode(name): 'strict', 'debug' or 'defer_and_fuse'"},
     {"get_eager_mode", py_get_eager_mode, METH_NOARGS, "the current eager mode's name"},
     {"rng_state", py_rng_state, METH_NOARGS, "(seed, offset)"},
     {"set_rng_state", py_set_rng_state, METH_VARARGS, "set_rng_state(seed, offset)"},
     {"grow_storage", py_grow_storage, METH_VARARGS, "grow_storage(tensor, numel): resize_'s storage growth"},
+    {"memory_stats", py_memory_stats, METH_NOARGS, "bytes held by storages: live and peak"},
+    {"reset_peak_memory", py_reset_peak, METH_NOARGS, "peak := live"},
+    {"region_stats", py_region_stats, METH_NOARGS, "counters of the deferred region"},
     {"storage_numel", py_storage_numel, METH_O, "elements of a tpu tensor's storage, or None"},
     {NULL, NULL, 0, NULL},
 };

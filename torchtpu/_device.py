@@ -130,8 +130,9 @@ def get_eager_mode():
 
 def set_eager_mode(mode):
     """Switches how ops launch: 'strict' (asynchronous, one op at a time) or
-    'debug' (waits for each op; out-of-range indices raise at the op).
-    'defer_and_fuse' raises NotImplementedError until it exists."""
+    'debug' (waits for each op; out-of-range indices raise at the op) or
+    'defer_and_fuse' (ops recorded and fused into one executable per
+    materialization: .cpu(), .item(), printing, synchronize(), a mode switch)."""
     _lazy_init()
     _C.set_eager_mode(str(mode))
 
@@ -145,6 +146,23 @@ def eager_mode(mode):
         yield
     finally:
         set_eager_mode(previous)
+
+
+def memory_stats():
+    """Bytes held by tensors' device buffers: live now and peak since reset."""
+    _lazy_init()
+    return dict(_C.memory_stats())
+
+
+def reset_peak_memory_stats(device=None):
+    _lazy_init()
+    _C.reset_peak_memory()
+
+
+def region_stats():
+    """Counters of the deferred region: flushes, nodes/outputs/ops of the last one, repeat cuts."""
+    _lazy_init()
+    return dict(_C.region_stats())
 
 
 def _is_in_bad_fork():
@@ -212,7 +230,8 @@ def module():
         "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
         "get_device_name", "get_device_properties", "runtime_info", "cache_stats", "_is_in_bad_fork",
         "is_initialized", "current_stream", "default_stream", "_lazy_init", "get_eager_mode",
-        "set_eager_mode", "eager_mode",
+        "set_eager_mode", "eager_mode", "region_stats", "memory_stats",
+        "reset_peak_memory_stats",
     ):
         setattr(m, name, globals()[name])
     m.Stream = _Stream

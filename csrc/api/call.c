@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "api/context.h"
+#include "base/hash.h"
 #include "exec/inflight.h"
+#include "exec/region.h"
 #include "ops/common.h"
 #include "ops/registry.h"
 
@@ -102,8 +104,10 @@ static tt_val_t flatten(tt_graph_t *g, tt_val_t v) {
   return tt_b_reshape(g, v, 1, &n);
 }
 
-/* Downloads and frees the check flags of a debug-mode launch. */
-static tt_status_t debug_checks(const tt_lower_t *L, tt_pjrt_buffer_t **flags) {
+/* Debug mode: downloads the check flags of the op's launch and decides
+ * whether its results may land (an out-of-range index fails the op). */
+static tt_status_t debug_checks(void *ctx, tt_pjrt_buffer_t **flags) {
+  const tt_lower_t *L = ctx;
   int64_t v[2 * TT_LOWER_MAX_CHECKS];
   tt_status_t s = TT_OK_STATUS;
   for (int i = 0; i < L->nchecks; i++) {
@@ -111,6 +115,56 @@ static tt_status_t debug_checks(const tt_lower_t *L, tt_pjrt_buffer_t **flags) {
     tt_pjrt_buffer_destroy(tt_ctx()->rt, flags[i]);
   }
   return s ? s : tt_l_check_result(L, v);
+}
+
+/* What the repeated-ops heuristic compares: the op and the types, shapes and
+ * integer arguments of its inputs (runtime scalars do not change the graph). */
+static uint64_t op_fingerprint(int op_id, const tt_arg_t *args, int nargs) {
+  uint64_t h = tt_hash_u64(TT_HASH_SEED, (uint64_t)op_id);
+  for (int i = 0; i < nargs; i++) {
+    const tt_arg_t *a = &args[i];
+    h = tt_hash_u64(h, (uint64_t)a->kind);
+    if (a->kind == TT_ARG_TENSOR) {
+      h = tt_hash_u64(h, (uint64_t)a->t->dtype);
+      h = tt_hash_bytes(h, a->t->view.sizes, sizeof(int64_t) * (size_t)a->t->view.rank);
+    } else if (a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL || a->kind == TT_ARG_DTYPE) {
+      h = tt_hash_u64(h, (uint64_t)a->i);
+    } else if (a->kind == TT_ARG_INTS) {
+      h = tt_hash_bytes(h, a->ints, sizeof(int64_t) * (size_t)a->n);
+    } else if (a->kind == TT_ARG_TENSORS) {
+      h = tt_hash_u64(h, (uint64_t)a->n);
+    }
+  }
+  return h;
+}
+
+/* Lowers the op into the open region: results become pending storages,
+ * writes become the new values of the written storages. */
+static tt_status_t lower_into_region(const tt_op_def_t *def, tt_lower_t *L, tt_call_result_t *out) {
+  tt_graph_t *g = L->g;
+  tt_status_t s = def->fn(L);
+  if (!s && !tt_graph_failed(g) && (def->flags & TT_OPF_INPLACE)) inplace_to_write(L);
+  tt_storage_t *written[TT_LOWER_MAX_WRITES];
+  tt_val_t new_base[TT_LOWER_MAX_WRITES];
+  int nw = 0;
+  if (!s && !tt_graph_failed(g)) nw = apply_writes(L, written, new_base);
+  tt_val_t flat[TT_LOWER_MAX_OUTS];
+  for (int i = 0; !s && i < L->nouts; i++) flat[i] = flatten(g, L->outs[i]);
+  if (!s) s = tt_graph_take_error(g);
+  if (s) return s;
+  for (int i = 0; i < L->nouts; i++) {
+    const tt_type_t *t = tt_graph_type(g, L->outs[i]);
+    tt_call_out_t *o = &out->outs[i];
+    o->dtype = t->dtype;
+    o->rank = t->rank;
+    memcpy(o->sizes, t->dims, sizeof(int64_t) * (size_t)t->rank);
+    TT_RETURN_IF_ERROR(tt_storage_create(t->dtype, tt_type_numel(t), NULL, &o->storage));
+    out->n = i + 1;
+    TT_RETURN_IF_ERROR(tt_region_write(o->storage, flat[i]));
+  }
+  for (int i = 0; i < nw; i++) TT_RETURN_IF_ERROR(tt_region_write(written[i], new_base[i]));
+  out->returns_arg = L->returns_arg;
+  return TT_OK_STATUS;
 }
 
 tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
@@ -121,9 +175,8 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   const tt_op_def_t *def = tt_ops_get(op_id);
   if (!def) return tt_status_make(TT_INTERNAL, "unknown op id %d", op_id);
   if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
-  tt_status_t s;
-  tt_graph_t *g = shared_graph(&s);
-  if (s) return s;
+  tt_graph_t *g = tt_region_graph();
+  if (!g) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory creating the region graph");
   static tt_lower_t L; /* large; one call at a time */
   L.nparams = L.nouts = L.nwrites = L.nchecks = 0;
   L.g = g;
@@ -131,50 +184,26 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   L.args = args;
   L.nargs = nargs;
   L.returns_arg = -1;
-  s = def->fn(&L);
-  if (!s && !tt_graph_failed(g) && (def->flags & TT_OPF_INPLACE)) inplace_to_write(&L);
-  tt_storage_t *written[TT_LOWER_MAX_WRITES];
-  tt_val_t new_base[TT_LOWER_MAX_WRITES];
-  int nw = 0;
-  if (!s && !tt_graph_failed(g)) nw = apply_writes(&L, written, new_base);
-  if (!s) s = tt_graph_take_error(g);
-  for (int i = 0; !s && i < L.nouts; i++) s = tt_graph_add_output(g, flatten(g, L.outs[i]));
-  for (int i = 0; !s && i < nw; i++) s = tt_graph_add_output(g, new_base[i]);
-  for (int i = 0; !s && i < L.nchecks; i++) s = tt_graph_add_output(g, L.checks[i].flag);
-  if (!s) s = tt_graph_take_error(g);
-  if (s) return tt_status_annotate(s, "aten::%s", def->name);
-  int nout = tt_graph_num_outputs(g);
-  if (nout == 0) {
-    out->returns_arg = L.returns_arg;
-    return TT_OK_STATUS;
+  tt_region_begin_op();
+  tt_status_t s = lower_into_region(def, &L, out);
+  if (s) {
+    tt_call_result_clear(out); /* their pending values are forgotten with them */
+    tt_region_rollback();
+    return tt_status_annotate(s, "aten::%s", def->name);
   }
-  tt_pjrt_buffer_t *bufs[TT_LOWER_MAX_OUTS + TT_LOWER_MAX_WRITES + TT_LOWER_MAX_CHECKS];
   char what[160];
   snprintf(what, sizeof what, "aten::%s", def->name);
-  TT_RETURN_IF_ERROR(tt_exec_run(g, L.binds, what, bufs));
-  if (L.nchecks) { /* debug mode: an out-of-range index fails here, before any write lands */
-    s = debug_checks(&L, bufs + L.nouts + nw);
-    if (s) {
-      for (int i = 0; i < L.nouts + nw; i++) tt_pjrt_buffer_destroy(tt_ctx()->rt, bufs[i]);
-      return s;
-    }
+  if (L.nchecks) { /* debug mode: the op's results land only if its indices are in range */
+    tt_val_t flags[TT_LOWER_MAX_CHECKS];
+    for (int i = 0; i < L.nchecks; i++) flags[i] = L.checks[i].flag;
+    s = tt_region_flush_checked(what, flags, L.nchecks, debug_checks, &L);
+  } else {
+    s = tt_region_end_op(op_fingerprint(op_id, args, nargs), what);
   }
-  for (int i = 0; i < L.nouts; i++) {
-    const tt_type_t *t = tt_graph_type(g, L.outs[i]);
-    tt_call_out_t *o = &out->outs[i];
-    o->dtype = t->dtype;
-    o->rank = t->rank;
-    memcpy(o->sizes, t->dims, sizeof(int64_t) * (size_t)t->rank);
-    s = tt_storage_create(t->dtype, tt_type_numel(t), bufs[i], &o->storage);
-    if (s) {
-      for (int k = i + 1; k < L.nouts + nw; k++) tt_pjrt_buffer_destroy(tt_ctx()->rt, bufs[k]);
-      tt_call_result_clear(out);
-      return s;
-    }
-    out->n = i + 1;
+  if (s) {
+    tt_call_result_clear(out);
+    return s;
   }
-  for (int i = 0; i < nw; i++) tt_storage_set_buffer(written[i], bufs[L.nouts + i]);
-  out->returns_arg = L.returns_arg;
   return TT_OK_STATUS;
 }
 
@@ -198,6 +227,7 @@ tt_status_t tt_tensor_to_host(const tt_tensor_ref_t *t, tt_dtype_t dtype, void *
     return tt_status_make(TT_INTERNAL, "to_host: %zu bytes for %lld elements of %s", nbytes,
                           (long long)numel, tt_dtype_name(dtype));
   if (numel == 0) return TT_OK_STATUS;
+  TT_RETURN_IF_ERROR(tt_region_flush("a copy to the host"));
   if (dtype == t->dtype && t->dtype == t->storage->dtype && tt_view_is_whole(&t->view, t->storage->numel)) {
     tt_pjrt_buffer_t *buf;
     TT_RETURN_IF_ERROR(tt_storage_buffer(t->storage, &buf));
@@ -214,7 +244,8 @@ tt_status_t tt_tensor_to_host(const tt_tensor_ref_t *t, tt_dtype_t dtype, void *
   tt_call_result_t r;
   TT_RETURN_IF_ERROR(tt_call(id, a, 2, &r));
   tt_pjrt_buffer_t *buf;
-  tt_status_t s = tt_storage_buffer(r.outs[0].storage, &buf);
+  tt_status_t s = tt_region_flush("a copy to the host");
+  if (!s) s = tt_storage_buffer(r.outs[0].storage, &buf);
   if (!s) s = tt_pjrt_buffer_to_host(tt_ctx()->rt, buf, dst, nbytes);
   tt_call_result_clear(&r);
   return s;
@@ -222,11 +253,13 @@ tt_status_t tt_tensor_to_host(const tt_tensor_ref_t *t, tt_dtype_t dtype, void *
 
 tt_status_t tt_synchronize(void) {
   if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
+  TT_RETURN_IF_ERROR(tt_region_flush("torch.tpu.synchronize"));
   return tt_inflight_wait_all();
 }
 
 tt_status_t tt_storage_grow(tt_storage_t *s, int64_t numel) {
   if (numel <= s->numel) return TT_OK_STATUS;
+  TT_RETURN_IF_ERROR(tt_region_flush("Tensor.resize_"));
   if (!s->buf) { /* never written: still all zeros */
     s->numel = numel;
     return TT_OK_STATUS;
@@ -242,7 +275,13 @@ tt_status_t tt_storage_grow(tt_storage_t *s, int64_t numel) {
   tt_binding_t bind = {.kind = TT_BIND_STORAGE, .storage = s};
   tt_pjrt_buffer_t *buf;
   TT_RETURN_IF_ERROR(tt_exec_run(g, &bind, "aten::resize_", &buf));
-  tt_storage_set_buffer(s, buf);
+  tt_storage_set_buffer(s, NULL); /* accounted at the old size */
   s->numel = numel;
+  tt_storage_set_buffer(s, buf);
   return TT_OK_STATUS;
+}
+
+tt_status_t tt_materialize(const char *why) {
+  if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
+  return tt_region_flush(why);
 }

@@ -27,6 +27,10 @@ void tt_call_result_clear(tt_call_result_t *r);
  * contents stay as the prefix, the rest reads as zeros. */
 tt_status_t tt_storage_grow(tt_storage_t *s, int64_t numel);
 
+/* Runs deferred work now (a materialization point): `why` names the cause
+ * in error messages. */
+tt_status_t tt_materialize(const char *why);
+
 /* Waits for every launch so far; returns the first asynchronous error. */
 tt_status_t tt_synchronize(void);
 

@@ -3,10 +3,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "exec/inflight.h"
+#include "exec/region.h"
 #include "exec/scalars.h"
 
 static tt_ctx_t *g_ctx;
@@ -58,6 +60,7 @@ tt_status_t tt_init(const char *fallback_plugin) {
 void tt_shutdown(void) {
   tt_ctx_t *c = g_ctx;
   if (!c) return;
+  tt_region_shutdown();
   tt_status_free(tt_inflight_wait_all());
   tt_scalars_clear();
   tt_tier1_destroy(c->tier1, c->rt);

@@ -20,6 +20,11 @@ typedef struct tt_cache_stats_s {
   double compile_seconds, load_seconds; /* load: reading + deserializing tier 2/3 entries */
 } tt_cache_stats_t;
 
+/* Bytes held by storages' device buffers (scalars and transfers excluded). */
+typedef struct tt_memory_stats_s {
+  int64_t live_bytes, peak_bytes;
+} tt_memory_stats_t;
+
 typedef struct tt_ctx_s {
   tt_pjrt_runtime_t *rt;
   tt_tier1_t *tier1;
@@ -29,6 +34,7 @@ typedef struct tt_ctx_s {
   uint64_t rng_seed, rng_offset;
   tt_cache_stats_t stats;
   tt_eager_mode_t mode;
+  tt_memory_stats_t memory;
 } tt_ctx_t;
 
 /* Loads the plugin (see tt_pjrt_discover_plugin for the search order) and

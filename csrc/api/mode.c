@@ -6,6 +6,8 @@
 #include <strings.h>
 
 #include "api/context.h"
+#include "exec/region.h"
+#include "exec/repeat.h"
 
 static const char *const kNames[] = {"strict", "debug", "defer_and_fuse"};
 
@@ -37,13 +39,12 @@ tt_eager_mode_t tt_eager_mode_from_env(void) {
 tt_status_t tt_set_eager_mode(tt_eager_mode_t mode) {
   tt_ctx_t *c = tt_ctx();
   if (!c) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
-  if (mode == TT_MODE_DEFER_AND_FUSE)
-    return tt_status_make(TT_NOT_IMPLEMENTED,
-                          "eager mode 'defer_and_fuse' is not implemented yet; use 'strict' (default) or "
-                          "'debug' (TORCH_TPU_LAUNCH_BLOCKING=1)");
-  if (mode != TT_MODE_STRICT && mode != TT_MODE_DEBUG)
+  if (mode != TT_MODE_STRICT && mode != TT_MODE_DEBUG && mode != TT_MODE_DEFER_AND_FUSE)
     return tt_status_make(TT_VALUE_ERROR, "unknown eager mode %d", (int)mode);
+  /* Work deferred under the old mode runs first (a materialization point). */
+  TT_RETURN_IF_ERROR(tt_region_flush("switching the eager mode"));
   c->mode = mode;
+  tt_repeat_reset();
   return TT_OK_STATUS;
 }
 

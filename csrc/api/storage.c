@@ -3,6 +3,13 @@
 
 #include "api/context.h"
 #include "base/alloc.h"
+#include "exec/region.h"
+
+static void account(const tt_storage_t *s, int sign) {
+  tt_memory_stats_t *m = &tt_ctx()->memory;
+  m->live_bytes += sign * s->numel * (int64_t)tt_dtype_size(s->dtype);
+  if (m->live_bytes > m->peak_bytes) m->peak_bytes = m->live_bytes;
+}
 
 tt_status_t tt_storage_create(tt_dtype_t dtype, int64_t numel, tt_pjrt_buffer_t *buf,
                               tt_storage_t **out_storage) {
@@ -15,6 +22,8 @@ tt_status_t tt_storage_create(tt_dtype_t dtype, int64_t numel, tt_pjrt_buffer_t 
   s->dtype = dtype;
   s->numel = numel;
   s->buf = buf;
+  s->pending = s->param = -1;
+  if (buf) account(s, 1);
   *out_storage = s;
   return TT_OK_STATUS;
 }
@@ -23,16 +32,28 @@ void tt_storage_retain(tt_storage_t *s) { __atomic_add_fetch(&s->refcount, 1, __
 
 void tt_storage_release(tt_storage_t *s) {
   if (!s || __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
-  if (s->buf) tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
+  tt_region_forget(s); /* a dead value is never an output */
+  if (s->buf) {
+    account(s, -1);
+    tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
+  }
   tt_free(s);
 }
 
 void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf) {
-  if (s->buf) tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
+  /* Both buffers exist at once until the old one is destroyed. */
+  if (buf) account(s, 1);
+  if (s->buf) {
+    account(s, -1);
+    tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
+  }
   s->buf = buf;
 }
 
 tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf) {
+  if (s->poisoned)
+    return tt_status_make(TT_INTERNAL, "this tensor's value was never computed: the deferred "
+                                       "computation that produced it failed earlier");
   if (!s->buf) {
     size_t n = (size_t)s->numel * tt_dtype_size(s->dtype);
     void *zeros = tt_calloc(1, n);
@@ -41,7 +62,15 @@ tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf) {
     tt_status_t st = tt_pjrt_buffer_from_host(tt_ctx()->rt, zeros, s->dtype, &dim, 1, 0, &s->buf);
     tt_free(zeros);
     TT_RETURN_IF_ERROR(st);
+    account(s, 1);
   }
   *out_buf = s->buf;
   return TT_OK_STATUS;
+}
+
+tt_pjrt_buffer_t *tt_storage_take_buffer(tt_storage_t *s) {
+  tt_pjrt_buffer_t *buf = s->buf;
+  if (buf) account(s, -1);
+  s->buf = NULL;
+  return buf;
 }

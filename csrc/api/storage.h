@@ -16,6 +16,14 @@ typedef struct tt_storage_s {
   tt_dtype_t dtype;
   int64_t numel;
   tt_pjrt_buffer_t *buf; /* flat [numel]; NULL until first written (reads as zeros) */
+  /* In the open region of generation `gen` (exec/region.h): the node holding
+   * the storage's value when it was written there (pending, -1 if none), and
+   * the parameter bound to `buf` when it was read there (-1 if none). */
+  uint64_t gen;
+  int pending;
+  int param;
+  /* A deferred computation that should have produced this storage failed. */
+  int poisoned;
 } tt_storage_t;
 
 /* Takes ownership of buf (may be NULL). */
@@ -25,6 +33,8 @@ void tt_storage_retain(tt_storage_t *s);
 void tt_storage_release(tt_storage_t *s);
 /* Replaces the buffer (taking ownership), destroying the old one. */
 void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf);
+/* Removes and returns the buffer (the caller owns it); the storage reads as zeros after. */
+tt_pjrt_buffer_t *tt_storage_take_buffer(tt_storage_t *s);
 /* The buffer, materializing zeros for a never-written storage. */
 tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf);
 

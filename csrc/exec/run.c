@@ -32,6 +32,7 @@ tt_status_t tt_exec_run(tt_graph_t *g, const tt_binding_t *binds, const char *wh
   tt_pjrt_executable_t *exe;
   TT_RETURN_IF_ERROR(tt_exec_find_executable(c, g, &key, what, &exe));
   int np = tt_graph_num_params(g);
+  tt_scalars_release_evicted();
   tt_pjrt_buffer_t *args_small[16];
   int owned_small[16];
   tt_pjrt_buffer_t **args = np <= 16 ? args_small : tt_malloc(sizeof(*args) * (size_t)np);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/context.h"
+#include "base/alloc.h"
 #include "base/hash.h"
 
 #define SLOTS 256
@@ -16,19 +17,27 @@ typedef struct {
 
 static slot_t slots[SLOTS];
 
-/* Evicted buffers are destroyed only after EVICT_DELAY later evictions: an
- * evicted scalar may already be bound as an argument of the program being
- * launched (two scalars of one op hashing to the same slot), and one launch
- * binds at most TT_LOWER_MAX_PARAMS (1024) parameters. */
-#define EVICT_DELAY 1024
-static tt_pjrt_buffer_t *evicted[EVICT_DELAY];
-static size_t evict_next;
+/* An evicted scalar may already be bound as an argument of the program
+ * being launched (two scalars of one launch sharing a slot), so evicted
+ * buffers are kept until the next launch starts binding: by then PJRT holds
+ * its own reference for the program that used them. */
+static tt_pjrt_buffer_t **evicted;
+static size_t nevicted, cap_evicted;
 
 static void evict(tt_pjrt_buffer_t *buf) {
-  tt_pjrt_buffer_t *old = evicted[evict_next];
-  if (old) tt_pjrt_buffer_destroy(tt_ctx()->rt, old);
-  evicted[evict_next] = buf;
-  evict_next = (evict_next + 1) % EVICT_DELAY;
+  if (nevicted == cap_evicted) {
+    size_t cap = cap_evicted ? 2 * cap_evicted : 64;
+    tt_pjrt_buffer_t **p = tt_realloc(evicted, cap * sizeof(*p));
+    if (!p) return; /* keep it alive forever rather than free it early */
+    evicted = p;
+    cap_evicted = cap;
+  }
+  evicted[nevicted++] = buf;
+}
+
+void tt_scalars_release_evicted(void) {
+  for (size_t i = 0; i < nevicted; i++) tt_pjrt_buffer_destroy(tt_ctx()->rt, evicted[i]);
+  nevicted = 0;
 }
 
 static uint16_t f32_to_bf16(float f) {
@@ -104,8 +113,8 @@ void tt_scalars_clear(void) {
     if (slots[i].buf) tt_pjrt_buffer_destroy(tt_ctx()->rt, slots[i].buf);
     slots[i].buf = NULL;
   }
-  for (size_t i = 0; i < EVICT_DELAY; i++) {
-    if (evicted[i]) tt_pjrt_buffer_destroy(tt_ctx()->rt, evicted[i]);
-    evicted[i] = NULL;
-  }
+  tt_scalars_release_evicted();
+  tt_free(evicted);
+  evicted = NULL;
+  cap_evicted = 0;
 }

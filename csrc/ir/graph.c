@@ -35,6 +35,18 @@ void tt_graph_reset(tt_graph_t *g) {
   g->error = NULL;
 }
 
+void tt_graph_truncate(tt_graph_t *g, int n) {
+  for (int i = n; i < g->num_nodes; i++) free_node(&g->nodes[i]);
+  if (n < g->num_nodes) g->num_nodes = n;
+  while (g->num_params > 0 && g->params[g->num_params - 1] >= n) g->num_params--;
+  int k = 0;
+  for (int i = 0; i < g->num_outputs; i++)
+    if (g->outputs[i] < n) g->outputs[k++] = g->outputs[i];
+  g->num_outputs = k;
+  tt_status_free(g->error);
+  g->error = NULL;
+}
+
 void tt_graph_destroy(tt_graph_t *g) {
   if (!g) return;
   tt_graph_reset(g);

@@ -94,6 +94,10 @@ void tt_graph_destroy(tt_graph_t *g);
 /* Drops all nodes and outputs, keeps memory for reuse. */
 void tt_graph_reset(tt_graph_t *g);
 
+/* Drops nodes from index n on (and the parameters and outputs among them)
+ * and clears a recorded error: undoes a failed lowering in a shared graph. */
+void tt_graph_truncate(tt_graph_t *g, int n);
+
 /* The first error recorded by a builder call; later calls become no-ops
  * returning -1. Lowerings build freely and check once. */
 tt_status_t tt_graph_take_error(tt_graph_t *g);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "api/context.h"
+#include "exec/region.h"
 #include "exec/scalars.h"
 
 tt_val_t tt_l_fail(tt_lower_t *L, tt_code_t code, const char *fmt, ...) {
@@ -24,22 +25,13 @@ static const tt_arg_t *arg(tt_lower_t *L, int i) {
 static tt_val_t add_param(tt_lower_t *L, const tt_type_t *t, tt_binding_t b) {
   if (L->nparams >= TT_LOWER_MAX_PARAMS)
     return tt_l_fail(L, TT_NOT_IMPLEMENTED, "%s: more than %d inputs in one op", L->op, TT_LOWER_MAX_PARAMS);
-  tt_val_t v = tt_b_param(L->g, t);
-  if (v < 0) return -1;
-  L->binds[L->nparams] = b;
-  L->param_storage[L->nparams] = b.kind == TT_BIND_STORAGE ? b.storage : NULL;
-  L->param_val[L->nparams] = v;
   L->nparams++;
-  return v;
+  return tt_region_param(t, b);
 }
 
-/* The parameter holding a storage's flat base, added once per storage. */
 tt_val_t tt_l_storage_base(tt_lower_t *L, tt_storage_t *s) {
-  for (int p = 0; p < L->nparams; p++)
-    if (L->param_storage[p] == s) return L->param_val[p];
-  tt_type_t t = tt_type_make(s->dtype, 1, &s->numel);
-  tt_binding_t b = {.kind = TT_BIND_STORAGE, .storage = s};
-  return add_param(L, &t, b);
+  (void)L;
+  return tt_region_base(s);
 }
 
 tt_val_t tt_l_scalar(tt_lower_t *L, tt_dtype_t dtype, double f, int64_t iv, int is_float) {

@@ -33,11 +33,7 @@ typedef struct tt_lower_s {
   const char *op; /* "aten::add.Tensor" */
   tt_arg_t *args;
   int nargs;
-  /* Parameter bindings, in parameter order. */
-  tt_binding_t binds[TT_LOWER_MAX_PARAMS];
-  tt_storage_t *param_storage[TT_LOWER_MAX_PARAMS];
-  tt_val_t param_val[TT_LOWER_MAX_PARAMS];
-  int nparams;
+  int nparams; /* parameters this op added to the region */
   /* Results returned to the caller. */
   tt_val_t outs[TT_LOWER_MAX_OUTS];
   int nouts;
@@ -73,7 +69,8 @@ tt_dtype_t tt_l_arg_dtype(tt_lower_t *L, int i);
 int tt_l_arg_rank(tt_lower_t *L, int i);
 const int64_t *tt_l_arg_sizes(tt_lower_t *L, int i);
 
-/* The parameter holding a storage's flat base (added once per storage). */
+/* The storage's flat base in the region: a parameter bound to its buffer
+ * (added once) or the value an earlier deferred op wrote. */
 tt_val_t tt_l_storage_base(tt_lower_t *L, tt_storage_t *s);
 /* A Python number as a runtime rank-0 parameter of dtype (not baked in). */
 tt_val_t tt_l_scalar(tt_lower_t *L, tt_dtype_t dtype, double f, int64_t iv, int is_float);

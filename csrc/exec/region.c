@@ -1,0 +1,217 @@
+/* The open region: parameters, pending storages, flushing and rollback. */
+#include "exec/region.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/context.h"
+#include "api/mode.h"
+#include "base/alloc.h"
+#include "exec/repeat.h"
+#include "ir/builder.h"
+
+/* A deferred region is closed before an op once it is this large. */
+#define MAX_NODES 50000
+#define MAX_PARAMS 4096
+
+typedef struct region_s {
+  tt_graph_t *g;
+  uint64_t gen; /* storages compare their `gen` with this */
+  tt_binding_t *binds;
+  int nparams, cap_params;
+  tt_storage_t **pending; /* live storages written in the region, in first-write order */
+  int npending, cap_pending;
+  uint64_t nops;
+  /* Rollback point of the op being lowered. */
+  int op_nodes, op_params;
+  int repeat_detection;
+  tt_region_stats_t stats;
+} region_t;
+
+static region_t R = {.gen = 1, .repeat_detection = 1};
+
+static int grow(void **p, int *cap, int need, size_t elem) {
+  if (need <= *cap) return 1;
+  int c = *cap ? *cap * 2 : 64;
+  while (c < need) c *= 2;
+  void *q = tt_realloc(*p, (size_t)c * elem);
+  if (!q) return 0;
+  *p = q;
+  *cap = c;
+  return 1;
+}
+
+tt_graph_t *tt_region_graph(void) {
+  if (!R.g) {
+    tt_status_t s = tt_graph_create(&R.g);
+    if (s) { /* builders on a NULL graph would crash: keep the status for the caller */
+      tt_status_free(s);
+      return NULL;
+    }
+    const char *env = getenv("TORCH_TPU_DETECT_REPEATED_OPS");
+    if (env && (!strcmp(env, "0") || !strcmp(env, "off"))) R.repeat_detection = 0;
+  }
+  return R.g;
+}
+
+int tt_region_is_pending(const tt_storage_t *s) { return s->gen == R.gen && s->pending >= 0; }
+
+static void claim(tt_storage_t *s) {
+  if (s->gen != R.gen) {
+    s->gen = R.gen;
+    s->pending = -1;
+    s->param = -1;
+  }
+}
+
+tt_val_t tt_region_param(const tt_type_t *type, tt_binding_t b) {
+  if (!grow((void **)&R.binds, &R.cap_params, R.nparams + 1, sizeof(tt_binding_t)))
+    return tt_graph_fail(R.g, TT_OUT_OF_MEMORY, "out of host memory adding a parameter");
+  tt_val_t v = tt_b_param(R.g, type);
+  if (v < 0) return -1;
+  if (b.kind == TT_BIND_STORAGE) tt_storage_retain(b.storage);
+  R.binds[R.nparams++] = b;
+  return v;
+}
+
+tt_val_t tt_region_base(tt_storage_t *s) {
+  claim(s);
+  if (s->pending >= 0) return s->pending;
+  if (s->param >= 0) return s->param;
+  if (s->poisoned)
+    return tt_graph_fail(R.g, TT_INTERNAL,
+                         "this tensor's value was never computed: the deferred computation that "
+                         "produced it failed earlier");
+  tt_type_t t = tt_type_make(s->dtype, 1, &s->numel);
+  tt_binding_t b = {.kind = TT_BIND_STORAGE, .storage = s};
+  s->param = tt_region_param(&t, b);
+  return s->param;
+}
+
+tt_status_t tt_region_write(tt_storage_t *s, tt_val_t v) {
+  claim(s);
+  if (s->pending < 0) {
+    if (!grow((void **)&R.pending, &R.cap_pending, R.npending + 1, sizeof(tt_storage_t *)))
+      return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory recording a write");
+    R.pending[R.npending++] = s;
+  }
+  s->pending = v;
+  return TT_OK_STATUS;
+}
+
+void tt_region_forget(tt_storage_t *s) {
+  if (!tt_region_is_pending(s)) return;
+  for (int i = 0; i < R.npending; i++) {
+    if (R.pending[i] != s) continue;
+    memmove(&R.pending[i], &R.pending[i + 1], sizeof(tt_storage_t *) * (size_t)(R.npending - i - 1));
+    R.npending--;
+    break;
+  }
+  s->pending = -1;
+}
+
+/* Drops the region's contents; the storages it touched forget it. */
+static void reset(void) {
+  for (int i = 0; i < R.nparams; i++)
+    if (R.binds[i].kind == TT_BIND_STORAGE) tt_storage_release(R.binds[i].storage);
+  R.nparams = 0;
+  R.npending = 0;
+  R.nops = 0;
+  if (R.g) tt_graph_reset(R.g);
+  R.gen++;
+}
+
+void tt_region_begin_op(void) {
+  R.op_nodes = R.g ? tt_graph_num_nodes(R.g) : 0;
+  R.op_params = R.nparams;
+}
+
+void tt_region_rollback(void) {
+  for (int i = R.op_params; i < R.nparams; i++)
+    if (R.binds[i].kind == TT_BIND_STORAGE) {
+      tt_storage_t *s = R.binds[i].storage;
+      if (s->gen == R.gen) s->param = -1;
+      tt_storage_release(s);
+    }
+  R.nparams = R.op_params;
+  if (R.g) tt_graph_truncate(R.g, R.op_nodes);
+}
+
+static void poison_pending(void) {
+  for (int i = 0; i < R.npending; i++) R.pending[i]->poisoned = 1;
+}
+
+static tt_status_t flush(const char *what, const tt_val_t *extra, int nextra,
+                         tt_status_t (*accept)(void *, tt_pjrt_buffer_t **), void *ctx) {
+  if (!R.g || R.npending + nextra == 0) {
+    if (R.g && tt_graph_num_nodes(R.g)) reset(); /* everything it computed died */
+    return TT_OK_STATUS;
+  }
+  int nout = R.npending + nextra;
+  tt_status_t s = TT_OK_STATUS;
+  for (int i = 0; !s && i < R.npending; i++) s = tt_graph_add_output(R.g, R.pending[i]->pending);
+  for (int i = 0; !s && i < nextra; i++) s = tt_graph_add_output(R.g, extra[i]);
+  tt_pjrt_buffer_t *small[64];
+  tt_pjrt_buffer_t **bufs = nout <= 64 ? small : tt_malloc(sizeof(*bufs) * (size_t)nout);
+  if (!s && !bufs) s = tt_status_make(TT_OUT_OF_MEMORY, "out of host memory running a region");
+  int ran = 0;
+  if (!s) {
+    s = tt_exec_run(R.g, R.binds, what, bufs);
+    ran = !s;
+  }
+  if (!s && nextra) s = accept(ctx, bufs + R.npending);
+  if (s && ran) { /* vetoed: nothing lands, the storages keep their buffers */
+    for (int i = 0; i < R.npending; i++) tt_pjrt_buffer_destroy(tt_ctx()->rt, bufs[i]);
+  } else if (s) {
+    poison_pending();
+  } else {
+    for (int i = 0; i < R.npending; i++) {
+      R.pending[i]->poisoned = 0;
+      tt_storage_set_buffer(R.pending[i], bufs[i]);
+    }
+  }
+  R.stats.flushes++;
+  R.stats.last_nodes = (uint64_t)tt_graph_num_nodes(R.g);
+  R.stats.last_outputs = (uint64_t)R.npending;
+  R.stats.last_ops = R.nops;
+  if (bufs && bufs != small) tt_free(bufs);
+  reset();
+  return s;
+}
+
+tt_status_t tt_region_flush(const char *what) { return flush(what, NULL, 0, NULL, NULL); }
+
+tt_status_t tt_region_flush_checked(const char *what, const tt_val_t *extra, int n,
+                                    tt_status_t (*accept)(void *ctx, tt_pjrt_buffer_t **bufs),
+                                    void *ctx) {
+  R.nops++;
+  return flush(what, extra, n, accept, ctx);
+}
+
+tt_status_t tt_region_end_op(uint64_t op_hash, const char *what) {
+  R.nops++;
+  if (tt_get_eager_mode() != TT_MODE_DEFER_AND_FUSE) return tt_region_flush(what);
+  if (R.repeat_detection && tt_repeat_observe(op_hash)) {
+    R.stats.repeat_cuts++;
+    return tt_region_flush("a repeated op sequence (DeferAndFuse)");
+  }
+  if (tt_graph_num_nodes(R.g) > MAX_NODES || R.nparams > MAX_PARAMS)
+    return tt_region_flush("a large deferred region (DeferAndFuse)");
+  return TT_OK_STATUS;
+}
+
+void tt_region_set_repeat_detection(int enabled) { R.repeat_detection = enabled; }
+
+const tt_region_stats_t *tt_region_stats(void) { return &R.stats; }
+
+void tt_region_shutdown(void) {
+  tt_status_free(tt_region_flush("shutdown"));
+  reset();
+  tt_graph_destroy(R.g);
+  R.g = NULL;
+  tt_free(R.binds);
+  tt_free(R.pending);
+  R.binds = NULL;
+  R.pending = NULL;
+  R.cap_params = R.cap_pending = 0;
+}
