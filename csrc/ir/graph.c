@@ -6,7 +6,18 @@
 
 #include "base/alloc.h"
 
+/* Node arrays (inputs, ints, result types) come from an arena of blocks that
+ * never move, rewound on reset: building a region allocates nothing per node
+ * once warm. */
+typedef struct block_s {
+  struct block_s *next;
+  size_t cap, used;
+  _Alignas(8) unsigned char data[];
+} block_t;
+
 struct tt_graph_s {
+  block_t *blocks; /* first block; `cur` is the one being filled */
+  block_t *cur;
   tt_node_t *nodes;
   int num_nodes, cap_nodes;
   int *params; /* node index of each parameter, by parameter index */
@@ -22,21 +33,42 @@ tt_status_t tt_graph_create(tt_graph_t **out_graph) {
   return TT_OK_STATUS;
 }
 
-static void free_node(tt_node_t *n) {
-  tt_free(n->inputs);
-  tt_free(n->ints);
-  tt_free(n->types);
+static void *arena_alloc(tt_graph_t *g, size_t n) {
+  n = (n + 7) & ~(size_t)7;
+  for (;;) {
+    block_t *b = g->cur;
+    if (b && b->used + n <= b->cap) {
+      void *p = b->data + b->used;
+      b->used += n;
+      return p;
+    }
+    if (b && b->next) { /* reuse a block kept from before the last reset */
+      g->cur = b->next;
+      g->cur->used = 0;
+      continue;
+    }
+    size_t cap = n > 65536 ? n : 65536;
+    block_t *nb = tt_malloc(sizeof(block_t) + cap);
+    if (!nb) return NULL;
+    nb->next = NULL;
+    nb->cap = cap;
+    nb->used = 0;
+    if (b) b->next = nb;
+    else g->blocks = nb;
+    g->cur = nb;
+  }
 }
 
 void tt_graph_reset(tt_graph_t *g) {
-  for (int i = 0; i < g->num_nodes; i++) free_node(&g->nodes[i]);
+  if (g->blocks) g->blocks->used = 0;
+  g->cur = g->blocks;
   g->num_nodes = g->num_params = g->num_outputs = 0;
   tt_status_free(g->error);
   g->error = NULL;
 }
 
 void tt_graph_truncate(tt_graph_t *g, int n) {
-  for (int i = n; i < g->num_nodes; i++) free_node(&g->nodes[i]);
+  /* The dropped nodes' arrays stay in the arena until the next reset. */
   if (n < g->num_nodes) g->num_nodes = n;
   while (g->num_params > 0 && g->params[g->num_params - 1] >= n) g->num_params--;
   int k = 0;
@@ -50,6 +82,11 @@ void tt_graph_truncate(tt_graph_t *g, int n) {
 void tt_graph_destroy(tt_graph_t *g) {
   if (!g) return;
   tt_graph_reset(g);
+  for (block_t *b = g->blocks; b;) {
+    block_t *next = b->next;
+    tt_free(b);
+    b = next;
+  }
   tt_free(g->nodes);
   tt_free(g->params);
   tt_free(g->outputs);
@@ -105,9 +142,9 @@ tt_status_t tt_graph_add_output(tt_graph_t *g, tt_val_t v) {
   return TT_OK_STATUS;
 }
 
-static void *dup_array(const void *src, size_t n, size_t elem, int *ok) {
+static void *dup_array(tt_graph_t *g, const void *src, size_t n, size_t elem, int *ok) {
   if (n == 0) return NULL;
-  void *d = tt_malloc(n * elem);
+  void *d = arena_alloc(g, n * elem);
   if (!d) {
     *ok = 0;
     return NULL;
@@ -138,25 +175,20 @@ static tt_val_t append_node(tt_graph_t *g, tt_opk_t kind, int sub, const tt_val_
   n.kind = kind;
   n.sub = sub;
   n.ninputs = ninputs;
-  n.inputs = dup_array(inputs, (size_t)ninputs, sizeof(int), &ok);
+  n.inputs = dup_array(g, inputs, (size_t)ninputs, sizeof(int), &ok);
   n.nints = nints;
-  n.ints = dup_array(ints, (size_t)nints, sizeof(int64_t), &ok);
+  n.ints = dup_array(g, ints, (size_t)nints, sizeof(int64_t), &ok);
   n.f = f;
   n.nresults = ntypes;
   n.type = types[0];
-  if (ntypes > 1) n.types = dup_array(types, (size_t)ntypes, sizeof(tt_type_t), &ok);
-  if (!ok) {
-    free_node(&n);
-    return tt_graph_fail(g, TT_OUT_OF_MEMORY, "out of host memory building a graph");
-  }
+  if (ntypes > 1) n.types = dup_array(g, types, (size_t)ntypes, sizeof(tt_type_t), &ok);
   if (kind == TT_OPK_PARAM) {
     n.nints = 1;
-    tt_free(n.ints);
-    n.ints = tt_malloc(sizeof(int64_t));
-    if (!n.ints) {
-      free_node(&n);
-      return tt_graph_fail(g, TT_OUT_OF_MEMORY, "out of host memory building a graph");
-    }
+    n.ints = arena_alloc(g, sizeof(int64_t));
+    ok &= n.ints != NULL;
+  }
+  if (!ok) return tt_graph_fail(g, TT_OUT_OF_MEMORY, "out of host memory building a graph");
+  if (kind == TT_OPK_PARAM) {
     n.ints[0] = g->num_params;
     g->params[g->num_params++] = g->num_nodes;
   }
