@@ -316,6 +316,12 @@ static PyMethodDef methods[] = {
     {"set_rng_state", py_set_rng_state, METH_VARARGS, "set_rng_state(seed, offset)"},
     {"grow_storage", py_grow_storage, METH_VARARGS, "grow_storage(tensor, numel): resize_'s storage growth"},
     {"storage_numel", py_storage_numel, METH_O, "elements of a tpu tensor's storage, or None"},
+    {"fallback_set_enabled", tt_py_fallback_set_enabled, METH_O, "turn the CPU fallback on or off"},
+    {"fallback_enabled", tt_py_fallback_enabled, METH_NOARGS, "whether the CPU fallback is on"},
+    {"fallback_enter", tt_py_fallback_enter, METH_O, "fallback_enter(op): count a host run (True on the first) or raise"},
+    {"fallback_unsupported", tt_py_fallback_unsupported, METH_VARARGS, "fallback_unsupported(op, what): raise"},
+    {"fallback_counts", tt_py_fallback_counts, METH_NOARGS, "{op: host runs}"},
+    {"fallback_reset", tt_py_fallback_reset, METH_NOARGS, "forget the counts (ops warn again)"},
     {NULL, NULL, 0, NULL},
 };
 
