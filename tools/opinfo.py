@@ -15,6 +15,8 @@ entry is recorded and the run goes on.
 
   python tools/opinfo.py                       # the full run -> docs/op_coverage.md
   python tools/opinfo.py --ops add,mm --dtypes float32 --out -   # a few entries
+  python tools/opinfo.py --skip-done build/opinfo.jsonl --json build/opinfo2.jsonl --out ''   # resume
+  python tools/opinfo.py --merge build/opinfo.jsonl build/opinfo2.jsonl    # report from logs
 """
 import argparse
 import json
@@ -136,6 +138,10 @@ def _run_unit(op, dtype_name, max_samples, backward):
     msg = None
     missing = set()
     for s in samples(False):
+        if "device" not in s.kwargs and not any(isinstance(t, torch.Tensor) for t in tree_flatten(
+                (s.input, s.args, s.kwargs))[0]):
+            fwd["no_tpu_input"] = fwd.get("no_tpu_input", 0) + 1  # nothing would run on tpu
+            continue
         try:
             torch.manual_seed(1)
             want = op(s.input, *s.args, **s.kwargs)
@@ -288,6 +294,9 @@ class _Worker:
 
 def drive(args):
     todo = units(args)
+    if args.skip_done:
+        done = {(r["entry"], r["dtype"]) for r in map(json.loads, open(args.skip_done))}
+        todo = [u for u in todo if (u[2], u[1]) not in done]
     total = len(todo)
     todo.reverse()
     results = []
@@ -473,9 +482,25 @@ def main():
     p.add_argument("--out", default="docs/op_coverage.md", help="report path, '-' for stdout, '' for none")
     p.add_argument("--json", default="build/opinfo.jsonl", help="per-unit results, JSON lines")
     p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--skip-done", metavar="JSONL", help="resume: skip the units this earlier log has")
+    p.add_argument("--merge", nargs="+", metavar="JSONL",
+                   help="no run: write the report from these logs (a later log's unit replaces an earlier one's)")
+    p.add_argument("--elapsed", type=float, default=0.0, help="with --merge: the runs' wall time in seconds")
     args = p.parse_args()
     if args.worker:
         worker(args)
+        return
+    if args.merge:
+        merged = {}
+        for path in args.merge:
+            for line in open(path):
+                r = json.loads(line)
+                merged[(r["entry"], r["dtype"])] = r
+        todo = units(args)
+        results = [merged[(u[2], u[1])] for u in todo if (u[2], u[1]) in merged]
+        not_run = [(u[2], u[1]) for u in todo if (u[2], u[1]) not in merged]
+        with open(args.out, "w") as f:
+            f.write(report(results, len(todo), not_run, args.elapsed, args))
         return
     if args.json:
         os.makedirs(os.path.dirname(args.json) or ".", exist_ok=True)
