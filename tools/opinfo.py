@@ -411,6 +411,10 @@ def report(results, total, not_run, elapsed, args):
         "message shown); n/i = NotImplementedError (an ATen op with no lowering); skip = the OpInfo skips "
         "test_compare_cpu for it (its reason is listed), or no sample runs on CPU.",
         "",
+        "Known harness limits: samples are made on CPU and every tensor in them is moved to tpu, so an op that "
+        "requires a CPU tensor argument (tensor_split's indices tensor) fails here for that reason; samples "
+        "with no tensor and no device argument cannot run on tpu and are not counted.",
+        "",
         f"Run: torch {__import__('torch').__version__}, {elapsed / 60:.1f} min with {args.jobs} worker(s), "
         f"{time.strftime('%Y-%m-%d')}.",
         "",
