@@ -27,6 +27,11 @@ $(VENV)/.installed: $(VENV)/.deps setup.py
 	$(PIP) install -q --no-build-isolation --no-deps -e .
 	touch $@
 
+# PyTorch's OpInfo database (torch.testing._internal) imports expecttest.
+$(VENV)/.testdeps: $(VENV)/.deps
+	$(PIP) install -q expecttest
+	touch $@
+
 venv: $(VENV)/.deps
 
 install: $(VENV)/.installed
@@ -53,10 +58,14 @@ ctest: install $(CTESTS) build/fakeplugin.so
 ctest-san: install $(CTESTS_SAN) build/fakeplugin.so
 	@for t in $(CTESTS_SAN); do echo "== $$t (ASan+UBSan)"; LSAN_OPTIONS=suppressions=$(CURDIR)/tests/c/lsan.supp TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) TT_FAKE_PJRT_PLUGIN=build/fakeplugin.so $$t 2>build/san/$$(basename $$t).stderr || { cat build/san/$$(basename $$t).stderr | tail -30; exit 1; }; done
 
-pytest: install
+pytest: install $(VENV)/.testdeps
 	$(PY) -m pytest -q -x tests/python
 
 test: ctest ctest-san pytest
+
+# Every OpInfo entry on tpu vs CPU -> docs/op_coverage.md (see tools/opinfo.py).
+opinfo: install $(VENV)/.testdeps
+	$(PY) tools/opinfo.py --jobs 2
 
 bench: install
 	$(PY) bench/bench_overhead.py

@@ -54,4 +54,12 @@ int tt_py_tensor_ref(PyObject *obj, const char *op, tt_tensor_ref_t *out);
 /* A new "tpu" torch tensor (contiguous) over the given storage (steals it). */
 PyObject *tt_py_make_tensor(tt_storage_t *s, tt_dtype_t dtype, int rank, const int64_t *sizes);
 
+/* CPU fallback calls (bindings/fallback.c), listed in the module table. */
+PyObject *tt_py_fallback_set_enabled(PyObject *self, PyObject *on);
+PyObject *tt_py_fallback_enabled(PyObject *self, PyObject *unused);
+PyObject *tt_py_fallback_enter(PyObject *self, PyObject *op);
+PyObject *tt_py_fallback_unsupported(PyObject *self, PyObject *args);
+PyObject *tt_py_fallback_counts(PyObject *self, PyObject *unused);
+PyObject *tt_py_fallback_reset(PyObject *self, PyObject *unused);
+
 #endif

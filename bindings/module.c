@@ -378,6 +378,12 @@ static PyMethodDef methods[] = {
     {"reset_peak_memory", py_reset_peak, METH_NOARGS, "peak := live"},
     {"region_stats", py_region_stats, METH_NOARGS, "counters of the deferred region"},
     {"storage_numel", py_storage_numel, METH_O, "elements of a tpu tensor's storage, or None"},
+    {"fallback_set_enabled", tt_py_fallback_set_enabled, METH_O, "turn the CPU fallback on or off"},
+    {"fallback_enabled", tt_py_fallback_enabled, METH_NOARGS, "whether the CPU fallback is on"},
+    {"fallback_enter", tt_py_fallback_enter, METH_O, "fallback_enter(op): count a host run (True on the first) or raise"},
+    {"fallback_unsupported", tt_py_fallback_unsupported, METH_VARARGS, "fallback_unsupported(op, what): raise"},
+    {"fallback_counts", tt_py_fallback_counts, METH_NOARGS, "{op: host runs}"},
+    {"fallback_reset", tt_py_fallback_reset, METH_NOARGS, "forget the counts (ops warn again)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -165,6 +165,27 @@ def region_stats():
     return dict(_C.region_stats())
 
 
+def set_cpu_fallback(enabled):
+    """Runs ops with no TPU lowering on the CPU (inputs copied out, results
+    copied back), warning once per op. Off by default; TORCH_TPU_CPU_FALLBACK=1
+    turns it on at import."""
+    _C.fallback_set_enabled(bool(enabled))
+
+
+def get_cpu_fallback():
+    return _C.fallback_enabled()
+
+
+def fallback_counts():
+    """{"aten::op.overload": runs} of the ops that ran on the CPU through the fallback."""
+    return _C.fallback_counts()
+
+
+def reset_fallback_counts():
+    """Forgets the counts; each op warns again on its next fallback."""
+    _C.fallback_reset()
+
+
 def _is_in_bad_fork():
     return False
 
@@ -232,6 +253,7 @@ def module():
         "is_initialized", "current_stream", "default_stream", "_lazy_init", "get_eager_mode",
         "set_eager_mode", "eager_mode", "region_stats", "memory_stats",
         "reset_peak_memory_stats",
+        "set_cpu_fallback", "get_cpu_fallback", "fallback_counts", "reset_fallback_counts",
     ):
         setattr(m, name, globals()[name])
     m.Stream = _Stream

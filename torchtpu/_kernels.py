@@ -7,7 +7,7 @@ import math
 
 import torch
 
-from . import _C, _device
+from . import _C, _device, _fallback
 
 _lib = None
 _fallback_lib = None
@@ -167,13 +167,6 @@ def _signature(schema):
     return tuple((a.name, str(a.type)) for a in schema.arguments if not a.is_out)
 
 
-def _not_implemented(op, *args, **kwargs):
-    raise NotImplementedError(
-        f"operator '{op._schema.name}.{op._overloadname}' is not implemented for TPU yet. "
-        "Move the tensors to CPU for this op (tensor.cpu()), or report it at the torchtpu issue tracker."
-    )
-
-
 # Data-dependent shapes: the count of nonzero elements is downloaded first
 # (the output shape depends on it), then the core builds the coordinates.
 # Boolean masks in indexing become long indices the same way, as in PyTorch.
@@ -281,7 +274,10 @@ def register_all():
             _registered.append(out_name)
     global _fallback_lib
     _fallback_lib = torch.library.Library("_", "IMPL")
-    _fallback_lib.fallback(_not_implemented, "PrivateUse1", with_keyset=False)
+    # Ops with no lowering: the CPU fallback if it is on, else an error saying how to turn it on.
+    _fallback_lib.fallback(_fallback.run, "PrivateUse1", with_keyset=False)
+    for key in ("SparsePrivateUse1", "SparseCsrPrivateUse1", "QuantizedPrivateUse1"):
+        _fallback_lib.fallback(_fallback.unsupported_input, key, with_keyset=False)
 
 
 def registered_ops():

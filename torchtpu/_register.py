@@ -1,5 +1,7 @@
 """Registration of device "tpu" with PyTorch: rename PrivateUse1, install the
 device module `torch.tpu`, the kernels, and printing."""
+import os
+
 import torch
 
 from . import _C, _device, _kernels, _printing
@@ -12,3 +14,4 @@ def register():
     _C.setup(torch._C._acc.create_empty_tensor, _device.DTYPES, torch.Tensor)
     _kernels.register_all()
     _printing.install()
+    _device.set_cpu_fallback(os.environ.get("TORCH_TPU_CPU_FALLBACK", "0").lower() in ("1", "true", "yes", "on"))

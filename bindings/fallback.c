@@ -1,0 +1,55 @@
+/* torchtpu._C calls of the CPU fallback (api/fallback.h): argument conversion only. */
+#include "api/fallback.h"
+#include "bindings.h"
+
+PyObject *tt_py_fallback_set_enabled(PyObject *self, PyObject *on) {
+  (void)self;
+  int v = PyObject_IsTrue(on);
+  if (v < 0) return NULL;
+  tt_fallback_set_enabled(v);
+  Py_RETURN_NONE;
+}
+
+PyObject *tt_py_fallback_enabled(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyBool_FromLong(tt_fallback_enabled());
+}
+
+PyObject *tt_py_fallback_enter(PyObject *self, PyObject *op) {
+  (void)self;
+  const char *name = PyUnicode_AsUTF8(op);
+  if (!name) return NULL;
+  bool first;
+  tt_status_t s = tt_fallback_enter(name, &first);
+  if (s) return tt_py_raise(s);
+  return PyBool_FromLong(first);
+}
+
+PyObject *tt_py_fallback_unsupported(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *op, *what;
+  if (!PyArg_ParseTuple(args, "ss", &op, &what)) return NULL;
+  return tt_py_raise(tt_fallback_unsupported(op, what));
+}
+
+PyObject *tt_py_fallback_counts(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  PyObject *d = PyDict_New();
+  for (int i = 0; d && i < tt_fallback_op_count(); i++) {
+    uint64_t runs;
+    const char *name = tt_fallback_op(i, &runs);
+    PyObject *v = PyLong_FromUnsignedLongLong(runs);
+    if (!v || PyDict_SetItemString(d, name, v) < 0) Py_CLEAR(d);
+    Py_XDECREF(v);
+  }
+  return d;
+}
+
+PyObject *tt_py_fallback_reset(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  tt_fallback_reset();
+  Py_RETURN_NONE;
+}

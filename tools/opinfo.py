@@ -1,0 +1,515 @@
+"""ATen coverage measured by PyTorch's OpInfo suite: every op_db entry, every
+dtype it supports on CPU among float32, bfloat16, float16, int32, int64, bool,
+run on "tpu" and on CPU from the same fresh CPU samples and compared with
+assert_close at OpInfo's tolerances (forward; backward for float32 where the
+op supports autograd). Writes docs/op_coverage.md and a JSON-lines log.
+
+Tolerances follow PyTorch's own device-vs-CPU test (TestCommon.test_compare_cpu):
+atol = rtol = 1e-3 for floating results, loosened by the OpInfo's
+toleranceOverride for that test; integer and bool results compare exactly. The
+OpInfo's own skips of test_compare_cpu (e.g. nondeterministic outputs) are
+honored and listed with their written reason.
+
+Work runs in worker processes (--jobs), so a crash (segfault) or a hang in one
+entry is recorded and the run goes on.
+
+  python tools/opinfo.py                       # the full run -> docs/op_coverage.md
+  python tools/opinfo.py --ops add,mm --dtypes float32 --out -   # a few entries
+  python tools/opinfo.py --skip-done build/opinfo.jsonl --json build/opinfo2.jsonl --out ''   # resume
+  python tools/opinfo.py --merge build/opinfo.jsonl build/opinfo2.jsonl    # report from logs
+"""
+import argparse
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+
+DTYPE_NAMES = ("float32", "bfloat16", "float16", "int32", "int64", "bool")
+TEST = ("TestCommon", "test_compare_cpu")
+
+
+def entry_name(op):
+    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+
+
+# ---------------------------------------------------------------- worker side
+
+
+def _first_line(e):
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0][:300] if text else ''}"
+
+
+def _decorations(op, dtype):
+    """(skip reason or None, (atol, rtol) override or None) from the OpInfo's decorators for test_compare_cpu."""
+    from torch.testing._internal.common_device_type import toleranceOverride
+
+    skip, tol = None, None
+    for info in list(op.decorators) + list(getattr(op, "skips", ())):
+        if not hasattr(info, "is_active"):
+            continue
+        try:
+            active = info.is_active(TEST[0], TEST[1], "tpu", dtype, {})
+        except Exception:
+            active = False
+        if not active:
+            continue
+        for dec in info.decorators:
+            if isinstance(dec, toleranceOverride) and dtype in dec.d:
+                tol = (dec.d[dtype].atol, dec.d[dtype].rtol)
+            elif getattr(dec, "__qualname__", "").startswith("skip."):
+                reasons = [c.cell_contents for c in dec.__closure__ or () if isinstance(c.cell_contents, str)]
+                skip = reasons[0] if reasons else "skipped by the OpInfo"
+    return skip, tol
+
+
+class _Recorder:
+    """Records the ATen ops that reach a "tpu" kernel (after autograd and decompositions)."""
+
+    def __init__(self):
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        seen = self.seen = set()
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                seen.add(f"{func._schema.name}.{func._overloadname}")
+                return func(*args, **(kwargs or {}))
+
+        self.mode = Mode()
+
+
+def _run_unit(op, dtype_name, max_samples, backward):
+    import torch
+    from torch.utils._pytree import tree_flatten, tree_map
+
+    dtype = getattr(torch, dtype_name)
+    skip, tol = _decorations(op, dtype)
+    res = {"entry": entry_name(op), "dtype": dtype_name}
+    if skip:
+        res.update(fwd="skip", fwd_msg=skip)
+        return res
+    atol, rtol = max(1e-3, tol[0]) if tol else 1e-3, max(1e-3, tol[1]) if tol else 1e-3
+    res["tol"] = [atol, rtol]
+
+    def to_tpu(x):
+        if isinstance(x, torch.Tensor):
+            return x.detach().to("tpu").requires_grad_(x.requires_grad)
+        if isinstance(x, torch.device) or (isinstance(x, str) and x == "cpu"):
+            return torch.device("tpu") if isinstance(x, torch.device) else "tpu"
+        return x
+
+    def to_cpu(x):
+        return x.cpu() if isinstance(x, torch.Tensor) and x.device.type == "tpu" else x
+
+    def samples(requires_grad):
+        torch.manual_seed(0)
+        out = []
+        try:
+            for i, s in enumerate(op.sample_inputs("cpu", dtype, requires_grad=requires_grad)):
+                if i >= max_samples:
+                    break
+                out.append(s)
+        except Exception as e:
+            res["sample_error"] = _first_line(e)
+        return out
+
+    def device_args(s):
+        args = tree_map(to_tpu, (s.input, s.args))
+        kwargs = {k: (to_tpu(v) if k != "device" or v in ("cpu", torch.device("cpu")) else v)
+                  for k, v in s.kwargs.items()}
+        return args[0], args[1], tree_map(to_tpu, kwargs)
+
+    def check(got, want):
+        """Floating results within (atol, rtol); integer and bool results, and everything else, exact."""
+        got, gspec = tree_flatten(tree_map(to_cpu, got))
+        want, wspec = tree_flatten(want)
+        if gspec != wspec:
+            raise AssertionError(f"result structure differs: {gspec} vs {wspec}")
+        for g, w in zip(got, want):
+            exact = not (isinstance(w, torch.Tensor) and w.dtype.is_floating_point or isinstance(w, float))
+            torch.testing.assert_close(g, w, atol=0 if exact else atol, rtol=0 if exact else rtol, equal_nan=True,
+                                       check_device=False, check_stride=False, check_layout=False)
+
+    rec = _Recorder() if dtype == torch.float32 else None
+    fwd = {"pass": 0, "fail": 0, "notimpl": 0, "cpu_error": 0}
+    msg = None
+    missing = set()
+    for s in samples(False):
+        if "device" not in s.kwargs and not any(isinstance(t, torch.Tensor) for t in tree_flatten(
+                (s.input, s.args, s.kwargs))[0]):
+            fwd["no_tpu_input"] = fwd.get("no_tpu_input", 0) + 1  # nothing would run on tpu
+            continue
+        try:
+            torch.manual_seed(1)
+            want = op(s.input, *s.args, **s.kwargs)
+        except Exception:
+            fwd["cpu_error"] += 1
+            continue
+        try:
+            x, a, k = device_args(s)
+            torch.manual_seed(1)
+            if rec:
+                with rec.mode:
+                    got = op(x, *a, **k)
+            else:
+                got = op(x, *a, **k)
+            flat, _ = tree_flatten(got)
+            if not any(isinstance(t, torch.Tensor) and t.device.type == "tpu" for t in flat) and any(
+                    isinstance(t, torch.Tensor) for t in flat):
+                raise AssertionError("the result is not on tpu")
+            check(got, want)
+            fwd["pass"] += 1
+        except NotImplementedError as e:
+            fwd["notimpl"] += 1
+            m = str(e)
+            if "operator '" in m:
+                missing.add(m.split("operator '", 1)[1].split("'", 1)[0])
+            msg = msg or _first_line(e)
+        except Exception as e:
+            fwd["fail"] += 1
+            msg = msg if msg and fwd["fail"] > 1 else _first_line(e)
+    res["fwd_counts"] = fwd
+    res["missing"] = sorted(missing)
+    if rec:
+        res["aten"] = sorted(rec.seen)
+    ran = fwd["pass"] + fwd["fail"] + fwd["notimpl"]
+    if ran == 0:
+        res.update(fwd="skip", fwd_msg=res.get("sample_error") or "no sample runs on CPU for this dtype")
+        return res
+    res["fwd"] = "fail" if fwd["fail"] else "notimpl" if fwd["notimpl"] else "pass"
+    if msg:
+        res["fwd_msg"] = msg
+    if not (backward and op.supports_autograd and dtype == torch.float32):
+        return res
+
+    bwd = {"pass": 0, "fail": 0, "notimpl": 0, "cpu_error": 0}
+    bmsg = None
+    for s in samples(True):
+        try:
+            inputs = [t for t in tree_flatten((s.input, s.args, s.kwargs))[0]
+                      if isinstance(t, torch.Tensor) and t.requires_grad]
+            torch.manual_seed(1)
+            outs = [t for t in tree_flatten(s.output_process_fn_grad(op(s.input, *s.args, **s.kwargs)))[0]
+                    if isinstance(t, torch.Tensor) and t.requires_grad]
+            if not inputs or not outs:
+                continue
+            torch.manual_seed(2)
+            gos = [torch.randn_like(t) for t in outs]
+            want = torch.autograd.grad(outs, inputs, gos, allow_unused=True)
+        except Exception:
+            bwd["cpu_error"] += 1
+            continue
+        try:
+            x, a, k = device_args(s)
+            dev_inputs = [t for t in tree_flatten((x, a, k))[0] if isinstance(t, torch.Tensor) and t.requires_grad]
+            torch.manual_seed(1)
+            douts = [t for t in tree_flatten(s.output_process_fn_grad(op(x, *a, **k)))[0]
+                     if isinstance(t, torch.Tensor) and t.requires_grad]
+            got = torch.autograd.grad(douts, dev_inputs, [g.to("tpu") for g in gos], allow_unused=True)
+            check(got, want)
+            bwd["pass"] += 1
+        except NotImplementedError as e:
+            bwd["notimpl"] += 1
+            m = str(e)
+            if "operator '" in m:
+                missing.add(m.split("operator '", 1)[1].split("'", 1)[0])
+            bmsg = bmsg or _first_line(e)
+        except Exception as e:
+            bwd["fail"] += 1
+            bmsg = bmsg if bmsg and bwd["fail"] > 1 else _first_line(e)
+    res["missing"] = sorted(missing)
+    res["bwd_counts"] = bwd
+    if bwd["pass"] + bwd["fail"] + bwd["notimpl"]:
+        res["bwd"] = "fail" if bwd["fail"] else "notimpl" if bwd["notimpl"] else "pass"
+        if bmsg:
+            res["bwd_msg"] = bmsg
+    return res
+
+
+def worker(args):
+    """Reads unit ids ("index dtype") from stdin, prints one JSON line per unit."""
+    import warnings
+
+    warnings.simplefilter("ignore")
+    import torch
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    torch.set_default_dtype(torch.float32)
+    for line in sys.stdin:
+        i, dtype_name = line.split()
+        t0 = time.time()
+        try:
+            res = _run_unit(op_db[int(i)], dtype_name, args.max_samples, not args.no_backward)
+        except Exception as e:  # a bug in the harness for this entry: recorded, not fatal
+            res = {"entry": entry_name(op_db[int(i)]), "dtype": dtype_name, "fwd": "fail",
+                   "fwd_msg": "harness: " + _first_line(e)}
+        res["seconds"] = round(time.time() - t0, 2)
+        print(json.dumps(res), flush=True)
+
+
+# ---------------------------------------------------------------- driver side
+
+
+def units(args):
+    import torch
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    want_ops = set(args.ops.split(",")) if args.ops else None
+    want_dtypes = args.dtypes.split(",") if args.dtypes else DTYPE_NAMES
+    out = []
+    for i, op in enumerate(op_db):
+        if want_ops and op.name not in want_ops and entry_name(op) not in want_ops:
+            continue
+        supported = op.supported_dtypes("cpu")
+        for d in want_dtypes:
+            if getattr(torch, d) in supported:
+                out.append((i, d, entry_name(op)))
+    return out
+
+
+class _Worker:
+    def __init__(self, args):
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--max-samples", str(args.max_samples)]
+        if args.no_backward:
+            cmd.append("--no-backward")
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                  text=True, bufsize=1, env=env)
+        self.unit = None
+        self.since = 0.0
+
+    def give(self, unit):
+        self.unit, self.since = unit, time.time()
+        self.p.stdin.write(f"{unit[0]} {unit[1]}\n")
+        self.p.stdin.flush()
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.kill()
+        self.p.wait()
+
+
+def drive(args):
+    todo = units(args)
+    if args.skip_done:
+        done = {(r["entry"], r["dtype"]) for r in map(json.loads, open(args.skip_done))}
+        todo = [u for u in todo if (u[2], u[1]) not in done]
+    total = len(todo)
+    todo.reverse()
+    results = []
+    log = open(args.json, "w") if args.json else None
+    workers = [_Worker(args) for _ in range(min(args.jobs, total) or 1)]
+    t0 = time.time()
+
+    def record(res):
+        results.append(res)
+        if log:
+            log.write(json.dumps(res) + "\n")
+            log.flush()
+        if args.verbose or len(results) % 50 == 0:
+            print(f"[{len(results)}/{total} {time.time() - t0:.0f}s] {res['entry']} {res['dtype']}: {res.get('fwd')}"
+                  f" {res.get('bwd', '')} {res.get('fwd_msg', '')[:100]}", file=sys.stderr, flush=True)
+
+    for w in workers:
+        if todo:
+            w.give(todo.pop())
+    while any(w.unit for w in workers):
+        if args.time_limit and time.time() - t0 > args.time_limit:
+            for w in workers:
+                w.stop()
+            break
+        busy = [w for w in workers if w.unit]
+        ready, _, _ = select.select([w.p.stdout for w in busy], [], [], 5.0)
+        for w in busy:
+            line = None
+            if w.p.stdout in ready:
+                line = w.p.stdout.readline()
+            elif time.time() - w.since < args.entry_timeout:
+                continue
+            unit = w.unit
+            if line:
+                record(json.loads(line))
+            else:  # died (crash) or hung: record and replace the worker
+                died = w.p.poll() is not None
+                w.stop()
+                rc = w.p.returncode
+                record({"entry": unit[2], "dtype": unit[1], "fwd": "fail",
+                        "fwd_msg": f"worker process crashed (exit status {rc})" if died
+                        else f"timed out after {args.entry_timeout}s", "crash": died})
+                workers[workers.index(w)] = w = _Worker(args)
+            w.unit = None
+            if todo:
+                w.give(todo.pop())
+    for w in workers:
+        w.stop()
+    elapsed = time.time() - t0
+    not_run = [(u[2], u[1]) for u in reversed(todo)]
+    if args.out:
+        text = report(results, total, not_run, elapsed, args)
+        if args.out == "-":
+            print(text)
+        else:
+            with open(args.out, "w") as f:
+                f.write(text)
+    return results
+
+
+def summarize(results):
+    fwd = [r for r in results if r.get("fwd") != "skip"]
+    f32 = [r for r in fwd if r["dtype"] == "float32"]
+    aten_pass = set()
+    for r in f32:
+        if r["fwd"] == "pass":
+            aten_pass.update(r.get("aten", ()))
+    bwd = [r for r in results if "bwd" in r]
+    missing = {}
+    for r in results:
+        for m in r.get("missing", ()):
+            missing.setdefault(m, set()).add(r["entry"])
+    return {
+        "units": len(results),
+        "skipped": sum(r.get("fwd") == "skip" for r in results),
+        "fwd_run": len(fwd),
+        "fwd_pass": sum(r["fwd"] == "pass" for r in fwd),
+        "fwd_fail": sum(r["fwd"] == "fail" for r in fwd),
+        "fwd_notimpl": sum(r["fwd"] == "notimpl" for r in fwd),
+        "f32_run": len(f32),
+        "f32_pass": sum(r["fwd"] == "pass" for r in f32),
+        "aten_f32_pass": len(aten_pass),
+        "aten_f32_pass_names": sorted(aten_pass),
+        "bwd_run": len(bwd),
+        "bwd_pass": sum(r["bwd"] == "pass" for r in bwd),
+        "bwd_fail": sum(r["bwd"] == "fail" for r in bwd),
+        "bwd_notimpl": sum(r["bwd"] == "notimpl" for r in bwd),
+        "crashes": sorted({(r["entry"], r["dtype"]) for r in results if r.get("crash")}),
+        "missing": sorted(missing.items(), key=lambda kv: (-len(kv[1]), kv[0])),
+    }
+
+
+def _pct(a, b):
+    return f"{100.0 * a / b:.1f}%" if b else "n/a"
+
+
+def report(results, total, not_run, elapsed, args):
+    s = summarize(results)
+    cell = {"pass": "pass", "fail": "FAIL", "notimpl": "n/i", "skip": "skip"}
+    lines = [
+        "# ATen op coverage (OpInfo)",
+        "",
+        "Generated by `make opinfo` (`python tools/opinfo.py`); do not edit by hand.",
+        "Every entry of PyTorch's `op_db` and every dtype it supports on CPU among "
+        f"{', '.join(DTYPE_NAMES)}: its sample inputs (at most {args.max_samples} per entry) run on \"tpu\" and "
+        "on CPU from the same fresh CPU samples, compared with `torch.testing.assert_close` at the tolerances "
+        "of PyTorch's device-vs-CPU test (`TestCommon.test_compare_cpu`: atol = rtol = 1e-3 for floating results, "
+        "or the OpInfo's `toleranceOverride` for that test if looser; exact for integer and bool results). Backward (float32, "
+        "where the OpInfo supports autograd) compares the gradients of all differentiable inputs.",
+        "",
+        "pass = every sample matches; FAIL = a wrong result or an error other than not-implemented (first "
+        "message shown); n/i = NotImplementedError (an ATen op with no lowering); skip = the OpInfo skips "
+        "test_compare_cpu for it (its reason is listed), or no sample runs on CPU.",
+        "",
+        "Known harness limits: samples are made on CPU and every tensor in them is moved to tpu, so an op that "
+        "requires a CPU tensor argument (tensor_split's indices tensor) fails here for that reason; samples "
+        "with no tensor and no device argument cannot run on tpu and are not counted.",
+        "",
+        f"Run: torch {__import__('torch').__version__}, {elapsed / 60:.1f} min with {args.jobs} worker(s), "
+        f"{time.strftime('%Y-%m-%d')}.",
+        "",
+    ]
+    if not_run:
+        lines += [f"**Partial run**: {len(not_run)} of {total} (entry, dtype) units did not run within the time "
+                  "limit; they are not counted below.", ""]
+    lines += [
+        "## Totals",
+        "",
+        "| measure | count |",
+        "| --- | --- |",
+        f"| (entry, dtype) units | {total} ({s['units']} run) |",
+        f"| skipped (with reason) | {s['skipped']} |",
+        f"| forward pass | {s['fwd_pass']} / {s['fwd_run']} ({_pct(s['fwd_pass'], s['fwd_run'])}) |",
+        f"| forward fail | {s['fwd_fail']} |",
+        f"| forward not implemented | {s['fwd_notimpl']} |",
+        f"| float32 entries passing forward | {s['f32_pass']} / {s['f32_run']} ({_pct(s['f32_pass'], s['f32_run'])}) |",
+        f"| distinct ATen ops run by passing float32 forward entries | {s['aten_f32_pass']} |",
+        f"| float32 backward pass | {s['bwd_pass']} / {s['bwd_run']} ({_pct(s['bwd_pass'], s['bwd_run'])}) |",
+        f"| float32 backward fail / not implemented | {s['bwd_fail']} / {s['bwd_notimpl']} |",
+        f"| worker crashes (process died) | {len(s['crashes'])} |",
+        "",
+    ]
+    if s["crashes"]:
+        lines += ["Crashed: " + ", ".join(f"{e} ({d})" for e, d in s["crashes"]), ""]
+    lines += ["## Missing ATen ops, by entries blocked", "",
+              "| ATen op | entries | e.g. |", "| --- | --- | --- |"]
+    for name, entries in s["missing"]:
+        lines.append(f"| `{name}` | {len(entries)} | {', '.join(sorted(entries)[:3])} |")
+    lines += ["", "## Per entry", "",
+              "| entry | " + " | ".join(DTYPE_NAMES) + " | backward f32 | first failure |",
+              "| --- | " + " | ".join("---" for _ in DTYPE_NAMES) + " | --- | --- |"]
+    by_entry = {}
+    for r in results:
+        by_entry.setdefault(r["entry"], {})[r["dtype"]] = r
+    for entry in sorted(by_entry):
+        row = by_entry[entry]
+        cells = [cell.get(row[d].get("fwd"), "?") if d in row else "" for d in DTYPE_NAMES]
+        f32 = row.get("float32", {})
+        bwd = cell.get(f32.get("bwd"), "") if f32 else ""
+        first = next((f"{d}: {row[d]['fwd_msg']}" for d in DTYPE_NAMES
+                      if d in row and row[d].get("fwd") in ("fail", "notimpl") and row[d].get("fwd_msg")), "")
+        if not first and f32.get("bwd") in ("fail", "notimpl"):
+            first = "backward: " + f32.get("bwd_msg", "")
+        first = first.replace("|", "\\|").replace("\n", " ")[:160]
+        lines.append(f"| {entry} | " + " | ".join(cells) + f" | {bwd} | {first} |")
+    skips = [(r["entry"], r["dtype"], r.get("fwd_msg", "")) for r in results if r.get("fwd") == "skip"]
+    lines += ["", f"## Skips ({len(skips)})", ""]
+    for e, d, why in sorted(skips):
+        lines.append(f"- {e} ({d}): {why}")
+    if not_run:
+        lines += ["", f"## Not run ({len(not_run)})", "", ", ".join(f"{e} ({d})" for e, d in not_run)]
+    lines += ["", "## ATen ops run by passing float32 forward entries", "",
+              ", ".join(f"`{n}`" for n in s["aten_f32_pass_names"]), ""]
+    return "\n".join(lines)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--ops", help="comma-separated op_db names (default: all)")
+    p.add_argument("--dtypes", help=f"comma-separated, among {','.join(DTYPE_NAMES)}")
+    p.add_argument("--jobs", type=int, default=2, help="worker processes")
+    p.add_argument("--max-samples", type=int, default=1000, help="sample inputs per entry at most")
+    p.add_argument("--no-backward", action="store_true")
+    p.add_argument("--entry-timeout", type=float, default=300.0, help="seconds before a unit counts as hung")
+    p.add_argument("--time-limit", type=float, default=0.0, help="stop after this many seconds (partial report)")
+    p.add_argument("--out", default="docs/op_coverage.md", help="report path, '-' for stdout, '' for none")
+    p.add_argument("--json", default="build/opinfo.jsonl", help="per-unit results, JSON lines")
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--skip-done", metavar="JSONL", help="resume: skip the units this earlier log has")
+    p.add_argument("--merge", nargs="+", metavar="JSONL",
+                   help="no run: write the report from these logs (a later log's unit replaces an earlier one's)")
+    p.add_argument("--elapsed", type=float, default=0.0, help="with --merge: the runs' wall time in seconds")
+    args = p.parse_args()
+    if args.worker:
+        worker(args)
+        return
+    if args.merge:
+        merged = {}
+        for path in args.merge:
+            for line in open(path):
+                r = json.loads(line)
+                merged[(r["entry"], r["dtype"])] = r
+        todo = units(args)
+        results = [merged[(u[2], u[1])] for u in todo if (u[2], u[1]) in merged]
+        not_run = [(u[2], u[1]) for u in todo if (u[2], u[1]) not in merged]
+        with open(args.out, "w") as f:
+            f.write(report(results, len(todo), not_run, args.elapsed, args))
+        return
+    if args.json:
+        os.makedirs(os.path.dirname(args.json) or ".", exist_ok=True)
+    drive(args)
+
+
+if __name__ == "__main__":
+    main()
