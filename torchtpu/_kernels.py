@@ -133,6 +133,33 @@ def _resize_(self, size, memory_format=None):
     return _as_strided_(self, size, stride, self.storage_offset())
 
 
+def _set_storage(self, source, storage_offset=0, size=None, stride=()):
+    """Tensor.set_(storage, offset, size, stride): PyTorch's Meta kernel checks
+    the arguments and installs the storage and metadata; the core storage
+    (the torch storage's `_tt`) grows when the new view reaches past it."""
+    if size is None:  # set_(storage): the whole storage as a 1-D tensor
+        size = (source._tt.nbytes() // self.element_size(),)
+    torch.ops.aten.set_.source_Storage_storage_offset.redispatch(_META, self, source, storage_offset, size, stride)
+    if self.numel():
+        need = self.storage_offset() + 1 + sum((n - 1) * st for n, st in zip(self.shape, self.stride()))
+        _C.grow_storage(self, need)
+    return self
+
+
+def _set_tensor(self, source):
+    if self is source:
+        return self
+    if self.dtype != source.dtype:
+        raise RuntimeError(f"Expected object of scalar type {self.dtype} but got scalar type {source.dtype} "
+                           "for argument 'source'")
+    return _set_storage(self, source.untyped_storage(), source.storage_offset(), source.shape, source.stride())
+
+
+def _set_empty(self):
+    """Tensor.set_(): a new empty storage."""
+    return _set_storage(self, _empty((0,), self.dtype).untyped_storage(), 0, (0,), (1,))
+
+
 def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     """scaled_dot_product_attention asks the device which fused kernel to run;
     there is none here, so it takes the composite math path (matmul, softmax)."""
@@ -239,6 +266,10 @@ def register_all():
         "resize_": _resize_,
         "as_strided_": _as_strided_,
         "_fused_sdp_choice": _fused_sdp_choice,
+        "set_.source_Storage_storage_offset": _set_storage,
+        "set_.source_Storage": _set_storage,
+        "set_.source_Tensor": _set_tensor,
+        "set_": _set_empty,
     }
     _IDS.update(ids)
     special.update({"nonzero": _nonzero, "index.Tensor": _index, "_index_put_impl_": _index_put_impl_,
