@@ -172,6 +172,7 @@ def _out_variant(functional):
 
     def kernel(*args, **kwargs):
         out = kwargs.pop("out")
+        _check_out_overlap(out, args)
         result = functional(*args, **kwargs)
         if isinstance(out, (list, tuple)):
             for o, r in zip(out, result):
@@ -181,6 +182,17 @@ def _out_variant(functional):
         return out
 
     return kernel
+
+
+def _check_out_overlap(out, args):
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    ins = [a for a in args if isinstance(a, torch.Tensor)]
+    ins += [t for a in args if isinstance(a, (list, tuple)) for t in a if isinstance(t, torch.Tensor)]
+    for o in outs:
+        if any(_on_tpu(o) and _on_tpu(i) and _C.partial_overlap(o, i) for i in ins):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                               "refer to a single memory location. Please clone() the tensor before performing the "
+                               "operation.")
 
 
 def _write_out(out, result):

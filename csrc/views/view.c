@@ -271,3 +271,19 @@ tt_val_t tt_view_write(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_
   if (padded_n > n) b = tt_b_slice_dim(g, b, 0, 0, n, 1);
   return b;
 }
+
+tt_val_t tt_view_accumulate(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_t value) {
+  if (base < 0 || value < 0) return -1;
+  int64_t numel = tt_view_numel(v);
+  if (numel == 0) return base;
+  if (!tt_view_has_internal_overlap(v))
+    return tt_view_write(g, base, v, tt_b_binary(g, TT_BIN_ADD, tt_view_read(g, base, v), value));
+  tt_scatter_dims_t d;
+  memset(&d, 0, sizeof d);
+  d.n_inserted = 1;
+  d.inserted_window_dims[0] = 0;
+  d.n_to_operand = 1;
+  d.scatter_to_operand[0] = 0;
+  int64_t un[1] = {numel};
+  return tt_b_scatter(g, TT_RED_SUM, base, flat_indices(g, v), tt_b_reshape(g, value, 1, un), &d);
+}

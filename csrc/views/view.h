@@ -50,4 +50,8 @@ tt_val_t tt_view_read(tt_graph_t *g, tt_val_t base, const tt_view_t *v);
 /* value: shaped like the view, in the base's dtype. Returns the new base. */
 tt_val_t tt_view_write(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_t value);
 
+/* Like tt_view_write, but adds value into the base, summing where elements
+ * of the view alias each other (the backward of an overlapping view). */
+tt_val_t tt_view_accumulate(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_t value);
+
 #endif

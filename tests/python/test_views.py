@@ -314,16 +314,13 @@ def write_masked_fill_scatter_clamp(m):
     x.t()[0].clamp_(min=0.0)
     x[3].scatter_(0, m.tensor([4, 0]), m.tensor([100.0, 200.0]))
     x[:2, :2].scatter_add_(1, m.tensor([[1, 1], [0, 0]]), m(2, 2))
-    x[0].index_fill_(0, m.tensor([1, 3]), 5.0)
-    x[1].masked_scatter_(x[1] > 0, m(5))
     return {"x": x, "v": v}
 
 
 @scenario
-def write_index_copy_add_on_views(m):
+def write_index_add_on_views(m):
     x = m(5, 4)
     v = x.t()
-    v.index_copy_(1, m.tensor([0, 4]), m(4, 2))
     x[1:].index_add_(0, m.tensor([0, 0, 3]), m(3, 4), alpha=2)
     return {"x": x, "v": v}
 
