@@ -111,7 +111,30 @@ def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_bl
     if not _on_tpu(self):  # host -> device
         out = _empty(self.shape, dtype or self.dtype)
         return _copy_(out, self)
+    strided = _strided_result(self, memory_format, dtype)
+    if strided is not None:
+        return strided
     return _C.call(_TO_COPY_ID, (self, dtype, layout, device, pin_memory, non_blocking, memory_format))
+
+
+def _strided_result(self, memory_format, dtype=None):
+    """A copy of self laid out as PyTorch lays out clone/_to_copy results
+    (preserve_format keeps a dense input's strides; channels_last permutes),
+    or None when that layout is plain row-major (the core's own result)."""
+    fmt = torch.preserve_format if memory_format is None else memory_format
+    if fmt in (torch.preserve_format, torch.contiguous_format) and self.is_contiguous():
+        return None
+    meta = torch.empty_strided(self.shape, self.stride(), dtype=self.dtype, device="meta")
+    stride = torch.empty_like(meta, memory_format=fmt).stride()
+    if torch.empty(self.shape, device="meta").stride() == stride:
+        return None
+    out = _empty_strided(self.shape, stride, dtype or self.dtype)
+    return _copy_(out, self)
+
+
+def _clone(self, memory_format=None):
+    strided = _strided_result(self, memory_format)
+    return strided if strided is not None else _C.call(_IDS["clone"], (self, memory_format))
 
 
 def _local_scalar_dense(self):
@@ -126,10 +149,9 @@ def _resize_(self, size, memory_format=None):
     size = list(size)
     need = 0 if 0 in size else self.storage_offset() + math.prod(size)
     _C.grow_storage(self, need)
-    stride, acc = [0] * len(size), 1
-    for i in range(len(size) - 1, -1, -1):
-        stride[i] = acc
-        acc *= max(size[i], 1)
+    # PyTorch's strides for the size and memory format (channels_last, ...).
+    fmt = torch.contiguous_format if memory_format in (None, torch.preserve_format) else memory_format
+    stride = torch.empty(size, device="meta", memory_format=fmt).stride()
     return _as_strided_(self, size, stride, self.storage_offset())
 
 
@@ -275,6 +297,7 @@ def register_all():
         "copy_": _copy_,
         "_to_copy": _to_copy,
         "_local_scalar_dense": _local_scalar_dense,
+        "clone": _clone,
         "resize_": _resize_,
         "as_strided_": _as_strided_,
         "_fused_sdp_choice": _fused_sdp_choice,

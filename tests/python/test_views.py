@@ -940,7 +940,14 @@ def test_scenario(name):
     run(SCENARIOS[name])
 
 
-@pytest.mark.parametrize("name", sorted(ERRORS))
+# Known gap, a silent wrong answer today: out-of-range index tensors are
+# clamped/dropped by XLA's gather/scatter instead of raising (the check needs
+# the index values, i.e. a device sync or an asynchronous error flag).
+KNOWN_GAPS = {"err_index_out_of_range"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="out-of-range indices are not detected on TPU"))
+                                  if n in KNOWN_GAPS else n for n in sorted(ERRORS)])
 def test_error(name):
     expected = _outcome(ERRORS[name], "cpu")
     assert expected is not None, "the scenario must raise on CPU"
