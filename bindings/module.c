@@ -358,7 +358,21 @@ static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
                        (unsigned long long)r->repeat_cuts);
 }
 
+/* partial_overlap(a, b): PyTorch's refusal rule for an op whose input b
+ * partly overlaps its output a (both tpu tensors). */
+static PyObject *py_partial_overlap(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *a, *b;
+  if (!PyArg_ParseTuple(args, "OO", &a, &b)) return NULL;
+  tt_tensor_ref_t ra, rb;
+  if (!tt_py_tensor_ref(a, "overlap", &ra) || !tt_py_tensor_ref(b, "overlap", &rb)) return NULL;
+  if (!ra.storage || ra.storage != rb.storage) Py_RETURN_FALSE;
+  return PyBool_FromLong(tt_view_overlap(&ra.view, tt_dtype_size(ra.dtype), &rb.view, tt_dtype_size(rb.dtype)) ==
+                         TT_OVERLAP_PARTIAL);
+}
+
 static PyMethodDef methods[] = {
+    {"partial_overlap", py_partial_overlap, METH_VARARGS, "partial_overlap(out, input): PyTorch refuses such an op"},
     {"init", py_init, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
     {"setup", py_setup, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
     {"op_names", py_op_names, METH_NOARGS, "names of the ops the core lowers, by op id"},

@@ -12,8 +12,14 @@ static PyObject *storage_numel(TtStorageObject *self, PyObject *unused) {
   return PyLong_FromLongLong(self->storage->numel);
 }
 
+static PyObject *storage_nbytes(TtStorageObject *self, PyObject *unused) {
+  (void)unused;
+  return PyLong_FromLongLong(self->storage->numel * (long long)tt_dtype_size(self->storage->dtype));
+}
+
 static PyMethodDef storage_methods[] = {
     {"numel", (PyCFunction)storage_numel, METH_NOARGS, "elements in the flat device buffer"},
+    {"nbytes", (PyCFunction)storage_nbytes, METH_NOARGS, "bytes in the flat device buffer"},
     {NULL, NULL, 0, NULL},
 };
 

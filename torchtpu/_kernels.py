@@ -111,7 +111,30 @@ def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_bl
     if not _on_tpu(self):  # host -> device
         out = _empty(self.shape, dtype or self.dtype)
         return _copy_(out, self)
+    strided = _strided_result(self, memory_format, dtype)
+    if strided is not None:
+        return strided
     return _C.call(_TO_COPY_ID, (self, dtype, layout, device, pin_memory, non_blocking, memory_format))
+
+
+def _strided_result(self, memory_format, dtype=None):
+    """A copy of self laid out as PyTorch lays out clone/_to_copy results
+    (preserve_format keeps a dense input's strides; channels_last permutes),
+    or None when that layout is plain row-major (the core's own result)."""
+    fmt = torch.preserve_format if memory_format is None else memory_format
+    if fmt in (torch.preserve_format, torch.contiguous_format) and self.is_contiguous():
+        return None
+    meta = torch.empty_strided(self.shape, self.stride(), dtype=self.dtype, device="meta")
+    stride = torch.empty_like(meta, memory_format=fmt).stride()
+    if torch.empty(self.shape, device="meta").stride() == stride:
+        return None
+    out = _empty_strided(self.shape, stride, dtype or self.dtype)
+    return _copy_(out, self)
+
+
+def _clone(self, memory_format=None):
+    strided = _strided_result(self, memory_format)
+    return strided if strided is not None else _C.call(_IDS["clone"], (self, memory_format))
 
 
 def _local_scalar_dense(self):
@@ -126,11 +149,37 @@ def _resize_(self, size, memory_format=None):
     size = list(size)
     need = 0 if 0 in size else self.storage_offset() + math.prod(size)
     _C.grow_storage(self, need)
-    stride, acc = [0] * len(size), 1
-    for i in range(len(size) - 1, -1, -1):
-        stride[i] = acc
-        acc *= max(size[i], 1)
+    # PyTorch's strides for the size and memory format (channels_last, ...).
+    fmt = torch.contiguous_format if memory_format in (None, torch.preserve_format) else memory_format
+    stride = torch.empty(size, device="meta", memory_format=fmt).stride()
     return _as_strided_(self, size, stride, self.storage_offset())
+
+
+def _set_storage(self, source, storage_offset=0, size=None, stride=()):
+    """Tensor.set_(storage, offset, size, stride): PyTorch's Meta kernel checks
+    the arguments and installs the storage and metadata; the core storage
+    (the torch storage's `_tt`) grows when the new view reaches past it."""
+    if size is None:  # set_(storage): the whole storage as a 1-D tensor
+        size = (source._tt.nbytes() // self.element_size(),)
+    torch.ops.aten.set_.source_Storage_storage_offset.redispatch(_META, self, source, storage_offset, size, stride)
+    if self.numel():
+        need = self.storage_offset() + 1 + sum((n - 1) * st for n, st in zip(self.shape, self.stride()))
+        _C.grow_storage(self, need)
+    return self
+
+
+def _set_tensor(self, source):
+    if self is source:
+        return self
+    if self.dtype != source.dtype:
+        raise RuntimeError(f"Expected object of scalar type {self.dtype} but got scalar type {source.dtype} "
+                           "for argument 'source'")
+    return _set_storage(self, source.untyped_storage(), source.storage_offset(), source.shape, source.stride())
+
+
+def _set_empty(self):
+    """Tensor.set_(): a new empty storage."""
+    return _set_storage(self, _empty((0,), self.dtype).untyped_storage(), 0, (0,), (1,))
 
 
 def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
@@ -145,6 +194,7 @@ def _out_variant(functional):
 
     def kernel(*args, **kwargs):
         out = kwargs.pop("out")
+        _check_out_overlap(out, args)
         result = functional(*args, **kwargs)
         if isinstance(out, (list, tuple)):
             for o, r in zip(out, result):
@@ -154,6 +204,17 @@ def _out_variant(functional):
         return out
 
     return kernel
+
+
+def _check_out_overlap(out, args):
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    ins = [a for a in args if isinstance(a, torch.Tensor)]
+    ins += [t for a in args if isinstance(a, (list, tuple)) for t in a if isinstance(t, torch.Tensor)]
+    for o in outs:
+        if any(_on_tpu(o) and _on_tpu(i) and _C.partial_overlap(o, i) for i in ins):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                               "refer to a single memory location. Please clone() the tensor before performing the "
+                               "operation.")
 
 
 def _write_out(out, result):
@@ -229,9 +290,14 @@ def register_all():
         "copy_": _copy_,
         "_to_copy": _to_copy,
         "_local_scalar_dense": _local_scalar_dense,
+        "clone": _clone,
         "resize_": _resize_,
         "as_strided_": _as_strided_,
         "_fused_sdp_choice": _fused_sdp_choice,
+        "set_.source_Storage_storage_offset": _set_storage,
+        "set_.source_Storage": _set_storage,
+        "set_.source_Tensor": _set_tensor,
+        "set_": _set_empty,
     }
     _IDS.update(ids)
     special.update({"nonzero": _nonzero, "index.Tensor": _index, "_index_put_impl_": _index_put_impl_,

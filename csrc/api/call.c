@@ -56,8 +56,28 @@ static void inplace_to_write(tt_lower_t *L) {
   L->returns_arg = 0;
 }
 
+/* PyTorch refuses an in-place op whose input partially overlaps the
+ * written-to tensor (its result would depend on the loop order): the
+ * written ref (argument i, element j) against every other tensor argument. */
+static int partial_overlap(tt_lower_t *L, const tt_tensor_ref_t *t, int i, int j) {
+  size_t ts = tt_dtype_size(t->dtype);
+  for (int k = 0; k < L->nargs; k++) {
+    const tt_arg_t *a = &L->args[k];
+    if (k == i || (a->kind != TT_ARG_TENSOR && a->kind != TT_ARG_TENSORS)) continue;
+    int n = a->kind == TT_ARG_TENSOR ? 1 : a->n;
+    for (int e = 0; e < n; e++) {
+      /* Lists pair up element-wise (foreach ops). */
+      if (a->kind == TT_ARG_TENSORS && L->args[i].kind == TT_ARG_TENSORS && L->args[i].n == n && e != j) continue;
+      const tt_tensor_ref_t *r = &a->t[e];
+      if (r->storage != t->storage || !r->storage) continue;
+      if (tt_view_overlap(&t->view, ts, &r->view, tt_dtype_size(r->dtype)) == TT_OVERLAP_PARTIAL) return 1;
+    }
+  }
+  return 0;
+}
+
 /* Appends the writes to the graph; written storages become extra outputs. */
-static int apply_writes(tt_lower_t *L, tt_storage_t **written, tt_val_t *new_base) {
+static int apply_writes(tt_lower_t *L, int flags, tt_storage_t **written, tt_val_t *new_base) {
   int nw = 0;
   for (int w = 0; w < L->nwrites; w++) {
     const tt_tensor_ref_t *t = write_target(L, L->write_arg[w], L->write_elem[w]);
@@ -65,14 +85,17 @@ static int apply_writes(tt_lower_t *L, tt_storage_t **written, tt_val_t *new_bas
       tt_l_fail(L, TT_INTERNAL, "%s: write into a non-tensor argument", L->op);
       return 0;
     }
-    if (tt_view_has_internal_overlap(&t->view)) {
+    int uniform = (flags & TT_OPF_UNIFORM_WRITE) != 0;
+    if (!uniform && tt_view_has_internal_overlap(&t->view)) {
       tt_l_fail(L, TT_INVALID_ARGUMENT,
                 "unsupported operation: more than one element of the written-to tensor refers to a "
                 "single memory location. Please clone() the tensor before performing the operation.");
       return 0;
     }
-    if (t->dtype != t->storage->dtype) {
-      tt_l_fail(L, TT_NOT_IMPLEMENTED, "%s: writing through a dtype-reinterpreting view is not supported on TPU yet", L->op);
+    if (!uniform && partial_overlap(L, t, L->write_arg[w], L->write_elem[w])) {
+      tt_l_fail(L, TT_INVALID_ARGUMENT,
+                "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                "to a single memory location. Please clone() the tensor before performing the operation.");
       return 0;
     }
     tt_val_t v = tt_b_convert(L->g, L->write_val[w], t->dtype);
@@ -80,19 +103,25 @@ static int apply_writes(tt_lower_t *L, tt_storage_t **written, tt_val_t *new_bas
     if (tt_graph_type(L->g, v)->rank != t->view.rank ||
         memcmp(tt_graph_type(L->g, v)->dims, t->view.sizes, sizeof(int64_t) * (size_t)t->view.rank))
       v = tt_b_broadcast_to(L->g, v, t->view.rank, t->view.sizes);
+    tt_view_t view = t->view;
+    if (uniform) v = tt_view_drop_broadcast(L->g, v, &t->view, &view);
+    tt_dtype_t sdt = t->storage->dtype;
+    int64_t n = t->storage->numel;
     int k = 0;
     while (k < nw && written[k] != t->storage) k++;
     if (k == nw) {
       written[nw] = t->storage;
-      new_base[nw] = tt_view_is_whole(&t->view, t->storage->numel) ? -1 : tt_l_storage_base(L, t->storage);
+      new_base[nw] = t->dtype == sdt && tt_view_is_whole(&view, n) ? -1 : tt_l_storage_base(L, t->storage);
       nw++;
     }
     tt_val_t base = new_base[k];
     if (base < 0) { /* whole overwrite: no need to read the old contents */
-      int64_t n = t->storage->numel;
       new_base[k] = tt_b_reshape(L->g, v, 1, &n);
+    } else if (t->dtype != sdt) { /* a dtype view: write its bytes, then back to the storage's type */
+      tt_val_t as_t = tt_view_bitcast_flat(L->g, base, t->dtype, tt_view_bitcast_numel(sdt, n, t->dtype));
+      new_base[k] = tt_view_bitcast_flat(L->g, tt_view_write(L->g, as_t, &view, v), sdt, n);
     } else {
-      new_base[k] = tt_view_write(L->g, base, &t->view, v);
+      new_base[k] = tt_view_write(L->g, base, &view, v);
     }
   }
   return nw;
@@ -147,7 +176,7 @@ static tt_status_t lower_into_region(const tt_op_def_t *def, tt_lower_t *L, tt_c
   tt_storage_t *written[TT_LOWER_MAX_WRITES];
   tt_val_t new_base[TT_LOWER_MAX_WRITES];
   int nw = 0;
-  if (!s && !tt_graph_failed(g)) nw = apply_writes(L, written, new_base);
+  if (!s && !tt_graph_failed(g)) nw = apply_writes(L, def->flags, written, new_base);
   tt_val_t flat[TT_LOWER_MAX_OUTS];
   for (int i = 0; !s && i < L->nouts; i++) flat[i] = flatten(g, L->outs[i]);
   if (!s) s = tt_graph_take_error(g);

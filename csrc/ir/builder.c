@@ -125,9 +125,21 @@ tt_val_t tt_b_convert(tt_graph_t *g, tt_val_t x, tt_dtype_t dtype) {
 tt_val_t tt_b_bitcast(tt_graph_t *g, tt_val_t x, tt_dtype_t dtype) {
   CHECK_VAL(x);
   if (T(x)->dtype == dtype) return x;
-  if (tt_dtype_size(dtype) != tt_dtype_size(T(x)->dtype))
-    return tt_graph_fail(g, TT_INTERNAL, "bitcast between types of different sizes");
   tt_type_t t = *T(x);
+  size_t from = tt_dtype_size(t.dtype), to = tt_dtype_size(dtype);
+  if (t.dtype == TT_BOOL || dtype == TT_BOOL)
+    return tt_graph_fail(g, TT_INTERNAL, "bitcast to or from bool (i1 has no byte layout)");
+  /* StableHLO's rule: a narrower type adds a trailing dim of the size ratio;
+   * a wider one consumes a trailing dim of that size. */
+  if (to < from) {
+    if (t.rank >= TT_MAX_RANK) return tt_graph_fail(g, TT_INVALID_ARGUMENT, "bitcast: rank %d exceeds %d", t.rank + 1, TT_MAX_RANK);
+    t.dims[t.rank++] = (int64_t)(from / to);
+  } else if (to > from) {
+    if (t.rank == 0 || t.dims[t.rank - 1] != (int64_t)(to / from))
+      return tt_graph_fail(g, TT_INTERNAL, "bitcast %s -> %s needs a trailing dim of %d", tt_dtype_name(t.dtype),
+                           tt_dtype_name(dtype), (int)(to / from));
+    t.rank--;
+  }
   t.dtype = dtype;
   return node1(g, TT_OPK_BITCAST, 0, &x, 1, NULL, 0, 0.0, t);
 }

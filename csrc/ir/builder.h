@@ -22,6 +22,8 @@ tt_val_t tt_b_compare(tt_graph_t *g, tt_cmp_t cmp, tt_val_t x, tt_val_t y);
 tt_val_t tt_b_select(tt_graph_t *g, tt_val_t pred, tt_val_t on_true, tt_val_t on_false);
 tt_val_t tt_b_clamp(tt_graph_t *g, tt_val_t lo, tt_val_t x, tt_val_t hi);
 tt_val_t tt_b_convert(tt_graph_t *g, tt_val_t x, tt_dtype_t dtype);
+/* Reinterprets bits (stablehlo.bitcast_convert): to a narrower type adds a
+ * trailing dim of the size ratio, to a wider one consumes it; not bool. */
 tt_val_t tt_b_bitcast(tt_graph_t *g, tt_val_t x, tt_dtype_t dtype);
 
 tt_val_t tt_b_reshape(tt_graph_t *g, tt_val_t x, int rank, const int64_t *dims);

@@ -69,8 +69,8 @@ const tt_op_def_t tt_ops_copy[] = {
     {"clone", lower_clone, 0},
     {"_to_copy", lower_materialize, 0},
     {"copy_", lower_copy_, 0},
-    {"fill_.Scalar", lower_fill_, 0},
-    {"fill_.Tensor", lower_fill_, 0},
-    {"zero_", lower_zero_, 0},
+    {"fill_.Scalar", lower_fill_, TT_OPF_UNIFORM_WRITE},
+    {"fill_.Tensor", lower_fill_, TT_OPF_UNIFORM_WRITE},
+    {"zero_", lower_zero_, TT_OPF_UNIFORM_WRITE},
     {NULL, NULL, 0},
 };

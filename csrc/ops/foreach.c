@@ -182,7 +182,7 @@ const tt_op_def_t tt_ops_foreach[] = {
 #undef FE_C
     FE("_foreach_lerp.List"), FE("_foreach_lerp_.List"), FE("_foreach_lerp.Scalar"), FE("_foreach_lerp_.Scalar"),
     FE("_foreach_lerp.ScalarList"), FE("_foreach_lerp_.ScalarList"),
-    FE("_foreach_zero_"), FE("_foreach_copy_"),
+    {"_foreach_zero_", lower_foreach, TT_OPF_UNIFORM_WRITE}, FE("_foreach_copy_"),
 #undef FE
     {NULL, NULL, 0},
 };

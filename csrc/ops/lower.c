@@ -55,11 +55,10 @@ static tt_val_t read_ref(tt_lower_t *L, const tt_tensor_ref_t *r) {
   if (r->is_host_scalar)
     return tt_l_scalar(L, r->dtype, r->host_f, r->host_i, tt_dtype_is_float(r->dtype));
   if (!r->storage) return tt_l_fail(L, TT_INTERNAL, "%s: tensor without storage", L->op);
-  if (r->dtype != r->storage->dtype)
-    return tt_l_fail(L, TT_NOT_IMPLEMENTED,
-                     "%s: a %s view of a %s storage (Tensor.view(dtype)) is not supported on TPU yet",
-                     L->op, tt_dtype_name(r->dtype), tt_dtype_name(r->storage->dtype));
   tt_val_t base = tt_l_storage_base(L, r->storage);
+  if (r->dtype != r->storage->dtype) /* Tensor.view(dtype): the bytes as r->dtype */
+    base = tt_view_bitcast_flat(L->g, base, r->dtype,
+                                tt_view_bitcast_numel(r->storage->dtype, r->storage->numel, r->dtype));
   return tt_view_read(L->g, base, &r->view);
 }
 

@@ -7,6 +7,9 @@
 enum {
   TT_OPF_INPLACE = 1, /* "foo_": outs[0] is written into argument 0, which is returned */
   TT_OPF_RANDOM = 2,  /* consumes generator state */
+  /* Writes one value to every element (fill_, zero_): a written view whose
+   * elements alias each other (an expanded tensor) is fine, as on CPU. */
+  TT_OPF_UNIFORM_WRITE = 4,
 };
 
 typedef struct tt_op_def_s {

@@ -1,5 +1,6 @@
 /* Lowerings of the shape op family: ops that copy data into a new layout
- * (cat, pad, flip, roll, repeat, tril/triu). Pure views never come here. */
+ * (cat, pad, flip, roll, repeat, tril/triu, unfold's backward). Pure views
+ * never come here. */
 #include <string.h>
 
 #include "ops/common.h"
@@ -230,7 +231,43 @@ static tt_status_t lower_stack(tt_lower_t *L) {
   return NULL;
 }
 
+/* unfold_backward(grad_in, input_sizes, dim, size, step): grad_in summed
+ * into a zero input through the unfold view (windows may overlap). */
+static tt_status_t lower_unfold_backward(tt_lower_t *L) {
+  tt_val_t grad = tt_l_tensor(L, 0);
+  tt_view_t v;
+  memset(&v, 0, sizeof v);
+  v.rank = tt_l_ints(L, 1, v.sizes, TT_MAX_RANK - 1);
+  if (v.rank < 0 || tt_graph_failed(L->g)) return NULL;
+  int64_t in_numel = 1;
+  for (int i = v.rank - 1; i >= 0; i--) {
+    v.strides[i] = in_numel;
+    in_numel *= v.sizes[i];
+  }
+  int dim = v.rank == 0 ? 0 : tt_op_wrap_dim(L, tt_l_int(L, 2, 0), v.rank);
+  int64_t size = tt_l_int(L, 3, 1), step = tt_l_int(L, 4, 1);
+  int64_t in_sizes[TT_MAX_RANK];
+  memcpy(in_sizes, v.sizes, sizeof in_sizes);
+  int in_rank = v.rank;
+  if (tt_graph_failed(L->g)) return NULL;
+  if (step <= 0) return tt_status_make(TT_INVALID_ARGUMENT, "unfold_backward: step is %lld but must be > 0", (long long)step);
+  int64_t dim_size = v.rank == 0 ? 1 : v.sizes[dim], dim_stride = v.rank == 0 ? 1 : v.strides[dim];
+  if (v.rank > 0) {
+    v.sizes[dim] = dim_size >= size ? (dim_size - size) / step + 1 : 0;
+    v.strides[dim] = dim_stride * step;
+  }
+  v.sizes[v.rank] = size;
+  v.strides[v.rank] = dim_stride;
+  v.rank++;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  tt_val_t zero = tt_b_full_i(L->g, dt, 1, &in_numel, 0);
+  tt_val_t flat = tt_view_accumulate(L->g, zero, &v, grad);
+  tt_l_output(L, tt_b_reshape(L->g, flat, in_rank, in_sizes));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_shape[] = {
+    {"unfold_backward", lower_unfold_backward, 0},
     {"cat", lower_cat, 0},
     {"stack", lower_stack, 0},
     {"constant_pad_nd", lower_constant_pad_nd, 0},

@@ -60,6 +60,51 @@ int tt_view_has_internal_overlap(const tt_view_t *v) {
   return 0;
 }
 
+int tt_view_is_dense(const tt_view_t *v) {
+  /* Dims of size >= 2 by increasing stride must have strides 1, s0, s0*s1, ... */
+  int n = 0, dim[TT_MAX_RANK];
+  for (int i = 0; i < v->rank; i++) {
+    if (v->sizes[i] == 0) return 1;
+    if (v->sizes[i] < 2) continue;
+    int k = n++;
+    while (k > 0 && v->strides[dim[k - 1]] > v->strides[i]) {
+      dim[k] = dim[k - 1];
+      k--;
+    }
+    dim[k] = i;
+  }
+  int64_t expect = 1;
+  for (int k = 0; k < n; k++) {
+    if (v->strides[dim[k]] != expect) return 0;
+    expect *= v->sizes[dim[k]];
+  }
+  return 1;
+}
+
+tt_overlap_t tt_view_overlap(const tt_view_t *a, size_t a_itemsize, const tt_view_t *b, size_t b_itemsize) {
+  int64_t na = tt_view_numel(a), nb = tt_view_numel(b);
+  if (na == 0 || nb == 0) return TT_OVERLAP_NO;
+  if (!tt_view_is_dense(a) || !tt_view_is_dense(b)) return TT_OVERLAP_TOO_HARD;
+  int64_t a0 = a->offset * (int64_t)a_itemsize, a1 = a0 + na * (int64_t)a_itemsize;
+  int64_t b0 = b->offset * (int64_t)b_itemsize, b1 = b0 + nb * (int64_t)b_itemsize;
+  if (a0 == b0 && a1 == b1) {
+    int same = a->rank == b->rank && a_itemsize == b_itemsize;
+    for (int i = 0; same && i < a->rank; i++) same = a->strides[i] == b->strides[i];
+    return same ? TT_OVERLAP_FULL : TT_OVERLAP_PARTIAL;
+  }
+  return a0 < b1 && b0 < a1 ? TT_OVERLAP_PARTIAL : TT_OVERLAP_NO;
+}
+
+tt_val_t tt_view_drop_broadcast(tt_graph_t *g, tt_val_t value, const tt_view_t *v, tt_view_t *out_view) {
+  *out_view = *v;
+  for (int i = 0; i < v->rank && value >= 0; i++) {
+    if (v->strides[i] != 0 || v->sizes[i] <= 1) continue;
+    value = tt_b_slice_dim(g, value, i, 0, 1, 1);
+    out_view->sizes[i] = 1;
+  }
+  return value;
+}
+
 /* A "block" view: strides divide each other, so the elements are a
  * rectangular sub-block of the base reshaped to [s0, D1, ..., Dm, step]. */
 static int is_block(const sorted_t *s) {
@@ -225,4 +270,20 @@ tt_val_t tt_view_write(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_
   b = tt_b_dus(g, b, blk, off);
   if (padded_n > n) b = tt_b_slice_dim(g, b, 0, 0, n, 1);
   return b;
+}
+
+tt_val_t tt_view_accumulate(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_t value) {
+  if (base < 0 || value < 0) return -1;
+  int64_t numel = tt_view_numel(v);
+  if (numel == 0) return base;
+  if (!tt_view_has_internal_overlap(v))
+    return tt_view_write(g, base, v, tt_b_binary(g, TT_BIN_ADD, tt_view_read(g, base, v), value));
+  tt_scatter_dims_t d;
+  memset(&d, 0, sizeof d);
+  d.n_inserted = 1;
+  d.inserted_window_dims[0] = 0;
+  d.n_to_operand = 1;
+  d.scatter_to_operand[0] = 0;
+  int64_t un[1] = {numel};
+  return tt_b_scatter(g, TT_RED_SUM, base, flat_indices(g, v), tt_b_reshape(g, value, 1, un), &d);
 }

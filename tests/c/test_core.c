@@ -153,8 +153,18 @@ static void test_errors(void) {
   args[0] = tensor_arg(&r);
   memset(&args[1], 0, sizeof args[1]);
   args[1].kind = TT_ARG_FLOAT;
+  args[1].f = 2.0;
   tt_call_result_t res;
-  CHECK_ERR(tt_call(tt_ops_find("fill_.Scalar"), args, 2, &res), TT_INVALID_ARGUMENT);
+  /* A value-dependent write through the overlapping view is refused... */
+  CHECK_ERR(tt_call(tt_ops_find("exp_"), args, 1, &res), TT_INVALID_ARGUMENT);
+  /* ...but one value everywhere is fine, as on CPU. */
+  if (CHECK_OK(tt_call(tt_ops_find("fill_.Scalar"), args, 2, &res))) {
+    float out[4];
+    int64_t wsz[1] = {4}, wst[1] = {1};
+    tt_tensor_ref_t w = ref_of(s, 1, wsz, wst, 0);
+    if (CHECK_OK(tt_tensor_to_host(&w, TT_F32, out, sizeof out)))
+      CHECK(out[0] == 2.0f && out[1] == 2.0f && out[2] == 0.0f && out[3] == 0.0f);
+  }
   CHECK_ERR(tt_call(-5, args, 2, &res), TT_INTERNAL);
   /* Wrong argument kind: a number where a tensor is required. */
   tt_arg_t nums[2];
