@@ -336,11 +336,20 @@ static tt_val_t dim_coords(tt_lower_t *L, tt_val_t index, int dim, int rank, con
   return rank == 1 ? cols[0] : tt_b_concat(g, rank, cols, rank);
 }
 
+static int64_t index_numel(tt_lower_t *L) {
+  int ir = tt_l_arg_rank(L, 2);
+  const int64_t *isz = tt_l_arg_sizes(L, 2);
+  int64_t n = 1;
+  for (int d = 0; d < ir; d++) n *= isz[d];
+  return n;
+}
+
 /* Checks index has self's rank and fits (except along dim) in `other`. */
 static tt_status_t check_dim_index(tt_lower_t *L, const char *op, int dim, int rank, int other) {
   int ir = tt_l_arg_rank(L, 2);
   tt_dtype_t it = tt_l_arg_dtype(L, 2);
-  if (it != TT_I64) return tt_status_make(TT_INVALID_ARGUMENT, "%s(): Expected dtype int64 for index", op);
+  if (index_numel(L) == 0) return NULL; /* as PyTorch: an empty index passes, any dtype or shape */
+  if (it != TT_I64 && it != TT_I32) return tt_status_make(TT_INVALID_ARGUMENT, "%s(): Expected dtype int32/int64 for index", op);
   if (ir != rank && !(rank <= 1 && ir <= 1))
     return tt_status_make(TT_INVALID_ARGUMENT, "Index tensor must have the same number of dimensions as %s tensor",
                           other == 0 ? "input" : "self");
@@ -361,6 +370,10 @@ static tt_status_t lower_gather(tt_lower_t *L) {
   if (st) return st;
   tt_graph_t *g = L->g;
   int ir = tt_l_arg_rank(L, 2);
+  if (index_numel(L) == 0) { /* an empty result shaped like index */
+    tt_l_output(L, tt_b_full_i(g, tt_l_arg_dtype(L, 0), ir, tt_l_arg_sizes(L, 2), 0));
+    return NULL;
+  }
   int64_t one = 1, isz[TT_MAX_RANK];
   tt_val_t x = tt_l_tensor(L, 0), idx = tt_l_tensor(L, 2);
   int r = rank ? rank : 1;
@@ -393,6 +406,10 @@ static tt_status_t scatter_common(tt_lower_t *L, tt_reduce_t kind, int value_arg
   tt_status_t st = check_dim_index(L, "scatter", dim, rank, 1);
   if (st) return st;
   tt_graph_t *g = L->g;
+  if (index_numel(L) == 0) { /* nothing scattered */
+    tt_l_output(L, tt_l_tensor(L, 0));
+    return NULL;
+  }
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   int ir = tt_l_arg_rank(L, 2);
   int r = rank ? rank : 1;

@@ -85,3 +85,30 @@ def test_scatter_view_errors_match_cpu():
             fn(x, s)
         with pytest.raises(type(ec.value)):
             fn(x.to("tpu"), s.to("tpu")).cpu()
+
+
+# ---- gather/scatter index dtypes ----------------------------------------------
+
+@pytest.mark.parametrize("idt", [torch.int32, torch.int64])
+def test_gather_scatter_int32_index(idt):
+    x, src = make((3, 5), torch.float32), make((3, 3), torch.float32, 1)
+    idx = torch.tensor([[0, 4, 2], [1, 1, 3], [4, 0, 0]], dtype=idt)
+    compare_grad(lambda a: torch.gather(a, 1, idx.to(a.device)), x)
+    compare_grad(lambda a, s: torch.scatter(a, 1, idx.to(a.device), s), x, src)
+    compare_grad(lambda a, s: torch.scatter_add(a, 0, idx.to(a.device) % 3, s), x, src)
+
+
+def test_gather_scatter_empty_index_any_dtype():
+    x = make((5,), torch.float32)
+    idx = torch.zeros(2, 0, dtype=torch.uint8)  # CPU skips all checks on an empty index
+    torch.testing.assert_close(torch.gather(x.to("tpu"), 0, idx.to("tpu")).cpu(), torch.gather(x, 0, idx))
+    x2, i2 = make((3, 4), torch.float32), torch.zeros(3, 0, dtype=torch.int16)
+    torch.testing.assert_close(torch.scatter(x2.to("tpu"), 1, i2.to("tpu"), 1.5).cpu(), torch.scatter(x2, 1, i2, 1.5))
+
+
+def test_gather_rejects_int16_index_like_cpu():
+    x, idx = torch.zeros(3, 4), torch.zeros(3, 2, dtype=torch.int16)
+    with pytest.raises(RuntimeError, match="int32/int64"):
+        torch.gather(x, 1, idx)
+    with pytest.raises(RuntimeError, match="int32/int64"):
+        torch.gather(x.to("tpu"), 1, idx.to("tpu")).cpu()
