@@ -112,3 +112,46 @@ def test_gather_rejects_int16_index_like_cpu():
         torch.gather(x, 1, idx)
     with pytest.raises(RuntimeError, match="int32/int64"):
         torch.gather(x.to("tpu"), 1, idx.to("tpu")).cpu()
+
+
+# ---- convolution ----------------------------------------------------------------
+
+@pytest.mark.parametrize("kw", [dict(stride=2, output_padding=(0, 2), dilation=3),
+                                dict(stride=1, output_padding=1, dilation=2, padding=1),
+                                dict(stride=(2, 1), output_padding=(1, 0), groups=2)])
+def test_conv_transpose2d_output_padding_backward(kw):
+    # output_padding >= stride (allowed below the dilation) once gave x's
+    # gradient one row too many.
+    x, w, b = make((2, 2, 4, 4), torch.float32), make((2, 2, 3, 3), torch.float32, 1), make((2 * kw.get("groups", 1),), torch.float32, 2)
+    compare_grad(lambda x, w, b: torch.nn.functional.conv_transpose2d(x, w, b, **kw), x, w, b)
+
+
+def test_conv_transpose3d_output_padding_backward():
+    x, w = make((1, 2, 3, 3, 3), torch.float32), make((2, 1, 2, 2, 2), torch.float32, 1)
+    compare_grad(lambda x, w: torch.nn.functional.conv_transpose3d(x, w, stride=1, output_padding=1, dilation=2), x, w)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8])
+def test_conv_integer(dtype):
+    x, w, b = make((2, 4, 5, 6), dtype), make((4, 2, 3, 3), dtype, 1), make((4,), dtype, 2)
+    compare_grad(lambda x, w, b: torch.nn.functional.conv2d(x, w, b, stride=2, padding=1, groups=2), x, w, b)
+    compare_grad(lambda x, w: torch.nn.functional.conv1d(x, w, stride=3), make((1, 2, 9), dtype), make((3, 2, 2), dtype, 1))
+    x, w = make((1, 2, 9), dtype), make((3, 2, 2), dtype, 1)
+    if dtype == torch.int64:
+        compare_grad(lambda x, w: torch.nn.functional.conv1d(x, w, dilation=2), x, w)
+    else:  # CPU dilates only int64 (and floats)
+        with pytest.raises(NotImplementedError):
+            torch.nn.functional.conv1d(x, w, dilation=2)
+        with pytest.raises(NotImplementedError):
+            torch.nn.functional.conv1d(x.to("tpu"), w.to("tpu"), dilation=2).cpu()
+
+
+def test_conv_transpose_int64_and_refusals_like_cpu():
+    x, w = make((1, 2, 4, 4), torch.int64), make((2, 3, 3, 3), torch.int64, 1)
+    compare_grad(lambda x, w: torch.nn.functional.conv_transpose2d(x, w, stride=2), x, w)
+    for dt, fn in [(torch.int32, torch.nn.functional.conv_transpose2d), (torch.bool, torch.nn.functional.conv2d)]:
+        a, b = x.to(dt), (w if fn is torch.nn.functional.conv_transpose2d else w.transpose(0, 1)).to(dt)
+        with pytest.raises(NotImplementedError):
+            fn(a, b)
+        with pytest.raises(NotImplementedError):
+            fn(a.to("tpu"), b.to("tpu")).cpu()
