@@ -398,8 +398,11 @@ static tt_status_t lower_gather(tt_lower_t *L) {
   return NULL;
 }
 
-/* scatter family: self with src (or a value) scattered at index along dim. */
-static tt_status_t scatter_common(tt_lower_t *L, tt_reduce_t kind, int value_arg) {
+/* scatter family: self with src (or a value) scattered at index along dim;
+ * sred >= 0 selects a scatter_reduce.two reduction (kind is then unused). */
+static tt_val_t scatter_reduce_apply(tt_graph_t *g, tt_val_t x, tt_val_t coords, tt_val_t upd, const tt_scatter_dims_t *sd,
+                                     int red, int include_self, tt_dtype_t dt);
+static tt_status_t scatter_common_ex(tt_lower_t *L, tt_reduce_t kind, int value_arg, int sred, int include_self) {
   int rank = tt_l_arg_rank(L, 0);
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
@@ -454,10 +457,15 @@ static tt_status_t scatter_common(tt_lower_t *L, tt_reduce_t kind, int value_arg
   }
   if (dt == TT_BOOL && kind == TT_RED_SUM) kind = TT_RED_OR;
   if (dt == TT_BOOL && kind == TT_RED_PROD) kind = TT_RED_AND;
-  tt_val_t out = tt_b_scatter(g, kind, x, coords, upd, &sd);
+  tt_val_t out = sred >= 0 ? scatter_reduce_apply(g, x, coords, upd, &sd, sred, include_self, dt)
+                           : tt_b_scatter(g, kind, x, coords, upd, &sd);
   if (rank == 0) out = tt_b_reshape(g, out, 0, NULL);
   tt_l_output(L, out);
   return NULL;
+}
+
+static tt_status_t scatter_common(tt_lower_t *L, tt_reduce_t kind, int value_arg) {
+  return scatter_common_ex(L, kind, value_arg, -1, 1);
 }
 
 static tt_status_t lower_scatter(tt_lower_t *L) { return scatter_common(L, TT_RED_SET, 3); }
@@ -469,6 +477,133 @@ static tt_status_t lower_scatter_reduce_str(tt_lower_t *L) {
   if (!strcmp(red, "add")) return scatter_common(L, TT_RED_SUM, 3);
   if (!strcmp(red, "multiply")) return scatter_common(L, TT_RED_PROD, 3);
   return tt_status_make(TT_INVALID_ARGUMENT, "reduce argument must be either add or multiply.");
+}
+
+/* ---- scatter_reduce.two, index_reduce -------------------------------------- */
+
+typedef enum { SR_SUM, SR_PROD, SR_MEAN, SR_AMAX, SR_AMIN } sreduce_t;
+
+static int parse_sreduce(const char *r, sreduce_t *out, int allow_sum) {
+  static const char *names[] = {"sum", "prod", "mean", "amax", "amin"};
+  for (int k = allow_sum ? 0 : 1; k < 5; k++)
+    if (!strcmp(r, names[k])) { *out = (sreduce_t)k; return 1; }
+  return 0;
+}
+
+/* A full tensor of the reduction's identity (what include_self=False starts from). */
+static tt_val_t sreduce_identity(tt_graph_t *g, sreduce_t red, tt_dtype_t dt, int rank, const int64_t *dims) {
+  int hi = red == SR_PROD || red == SR_AMIN;
+  if (red == SR_SUM || red == SR_MEAN || red == SR_PROD) return tt_b_full_i(g, dt, rank, dims, red == SR_PROD);
+  if (tt_dtype_is_float(dt)) return tt_b_full_f(g, dt, rank, dims, hi ? INFINITY : -INFINITY);
+  int64_t lo_v = 0, hi_v = 1;
+  switch (dt) {
+    case TT_U8: hi_v = 255; break;
+    case TT_I8: lo_v = INT8_MIN, hi_v = INT8_MAX; break;
+    case TT_I16: lo_v = INT16_MIN, hi_v = INT16_MAX; break;
+    case TT_I32: lo_v = INT32_MIN, hi_v = INT32_MAX; break;
+    case TT_I64: lo_v = INT64_MIN, hi_v = INT64_MAX; break;
+    default: break; /* bool: false / true */
+  }
+  return tt_b_full_i(g, dt, rank, dims, hi ? hi_v : lo_v);
+}
+
+/* a / b for b > 0: true division for floats, floor division for integers
+ * (PyTorch's mean reductions divide integers with rounding_mode="floor"). */
+static tt_val_t div_by_count(tt_graph_t *g, tt_val_t a, tt_val_t b, tt_dtype_t dt) {
+  tt_val_t q = tt_b_binary(g, TT_BIN_DIV, a, b);
+  if (tt_dtype_is_float(dt)) return q;
+  tt_val_t inexact = tt_b_compare(g, TT_CMP_NE, tt_b_binary(g, TT_BIN_MUL, q, b), a);
+  tt_val_t neg = tt_b_compare(g, TT_CMP_LT, a, tt_b_like_f(g, a, 0));
+  tt_val_t fix = tt_b_binary(g, TT_BIN_AND, inexact, neg);
+  return tt_b_select(g, fix, tt_b_binary(g, TT_BIN_SUB, q, tt_b_like_f(g, q, 1)), q);
+}
+
+/* self (x) reduced with upd at coords: include_self=False first resets the
+ * targeted elements to the identity; mean divides by the number of values
+ * that met at each element (plus self's). */
+static tt_val_t scatter_reduce_apply(tt_graph_t *g, tt_val_t x, tt_val_t coords, tt_val_t upd, const tt_scatter_dims_t *sd,
+                                     int red_i, int include_self, tt_dtype_t dt) {
+  sreduce_t red = (sreduce_t)red_i;
+  const tt_type_t *xt = tt_graph_type(g, x), *ut = tt_graph_type(g, upd);
+  if (!xt || !ut) return -1;
+  int64_t xd[TT_MAX_RANK], ud[TT_MAX_RANK];
+  int xr = xt->rank, ur = ut->rank;
+  memcpy(xd, xt->dims, sizeof(int64_t) * (size_t)xr);
+  memcpy(ud, ut->dims, sizeof(int64_t) * (size_t)ur);
+  int is_bool = dt == TT_BOOL;
+  tt_reduce_t kind = red == SR_PROD ? TT_RED_PROD : red == SR_AMAX ? TT_RED_MAX : red == SR_AMIN ? TT_RED_MIN : TT_RED_SUM;
+  if (is_bool) kind = (kind == TT_RED_PROD || kind == TT_RED_MIN) ? TT_RED_AND : TT_RED_OR;
+  tt_val_t base = x;
+  if (!include_self) base = tt_b_scatter(g, TT_RED_SET, x, coords, sreduce_identity(g, red, dt, ur, ud), sd);
+  tt_val_t out = tt_b_scatter(g, kind, base, coords, upd, sd);
+  if (red != SR_MEAN) return out;
+  tt_dtype_t ct = tt_op_math_type(dt);
+  tt_val_t cnt = tt_b_scatter(g, TT_RED_SUM, tt_b_full_i(g, ct, xr, xd, include_self), coords, tt_b_full_i(g, ct, ur, ud, 1), sd);
+  cnt = tt_b_binary(g, TT_BIN_MAX, cnt, tt_b_full_i(g, ct, xr, xd, 1));
+  return tt_b_convert(g, div_by_count(g, tt_b_convert(g, out, ct), cnt, dt), dt);
+}
+
+/* scatter_reduce.two(self, dim, index, src, reduce, *, include_self=True) */
+static tt_status_t lower_scatter_reduce_two(tt_lower_t *L) {
+  const char *rs = tt_l_str(L, 4, "");
+  sreduce_t red;
+  if (!parse_sreduce(rs, &red, 1))
+    return tt_status_make(TT_INVALID_ARGUMENT, "reduce argument must be either sum, prod, mean, amax or amin, got %s", rs);
+  return scatter_common_ex(L, TT_RED_SET, 3, (int)red, tt_l_bool(L, 5, 1));
+}
+
+/* index_reduce(self, dim, index, source, reduce, *, include_self=True):
+ * self[..., index[i], ...] reduced with source[..., i, ...]. */
+static tt_status_t lower_index_reduce(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  const char *rs = tt_l_str(L, 4, "");
+  int include_self = tt_l_bool(L, 5, 1);
+  if (tt_graph_failed(L->g)) return NULL;
+  sreduce_t red;
+  if (!parse_sreduce(rs, &red, 0))
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got %s.", rs);
+  if (tt_l_arg_rank(L, 2) > 1) return tt_status_make(TT_INDEX_ERROR, "index_reduce_(): Index is supposed to be a vector");
+  tt_dtype_t it = tt_l_arg_dtype(L, 2), dt = tt_l_arg_dtype(L, 0);
+  if (it != TT_I64 && it != TT_I32) return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce_(): Expected dtype int32/int64 for index but got: %s", tt_op_type_name(it));
+  if (tt_l_arg_dtype(L, 3) != dt)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce_(): self (%s) and source (%s) must have the same scalar type",
+                          tt_op_type_name(dt), tt_op_type_name(tt_l_arg_dtype(L, 3)));
+  int sr = tt_l_arg_rank(L, 3);
+  int64_t n = tt_l_arg_rank(L, 2) == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
+  int r = rank ? rank : 1;
+  int64_t ssz[TT_MAX_RANK], xsz[TT_MAX_RANK];
+  for (int d = 0; d < r; d++) {
+    xsz[d] = rank ? tt_l_arg_sizes(L, 0)[d] : 1;
+    ssz[d] = sr ? (d < sr ? tt_l_arg_sizes(L, 3)[d] : 1) : 1;
+  }
+  if ((sr ? sr : 1) != r || ssz[dim] != n)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce_(): Number of indices (%lld) should be equal to source.size(dim) (%lld)",
+                          (long long)n, (long long)ssz[dim]);
+  for (int d = 0; d < r; d++)
+    if (d != dim && ssz[d] != xsz[d])
+      return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce_(): self and source must have the same shape except in dim %d", dim);
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_b_reshape(g, tt_l_tensor(L, 0), r, xsz);
+  if (n == 0) {
+    tt_l_output(L, tt_b_reshape(g, x, rank, xsz));
+    return NULL;
+  }
+  tt_val_t src = tt_b_reshape(g, tt_l_tensor(L, 3), r, ssz);
+  tt_val_t idx = tt_b_convert(g, tt_b_reshape(g, tt_l_tensor(L, 2), 1, &n), TT_I64);
+  tt_l_check_index(L, idx, 0, xsz[dim], dim, TT_CHECK_SELF);
+  int64_t bmap = dim;
+  idx = tt_b_broadcast(g, idx, r, ssz, &bmap);
+  tt_val_t coords = dim_coords(L, idx, dim, r, ssz, xsz[dim]);
+  tt_scatter_dims_t sd;
+  memset(&sd, 0, sizeof sd);
+  for (int d = 0; d < r; d++) {
+    sd.inserted_window_dims[sd.n_inserted++] = d;
+    sd.scatter_to_operand[sd.n_to_operand++] = d;
+  }
+  tt_val_t out = scatter_reduce_apply(g, x, coords, src, &sd, (int)red, include_self, dt);
+  tt_l_output(L, tt_b_reshape(g, out, rank, xsz));
+  return NULL;
 }
 
 /* ---- embedding backward --------------------------------------------------- */
@@ -623,6 +758,10 @@ const tt_op_def_t tt_ops_index[] = {
     {"_index_put_impl_", lower_index_put_impl_, 0},
     {"index_select", lower_index_select, 0},
     {"index_add", lower_index_add, 0},
+    {"scatter_reduce.two", lower_scatter_reduce_two, 0},
+    {"scatter_reduce_.two", lower_scatter_reduce_two, TT_OPF_INPLACE},
+    {"index_reduce", lower_index_reduce, 0},
+    {"index_reduce_", lower_index_reduce, TT_OPF_INPLACE},
     {"index_add_", lower_index_add, TT_OPF_INPLACE},
     {"gather", lower_gather, 0},
     {"scatter.src", lower_scatter, 0},
