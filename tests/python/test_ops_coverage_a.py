@@ -155,3 +155,62 @@ def test_conv_transpose_int64_and_refusals_like_cpu():
             fn(a, b)
         with pytest.raises(NotImplementedError):
             fn(a.to("tpu"), b.to("tpu")).cpu()
+
+
+# ---- scatter_reduce, index_reduce ------------------------------------------------
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
+def test_scatter_reduce_two(reduce, include_self, dtype):
+    x, src = make((4, 5), dtype), make((3, 5), dtype, 1)
+    idx = torch.tensor([[0, 1, 0, 3, 3], [0, 2, 0, 3, 1], [3, 2, 0, 3, 0]])  # repeats: several values meet
+    compare_grad(lambda a, s: torch.scatter_reduce(a, 0, idx.to(a.device), s, reduce, include_self=include_self), x, src)
+
+
+def test_scatter_reduce_integer_mean_floors_like_cpu():
+    x = torch.tensor([-7, 5, 0, 1])
+    idx, src = torch.tensor([0, 0, 1, 2]), torch.tensor([2, 1, 2, -1])
+    c = torch.scatter_reduce(x, 0, idx, src, "mean")
+    torch.testing.assert_close(torch.scatter_reduce(x.to("tpu"), 0, idx.to("tpu"), src.to("tpu"), "mean").cpu(), c)
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_reduce(reduce, include_self):
+    x, src = make((4, 3), torch.float32), make((4, 5), torch.float32, 1)
+    idx = torch.tensor([0, 2, 0, 1, 0])
+    compare_grad(lambda a, s: a.index_reduce(1, idx.to(a.device), s, reduce, include_self=include_self), x, src)
+
+
+# ---- index_fill, index_copy, take, put, masked_scatter ----------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES_ALL)
+def test_index_fill_index_copy(dtype):
+    x, src = make((3, 4, 2), dtype), make((3, 2, 2), dtype, 1)
+    idx = torch.tensor([3, -4])
+    compare_grad(lambda a: a.index_fill(1, idx.to(a.device), 2), x)
+    compare_grad(lambda a: a.index_fill(1, idx.to(a.device), torch.tensor(1).to(dtype).to(a.device)), x)
+    compare_grad(lambda a, s: a.index_copy(1, torch.tensor([3, 0]).to(a.device), s), x, src)
+    compare_grad(lambda a: a.clone().index_fill_(0, torch.tensor(1).to(a.device), 0), x)
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_take_put(accumulate):
+    x, src = make((3, 4), torch.float32), make((2, 2), torch.float32, 1)
+    idx = torch.tensor([[0, -1], [5, 7]])
+    compare_grad(lambda a: torch.take(a, idx.to(a.device)), x)
+    compare_grad(lambda a, s: a.put(idx.to(a.device), s, accumulate), x, src)
+    xi = make((3, 4), torch.int32)
+    c = xi.clone().put_(idx, torch.tensor([1, 2, 3, 4], dtype=torch.int32), accumulate)
+    t = xi.to("tpu").put_(idx.to("tpu"), torch.tensor([1, 2, 3, 4], dtype=torch.int32).to("tpu"), accumulate)
+    torch.testing.assert_close(t.cpu(), c)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool])
+def test_masked_scatter(dtype):
+    x, src = make((3, 4), dtype), make((14,), dtype, 1)
+    mask = make((3, 4), torch.bool, 2)
+    compare_grad(lambda a, s: a.masked_scatter(mask.to(a.device), s), x, src)
+    row = make((4,), torch.bool, 3)  # broadcast over rows
+    compare_grad(lambda a, s: a.masked_scatter(row.to(a.device), s), x, src)
