@@ -214,3 +214,9 @@ def test_masked_scatter(dtype):
     compare_grad(lambda a, s: a.masked_scatter(mask.to(a.device), s), x, src)
     row = make((4,), torch.bool, 3)  # broadcast over rows
     compare_grad(lambda a, s: a.masked_scatter(row.to(a.device), s), x, src)
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_masked_select_zero_dim(value):
+    x, m = torch.tensor(1.5), torch.tensor(value)
+    torch.testing.assert_close(torch.masked_select(x.to("tpu"), m.to("tpu")).cpu(), torch.masked_select(x, m))
