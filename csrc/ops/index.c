@@ -1,6 +1,7 @@
 /* Lowerings of the index op family: advanced indexing (index, index_put),
- * index_select/index_add, gather/scatter, embedding backward, sort/topk and
- * the device halves of nonzero. In strict mode out-of-range indices are not
+ * index_select/index_add, gather/scatter, scatter_reduce/index_reduce,
+ * index_fill/index_copy, take/put, masked_scatter, embedding backward,
+ * sort/topk and the device halves of nonzero. In strict mode out-of-range indices are not
  * checked (that would need a sync): gathers clamp them, scatters drop them.
  * In debug mode each op also computes an out-of-range flag (tt_l_check_index)
  * that the launch downloads, and raises as PyTorch's CPU kernels do. */
