@@ -220,3 +220,17 @@ def test_masked_scatter(dtype):
 def test_masked_select_zero_dim(value):
     x, m = torch.tensor(1.5), torch.tensor(value)
     torch.testing.assert_close(torch.masked_select(x.to("tpu"), m.to("tpu")).cpu(), torch.masked_select(x, m))
+
+
+def test_in_place_variants_write_through_views():
+    outs = []
+    for dev in ["cpu", "tpu"]:
+        b = torch.arange(20.).reshape(4, 5).to(dev)
+        v = b[:, 1:4]
+        v.index_fill_(1, torch.tensor([0, 2]).to(dev), -1.)
+        v.scatter_reduce_(0, torch.tensor([[0, 1, 0]]).to(dev), torch.full((1, 3), 9.).to(dev), "amax")
+        b.t().masked_scatter_(torch.tensor([True, False, False, False]).to(dev), torch.arange(100., 120.).to(dev))
+        b.put_(torch.tensor([19]).to(dev), torch.tensor([7.]).to(dev))
+        b[2].index_copy_(0, torch.tensor([4]).to(dev), torch.tensor([-3.]).to(dev))
+        outs.append(b.cpu())
+    torch.testing.assert_close(outs[1], outs[0])
