@@ -272,6 +272,8 @@ def _index_put(self, indices, values, accumulate=False):
 
 def _masked_select(self, mask):
     self, mask = torch.broadcast_tensors(self, mask)
+    if self.dim() == 0:  # a 0-dim mask selects from a 1-element vector, as on CPU
+        self, mask = self.reshape(1), mask.reshape(1)
     return _index(self, [mask])
 
 

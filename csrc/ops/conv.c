@@ -189,8 +189,17 @@ static int check_shapes(tt_lower_t *L, int ix, int iw, conv_t *c) {
               tt_op_type_name(x->dtype), tt_op_type_name(w->dtype));
     return 0;
   }
-  if (!tt_dtype_is_float(x->dtype)) {
-    tt_l_fail(L, TT_INVALID_ARGUMENT, "\"slow_conv2d_cpu\" not implemented for '%s'", tt_op_type_name(x->dtype));
+  /* CPU convolves integers (wrapping, in the input's type) except bool, and
+   * transposes or dilates only int64; the same set here, with CPU's words. */
+  if (x->dtype == TT_BOOL || (c->transposed && !tt_dtype_is_float(x->dtype) && x->dtype != TT_I64)) {
+    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
+              c->transposed ? "slow_conv_transpose2d_out_cpu" : "slow_conv2d_cpu", tt_op_type_name(x->dtype));
+    return 0;
+  }
+  int dilated = 0;
+  for (int i = 0; i < c->nsp; i++) dilated |= c->dil[i] != 1;
+  if (dilated && !tt_dtype_is_float(x->dtype) && x->dtype != TT_I64) {
+    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"slow_conv_dilated<>\" not implemented for '%s'", tt_op_type_name(x->dtype));
     return 0;
   }
   c->dt = x->dtype;
@@ -276,6 +285,11 @@ static tt_status_t conv_backward(tt_lower_t *L, int a0, int imask) {
     /* Regular: a transposed conv of gy back to x's size; transposed: a
      * regular conv of gy (it lands on x's size since output_padding < stride). */
     gx = c.transposed ? conv_regular(g, gy, w, &c) : conv_transposed(g, gy, w, &c, xsz + 2);
+    /* With output_padding >= stride (allowed when below the dilation) the
+     * regular conv of gy runs past x's size; the extra outputs touch only
+     * the padding rows, which no input fed. */
+    for (int i = 0; c.transposed && i < c.nsp && !tt_graph_failed(g); i++)
+      if (tt_graph_type(g, gx)->dims[2 + i] > xsz[2 + i]) gx = tt_b_slice_dim(g, gx, 2 + i, 0, xsz[2 + i], 1);
     gx = tt_b_convert(g, gx, c.dt);
   }
   if (mask[1]) {

@@ -1,6 +1,7 @@
 /* Lowerings of the index op family: advanced indexing (index, index_put),
- * index_select/index_add, gather/scatter, embedding backward, sort/topk and
- * the device halves of nonzero. In strict mode out-of-range indices are not
+ * index_select/index_add, gather/scatter, scatter_reduce/index_reduce,
+ * index_fill/index_copy, take/put, masked_scatter, embedding backward,
+ * sort/topk and the device halves of nonzero. In strict mode out-of-range indices are not
  * checked (that would need a sync): gathers clamp them, scatters drop them.
  * In debug mode each op also computes an out-of-range flag (tt_l_check_index)
  * that the launch downloads, and raises as PyTorch's CPU kernels do. */
@@ -336,11 +337,20 @@ static tt_val_t dim_coords(tt_lower_t *L, tt_val_t index, int dim, int rank, con
   return rank == 1 ? cols[0] : tt_b_concat(g, rank, cols, rank);
 }
 
+static int64_t index_numel(tt_lower_t *L) {
+  int ir = tt_l_arg_rank(L, 2);
+  const int64_t *isz = tt_l_arg_sizes(L, 2);
+  int64_t n = 1;
+  for (int d = 0; d < ir; d++) n *= isz[d];
+  return n;
+}
+
 /* Checks index has self's rank and fits (except along dim) in `other`. */
 static tt_status_t check_dim_index(tt_lower_t *L, const char *op, int dim, int rank, int other) {
   int ir = tt_l_arg_rank(L, 2);
   tt_dtype_t it = tt_l_arg_dtype(L, 2);
-  if (it != TT_I64) return tt_status_make(TT_INVALID_ARGUMENT, "%s(): Expected dtype int64 for index", op);
+  if (index_numel(L) == 0) return NULL; /* as PyTorch: an empty index passes, any dtype or shape */
+  if (it != TT_I64 && it != TT_I32) return tt_status_make(TT_INVALID_ARGUMENT, "%s(): Expected dtype int32/int64 for index", op);
   if (ir != rank && !(rank <= 1 && ir <= 1))
     return tt_status_make(TT_INVALID_ARGUMENT, "Index tensor must have the same number of dimensions as %s tensor",
                           other == 0 ? "input" : "self");
@@ -361,6 +371,10 @@ static tt_status_t lower_gather(tt_lower_t *L) {
   if (st) return st;
   tt_graph_t *g = L->g;
   int ir = tt_l_arg_rank(L, 2);
+  if (index_numel(L) == 0) { /* an empty result shaped like index */
+    tt_l_output(L, tt_b_full_i(g, tt_l_arg_dtype(L, 0), ir, tt_l_arg_sizes(L, 2), 0));
+    return NULL;
+  }
   int64_t one = 1, isz[TT_MAX_RANK];
   tt_val_t x = tt_l_tensor(L, 0), idx = tt_l_tensor(L, 2);
   int r = rank ? rank : 1;
@@ -385,14 +399,21 @@ static tt_status_t lower_gather(tt_lower_t *L) {
   return NULL;
 }
 
-/* scatter family: self with src (or a value) scattered at index along dim. */
-static tt_status_t scatter_common(tt_lower_t *L, tt_reduce_t kind, int value_arg) {
+/* scatter family: self with src (or a value) scattered at index along dim;
+ * sred >= 0 selects a scatter_reduce.two reduction (kind is then unused). */
+static tt_val_t scatter_reduce_apply(tt_graph_t *g, tt_val_t x, tt_val_t coords, tt_val_t upd, const tt_scatter_dims_t *sd,
+                                     int red, int include_self, tt_dtype_t dt);
+static tt_status_t scatter_common_ex(tt_lower_t *L, tt_reduce_t kind, int value_arg, int sred, int include_self) {
   int rank = tt_l_arg_rank(L, 0);
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
   tt_status_t st = check_dim_index(L, "scatter", dim, rank, 1);
   if (st) return st;
   tt_graph_t *g = L->g;
+  if (index_numel(L) == 0) { /* nothing scattered */
+    tt_l_output(L, tt_l_tensor(L, 0));
+    return NULL;
+  }
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   int ir = tt_l_arg_rank(L, 2);
   int r = rank ? rank : 1;
@@ -437,10 +458,15 @@ static tt_status_t scatter_common(tt_lower_t *L, tt_reduce_t kind, int value_arg
   }
   if (dt == TT_BOOL && kind == TT_RED_SUM) kind = TT_RED_OR;
   if (dt == TT_BOOL && kind == TT_RED_PROD) kind = TT_RED_AND;
-  tt_val_t out = tt_b_scatter(g, kind, x, coords, upd, &sd);
+  tt_val_t out = sred >= 0 ? scatter_reduce_apply(g, x, coords, upd, &sd, sred, include_self, dt)
+                           : tt_b_scatter(g, kind, x, coords, upd, &sd);
   if (rank == 0) out = tt_b_reshape(g, out, 0, NULL);
   tt_l_output(L, out);
   return NULL;
+}
+
+static tt_status_t scatter_common(tt_lower_t *L, tt_reduce_t kind, int value_arg) {
+  return scatter_common_ex(L, kind, value_arg, -1, 1);
 }
 
 static tt_status_t lower_scatter(tt_lower_t *L) { return scatter_common(L, TT_RED_SET, 3); }
@@ -452,6 +478,325 @@ static tt_status_t lower_scatter_reduce_str(tt_lower_t *L) {
   if (!strcmp(red, "add")) return scatter_common(L, TT_RED_SUM, 3);
   if (!strcmp(red, "multiply")) return scatter_common(L, TT_RED_PROD, 3);
   return tt_status_make(TT_INVALID_ARGUMENT, "reduce argument must be either add or multiply.");
+}
+
+/* ---- scatter_reduce.two, index_reduce -------------------------------------- */
+
+typedef enum { SR_SUM, SR_PROD, SR_MEAN, SR_AMAX, SR_AMIN } sreduce_t;
+
+static int parse_sreduce(const char *r, sreduce_t *out, int allow_sum) {
+  static const char *names[] = {"sum", "prod", "mean", "amax", "amin"};
+  for (int k = allow_sum ? 0 : 1; k < 5; k++)
+    if (!strcmp(r, names[k])) { *out = (sreduce_t)k; return 1; }
+  return 0;
+}
+
+/* A full tensor of the reduction's identity (what include_self=False starts from). */
+static tt_val_t sreduce_identity(tt_graph_t *g, sreduce_t red, tt_dtype_t dt, int rank, const int64_t *dims) {
+  int hi = red == SR_PROD || red == SR_AMIN;
+  if (red == SR_SUM || red == SR_MEAN || red == SR_PROD) return tt_b_full_i(g, dt, rank, dims, red == SR_PROD);
+  if (tt_dtype_is_float(dt)) return tt_b_full_f(g, dt, rank, dims, hi ? INFINITY : -INFINITY);
+  int64_t lo_v = 0, hi_v = 1;
+  switch (dt) {
+    case TT_U8: hi_v = 255; break;
+    case TT_I8: lo_v = INT8_MIN, hi_v = INT8_MAX; break;
+    case TT_I16: lo_v = INT16_MIN, hi_v = INT16_MAX; break;
+    case TT_I32: lo_v = INT32_MIN, hi_v = INT32_MAX; break;
+    case TT_I64: lo_v = INT64_MIN, hi_v = INT64_MAX; break;
+    default: break; /* bool: false / true */
+  }
+  return tt_b_full_i(g, dt, rank, dims, hi ? hi_v : lo_v);
+}
+
+/* a / b for b > 0: true division for floats, floor division for integers
+ * (PyTorch's mean reductions divide integers with rounding_mode="floor"). */
+static tt_val_t div_by_count(tt_graph_t *g, tt_val_t a, tt_val_t b, tt_dtype_t dt) {
+  tt_val_t q = tt_b_binary(g, TT_BIN_DIV, a, b);
+  if (tt_dtype_is_float(dt)) return q;
+  tt_val_t inexact = tt_b_compare(g, TT_CMP_NE, tt_b_binary(g, TT_BIN_MUL, q, b), a);
+  tt_val_t neg = tt_b_compare(g, TT_CMP_LT, a, tt_b_like_f(g, a, 0));
+  tt_val_t fix = tt_b_binary(g, TT_BIN_AND, inexact, neg);
+  return tt_b_select(g, fix, tt_b_binary(g, TT_BIN_SUB, q, tt_b_like_f(g, q, 1)), q);
+}
+
+/* self (x) reduced with upd at coords: include_self=False first resets the
+ * targeted elements to the identity; mean divides by the number of values
+ * that met at each element (plus self's). */
+static tt_val_t scatter_reduce_apply(tt_graph_t *g, tt_val_t x, tt_val_t coords, tt_val_t upd, const tt_scatter_dims_t *sd,
+                                     int red_i, int include_self, tt_dtype_t dt) {
+  sreduce_t red = (sreduce_t)red_i;
+  const tt_type_t *xt = tt_graph_type(g, x), *ut = tt_graph_type(g, upd);
+  if (!xt || !ut) return -1;
+  int64_t xd[TT_MAX_RANK], ud[TT_MAX_RANK];
+  int xr = xt->rank, ur = ut->rank;
+  memcpy(xd, xt->dims, sizeof(int64_t) * (size_t)xr);
+  memcpy(ud, ut->dims, sizeof(int64_t) * (size_t)ur);
+  int is_bool = dt == TT_BOOL;
+  tt_reduce_t kind = red == SR_PROD ? TT_RED_PROD : red == SR_AMAX ? TT_RED_MAX : red == SR_AMIN ? TT_RED_MIN : TT_RED_SUM;
+  if (is_bool) kind = (kind == TT_RED_PROD || kind == TT_RED_MIN) ? TT_RED_AND : TT_RED_OR;
+  tt_val_t base = x;
+  if (!include_self) base = tt_b_scatter(g, TT_RED_SET, x, coords, sreduce_identity(g, red, dt, ur, ud), sd);
+  tt_val_t out = tt_b_scatter(g, kind, base, coords, upd, sd);
+  if (red != SR_MEAN) return out;
+  tt_dtype_t ct = tt_op_math_type(dt);
+  tt_val_t cnt = tt_b_scatter(g, TT_RED_SUM, tt_b_full_i(g, ct, xr, xd, include_self), coords, tt_b_full_i(g, ct, ur, ud, 1), sd);
+  cnt = tt_b_binary(g, TT_BIN_MAX, cnt, tt_b_full_i(g, ct, xr, xd, 1));
+  return tt_b_convert(g, div_by_count(g, tt_b_convert(g, out, ct), cnt, dt), dt);
+}
+
+/* scatter_reduce.two(self, dim, index, src, reduce, *, include_self=True) */
+static tt_status_t lower_scatter_reduce_two(tt_lower_t *L) {
+  const char *rs = tt_l_str(L, 4, "");
+  sreduce_t red;
+  if (!parse_sreduce(rs, &red, 1))
+    return tt_status_make(TT_INVALID_ARGUMENT, "reduce argument must be either sum, prod, mean, amax or amin, got %s", rs);
+  return scatter_common_ex(L, TT_RED_SET, 3, (int)red, tt_l_bool(L, 5, 1));
+}
+
+/* index_reduce(self, dim, index, source, reduce, *, include_self=True):
+ * self[..., index[i], ...] reduced with source[..., i, ...]. */
+static tt_status_t lower_index_reduce(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  const char *rs = tt_l_str(L, 4, "");
+  int include_self = tt_l_bool(L, 5, 1);
+  if (tt_graph_failed(L->g)) return NULL;
+  sreduce_t red;
+  if (!parse_sreduce(rs, &red, 0))
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got %s.", rs);
+  if (tt_l_arg_rank(L, 2) > 1) return tt_status_make(TT_INDEX_ERROR, "index_reduce_(): Index is supposed to be a vector");
+  tt_dtype_t it = tt_l_arg_dtype(L, 2), dt = tt_l_arg_dtype(L, 0);
+  if (it != TT_I64 && it != TT_I32) return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce_(): Expected dtype int32/int64 for index but got: %s", tt_op_type_name(it));
+  if (tt_l_arg_dtype(L, 3) != dt)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce_(): self (%s) and source (%s) must have the same scalar type",
+                          tt_op_type_name(dt), tt_op_type_name(tt_l_arg_dtype(L, 3)));
+  int sr = tt_l_arg_rank(L, 3);
+  int64_t n = tt_l_arg_rank(L, 2) == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
+  int r = rank ? rank : 1;
+  int64_t ssz[TT_MAX_RANK], xsz[TT_MAX_RANK];
+  for (int d = 0; d < r; d++) {
+    xsz[d] = rank ? tt_l_arg_sizes(L, 0)[d] : 1;
+    ssz[d] = sr ? (d < sr ? tt_l_arg_sizes(L, 3)[d] : 1) : 1;
+  }
+  if ((sr ? sr : 1) != r || ssz[dim] != n)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce_(): Number of indices (%lld) should be equal to source.size(dim) (%lld)",
+                          (long long)n, (long long)ssz[dim]);
+  for (int d = 0; d < r; d++)
+    if (d != dim && ssz[d] != xsz[d])
+      return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce_(): self and source must have the same shape except in dim %d", dim);
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_b_reshape(g, tt_l_tensor(L, 0), r, xsz);
+  if (n == 0) {
+    tt_l_output(L, tt_b_reshape(g, x, rank, xsz));
+    return NULL;
+  }
+  tt_val_t src = tt_b_reshape(g, tt_l_tensor(L, 3), r, ssz);
+  tt_val_t idx = tt_b_convert(g, tt_b_reshape(g, tt_l_tensor(L, 2), 1, &n), TT_I64);
+  tt_l_check_index(L, idx, 0, xsz[dim], dim, TT_CHECK_SELF);
+  int64_t bmap = dim;
+  idx = tt_b_broadcast(g, idx, r, ssz, &bmap);
+  tt_val_t coords = dim_coords(L, idx, dim, r, ssz, xsz[dim]);
+  tt_scatter_dims_t sd;
+  memset(&sd, 0, sizeof sd);
+  for (int d = 0; d < r; d++) {
+    sd.inserted_window_dims[sd.n_inserted++] = d;
+    sd.scatter_to_operand[sd.n_to_operand++] = d;
+  }
+  tt_val_t out = scatter_reduce_apply(g, x, coords, src, &sd, (int)red, include_self, dt);
+  tt_l_output(L, tt_b_reshape(g, out, rank, xsz));
+  return NULL;
+}
+
+/* ---- index_fill, index_copy, take, put, masked_scatter ---------------------- */
+
+/* Coordinates for writing along dim at the positions of a vector index
+ * (argument 2): the target block T is self's shape with dim of the index's
+ * length. Fills r, xsz (self, rank >= 1), tsz; returns -1 on error. */
+static tt_val_t index_dim_coords(tt_lower_t *L, const char *op, int dim, int *r, int64_t *xsz, int64_t *tsz, tt_scatter_dims_t *sd) {
+  int rank = tt_l_arg_rank(L, 0);
+  if (tt_l_arg_rank(L, 2) > 1) return tt_l_fail(L, TT_INDEX_ERROR, "%s(): Index is supposed to be a vector", op);
+  tt_dtype_t it = tt_l_arg_dtype(L, 2);
+  if (it != TT_I64) return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s(): Expected a long tensor for index, but got %s", op, tt_op_type_name(it));
+  *r = rank ? rank : 1;
+  for (int d = 0; d < *r; d++) xsz[d] = rank ? tt_l_arg_sizes(L, 0)[d] : 1;
+  int64_t n = tt_l_arg_rank(L, 2) == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
+  memcpy(tsz, xsz, sizeof(int64_t) * (size_t)*r);
+  tsz[dim] = n;
+  if (n == 0) return 0; /* caller checks tsz[dim] */
+  tt_graph_t *g = L->g;
+  tt_val_t idx = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 2), TT_I64), 1, &n);
+  tt_l_check_index(L, idx, -xsz[dim], xsz[dim], dim, TT_CHECK_SELF);
+  int64_t bmap = dim;
+  idx = tt_b_broadcast(g, idx, *r, tsz, &bmap);
+  memset(sd, 0, sizeof *sd);
+  for (int d = 0; d < *r; d++) {
+    sd->inserted_window_dims[sd->n_inserted++] = d;
+    sd->scatter_to_operand[sd->n_to_operand++] = d;
+  }
+  return dim_coords(L, idx, dim, *r, tsz, xsz[dim]);
+}
+
+/* index_fill(self, dim, index, value): value a number or a 0-dim tensor. */
+static tt_status_t lower_index_fill(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (L->args[3].kind == TT_ARG_TENSOR && tt_l_arg_rank(L, 3) != 0)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
+                          tt_l_arg_rank(L, 3));
+  int r;
+  int64_t xsz[TT_MAX_RANK], tsz[TT_MAX_RANK];
+  tt_scatter_dims_t sd;
+  tt_val_t coords = index_dim_coords(L, "index_fill_", dim, &r, xsz, tsz, &sd);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_b_reshape(g, tt_l_tensor(L, 0), r, xsz);
+  if (tsz[dim] > 0) {
+    tt_val_t v = L->args[3].kind == TT_ARG_TENSOR ? tt_b_convert(g, tt_l_tensor(L, 3), dt) : tt_l_scalar_arg(L, 3, dt);
+    x = tt_b_scatter(g, TT_RED_SET, x, coords, tt_op_fit(L, v, dt, r, tsz), &sd);
+  }
+  tt_l_output(L, tt_b_reshape(g, x, rank, xsz));
+  return NULL;
+}
+
+/* index_copy(self, dim, index, source) */
+static tt_status_t lower_index_copy(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (tt_l_arg_dtype(L, 3) != dt)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_copy_(): self and source expected to have the same dtype, but got (self) %s and (source) %s",
+                          tt_op_type_name(dt), tt_op_type_name(tt_l_arg_dtype(L, 3)));
+  int r;
+  int64_t xsz[TT_MAX_RANK], tsz[TT_MAX_RANK];
+  tt_scatter_dims_t sd;
+  tt_val_t coords = index_dim_coords(L, "index_copy_", dim, &r, xsz, tsz, &sd);
+  if (tt_graph_failed(L->g)) return NULL;
+  int sr = tt_l_arg_rank(L, 3);
+  int64_t sn = 1, tn = 1;
+  for (int d = 0; d < sr; d++) sn *= tt_l_arg_sizes(L, 3)[d];
+  for (int d = 0; d < r; d++) tn *= tsz[d];
+  if (sn != tn || (sr != 0 && sr != rank))
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape and source slice shape differ along dim %d", dim);
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_b_reshape(g, tt_l_tensor(L, 0), r, xsz);
+  if (tn > 0) x = tt_b_scatter(g, TT_RED_SET, x, coords, tt_b_reshape(g, tt_l_tensor(L, 3), r, tsz), &sd);
+  tt_l_output(L, tt_b_reshape(g, x, rank, xsz));
+  return NULL;
+}
+
+/* Flat int64 positions of index (argument 1) into self (numel n), negatives wrapped. */
+static tt_val_t flat_positions(tt_lower_t *L, const char *op, int64_t n, int64_t *m) {
+  tt_dtype_t it = tt_l_arg_dtype(L, 1);
+  if (it != TT_I64) return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s(): Expected a long tensor for index, but got %s", op, tt_op_type_name(it));
+  int ir = tt_l_arg_rank(L, 1);
+  *m = 1;
+  for (int d = 0; d < ir; d++) *m *= tt_l_arg_sizes(L, 1)[d];
+  tt_graph_t *g = L->g;
+  tt_val_t idx = tt_b_reshape(g, tt_l_tensor(L, 1), 1, m);
+  tt_l_check_index(L, idx, -n, n, 0, TT_CHECK_INDEX);
+  tt_val_t neg = tt_b_compare(g, TT_CMP_LT, idx, tt_b_full_i(g, TT_I64, 1, m, 0));
+  idx = tt_b_select(g, neg, tt_b_binary(g, TT_BIN_ADD, idx, tt_b_full_i(g, TT_I64, 1, m, n)), idx);
+  int64_t cd[2] = {*m, 1};
+  return tt_b_reshape(g, idx, 2, cd);
+}
+
+static int64_t arg_numel(tt_lower_t *L, int i) {
+  int64_t n = 1;
+  for (int d = 0; d < tt_l_arg_rank(L, i); d++) n *= tt_l_arg_sizes(L, i)[d];
+  return n;
+}
+
+/* take(self, index): self flattened, read at index; the result has index's shape. */
+static tt_status_t lower_take(tt_lower_t *L) {
+  int64_t n = arg_numel(L, 0), m;
+  tt_graph_t *g = L->g;
+  tt_val_t coords = flat_positions(L, "take", n, &m);
+  if (tt_graph_failed(g)) return NULL;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (m > 0 && n == 0) return tt_status_make(TT_INDEX_ERROR, "take(): tried to take from an empty tensor");
+  tt_val_t out;
+  if (m == 0) {
+    out = tt_b_full_i(g, dt, 1, &m, 0);
+  } else {
+    tt_gather_dims_t gd;
+    memset(&gd, 0, sizeof gd);
+    gd.collapsed[gd.n_collapsed++] = 0;
+    gd.start_index_map[gd.n_start_map++] = 0;
+    gd.slice_sizes[0] = 1;
+    out = tt_b_gather(g, tt_b_reshape(g, tt_l_tensor(L, 0), 1, &n), coords, &gd);
+  }
+  tt_l_output(L, tt_b_reshape(g, out, tt_l_arg_rank(L, 1), tt_l_arg_sizes(L, 1)));
+  return NULL;
+}
+
+/* put(self, index, source, accumulate=False): self flattened, written at index. */
+static tt_status_t lower_put(tt_lower_t *L) {
+  int64_t n = arg_numel(L, 0), m;
+  tt_graph_t *g = L->g;
+  tt_val_t coords = flat_positions(L, "put_", n, &m);
+  if (tt_graph_failed(g)) return NULL;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (tt_l_arg_dtype(L, 2) != dt)
+    return tt_status_make(TT_INVALID_ARGUMENT, "put_(): self and source expected to have the same dtype, but got self.dtype = %s and source.dtype = %s",
+                          tt_op_type_name(dt), tt_op_type_name(tt_l_arg_dtype(L, 2)));
+  if (arg_numel(L, 2) != m)
+    return tt_status_make(TT_INVALID_ARGUMENT, "put_(): Expected source and index to have the same number of elements, but got source.numel() = %lld, index.numel() = %lld",
+                          (long long)arg_numel(L, 2), (long long)m);
+  if (m > 0 && n == 0) return tt_status_make(TT_INDEX_ERROR, "put_(): Tried to put elements into an empty tensor");
+  int accumulate = tt_l_bool(L, 3, 0);
+  tt_val_t x = tt_l_tensor(L, 0);
+  if (m > 0) {
+    tt_scatter_dims_t sd;
+    memset(&sd, 0, sizeof sd);
+    sd.inserted_window_dims[sd.n_inserted++] = 0;
+    sd.scatter_to_operand[sd.n_to_operand++] = 0;
+    tt_reduce_t kind = !accumulate ? TT_RED_SET : dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM;
+    x = tt_b_scatter(g, kind, tt_b_reshape(g, x, 1, &n), coords, tt_b_reshape(g, tt_l_tensor(L, 2), 1, &m), &sd);
+    x = tt_b_reshape(g, x, tt_l_arg_rank(L, 0), tt_l_arg_sizes(L, 0));
+  }
+  tt_l_output(L, x);
+  return NULL;
+}
+
+/* masked_scatter_(self, mask, source): the k-th true element of mask (in
+ * row-major order, mask broadcast to self) takes source's k-th element. The
+ * rank k is an inclusive prefix sum of the mask, less one. */
+static tt_status_t lower_masked_scatter(tt_lower_t *L) {
+  if (tt_l_arg_dtype(L, 1) != TT_BOOL && tt_l_arg_dtype(L, 1) != TT_U8)
+    return tt_status_make(TT_INVALID_ARGUMENT, "masked_scatter_ only supports boolean masks, but got mask with dtype %s", tt_op_type_name(tt_l_arg_dtype(L, 1)));
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (tt_l_arg_dtype(L, 2) != dt)
+    return tt_status_make(TT_INVALID_ARGUMENT, "masked_scatter_: expected self and source to have same dtypes but got %s and %s",
+                          tt_op_type_name(dt), tt_op_type_name(tt_l_arg_dtype(L, 2)));
+  int rank = tt_l_arg_rank(L, 0);
+  const int64_t *xsz = tt_l_arg_sizes(L, 0);
+  int64_t n = arg_numel(L, 0), sn = arg_numel(L, 2);
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_l_tensor(L, 0);
+  if (n == 0 || sn == 0) { /* nothing to read from (CPU raises if mask has a true element) */
+    tt_l_output(L, x);
+    return NULL;
+  }
+  tt_val_t mask = tt_op_fit(L, tt_b_convert(g, tt_l_tensor(L, 1), TT_BOOL), TT_BOOL, rank, xsz);
+  tt_val_t m = tt_b_reshape(g, mask, 1, &n);
+  int64_t win = n, st = 1, lo = n - 1, hi = 0;
+  tt_val_t k = tt_b_reduce_window(g, TT_RED_SUM, tt_b_convert(g, m, TT_I64), -1, &win, &st, &lo, &hi);
+  k = tt_b_binary(g, TT_BIN_SUB, k, tt_b_full_i(g, TT_I64, 1, &n, 1));
+  k = tt_b_binary(g, TT_BIN_MAX, k, tt_b_full_i(g, TT_I64, 1, &n, 0));
+  k = tt_b_binary(g, TT_BIN_MIN, k, tt_b_full_i(g, TT_I64, 1, &n, sn - 1));
+  int64_t cd[2] = {n, 1};
+  tt_gather_dims_t gd;
+  memset(&gd, 0, sizeof gd);
+  gd.collapsed[gd.n_collapsed++] = 0;
+  gd.start_index_map[gd.n_start_map++] = 0;
+  gd.slice_sizes[0] = 1;
+  tt_val_t vals = tt_b_gather(g, tt_b_reshape(g, tt_l_tensor(L, 2), 1, &sn), tt_b_reshape(g, k, 2, cd), &gd);
+  tt_val_t out = tt_b_select(g, m, vals, tt_b_reshape(g, x, 1, &n));
+  tt_l_output(L, tt_b_reshape(g, out, rank, xsz));
+  return NULL;
 }
 
 /* ---- embedding backward --------------------------------------------------- */
@@ -606,6 +951,20 @@ const tt_op_def_t tt_ops_index[] = {
     {"_index_put_impl_", lower_index_put_impl_, 0},
     {"index_select", lower_index_select, 0},
     {"index_add", lower_index_add, 0},
+    {"scatter_reduce.two", lower_scatter_reduce_two, 0},
+    {"scatter_reduce_.two", lower_scatter_reduce_two, TT_OPF_INPLACE},
+    {"index_reduce", lower_index_reduce, 0},
+    {"index_fill.int_Scalar", lower_index_fill, 0},
+    {"index_fill.int_Tensor", lower_index_fill, 0},
+    {"index_fill_.int_Scalar", lower_index_fill, TT_OPF_INPLACE},
+    {"index_fill_.int_Tensor", lower_index_fill, TT_OPF_INPLACE},
+    {"index_copy", lower_index_copy, 0},
+    {"index_copy_", lower_index_copy, TT_OPF_INPLACE},
+    {"take", lower_take, 0},
+    {"put", lower_put, 0},
+    {"put_", lower_put, TT_OPF_INPLACE},
+    {"masked_scatter_", lower_masked_scatter, TT_OPF_INPLACE},
+    {"index_reduce_", lower_index_reduce, TT_OPF_INPLACE},
     {"index_add_", lower_index_add, TT_OPF_INPLACE},
     {"gather", lower_gather, 0},
     {"scatter.src", lower_scatter, 0},

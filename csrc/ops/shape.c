@@ -1,10 +1,12 @@
 /* Lowerings of the shape op family: ops that copy data into a new layout
- * (cat, pad, flip, roll, repeat, tril/triu, unfold's backward). Pure views
- * never come here. */
+ * (cat, pad, flip, roll, repeat, tril/triu, unfold's backward, the *_scatter
+ * ops that write a view of a copy). Pure views never come here. */
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/common.h"
 #include "ops/families.h"
+#include "views/view.h"
 
 /* PyTorch skips legacy empty 1-D tensors of shape [0] in cat. */
 static int cat_skipped(const tt_tensor_ref_t *r) { return r->view.rank == 1 && r->view.sizes[0] == 0; }
@@ -266,7 +268,198 @@ static tt_status_t lower_unfold_backward(tt_lower_t *L) {
   return NULL;
 }
 
+
+/* ---- select/slice/diagonal/as_strided_scatter ------------------------- */
+/* PyTorch's composite kernels for these clone self by its storage size, which
+ * a tpu tensor's host-side storage does not carry (nbytes 0), so they are
+ * lowered here: a view of the flattened copy takes src, as copy_ would. */
+
+static void describe_dims(char *buf, size_t n, int rank, const int64_t *d) {
+  size_t k = (size_t)snprintf(buf, n, "[");
+  for (int i = 0; i < rank && k < n; i++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)d[i]);
+  if (k < n) snprintf(buf + k, n - k, "]");
+}
+
+/* Contiguous view of a tensor shaped like argument 0. */
+static void contiguous_view(tt_lower_t *L, tt_view_t *v) {
+  int rank = tt_l_arg_rank(L, 0);
+  const int64_t *sz = tt_l_arg_sizes(L, 0);
+  memset(v, 0, sizeof *v);
+  v->rank = rank;
+  int64_t acc = 1;
+  for (int i = rank - 1; i >= 0; i--) {
+    v->sizes[i] = sz[i];
+    v->strides[i] = acc;
+    acc *= sz[i] > 1 ? sz[i] : 1;
+  }
+}
+
+/* src (argument 1) written through `dst` into `base` (flat), then the result
+ * read back through `out`. src must have dst's shape; its dtype converts. */
+static tt_status_t write_view_of_copy(tt_lower_t *L, const char *name, tt_val_t base, const tt_view_t *dst,
+                                      const tt_view_t *out) {
+  int srank = tt_l_arg_rank(L, 1);
+  const int64_t *ss = tt_l_arg_sizes(L, 1);
+  if (tt_graph_failed(L->g)) return NULL;
+  if (srank != dst->rank || memcmp(ss, dst->sizes, sizeof(int64_t) * (size_t)srank)) {
+    char a[160], b[160];
+    describe_dims(a, sizeof a, srank, ss);
+    describe_dims(b, sizeof b, dst->rank, dst->sizes);
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s: expected src to have a size equal to the slice of self. src size = %s, slice size = %s",
+                          name, a, b);
+  }
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  tt_val_t src = tt_b_convert(L->g, tt_l_tensor(L, 1), dt);
+  tt_val_t nb = tt_view_write(L->g, base, dst, src);
+  tt_l_output(L, tt_view_read(L->g, nb, out));
+  return NULL;
+}
+
+/* self flattened (logical order) with its contiguous view. */
+static tt_val_t flat_self(tt_lower_t *L, tt_view_t *v) {
+  contiguous_view(L, v);
+  int64_t n = tt_view_numel(v);
+  return tt_b_reshape(L->g, tt_l_tensor(L, 0), 1, &n);
+}
+
+/* select_scatter(self, src, dim, index) */
+static tt_status_t lower_select_scatter(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  if (rank == 0) return tt_status_make(TT_INDEX_ERROR, "select() cannot be applied to a 0-dim tensor.");
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 2, 0), rank);
+  int64_t index = tt_l_int(L, 3, 0);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_view_t self, dst;
+  tt_val_t base = flat_self(L, &self);
+  int64_t size = self.sizes[dim];
+  if (index < -size || index >= size) {
+    char a[160];
+    describe_dims(a, sizeof a, rank, self.sizes);
+    return tt_status_make(TT_INDEX_ERROR, "select(): index %lld out of range for tensor of size %s at dimension %d",
+                          (long long)index, a, dim);
+  }
+  if (index < 0) index += size;
+  dst.rank = 0;
+  dst.offset = index * self.strides[dim];
+  for (int i = 0; i < rank; i++) {
+    if (i == dim) continue;
+    dst.sizes[dst.rank] = self.sizes[i];
+    dst.strides[dst.rank++] = self.strides[i];
+  }
+  return write_view_of_copy(L, "select_scatter", base, &dst, &self);
+}
+
+/* slice_scatter(self, src, dim=0, start=None, end=None, step=1) */
+static tt_status_t lower_slice_scatter(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  if (rank == 0) return tt_status_make(TT_INDEX_ERROR, "slice() cannot be applied to a 0-dim tensor.");
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 2, 0), rank);
+  tt_view_t self, dst;
+  tt_val_t base = flat_self(L, &self);
+  int64_t size = self.sizes[dim];
+  int64_t start = tt_l_int(L, 3, 0), end = tt_l_int(L, 4, INT64_MAX), step = tt_l_int(L, 5, 1);
+  if (tt_graph_failed(L->g)) return NULL;
+  if (step <= 0) return tt_status_make(TT_INVALID_ARGUMENT, "slice step must be positive");
+  if (start < 0) start += size;
+  if (end < 0) end += size;
+  if (start < 0) start = 0;
+  if (start > size) start = size;
+  if (end < start) end = start;
+  if (end > size) end = size;
+  dst = self;
+  dst.sizes[dim] = (end - start + step - 1) / step;
+  dst.strides[dim] = self.strides[dim] * step;
+  dst.offset = start * self.strides[dim];
+  return write_view_of_copy(L, "slice_scatter", base, &dst, &self);
+}
+
+/* diagonal_scatter(self, src, offset=0, dim1=0, dim2=1) */
+static tt_status_t lower_diagonal_scatter(tt_lower_t *L) {
+  int rank = tt_l_arg_rank(L, 0);
+  int64_t off = tt_l_int(L, 2, 0);
+  int d1 = tt_op_wrap_dim(L, tt_l_int(L, 3, 0), rank), d2 = tt_op_wrap_dim(L, tt_l_int(L, 4, 1), rank);
+  if (tt_graph_failed(L->g)) return NULL;
+  if (d1 == d2) return tt_status_make(TT_INVALID_ARGUMENT, "diagonal dimensions cannot be identical %d, %d", d1, d2);
+  tt_view_t self, dst;
+  tt_val_t base = flat_self(L, &self);
+  int64_t s1 = self.sizes[d1], s2 = self.sizes[d2], len;
+  if (off >= 0) len = s2 - off < s1 ? s2 - off : s1;
+  else len = s1 + off < s2 ? s1 + off : s2;
+  if (len < 0) len = 0;
+  dst.rank = 0;
+  dst.offset = len == 0 ? 0 : off >= 0 ? off * self.strides[d2] : -off * self.strides[d1];
+  for (int i = 0; i < rank; i++) {
+    if (i == d1 || i == d2) continue;
+    dst.sizes[dst.rank] = self.sizes[i];
+    dst.strides[dst.rank++] = self.strides[i];
+  }
+  dst.sizes[dst.rank] = len;
+  dst.strides[dst.rank++] = self.strides[d1] + self.strides[d2];
+  return write_view_of_copy(L, "diagonal_scatter", base, &dst, &self);
+}
+
+/* PyTorch's has_internal_overlap() == Yes: a stride-0 dim of size > 1 (the
+ * only case it is sure of; harder ones it lets through). */
+static int surely_overlaps(const tt_view_t *v) {
+  for (int i = 0; i < v->rank; i++)
+    if (v->sizes[i] > 1 && v->strides[i] == 0) return 1;
+  return 0;
+}
+
+/* as_strided_scatter(self, src, size, stride, storage_offset=None): size and
+ * stride index self's storage, as in PyTorch (whose clone keeps self's
+ * strides), unless self overlaps itself (then a contiguous clone). */
+static tt_status_t lower_as_strided_scatter(tt_lower_t *L) {
+  const tt_tensor_ref_t *r = tt_l_ref(L, 0);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_view_t dst, self;
+  memset(&dst, 0, sizeof dst);
+  int ns = tt_l_ints(L, 2, dst.sizes, TT_MAX_RANK), nt = tt_l_ints(L, 3, dst.strides, TT_MAX_RANK);
+  if (tt_graph_failed(L->g)) return NULL;
+  if (ns != nt) return tt_status_make(TT_INVALID_ARGUMENT, "mismatch in length of strides and shape");
+  dst.rank = ns;
+  tt_val_t base;
+  int64_t numel;
+  if (!r->storage || r->is_host_scalar || r->dtype != r->storage->dtype || surely_overlaps(&r->view)) {
+    base = flat_self(L, &self);
+    numel = tt_view_numel(&self);
+    dst.offset = tt_l_int(L, 4, 0);
+  } else {
+    self = r->view;
+    numel = r->storage->numel;
+    base = tt_l_storage_base(L, r->storage);
+    dst.offset = tt_l_int(L, 4, r->view.offset);
+  }
+  if (tt_graph_failed(L->g)) return NULL;
+  int64_t need = 0;
+  for (int i = 0; i < ns; i++) {
+    if (dst.sizes[i] < 0) return tt_status_make(TT_INVALID_ARGUMENT, "as_strided_scatter: negative size %lld", (long long)dst.sizes[i]);
+    if (dst.strides[i] < 0) return tt_status_make(TT_INVALID_ARGUMENT, "as_strided: Negative strides are not supported at the moment, got strides: %lld", (long long)dst.strides[i]);
+  }
+  if (dst.offset < 0) return tt_status_make(TT_INVALID_ARGUMENT, "Tensor: invalid storage offset %lld", (long long)dst.offset);
+  if (tt_view_numel(&dst) > 0) {
+    need = dst.offset + 1;
+    for (int i = 0; i < ns; i++) need += (dst.sizes[i] - 1) * dst.strides[i];
+  }
+  if (need > numel) {
+    char a[160], b[160];
+    describe_dims(a, sizeof a, ns, dst.sizes);
+    describe_dims(b, sizeof b, ns, dst.strides);
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "setStorage: sizes %s, strides %s, storage offset %lld requiring a storage size of %lld elements are out of bounds for storage of size %lld elements",
+                          a, b, (long long)dst.offset, (long long)need, (long long)numel);
+  }
+  if (surely_overlaps(&dst)) /* copy_ into such a view is refused on CPU too */
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.");
+  return write_view_of_copy(L, "as_strided_scatter", base, &dst, &self);
+}
+
 const tt_op_def_t tt_ops_shape[] = {
+    {"select_scatter", lower_select_scatter, 0},
+    {"slice_scatter", lower_slice_scatter, 0},
+    {"diagonal_scatter", lower_diagonal_scatter, 0},
+    {"as_strided_scatter", lower_as_strided_scatter, 0},
     {"unfold_backward", lower_unfold_backward, 0},
     {"cat", lower_cat, 0},
     {"stack", lower_stack, 0},
