@@ -421,6 +421,29 @@ static tt_status_t lower_vector_norm(tt_lower_t *L) {
   return NULL;
 }
 
+/* nansum(self, dim, keepdim, *, dtype): sum with NaNs counted as 0. */
+static tt_status_t lower_nansum(tt_lower_t *L) {
+  red_t r;
+  if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
+  tt_dtype_t out = int_promoting_type(tt_l_arg_dtype(L, 0), tt_l_dtype(L, 3));
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_b_convert(g, tt_b_convert(g, tt_l_tensor(L, 0), out), tt_op_math_type(out));
+  if (tt_dtype_is_float(out)) x = tt_b_select(g, tt_b_compare(g, TT_CMP_NE, x, x), tt_b_like_f(g, x, 0), x);
+  tt_l_output(L, tt_b_convert(g, red_apply(L, &r, TT_RED_SUM, x), out));
+  return NULL;
+}
+
+/* count_nonzero(self, dim): int64 count of nonzero elements. */
+static tt_status_t lower_count_nonzero(tt_lower_t *L) {
+  red_t r;
+  if (!red_prepare(L, 0, 1, 0, 1, &r)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_val_t nz = tt_b_convert(g, tt_b_compare(g, TT_CMP_NE, x, tt_b_like_f(g, x, 0)), TT_I64);
+  tt_l_output(L, red_apply(L, &r, TT_RED_SUM, nz));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_reduction[] = {
     {"sum", lower_sum, 0},
     {"sum.dim_IntList", lower_sum_dim, 0},
@@ -450,5 +473,12 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"cumsum", lower_cumsum, 0},
     {"cumprod", lower_cumprod, 0},
     {"linalg_vector_norm", lower_vector_norm, 0},
+    /* norm(self, p, dim, keepdim, *, dtype) has vector_norm's argument layout. */
+    {"norm.Scalar", lower_vector_norm, 0},
+    {"norm.ScalarOpt_dim", lower_vector_norm, 0},
+    {"norm.ScalarOpt_dim_dtype", lower_vector_norm, 0},
+    {"nansum", lower_nansum, 0},
+    {"count_nonzero.dim_IntList", lower_count_nonzero, 0},
+    {"count_nonzero", lower_count_nonzero, 0},
     {NULL, NULL, 0},
 };
