@@ -302,15 +302,15 @@ static tt_status_t lower_hardswish(tt_lower_t *L) {
   act_out(L, &p, div6(L->g, mul(L->g, x, relu6_of(L->g, x))));
   return NULL;
 }
-/* x < -3: 0; x <= 3: grad (x / 3 + 1/2); else grad (PyTorch's boundaries). */
+/* x <= -3: 0; x < 3: grad (x / 3 + 1/2); else grad (PyTorch's boundaries). */
 static tt_status_t lower_hardswish_backward(tt_lower_t *L) {
   act_t p;
   if (!act_prepare(L, 0, 1, &p)) return NULL;
   tt_graph_t *g = L->g;
   tt_val_t gr = act_in(L, &p, 0), x = act_in(L, &p, 1);
   tt_val_t mid = mul(g, gr, add(g, tt_b_binary(g, TT_BIN_DIV, x, cst(g, x, 3)), cst(g, x, 0.5)));
-  tt_val_t r = tt_b_select(g, cmp(g, TT_CMP_LE, x, cst(g, x, 3)), mid, gr);
-  act_out(L, &p, tt_b_select(g, cmp(g, TT_CMP_LT, x, cst(g, x, -3)), cst(g, gr, 0), r));
+  tt_val_t r = tt_b_select(g, cmp(g, TT_CMP_LT, x, cst(g, x, 3)), mid, gr);
+  act_out(L, &p, tt_b_select(g, cmp(g, TT_CMP_LE, x, cst(g, x, -3)), cst(g, gr, 0), r));
   return NULL;
 }
 
