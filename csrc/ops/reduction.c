@@ -444,6 +444,21 @@ static tt_status_t lower_count_nonzero(tt_lower_t *L) {
   return NULL;
 }
 
+/* aminmax(self, *, dim=None, keepdim) -> (min, max). */
+static tt_status_t lower_aminmax(tt_lower_t *L) {
+  red_t r;
+  if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
+  if (red_count(&r) == 0 || !red_check_nonempty(L, &r, "aminmax")) {
+    if (!tt_graph_failed(L->g))
+      tt_l_fail(L, TT_INVALID_ARGUMENT, "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
+    return NULL;
+  }
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_l_output(L, red_apply(L, &r, TT_RED_MIN, x));
+  tt_l_output(L, red_apply(L, &r, TT_RED_MAX, x));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_reduction[] = {
     {"sum", lower_sum, 0},
     {"sum.dim_IntList", lower_sum_dim, 0},
@@ -478,6 +493,7 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"norm.ScalarOpt_dim", lower_vector_norm, 0},
     {"norm.ScalarOpt_dim_dtype", lower_vector_norm, 0},
     {"nansum", lower_nansum, 0},
+    {"aminmax", lower_aminmax, 0},
     {"count_nonzero.dim_IntList", lower_count_nonzero, 0},
     {"count_nonzero", lower_count_nonzero, 0},
     {NULL, NULL, 0},

@@ -171,3 +171,31 @@ def test_linspace_out_wrong_shape_is_clear():
     out = torch.empty(3, device="tpu")
     torch.linspace(0, 1, 3, out=out)
     torch.testing.assert_close(out.cpu(), torch.linspace(0, 1, 3))
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_aminmax(dtype):
+    x = rand(dtype, (5, 6))
+    compare(lambda a: torch.aminmax(a), x)
+    compare(lambda a: torch.aminmax(a, dim=1), x)
+    compare(lambda a: torch.aminmax(a, dim=0, keepdim=True), x)
+    with pytest.raises(RuntimeError, match="aminmax"):
+        torch.aminmax(torch.empty(0, device="tpu"))
+
+
+@pytest.mark.parametrize("dtype", DTYPES_FLOAT)
+def test_max_unpool(dtype):
+    x = rand(dtype, (2, 3, 8, 6))
+    y, idx = F.max_pool2d(x, 2, return_indices=True)
+
+    def unpool2(t):
+        return F.max_unpool2d(t, idx.to(t.device), 2)
+
+    compare(unpool2, y, grad=dtype == torch.float32)
+    compare(lambda t: F.max_unpool2d(t, idx.to(t.device), 2, output_size=(9, 7)), y)
+    x3 = rand(dtype, (1, 2, 4, 4, 6))
+    y3, idx3 = F.max_pool3d(x3, 2, return_indices=True)
+    compare(lambda t: F.max_unpool3d(t, idx3.to(t.device), 2), y3, grad=dtype == torch.float32)
+    x1 = rand(dtype, (2, 3, 10))
+    y1, idx1 = F.max_pool1d(x1, 2, return_indices=True)
+    compare(lambda t: F.max_unpool1d(t, idx1.to(t.device), 2), y1, grad=dtype == torch.float32)
