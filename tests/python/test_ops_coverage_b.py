@@ -199,3 +199,14 @@ def test_max_unpool(dtype):
     x1 = rand(dtype, (2, 3, 10))
     y1, idx1 = F.max_pool1d(x1, 2, return_indices=True)
     compare(lambda t: F.max_unpool1d(t, idx1.to(t.device), 2), y1, grad=dtype == torch.float32)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_huber_loss(reduction, dtype):
+    x, t = rand(dtype, (4, 5), seed=1), rand(dtype, (4, 5), seed=2)
+    x[0, :3] = t[0, :3] + torch.tensor([0.5, -0.5, 0.0]).to(dtype)  # at and inside delta
+    for delta in (1.0, 0.5):
+        compare(lambda a, b: F.huber_loss(a, b, reduction=reduction, delta=delta), x, t, grad=dtype == torch.float32, **tol(dtype))
+    with pytest.raises(RuntimeError, match="delta"):
+        F.huber_loss(x.to("tpu"), t.to("tpu"), delta=0.0)
