@@ -459,6 +459,26 @@ static tt_status_t lower_aminmax(tt_lower_t *L) {
   return NULL;
 }
 
+/* equal(self, other) as a bool[] tensor (the glue returns it as a Python
+ * bool): same shape and every element equal after type promotion (NaN is
+ * unequal to itself, as on CPU). */
+static tt_status_t lower_equal(tt_lower_t *L) {
+  int ra = tt_l_arg_rank(L, 0), rb = tt_l_arg_rank(L, 1);
+  tt_graph_t *g = L->g;
+  if (ra != rb || memcmp(tt_l_arg_sizes(L, 0), tt_l_arg_sizes(L, 1), sizeof(int64_t) * (size_t)(ra > 0 ? ra : 0))) {
+    tt_l_output(L, tt_b_const_i(g, TT_BOOL, 0));
+    return NULL;
+  }
+  int argi[2] = {0, 1};
+  tt_dtype_t rt = tt_op_result_type(L, argi, 2);
+  const int64_t *dims = tt_l_arg_sizes(L, 0);
+  tt_val_t eq = tt_b_compare(g, TT_CMP_EQ, tt_op_operand(L, 0, rt, ra, dims), tt_op_operand(L, 1, rt, ra, dims));
+  int64_t all[TT_MAX_RANK];
+  for (int i = 0; i < ra; i++) all[i] = i;
+  tt_l_output(L, tt_b_reduce(g, TT_RED_AND, eq, ra, all));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_reduction[] = {
     {"sum", lower_sum, 0},
     {"sum.dim_IntList", lower_sum_dim, 0},
@@ -494,6 +514,7 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"norm.ScalarOpt_dim_dtype", lower_vector_norm, 0},
     {"nansum", lower_nansum, 0},
     {"aminmax", lower_aminmax, 0},
+    {"equal", lower_equal, 0},
     {"count_nonzero.dim_IntList", lower_count_nonzero, 0},
     {"count_nonzero", lower_count_nonzero, 0},
     {NULL, NULL, 0},

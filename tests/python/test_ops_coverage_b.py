@@ -210,3 +210,13 @@ def test_huber_loss(reduction, dtype):
         compare(lambda a, b: F.huber_loss(a, b, reduction=reduction, delta=delta), x, t, grad=dtype == torch.float32, **tol(dtype))
     with pytest.raises(RuntimeError, match="delta"):
         F.huber_loss(x.to("tpu"), t.to("tpu"), delta=0.0)
+
+
+def test_equal():
+    a = torch.tensor([1.0, 2.0, float("nan")])
+    cases = [(a[:2], a[:2]), (a[:2], torch.tensor([1, 2])), (a, a), (a[:2], a), (torch.tensor(3), torch.tensor(3.0)),
+             (torch.ones(2, 3), torch.ones(3, 2)), (torch.ones(2, 3), torch.ones(2, 3).t().contiguous().t())]
+    for x, y in cases:
+        r = torch.equal(x.to("tpu"), y.to("tpu"))
+        assert isinstance(r, bool)
+        assert r == torch.equal(x, y), (x, y)
