@@ -1,6 +1,6 @@
 /* Activations and their backward ops (relu, gelu, silu, leaky_relu, hardtanh,
  * elu, softplus, threshold, sigmoid/tanh backward, hardsigmoid, hardswish,
- * mish, log_sigmoid, soft/hard shrink), computed in opmath. */
+ * mish, log_sigmoid, soft/hard shrink, glu), computed in opmath. */
 #include <string.h>
 
 #include "ops/common.h"
@@ -401,6 +401,46 @@ static tt_status_t shrink_backward(tt_lower_t *L) {
   return NULL;
 }
 
+/* glu(self, dim) = a sigmoid(b), a and b the halves of self along dim. */
+static int glu_split(tt_lower_t *L, int xi, int dimi, tt_val_t *a, tt_val_t *b, int *dim) {
+  int r = tt_l_arg_rank(L, xi);
+  if (r == 0) { tt_l_fail(L, TT_INVALID_ARGUMENT, "glu does not support scalars because halving size must be even"); return 0; }
+  *dim = tt_op_wrap_dim(L, tt_l_int(L, dimi, -1), r);
+  if (tt_graph_failed(L->g)) return 0;
+  int64_t n = tt_l_arg_sizes(L, xi)[*dim];
+  if (n % 2) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "Halving dimension must be even, but dimension %d is size %lld", *dim, (long long)n);
+    return 0;
+  }
+  tt_dtype_t dt = tt_l_arg_dtype(L, xi);
+  tt_val_t x = tt_b_convert(L->g, tt_l_tensor(L, xi), tt_op_math_type(dt));
+  *a = tt_b_slice_dim(L->g, x, *dim, 0, n / 2, 1);
+  *b = tt_b_slice_dim(L->g, x, *dim, n / 2, n, 1);
+  return !tt_graph_failed(L->g);
+}
+static tt_status_t lower_glu(tt_lower_t *L) {
+  tt_status_t s = float_only(L, "glu");
+  if (s) return s;
+  tt_val_t a, b;
+  int dim;
+  if (!glu_split(L, 0, 1, &a, &b, &dim)) return NULL;
+  tt_l_output(L, tt_b_convert(L->g, mul(L->g, a, tt_b_unary(L->g, TT_UN_LOGISTIC, b)), tt_l_arg_dtype(L, 0)));
+  return NULL;
+}
+/* glu_backward(grad, self, dim): [grad s, grad a s (1 - s)] along dim, s = sigmoid(b). */
+static tt_status_t lower_glu_backward(tt_lower_t *L) {
+  tt_val_t a, b;
+  int dim;
+  if (!glu_split(L, 1, 2, &a, &b, &dim)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1);
+  tt_val_t gr = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt));
+  tt_val_t sg = tt_b_unary(g, TT_UN_LOGISTIC, b);
+  tt_val_t parts[2] = {mul(g, gr, sg), mul(g, mul(g, mul(g, gr, a), sg), sub(g, cst(g, sg, 1), sg))};
+  tt_l_output(L, tt_b_convert(g, tt_b_concat(g, 2, parts, dim), dt));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_activation[] = {
     {"relu", lower_relu, 0}, {"relu_", lower_relu, TT_OPF_INPLACE},
     {"threshold", lower_threshold, 0}, {"threshold_", lower_threshold, TT_OPF_INPLACE},
@@ -429,5 +469,6 @@ const tt_op_def_t tt_ops_activation[] = {
     {"log_sigmoid_backward", lower_log_sigmoid_backward, 0},
     {"softshrink", lower_softshrink, 0}, {"softshrink_backward", shrink_backward, 0},
     {"hardshrink", lower_hardshrink, 0}, {"hardshrink_backward", shrink_backward, 0},
+    {"glu", lower_glu, 0}, {"glu_backward", lower_glu_backward, 0},
     {NULL, NULL, 0},
 };

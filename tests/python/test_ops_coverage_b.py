@@ -220,3 +220,12 @@ def test_equal():
         r = torch.equal(x.to("tpu"), y.to("tpu"))
         assert isinstance(r, bool)
         assert r == torch.equal(x, y), (x, y)
+
+
+@pytest.mark.parametrize("dtype", DTYPES_FLOAT)
+def test_glu(dtype):
+    x = rand(dtype, (4, 6, 2))
+    compare(F.glu, x, grad=True, **tol(dtype))
+    compare(lambda t: F.glu(t, 0), x, grad=True, **tol(dtype))
+    with pytest.raises(RuntimeError, match="Halving dimension must be even"):
+        F.glu(torch.ones(3, 5, device="tpu"))
