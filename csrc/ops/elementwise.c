@@ -738,8 +738,22 @@ static tt_status_t lower_hypot(tt_lower_t *L) { return binary_float(L, f_hypot);
 static tt_status_t lower_copysign(tt_lower_t *L) { return binary_float(L, f_copysign); }
 static tt_status_t lower_logaddexp(tt_lower_t *L) { return binary_float(L, f_logaddexp); }
 static tt_status_t lower_logaddexp2(tt_lower_t *L) { return binary_float(L, f_logaddexp2); }
-static tt_status_t lower_xlogy(tt_lower_t *L) { return binary_float(L, f_xlogy); }
-static tt_status_t lower_xlog1py(tt_lower_t *L) { return binary_float(L, f_xlog1py); }
+/* PyTorch's CPU rounds the logarithm to the result type before multiplying
+ * (bf16/f16 results differ by an ulp otherwise): compute in that type. */
+static tt_status_t binary_float_own(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, tt_val_t, tt_val_t)) {
+  int argi[2] = {0, 1};
+  tt_dtype_t out = tt_op_float_type(tt_op_result_type(L, argi, 2));
+  binop_t p;
+  if (!prepare2(L, 0, 1, out, &p)) return NULL;
+  tt_l_output(L, fn(L->g, p.x, p.y));
+  return NULL;
+}
+static tt_status_t lower_xlogy(tt_lower_t *L) { return binary_float_own(L, f_xlogy); }
+/* xlog1py: CPU rounds log1p to bf16 but keeps float16 results in float. */
+static tt_status_t lower_xlog1py(tt_lower_t *L) {
+  int argi[2] = {0, 1};
+  return tt_op_float_type(tt_op_result_type(L, argi, 2)) == TT_BF16 ? binary_float_own(L, f_xlog1py) : binary_float(L, f_xlog1py);
+}
 
 /* fmax/fmin: like maximum/minimum, but a NaN operand yields the other one. */
 static tt_status_t fminmax(tt_lower_t *L, int is_max) {
