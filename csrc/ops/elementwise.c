@@ -789,7 +789,8 @@ static tt_status_t lower_heaviside(tt_lower_t *L) {
 static tt_status_t lower_logit(tt_lower_t *L) {
   tt_dtype_t out = tt_op_float_type(tt_l_arg_dtype(L, 0));
   tt_graph_t *g = L->g;
-  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(out));
+  /* CPU rounds x / (1 - x) to bf16 before the log; float16 stays in float. */
+  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), out == TT_BF16 ? out : tt_op_math_type(out));
   if (!tt_l_is_none(L, 1)) {
     double eps = tt_l_float(L, 1, 0);
     x = tt_b_clamp(g, ew_c(g, x, eps), x, ew_c(g, x, 1 - eps));
