@@ -143,6 +143,11 @@ def _local_scalar_dense(self):
     return host.item()
 
 
+def _equal(self, other):
+    """aten::equal returns a Python bool: the core computes it as a bool[] tensor."""
+    return bool(_C.call(_IDS["equal"], (self, other)).cpu())
+
+
 def _resize_(self, size, memory_format=None):
     """Grows the storage in place (old contents kept) when needed, then
     installs contiguous metadata for the new size."""
@@ -303,7 +308,7 @@ def register_all():
     }
     _IDS.update(ids)
     special.update({"nonzero": _nonzero, "index.Tensor": _index, "_index_put_impl_": _index_put_impl_,
-                    "index_put": _index_put, "masked_select": _masked_select})
+                    "index_put": _index_put, "masked_select": _masked_select, "equal": _equal})
     for view in ("view", "as_strided", "_reshape_alias", "unfold", "alias"):
         special[view] = _meta_view(getattr(torch.ops.aten, view).default)
     for name, fn in special.items():

@@ -1,5 +1,6 @@
 /* Activations and their backward ops (relu, gelu, silu, leaky_relu, hardtanh,
- * elu, softplus, threshold, sigmoid/tanh backward), computed in opmath. */
+ * elu, softplus, threshold, sigmoid/tanh backward, hardsigmoid, hardswish,
+ * mish, log_sigmoid, soft/hard shrink, glu), computed in opmath. */
 #include <string.h>
 
 #include "ops/common.h"
@@ -267,6 +268,179 @@ static tt_status_t lower_softplus_backward(tt_lower_t *L) {
   return NULL;
 }
 
+/* ---- hardsigmoid, hardswish, mish, log_sigmoid, soft/hard shrink ---- */
+
+static tt_val_t relu6_of(tt_graph_t *g, tt_val_t x) { /* min(max(x + 3, 0), 6) */
+  return tt_b_clamp(g, cst(g, x, 0), add(g, x, cst(g, x, 3)), cst(g, x, 6));
+}
+static tt_val_t div6(tt_graph_t *g, tt_val_t x) { return tt_b_binary(g, TT_BIN_DIV, x, cst(g, x, 6)); }
+
+static tt_status_t lower_hardsigmoid(tt_lower_t *L) {
+  tt_status_t s = float_only(L, "hardsigmoid_cpu");
+  if (s) return s;
+  act_t p;
+  if (!act_prepare(L, 0, -1, &p)) return NULL;
+  act_out(L, &p, div6(L->g, relu6_of(L->g, act_in(L, &p, 0))));
+  return NULL;
+}
+/* grad / 6 inside (-3, 3), else 0. */
+static tt_status_t lower_hardsigmoid_backward(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, 1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t gr = act_in(L, &p, 0), x = act_in(L, &p, 1);
+  tt_val_t in = tt_b_binary(g, TT_BIN_AND, cmp(g, TT_CMP_GT, x, cst(g, x, -3)), cmp(g, TT_CMP_LT, x, cst(g, x, 3)));
+  act_out(L, &p, tt_b_select(g, in, div6(g, gr), cst(g, gr, 0)));
+  return NULL;
+}
+static tt_status_t lower_hardswish(tt_lower_t *L) {
+  tt_status_t s = float_only(L, "hardswish_cpu");
+  if (s) return s;
+  act_t p;
+  if (!act_prepare(L, 0, -1, &p)) return NULL;
+  tt_val_t x = act_in(L, &p, 0);
+  act_out(L, &p, div6(L->g, mul(L->g, x, relu6_of(L->g, x))));
+  return NULL;
+}
+/* x <= -3: 0; x < 3: grad (x / 3 + 1/2); else grad (PyTorch's boundaries). */
+static tt_status_t lower_hardswish_backward(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, 1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t gr = act_in(L, &p, 0), x = act_in(L, &p, 1);
+  tt_val_t mid = mul(g, gr, add(g, tt_b_binary(g, TT_BIN_DIV, x, cst(g, x, 3)), cst(g, x, 0.5)));
+  tt_val_t r = tt_b_select(g, cmp(g, TT_CMP_LT, x, cst(g, x, 3)), mid, gr);
+  act_out(L, &p, tt_b_select(g, cmp(g, TT_CMP_LE, x, cst(g, x, -3)), cst(g, gr, 0), r));
+  return NULL;
+}
+
+/* mish = x tanh(log1p(exp(x))). */
+static tt_status_t lower_mish(tt_lower_t *L) {
+  tt_status_t s = float_only(L, "mish_cpu");
+  if (s) return s;
+  act_t p;
+  if (!act_prepare(L, 0, -1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t x = act_in(L, &p, 0);
+  act_out(L, &p, mul(g, x, tt_b_unary(g, TT_UN_TANH, tt_b_unary(g, TT_UN_LOG1P, tt_b_unary(g, TT_UN_EXP, x)))));
+  return NULL;
+}
+/* d mish = t + x sigmoid(x) (1 - t^2), t = tanh(softplus(x)). */
+static tt_status_t lower_mish_backward(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, 1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t gr = act_in(L, &p, 0), x = act_in(L, &p, 1);
+  tt_val_t t = tt_b_unary(g, TT_UN_TANH, tt_b_unary(g, TT_UN_LOG1P, tt_b_unary(g, TT_UN_EXP, x)));
+  tt_val_t sg = tt_b_unary(g, TT_UN_LOGISTIC, x);
+  tt_val_t d = add(g, t, mul(g, mul(g, x, sg), sub(g, cst(g, t, 1), mul(g, t, t))));
+  act_out(L, &p, mul(g, gr, d));
+  return NULL;
+}
+
+/* log_sigmoid_forward(x) -> (min(x, 0) - log1p(exp(-|x|)), buffer); the CPU
+ * kernel leaves the buffer empty and the backward recomputes from x. */
+static tt_status_t lower_log_sigmoid_forward(tt_lower_t *L) {
+  tt_status_t s = float_only(L, "log_sigmoid_cpu");
+  if (s) return s;
+  act_t p;
+  if (!act_prepare(L, 0, -1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t x = act_in(L, &p, 0);
+  tt_val_t mn = tt_b_binary(g, TT_BIN_MIN, x, cst(g, x, 0));
+  tt_val_t r = sub(g, mn, tt_b_unary(g, TT_UN_LOG1P, tt_b_unary(g, TT_UN_EXP, tt_b_unary(g, TT_UN_NEG, tt_b_unary(g, TT_UN_ABS, x)))));
+  r = tt_b_select(g, cmp(g, TT_CMP_NE, x, x), x, r);
+  act_out(L, &p, r);
+  int64_t zero = 0;
+  tt_l_output(L, tt_b_full_f(g, p.dt, 1, &zero, 0));
+  return NULL;
+}
+/* log_sigmoid_backward(grad, self, buffer): grad (m - s z / (1 + z)), z = exp(-|x|),
+ * m = 1 and s = 1 for x < 0, else m = 0 and s = -1. */
+static tt_status_t lower_log_sigmoid_backward(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, 1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t gr = act_in(L, &p, 0), x = act_in(L, &p, 1);
+  tt_val_t z = tt_b_unary(g, TT_UN_EXP, tt_b_unary(g, TT_UN_NEG, tt_b_unary(g, TT_UN_ABS, x)));
+  tt_val_t q = tt_b_binary(g, TT_BIN_DIV, z, add(g, cst(g, z, 1), z));
+  tt_val_t neg = cmp(g, TT_CMP_LT, x, cst(g, x, 0));
+  tt_val_t d = tt_b_select(g, neg, sub(g, cst(g, q, 1), q), q);
+  act_out(L, &p, mul(g, gr, d));
+  return NULL;
+}
+
+/* softshrink(x, l) = x > l ? x - l : x < -l ? x + l : 0 (NaN stays NaN). */
+static tt_status_t lower_softshrink(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, -1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t x = act_in(L, &p, 0), l = act_scalar(L, &p, 1);
+  tt_val_t r = tt_b_select(g, cmp(g, TT_CMP_LT, x, tt_b_unary(g, TT_UN_NEG, l)), add(g, x, l), mul(g, x, cst(g, x, 0)));
+  act_out(L, &p, tt_b_select(g, cmp(g, TT_CMP_GT, x, l), sub(g, x, l), r));
+  return NULL;
+}
+/* hardshrink(x, l) = -l <= x <= l ? 0 : x. */
+static tt_status_t lower_hardshrink(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, -1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t x = act_in(L, &p, 0), l = act_scalar(L, &p, 1);
+  tt_val_t in = tt_b_binary(g, TT_BIN_AND, cmp(g, TT_CMP_GE, x, tt_b_unary(g, TT_UN_NEG, l)), cmp(g, TT_CMP_LE, x, l));
+  act_out(L, &p, tt_b_select(g, in, cst(g, x, 0), x));
+  return NULL;
+}
+/* Both shrink backwards: grad where the forward passed x through, else 0. */
+static tt_status_t shrink_backward(tt_lower_t *L) {
+  act_t p;
+  if (!act_prepare(L, 0, 1, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t gr = act_in(L, &p, 0), x = act_in(L, &p, 1), l = act_scalar(L, &p, 2);
+  tt_val_t in = tt_b_binary(g, TT_BIN_AND, cmp(g, TT_CMP_GE, x, tt_b_unary(g, TT_UN_NEG, l)), cmp(g, TT_CMP_LE, x, l));
+  act_out(L, &p, tt_b_select(g, in, cst(g, gr, 0), gr));
+  return NULL;
+}
+
+/* glu(self, dim) = a sigmoid(b), a and b the halves of self along dim. */
+static int glu_split(tt_lower_t *L, int xi, int dimi, tt_val_t *a, tt_val_t *b, int *dim) {
+  int r = tt_l_arg_rank(L, xi);
+  if (r == 0) { tt_l_fail(L, TT_INVALID_ARGUMENT, "glu does not support scalars because halving size must be even"); return 0; }
+  *dim = tt_op_wrap_dim(L, tt_l_int(L, dimi, -1), r);
+  if (tt_graph_failed(L->g)) return 0;
+  int64_t n = tt_l_arg_sizes(L, xi)[*dim];
+  if (n % 2) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "Halving dimension must be even, but dimension %d is size %lld", *dim, (long long)n);
+    return 0;
+  }
+  tt_dtype_t dt = tt_l_arg_dtype(L, xi);
+  tt_val_t x = tt_b_convert(L->g, tt_l_tensor(L, xi), tt_op_math_type(dt));
+  *a = tt_b_slice_dim(L->g, x, *dim, 0, n / 2, 1);
+  *b = tt_b_slice_dim(L->g, x, *dim, n / 2, n, 1);
+  return !tt_graph_failed(L->g);
+}
+static tt_status_t lower_glu(tt_lower_t *L) {
+  tt_status_t s = float_only(L, "glu");
+  if (s) return s;
+  tt_val_t a, b;
+  int dim;
+  if (!glu_split(L, 0, 1, &a, &b, &dim)) return NULL;
+  tt_l_output(L, tt_b_convert(L->g, mul(L->g, a, tt_b_unary(L->g, TT_UN_LOGISTIC, b)), tt_l_arg_dtype(L, 0)));
+  return NULL;
+}
+/* glu_backward(grad, self, dim): [grad s, grad a s (1 - s)] along dim, s = sigmoid(b). */
+static tt_status_t lower_glu_backward(tt_lower_t *L) {
+  tt_val_t a, b;
+  int dim;
+  if (!glu_split(L, 1, 2, &a, &b, &dim)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1);
+  tt_val_t gr = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt));
+  tt_val_t sg = tt_b_unary(g, TT_UN_LOGISTIC, b);
+  tt_val_t parts[2] = {mul(g, gr, sg), mul(g, mul(g, mul(g, gr, a), sg), sub(g, cst(g, sg, 1), sg))};
+  tt_l_output(L, tt_b_convert(g, tt_b_concat(g, 2, parts, dim), dt));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_activation[] = {
     {"relu", lower_relu, 0}, {"relu_", lower_relu, TT_OPF_INPLACE},
     {"threshold", lower_threshold, 0}, {"threshold_", lower_threshold, TT_OPF_INPLACE},
@@ -285,5 +459,16 @@ const tt_op_def_t tt_ops_activation[] = {
     {"elu_backward", lower_elu_backward, 0},
     {"softplus", lower_softplus, 0},
     {"softplus_backward", lower_softplus_backward, 0},
+    {"hardsigmoid", lower_hardsigmoid, 0}, {"hardsigmoid_", lower_hardsigmoid, TT_OPF_INPLACE},
+    {"hardsigmoid_backward", lower_hardsigmoid_backward, 0},
+    {"hardswish", lower_hardswish, 0}, {"hardswish_", lower_hardswish, TT_OPF_INPLACE},
+    {"hardswish_backward", lower_hardswish_backward, 0},
+    {"mish", lower_mish, 0}, {"mish_", lower_mish, TT_OPF_INPLACE},
+    {"mish_backward", lower_mish_backward, 0},
+    {"log_sigmoid_forward", lower_log_sigmoid_forward, 0},
+    {"log_sigmoid_backward", lower_log_sigmoid_backward, 0},
+    {"softshrink", lower_softshrink, 0}, {"softshrink_backward", shrink_backward, 0},
+    {"hardshrink", lower_hardshrink, 0}, {"hardshrink_backward", shrink_backward, 0},
+    {"glu", lower_glu, 0}, {"glu_backward", lower_glu_backward, 0},
     {NULL, NULL, 0},
 };

@@ -596,6 +596,227 @@ static tt_status_t addc(tt_lower_t *L, tt_binary_t op) {
 static tt_status_t lower_addcmul(tt_lower_t *L) { return addc(L, TT_BIN_MUL); }
 static tt_status_t lower_addcdiv(tt_lower_t *L) { return addc(L, TT_BIN_DIV); }
 
+/* ---- Inverse trigonometric, hyperbolic and other float functions ----
+ * StableHLO has atan2, exp/expm1 and log/log1p; the rest are built from them
+ * in opmath, choosing forms that keep precision near 0 and avoid overflow. */
+
+#define LN2 0.69314718055994530942
+static tt_val_t ew_add(tt_graph_t *g, tt_val_t x, tt_val_t y) { return tt_b_binary(g, TT_BIN_ADD, x, y); }
+static tt_val_t ew_sub(tt_graph_t *g, tt_val_t x, tt_val_t y) { return tt_b_binary(g, TT_BIN_SUB, x, y); }
+static tt_val_t ew_mul(tt_graph_t *g, tt_val_t x, tt_val_t y) { return tt_b_binary(g, TT_BIN_MUL, x, y); }
+static tt_val_t ew_div(tt_graph_t *g, tt_val_t x, tt_val_t y) { return tt_b_binary(g, TT_BIN_DIV, x, y); }
+static tt_val_t ew_c(tt_graph_t *g, tt_val_t like, double v) { return tt_b_like_f(g, like, v); }
+static tt_val_t ew_lt(tt_graph_t *g, tt_val_t x, double v) { return tt_b_compare(g, TT_CMP_LT, x, tt_b_like_f(g, x, v)); }
+/* sqrt((1 - x)(1 + x)) = sqrt(1 - x^2) without cancellation near |x| = 1. */
+static tt_val_t one_minus_sq(tt_graph_t *g, tt_val_t x) {
+  return tt_b_unary(g, TT_UN_SQRT, ew_mul(g, ew_sub(g, ew_c(g, x, 1), x), ew_add(g, ew_c(g, x, 1), x)));
+}
+static tt_val_t f_atan(tt_graph_t *g, tt_val_t x) { return tt_b_binary(g, TT_BIN_ATAN2, x, ew_c(g, x, 1)); }
+static tt_val_t f_asin(tt_graph_t *g, tt_val_t x) { return tt_b_binary(g, TT_BIN_ATAN2, x, one_minus_sq(g, x)); }
+static tt_val_t f_acos(tt_graph_t *g, tt_val_t x) { return tt_b_binary(g, TT_BIN_ATAN2, one_minus_sq(g, x), x); }
+/* exp(|x| - ln 2) = e^|x| / 2, finite up to the largest finite cosh. */
+static tt_val_t half_exp_abs(tt_graph_t *g, tt_val_t x) {
+  return tt_b_unary(g, TT_UN_EXP, ew_sub(g, tt_b_unary(g, TT_UN_ABS, x), ew_c(g, x, LN2)));
+}
+static tt_val_t f_cosh(tt_graph_t *g, tt_val_t x) {
+  tt_val_t e = half_exp_abs(g, x);
+  return ew_add(g, e, ew_div(g, ew_c(g, x, 0.25), e));
+}
+/* |x| < 1: (expm1(x) - expm1(-x)) / 2; else sign(x) (e - 1/(4e)), e = e^|x|/2. */
+static tt_val_t f_sinh(tt_graph_t *g, tt_val_t x) {
+  tt_val_t small = ew_mul(g, ew_c(g, x, 0.5), ew_sub(g, tt_b_unary(g, TT_UN_EXPM1, x), tt_b_unary(g, TT_UN_EXPM1, tt_b_unary(g, TT_UN_NEG, x))));
+  tt_val_t e = half_exp_abs(g, x);
+  tt_val_t big = ew_mul(g, tt_b_unary(g, TT_UN_SIGN, x), ew_sub(g, e, ew_div(g, ew_c(g, x, 0.25), e)));
+  return tt_b_select(g, ew_lt(g, tt_b_unary(g, TT_UN_ABS, x), 1.0), small, big);
+}
+/* asinh: sign(x) log1p(a + a^2 / (1 + sqrt(1 + a^2))); huge a: log(a) + ln 2. */
+static tt_val_t f_asinh(tt_graph_t *g, tt_val_t x) {
+  tt_val_t a = tt_b_unary(g, TT_UN_ABS, x), a2 = ew_mul(g, a, a);
+  tt_val_t r = tt_b_unary(g, TT_UN_LOG1P, ew_add(g, a, ew_div(g, a2, ew_add(g, ew_c(g, x, 1), tt_b_unary(g, TT_UN_SQRT, ew_add(g, ew_c(g, x, 1), a2))))));
+  tt_val_t huge = ew_add(g, tt_b_unary(g, TT_UN_LOG, a), ew_c(g, x, LN2));
+  r = tt_b_select(g, ew_lt(g, a, 1e8), r, huge);
+  r = tt_b_select(g, ew_lt(g, x, 0), tt_b_unary(g, TT_UN_NEG, r), r);
+  return tt_b_select(g, tt_b_compare(g, TT_CMP_NE, x, x), x, r);
+}
+/* acosh: log1p(t + sqrt(t (t + 2))), t = x - 1 (NaN below 1); huge x: log(x) + ln 2. */
+static tt_val_t f_acosh(tt_graph_t *g, tt_val_t x) {
+  tt_val_t t = ew_sub(g, x, ew_c(g, x, 1));
+  tt_val_t r = tt_b_unary(g, TT_UN_LOG1P, ew_add(g, t, tt_b_unary(g, TT_UN_SQRT, ew_mul(g, t, ew_add(g, t, ew_c(g, x, 2))))));
+  tt_val_t huge = ew_add(g, tt_b_unary(g, TT_UN_LOG, x), ew_c(g, x, LN2));
+  return tt_b_select(g, ew_lt(g, x, 1e8), r, huge);
+}
+/* atanh = log1p(2x / (1 - x)) / 2: +-1 give +-inf, |x| > 1 NaN. */
+static tt_val_t f_atanh(tt_graph_t *g, tt_val_t x) {
+  tt_val_t q = ew_div(g, ew_add(g, x, x), ew_sub(g, ew_c(g, x, 1), x));
+  return ew_mul(g, ew_c(g, x, 0.5), tt_b_unary(g, TT_UN_LOG1P, q));
+}
+static tt_val_t f_deg2rad(tt_graph_t *g, tt_val_t x) { return ew_mul(g, x, ew_c(g, x, 0.017453292519943295)); }
+static tt_val_t f_rad2deg(tt_graph_t *g, tt_val_t x) { return ew_mul(g, x, ew_c(g, x, 57.295779513082323)); }
+static tt_status_t lower_atan(tt_lower_t *L) { return unary_float_fn(L, f_atan); }
+static tt_status_t lower_asin(tt_lower_t *L) { return unary_float_fn(L, f_asin); }
+static tt_status_t lower_acos(tt_lower_t *L) { return unary_float_fn(L, f_acos); }
+static tt_status_t lower_sinh(tt_lower_t *L) { return unary_float_fn(L, f_sinh); }
+static tt_status_t lower_cosh(tt_lower_t *L) { return unary_float_fn(L, f_cosh); }
+static tt_status_t lower_asinh(tt_lower_t *L) { return unary_float_fn(L, f_asinh); }
+static tt_status_t lower_acosh(tt_lower_t *L) { return unary_float_fn(L, f_acosh); }
+static tt_status_t lower_atanh(tt_lower_t *L) { return unary_float_fn(L, f_atanh); }
+static tt_status_t lower_deg2rad(tt_lower_t *L) { return unary_float_fn(L, f_deg2rad); }
+static tt_status_t lower_rad2deg(tt_lower_t *L) { return unary_float_fn(L, f_rad2deg); }
+
+/* frac = x - trunc(x); floating types only, as on CPU. */
+static tt_status_t lower_frac(tt_lower_t *L) {
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (!tt_dtype_is_float(dt)) return tt_status_make(TT_INVALID_ARGUMENT, "\"frac_cpu\" not implemented for '%s'", tt_op_type_name(dt));
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt));
+  tt_l_output(L, tt_b_convert(g, ew_sub(g, x, round_float(g, x, 3)), dt));
+  return NULL;
+}
+
+/* Sign bit of a float without bit casts: x < 0, or x == -0.0 (1/x = -inf). */
+static tt_val_t sign_bit(tt_graph_t *g, tt_val_t x) {
+  tt_dtype_t dt = tt_graph_type(g, x)->dtype;
+  if (dt == TT_BOOL) return tt_b_compare(g, TT_CMP_NE, x, x);
+  tt_val_t neg = ew_lt(g, x, 0);
+  if (!tt_dtype_is_float(dt)) return neg;
+  tt_val_t negzero = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_EQ, x, ew_c(g, x, 0)), ew_lt(g, ew_div(g, ew_c(g, x, 1), x), 0));
+  return tt_b_binary(g, TT_BIN_OR, neg, negzero);
+}
+static tt_status_t lower_signbit(tt_lower_t *L) {
+  tt_l_output(L, sign_bit(L->g, tt_l_tensor(L, 0)));
+  return NULL;
+}
+
+/* ---- Binary float functions (result promoted to a floating type) ---- */
+
+static tt_status_t binary_float(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, tt_val_t, tt_val_t)) {
+  int argi[2] = {0, 1};
+  tt_dtype_t out = tt_op_float_type(tt_op_result_type(L, argi, 2));
+  binop_t p;
+  if (!prepare2(L, 0, 1, tt_op_math_type(out), &p)) return NULL;
+  tt_l_output(L, tt_b_convert(L->g, fn(L->g, p.x, p.y), out));
+  return NULL;
+}
+static tt_val_t f_atan2(tt_graph_t *g, tt_val_t x, tt_val_t y) { return tt_b_binary(g, TT_BIN_ATAN2, x, y); }
+/* m sqrt(1 + (n/m)^2) with m = max(|x|,|y|): no overflow; inf wins over NaN. */
+static tt_val_t f_hypot(tt_graph_t *g, tt_val_t x, tt_val_t y) {
+  tt_val_t ax = tt_b_unary(g, TT_UN_ABS, x), ay = tt_b_unary(g, TT_UN_ABS, y);
+  tt_val_t m = tt_b_binary(g, TT_BIN_MAX, ax, ay), n = tt_b_binary(g, TT_BIN_MIN, ax, ay);
+  tt_val_t q = ew_div(g, n, m);
+  tt_val_t r = ew_mul(g, m, tt_b_unary(g, TT_UN_SQRT, ew_add(g, ew_c(g, m, 1), ew_mul(g, q, q))));
+  r = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, m, ew_c(g, m, 0)), m, r);
+  r = tt_b_select(g, tt_b_binary(g, TT_BIN_OR, is_nan(g, x), is_nan(g, y)), ew_add(g, x, y), r);
+  tt_val_t inf = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_EQ, ax, ew_c(g, ax, 1.0 / 0.0)), tt_b_compare(g, TT_CMP_EQ, ay, ew_c(g, ay, 1.0 / 0.0)));
+  return tt_b_select(g, inf, ew_c(g, m, 1.0 / 0.0), r);
+}
+static tt_val_t f_copysign(tt_graph_t *g, tt_val_t x, tt_val_t y) {
+  tt_val_t ax = tt_b_unary(g, TT_UN_ABS, x);
+  return tt_b_select(g, sign_bit(g, y), tt_b_unary(g, TT_UN_NEG, ax), ax);
+}
+/* PyTorch's logaddexp: equal infinities give themselves (not NaN). */
+static tt_val_t logaddexp_base(tt_graph_t *g, tt_val_t x, tt_val_t y, int base2) {
+  tt_val_t m = tt_ew_max(g, x, y);
+  tt_val_t d = tt_b_unary(g, TT_UN_NEG, tt_b_unary(g, TT_UN_ABS, ew_sub(g, x, y)));
+  tt_val_t r = base2 ? ew_add(g, m, ew_div(g, tt_b_unary(g, TT_UN_LOG1P, f_exp2(g, d)), ew_c(g, d, LN2)))
+                     : ew_add(g, m, tt_b_unary(g, TT_UN_LOG1P, tt_b_unary(g, TT_UN_EXP, d)));
+  tt_val_t same_inf = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_EQ, x, y),
+                                  tt_b_compare(g, TT_CMP_EQ, tt_b_unary(g, TT_UN_ABS, x), ew_c(g, x, 1.0 / 0.0)));
+  return tt_b_select(g, same_inf, x, r);
+}
+static tt_val_t f_logaddexp(tt_graph_t *g, tt_val_t x, tt_val_t y) { return logaddexp_base(g, x, y, 0); }
+static tt_val_t f_logaddexp2(tt_graph_t *g, tt_val_t x, tt_val_t y) { return logaddexp_base(g, x, y, 1); }
+/* xlogy: NaN y gives NaN, x == 0 gives 0, else x log(y) (xlog1py: log1p). */
+static tt_val_t xlog_common(tt_graph_t *g, tt_val_t x, tt_val_t y, tt_unary_t lg) {
+  tt_val_t r = ew_mul(g, x, tt_b_unary(g, lg, y));
+  r = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, x, ew_c(g, x, 0)), ew_c(g, x, 0), r);
+  return tt_b_select(g, is_nan(g, y), y, r);
+}
+static tt_val_t f_xlogy(tt_graph_t *g, tt_val_t x, tt_val_t y) { return xlog_common(g, x, y, TT_UN_LOG); }
+static tt_val_t f_xlog1py(tt_graph_t *g, tt_val_t x, tt_val_t y) { return xlog_common(g, x, y, TT_UN_LOG1P); }
+static tt_status_t lower_atan2(tt_lower_t *L) { return binary_float(L, f_atan2); }
+static tt_status_t lower_hypot(tt_lower_t *L) { return binary_float(L, f_hypot); }
+static tt_status_t lower_copysign(tt_lower_t *L) { return binary_float(L, f_copysign); }
+static tt_status_t lower_logaddexp(tt_lower_t *L) { return binary_float(L, f_logaddexp); }
+static tt_status_t lower_logaddexp2(tt_lower_t *L) { return binary_float(L, f_logaddexp2); }
+/* PyTorch's CPU rounds the logarithm to the result type before multiplying
+ * (bf16/f16 results differ by an ulp otherwise): compute in that type. */
+static tt_status_t binary_float_own(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, tt_val_t, tt_val_t)) {
+  int argi[2] = {0, 1};
+  tt_dtype_t out = tt_op_float_type(tt_op_result_type(L, argi, 2));
+  binop_t p;
+  if (!prepare2(L, 0, 1, out, &p)) return NULL;
+  tt_l_output(L, fn(L->g, p.x, p.y));
+  return NULL;
+}
+static tt_status_t lower_xlogy(tt_lower_t *L) { return binary_float_own(L, f_xlogy); }
+/* xlog1py: CPU rounds log1p to bf16 but keeps float16 results in float. */
+static tt_status_t lower_xlog1py(tt_lower_t *L) {
+  int argi[2] = {0, 1};
+  return tt_op_float_type(tt_op_result_type(L, argi, 2)) == TT_BF16 ? binary_float_own(L, f_xlog1py) : binary_float(L, f_xlog1py);
+}
+
+/* fmax/fmin: like maximum/minimum, but a NaN operand yields the other one. */
+static tt_status_t fminmax(tt_lower_t *L, int is_max) {
+  binop_t p;
+  if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t m = p.result == TT_BOOL ? tt_b_binary(g, is_max ? TT_BIN_OR : TT_BIN_AND, p.x, p.y)
+                                   : tt_b_binary(g, is_max ? TT_BIN_MAX : TT_BIN_MIN, p.x, p.y);
+  if (tt_dtype_is_float(p.result)) {
+    m = tt_b_select(g, is_nan(g, p.x), p.y, m);
+    m = tt_b_select(g, is_nan(g, p.y), p.x, m);
+  }
+  tt_l_output(L, m);
+  return NULL;
+}
+static tt_status_t lower_fmax(tt_lower_t *L) { return fminmax(L, 1); }
+static tt_status_t lower_fmin(tt_lower_t *L) { return fminmax(L, 0); }
+
+/* heaviside(x, values) = x == 0 ? values : x > 0 (NaN gives 0, as on CPU). */
+static tt_status_t lower_heaviside(tt_lower_t *L) {
+  tt_dtype_t a = tt_op_arg_dtype(L, 0), b = tt_op_arg_dtype(L, 1);
+  if (a != b) return tt_status_make(TT_INVALID_ARGUMENT, "heaviside is not yet implemented for tensors with different dtypes");
+  binop_t p;
+  if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t zero = ew_c(g, p.x, 0);
+  tt_val_t pos = tt_b_convert(g, tt_b_compare(g, TT_CMP_GT, p.x, zero), p.result);
+  tt_l_output(L, tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, p.x, zero), p.y, pos));
+  return NULL;
+}
+
+/* logit(x, eps): log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps is given. */
+static tt_status_t lower_logit(tt_lower_t *L) {
+  tt_dtype_t out = tt_op_float_type(tt_l_arg_dtype(L, 0));
+  tt_graph_t *g = L->g;
+  /* CPU rounds x / (1 - x) to bf16 before the log; float16 stays in float. */
+  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), out == TT_BF16 ? out : tt_op_math_type(out));
+  if (!tt_l_is_none(L, 1)) {
+    double eps = tt_l_float(L, 1, 0);
+    x = tt_b_clamp(g, ew_c(g, x, eps), x, ew_c(g, x, 1 - eps));
+  }
+  tt_l_output(L, tt_b_convert(g, tt_b_unary(g, TT_UN_LOG, ew_div(g, x, ew_sub(g, ew_c(g, x, 1), x))), out));
+  return NULL;
+}
+
+/* logit_backward(grad, self, eps): grad / (x (1 - x)); 0 outside [eps, 1 - eps]
+ * with eps, NaN outside [0, 1] without. */
+static tt_status_t lower_logit_backward(tt_lower_t *L) {
+  binop_t p;
+  int argi[2] = {0, 1};
+  tt_dtype_t rt = tt_op_result_type(L, argi, 2);
+  if (!prepare2(L, 0, 1, tt_op_math_type(rt), &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t x = p.y;
+  tt_val_t r = ew_div(g, p.x, ew_mul(g, x, ew_sub(g, ew_c(g, x, 1), x)));
+  double lo = 0, hi = 1;
+  tt_val_t fill = ew_c(g, x, 0.0 / 0.0);
+  if (!tt_l_is_none(L, 2)) { lo = tt_l_float(L, 2, 0); hi = 1 - lo; fill = ew_c(g, x, 0); }
+  tt_val_t outside = tt_b_binary(g, TT_BIN_OR, ew_lt(g, x, lo), tt_b_compare(g, TT_CMP_GT, x, ew_c(g, x, hi)));
+  tt_l_output(L, tt_b_convert(g, tt_b_select(g, outside, fill, r), rt));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_elementwise[] = {
     {"add.Tensor", lower_add, 0},
     {"add.Scalar", lower_add, 0},
@@ -669,6 +890,22 @@ const tt_op_def_t tt_ops_elementwise[] = {
     {"lerp.Scalar", lower_lerp, 0}, {"lerp_.Scalar", lower_lerp, TT_OPF_INPLACE},
     {"lerp.Tensor", lower_lerp, 0}, {"lerp_.Tensor", lower_lerp, TT_OPF_INPLACE},
     EW_UNARY("addcmul", lower_addcmul), EW_UNARY("addcdiv", lower_addcdiv),
+    EW_UNARY("atan", lower_atan), EW_UNARY("asin", lower_asin), EW_UNARY("acos", lower_acos),
+    EW_UNARY("sinh", lower_sinh), EW_UNARY("cosh", lower_cosh), EW_UNARY("asinh", lower_asinh),
+    EW_UNARY("acosh", lower_acosh), EW_UNARY("atanh", lower_atanh),
+    EW_UNARY("deg2rad", lower_deg2rad), EW_UNARY("rad2deg", lower_rad2deg), EW_UNARY("frac", lower_frac),
+    {"signbit", lower_signbit, 0},
+    EW_UNARY("atan2", lower_atan2), EW_UNARY("hypot", lower_hypot),
+    {"copysign.Tensor", lower_copysign, 0}, {"copysign_.Tensor", lower_copysign, TT_OPF_INPLACE},
+    {"copysign.Scalar", lower_copysign, 0}, {"copysign_.Scalar", lower_copysign, TT_OPF_INPLACE},
+    {"logaddexp", lower_logaddexp, 0}, {"logaddexp2", lower_logaddexp2, 0},
+    {"xlogy.Tensor", lower_xlogy, 0}, {"xlogy_.Tensor", lower_xlogy, TT_OPF_INPLACE},
+    {"xlogy.Scalar_Self", lower_xlogy, 0}, {"xlogy.Scalar_Other", lower_xlogy, 0},
+    {"xlogy_.Scalar_Other", lower_xlogy, TT_OPF_INPLACE},
+    {"special_xlog1py", lower_xlog1py, 0},
+    {"fmax", lower_fmax, 0}, {"fmin", lower_fmin, 0},
+    EW_UNARY("heaviside", lower_heaviside),
+    EW_UNARY("logit", lower_logit), {"logit_backward", lower_logit_backward, 0},
 #undef EW_UNARY
     {NULL, NULL, 0},
 };

@@ -1,4 +1,4 @@
-/* Factories computed on device: full, arange, and friends. Uninitialized
+/* Factories computed on device: full, arange, linspace, logspace. Uninitialized
  * tensors (empty) need no program: the binding makes a lazy storage. */
 #include <math.h>
 
@@ -54,10 +54,58 @@ static tt_status_t lower_arange(tt_lower_t *L) { return arange_common(L, -1, 0, 
 static tt_status_t lower_arange_start(tt_lower_t *L) { return arange_common(L, 0, 1, -1, 2); }
 static tt_status_t lower_arange_start_step(tt_lower_t *L) { return arange_common(L, 0, 1, 2, 3); }
 
+/* linspace.out(start, end, steps, out) / logspace.out(start, end, steps, base, out):
+ * PyTorch's CPU kernel fills the first half from start and the second half
+ * back from end (start + step i, end - step (steps - 1 - i)), in the result
+ * type for floats and in double for integers (then truncated); one step is start. */
+static tt_status_t space_common(tt_lower_t *L, int is_log) {
+  int outi = is_log ? 4 : 3;
+  const tt_tensor_ref_t *out = tt_l_ref(L, outi);
+  int64_t steps = tt_l_int(L, 2, 0);
+  if (!out) return tt_status_make(TT_TYPE_ERROR, "%s: out must be a Tensor", L->op);
+  if (steps < 0) return tt_status_make(TT_INVALID_ARGUMENT, "number of steps must be non-negative");
+  if (out->view.rank != 1 || out->view.sizes[0] != steps)
+    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: resizing `out` is not supported on TPU yet; pass an out tensor of shape [%lld]",
+                          L->op, (long long)steps);
+  tt_dtype_t dt = out->dtype;
+  int is_float = tt_dtype_is_float(dt);
+  double start = tt_l_float(L, 0, 0), end = tt_l_float(L, 1, 0);
+  if (!is_float) { start = trunc(start); end = trunc(end); } /* start.to<scalar_t>() */
+  tt_dtype_t ct = is_float ? dt : TT_F64;
+  tt_graph_t *g = L->g;
+  tt_val_t i = tt_b_iota(g, ct, 1, &steps, 0);
+  tt_val_t s0 = tt_b_broadcast(g, tt_l_scalar(L, ct, start, 0, 1), 1, &steps, NULL);
+  tt_val_t e0 = tt_b_broadcast(g, tt_l_scalar(L, ct, end, 0, 1), 1, &steps, NULL);
+  /* step on the host (the device may divide by a rounded reciprocal), then
+   * rounded to the step type as on CPU; values computed in that type. */
+  double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0;
+  if (dt == TT_F32) step = (double)(((float)end - (float)start) / (float)(steps > 1 ? steps - 1 : 1));
+  tt_val_t st;
+  if (dt == TT_BF16) /* matches CPU's bf16 rounding: the quotient computed in bf16 */
+    st = tt_b_binary(g, TT_BIN_DIV, tt_b_binary(g, TT_BIN_SUB, e0, s0), tt_b_like_f(g, s0, steps > 1 ? (double)(steps - 1) : 1.0));
+  else
+    st = tt_b_broadcast(g, tt_l_scalar(L, ct, step, 0, 1), 1, &steps, NULL);
+  tt_val_t lo = tt_b_binary(g, TT_BIN_ADD, s0, tt_b_binary(g, TT_BIN_MUL, st, i));
+  tt_val_t back = tt_b_binary(g, TT_BIN_SUB, tt_b_like_f(g, i, (double)(steps - 1)), i);
+  tt_val_t hi = tt_b_binary(g, TT_BIN_SUB, e0, tt_b_binary(g, TT_BIN_MUL, st, back));
+  tt_val_t v = tt_b_select(g, tt_b_compare(g, TT_CMP_LT, i, tt_b_like_f(g, i, steps == 1 ? 1.0 : (double)(steps / 2))), lo, hi);
+  if (is_log) {
+    tt_val_t base = tt_b_broadcast(g, tt_l_scalar(L, ct, tt_l_float(L, 3, 10.0), 0, 1), 1, &steps, NULL);
+    v = tt_b_binary(g, TT_BIN_POW, base, v);
+  }
+  tt_l_write(L, outi, 0, tt_b_convert(g, v, dt));
+  L->returns_arg = outi;
+  return NULL;
+}
+static tt_status_t lower_linspace_out(tt_lower_t *L) { return space_common(L, 0); }
+static tt_status_t lower_logspace_out(tt_lower_t *L) { return space_common(L, 1); }
+
 const tt_op_def_t tt_ops_factory[] = {
     {"full", lower_full, 0},
     {"arange", lower_arange, 0},
     {"arange.start", lower_arange_start, 0},
     {"arange.start_step", lower_arange_start_step, 0},
+    {"linspace.out", lower_linspace_out, 0},
+    {"logspace.out", lower_logspace_out, 0},
     {NULL, NULL, 0},
 };

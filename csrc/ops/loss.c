@@ -1,5 +1,5 @@
 /* Lowerings of the loss family: nll_loss (1d/2d), mse_loss, binary cross
- * entropy, smooth_l1 and their backwards. Half types compute in float32. */
+ * entropy, smooth_l1, huber and their backwards. Half types compute in float32. */
 #include <string.h>
 
 #include "ops/common.h"
@@ -302,6 +302,39 @@ static tt_status_t lower_smooth_l1_bwd(tt_lower_t *L) {
   return NULL;
 }
 
+/* huber_loss(self, target, reduction, delta): |d| < delta ? d^2 / 2 : delta (|d| - delta / 2). */
+static tt_status_t lower_huber(tt_lower_t *L) {
+  pair_t p;
+  if (!pair_prepare(L, 0, 1, &p)) return NULL;
+  int64_t red = tt_l_int(L, 2, RED_MEAN);
+  if (!check_reduction(L, red)) return NULL;
+  double delta = tt_l_float(L, 3, 1.0);
+  if (delta <= 0) return tt_status_make(TT_INVALID_ARGUMENT, "huber_loss does not support non-positive values for delta.");
+  tt_graph_t *g = L->g;
+  tt_val_t d = tt_b_unary(g, TT_UN_ABS, tt_b_binary(g, TT_BIN_SUB, p.x, p.t));
+  tt_val_t q = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_MUL, d, d), tt_b_like_f(g, d, 0.5));
+  tt_val_t lin = tt_b_binary(g, TT_BIN_MUL, tt_b_like_f(g, d, delta), tt_b_binary(g, TT_BIN_SUB, d, tt_b_like_f(g, d, 0.5 * delta)));
+  tt_val_t v = tt_b_select(g, tt_b_compare(g, TT_CMP_LT, d, tt_b_like_f(g, d, delta)), q, lin);
+  tt_l_output(L, tt_b_convert(g, apply_reduction(g, v, red), p.dt));
+  return NULL;
+}
+
+/* huber_loss_backward(grad_output, self, target, reduction, delta): d clamped to [-delta, delta]. */
+static tt_status_t lower_huber_bwd(tt_lower_t *L) {
+  pair_t p;
+  if (!pair_prepare(L, 1, 2, &p)) return NULL;
+  int64_t red = tt_l_int(L, 3, RED_MEAN);
+  if (!check_reduction(L, red)) return NULL;
+  double delta = tt_l_float(L, 4, 1.0);
+  tt_graph_t *g = L->g;
+  tt_val_t go = grad_scale(L, 0, red, p.acc, p.rank, p.dims);
+  tt_val_t d = tt_b_binary(g, TT_BIN_SUB, p.x, p.t);
+  tt_val_t r = tt_b_select(g, tt_b_compare(g, TT_CMP_LE, d, tt_b_like_f(g, d, -delta)), tt_b_like_f(g, d, -delta),
+                           tt_b_select(g, tt_b_compare(g, TT_CMP_GE, d, tt_b_like_f(g, d, delta)), tt_b_like_f(g, d, delta), d));
+  tt_l_output(L, tt_b_convert(g, tt_b_binary(g, TT_BIN_MUL, r, go), tt_l_arg_dtype(L, 1)));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_loss[] = {
     {"nll_loss_forward", lower_nll_forward, 0},
     {"nll_loss_backward", lower_nll_backward, 0},
@@ -313,5 +346,7 @@ const tt_op_def_t tt_ops_loss[] = {
     {"binary_cross_entropy_backward", lower_bce_bwd, 0},
     {"smooth_l1_loss", lower_smooth_l1, 0},
     {"smooth_l1_loss_backward", lower_smooth_l1_bwd, 0},
+    {"huber_loss", lower_huber, 0},
+    {"huber_loss_backward", lower_huber_bwd, 0},
     {NULL, NULL, 0},
 };

@@ -1,6 +1,6 @@
 /* Lowerings of 2-D pooling: max_pool2d_with_indices (+backward), avg_pool2d
  * (+backward), _adaptive_avg_pool2d (+backward), over the last two dims of
- * (N, C, H, W) or (C, H, W) inputs. */
+ * (N, C, H, W) or (C, H, W) inputs; max_unpool2d/3d. */
 #include <math.h>
 #include <string.h>
 
@@ -369,9 +369,53 @@ static tt_status_t lower_adaptive_avg_pool2d_backward(tt_lower_t *L) {
   return NULL;
 }
 
+/* max_unpool2d(self, indices, output_size) / max_unpool3d(self, indices,
+ * output_size, stride, padding): zeros of the output size with each input
+ * value stored at its recorded flat in-plane index (a scatter per plane). */
+static tt_status_t max_unpool(tt_lower_t *L, int nsp) {
+  const char *name = nsp == 2 ? "max_unpool2d" : "max_unpool3d";
+  int64_t osz[3];
+  int r = tt_l_arg_rank(L, 0);
+  if (tt_l_ints(L, 2, osz, 3) != nsp)
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s: output_size must have %d elements", name, nsp);
+  if (r != nsp + 1 && r != nsp + 2)
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s: Expected %dD or %dD tensor for self, but got %dD", name, nsp + 1, nsp + 2, r);
+  if (tt_l_arg_dtype(L, 1) != TT_I64)
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s: elements in indices should be type int64 but got: %s", name,
+                          tt_op_type_name(tt_l_arg_dtype(L, 1)));
+  const int64_t *xs = tt_l_arg_sizes(L, 0), *is = tt_l_arg_sizes(L, 1);
+  if (tt_l_arg_rank(L, 1) != r || memcmp(xs, is, sizeof(int64_t) * (size_t)r))
+    return tt_status_make(TT_INVALID_ARGUMENT, "Expected shape of indices to be same as that of the input tensor");
+  tt_graph_t *g = L->g;
+  int64_t planes = 1, nin = 1, nout = 1;
+  for (int i = 0; i < r - nsp; i++) planes *= xs[i];
+  for (int i = 0; i < nsp; i++) { nin *= xs[r - nsp + i]; nout *= osz[i]; }
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  int64_t d2[2] = {planes, nin}, d3[3] = {planes, nin, 1}, od[2] = {planes, nout};
+  tt_val_t x = tt_b_reshape(g, tt_l_tensor(L, 0), 2, d2);
+  tt_val_t idx = tt_b_reshape(g, tt_l_tensor(L, 1), 3, d3);
+  tt_l_check_index(L, idx, 0, nout, r - nsp, TT_CHECK_DIM);
+  tt_val_t both[2] = {tt_b_iota(g, TT_I64, 3, d3, 0), idx};
+  tt_val_t coords = tt_b_concat(g, 2, both, 2);
+  tt_scatter_dims_t sd;
+  memset(&sd, 0, sizeof sd);
+  sd.n_inserted = 2; sd.inserted_window_dims[0] = 0; sd.inserted_window_dims[1] = 1;
+  sd.n_to_operand = 2; sd.scatter_to_operand[0] = 0; sd.scatter_to_operand[1] = 1;
+  tt_val_t y = tt_b_scatter(g, TT_RED_SET, tt_b_full_f(g, dt, 2, od, 0), coords, x, &sd);
+  int64_t ys[TT_MAX_RANK];
+  for (int i = 0; i < r - nsp; i++) ys[i] = xs[i];
+  for (int i = 0; i < nsp; i++) ys[r - nsp + i] = osz[i];
+  tt_l_output(L, tt_b_reshape(g, y, r, ys));
+  return NULL;
+}
+static tt_status_t lower_max_unpool2d(tt_lower_t *L) { return max_unpool(L, 2); }
+static tt_status_t lower_max_unpool3d(tt_lower_t *L) { return max_unpool(L, 3); }
+
 const tt_op_def_t tt_ops_pool[] = {
     {"max_pool2d_with_indices", lower_max_pool2d, 0},
     {"max_pool2d_with_indices_backward", lower_max_pool2d_backward, 0},
+    {"max_unpool2d", lower_max_unpool2d, 0},
+    {"max_unpool3d", lower_max_unpool3d, 0},
     {"avg_pool2d", lower_avg_pool2d, 0},
     {"avg_pool2d_backward", lower_avg_pool2d_backward, 0},
     {"_adaptive_avg_pool2d", lower_adaptive_avg_pool2d, 0},

@@ -421,6 +421,64 @@ static tt_status_t lower_vector_norm(tt_lower_t *L) {
   return NULL;
 }
 
+/* nansum(self, dim, keepdim, *, dtype): sum with NaNs counted as 0. */
+static tt_status_t lower_nansum(tt_lower_t *L) {
+  red_t r;
+  if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
+  tt_dtype_t out = int_promoting_type(tt_l_arg_dtype(L, 0), tt_l_dtype(L, 3));
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_b_convert(g, tt_b_convert(g, tt_l_tensor(L, 0), out), tt_op_math_type(out));
+  if (tt_dtype_is_float(out)) x = tt_b_select(g, tt_b_compare(g, TT_CMP_NE, x, x), tt_b_like_f(g, x, 0), x);
+  tt_l_output(L, tt_b_convert(g, red_apply(L, &r, TT_RED_SUM, x), out));
+  return NULL;
+}
+
+/* count_nonzero(self, dim): int64 count of nonzero elements. */
+static tt_status_t lower_count_nonzero(tt_lower_t *L) {
+  red_t r;
+  if (!red_prepare(L, 0, 1, 0, 1, &r)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_val_t nz = tt_b_convert(g, tt_b_compare(g, TT_CMP_NE, x, tt_b_like_f(g, x, 0)), TT_I64);
+  tt_l_output(L, red_apply(L, &r, TT_RED_SUM, nz));
+  return NULL;
+}
+
+/* aminmax(self, *, dim=None, keepdim) -> (min, max). */
+static tt_status_t lower_aminmax(tt_lower_t *L) {
+  red_t r;
+  if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
+  if (red_count(&r) == 0 || !red_check_nonempty(L, &r, "aminmax")) {
+    if (!tt_graph_failed(L->g))
+      tt_l_fail(L, TT_INVALID_ARGUMENT, "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
+    return NULL;
+  }
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_l_output(L, red_apply(L, &r, TT_RED_MIN, x));
+  tt_l_output(L, red_apply(L, &r, TT_RED_MAX, x));
+  return NULL;
+}
+
+/* equal(self, other) as a bool[] tensor (the glue returns it as a Python
+ * bool): same shape and every element equal after type promotion (NaN is
+ * unequal to itself, as on CPU). */
+static tt_status_t lower_equal(tt_lower_t *L) {
+  int ra = tt_l_arg_rank(L, 0), rb = tt_l_arg_rank(L, 1);
+  tt_graph_t *g = L->g;
+  if (ra != rb || memcmp(tt_l_arg_sizes(L, 0), tt_l_arg_sizes(L, 1), sizeof(int64_t) * (size_t)(ra > 0 ? ra : 0))) {
+    tt_l_output(L, tt_b_const_i(g, TT_BOOL, 0));
+    return NULL;
+  }
+  int argi[2] = {0, 1};
+  tt_dtype_t rt = tt_op_result_type(L, argi, 2);
+  const int64_t *dims = tt_l_arg_sizes(L, 0);
+  tt_val_t eq = tt_b_compare(g, TT_CMP_EQ, tt_op_operand(L, 0, rt, ra, dims), tt_op_operand(L, 1, rt, ra, dims));
+  int64_t all[TT_MAX_RANK];
+  for (int i = 0; i < ra; i++) all[i] = i;
+  tt_l_output(L, tt_b_reduce(g, TT_RED_AND, eq, ra, all));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_reduction[] = {
     {"sum", lower_sum, 0},
     {"sum.dim_IntList", lower_sum_dim, 0},
@@ -450,5 +508,14 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"cumsum", lower_cumsum, 0},
     {"cumprod", lower_cumprod, 0},
     {"linalg_vector_norm", lower_vector_norm, 0},
+    /* norm(self, p, dim, keepdim, *, dtype) has vector_norm's argument layout. */
+    {"norm.Scalar", lower_vector_norm, 0},
+    {"norm.ScalarOpt_dim", lower_vector_norm, 0},
+    {"norm.ScalarOpt_dim_dtype", lower_vector_norm, 0},
+    {"nansum", lower_nansum, 0},
+    {"aminmax", lower_aminmax, 0},
+    {"equal", lower_equal, 0},
+    {"count_nonzero.dim_IntList", lower_count_nonzero, 0},
+    {"count_nonzero", lower_count_nonzero, 0},
     {NULL, NULL, 0},
 };
