@@ -371,6 +371,46 @@ static PyObject *py_partial_overlap(PyObject *self, PyObject *args) {
                          TT_OVERLAP_PARTIAL);
 }
 
+/* check_strided(tensor, size, stride, offset): PyTorch's bounds rule for
+ * as_strided against the core storage (torch's own reports 0 bytes). */
+static PyObject *py_check_strided(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *tensor, *size, *stride;
+  long long offset;
+  if (!PyArg_ParseTuple(args, "OOOL", &tensor, &size, &stride, &offset)) return NULL;
+  tt_tensor_ref_t ref;
+  if (!tt_py_tensor_ref(tensor, "as_strided", &ref)) return NULL;
+  if (!ref.storage) Py_RETURN_NONE;
+  tt_view_t v;
+  memset(&v, 0, sizeof v);
+  PyObject *a = PySequence_Fast(size, "size must be a sequence"), *b = PySequence_Fast(stride, "stride must be a sequence");
+  if (!a || !b) {
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    return NULL;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(a);
+  if (n > TT_MAX_RANK || PySequence_Fast_GET_SIZE(b) != n) {
+    Py_DECREF(a);
+    Py_DECREF(b);
+    return PyErr_Format(PyExc_RuntimeError, "as_strided: %zd sizes and %zd strides (at most %d dims on TPU)", n,
+                        PySequence_Fast_GET_SIZE(b), TT_MAX_RANK);
+  }
+  v.rank = (int)n;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    v.sizes[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(a, i));
+    v.strides[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(b, i));
+  }
+  Py_DECREF(a);
+  Py_DECREF(b);
+  if (PyErr_Occurred()) return NULL;
+  v.offset = offset;
+  int64_t bytes = ref.storage->numel * (int64_t)tt_dtype_size(ref.storage->dtype);
+  tt_status_t s = tt_view_check_bounds(&v, tt_dtype_size(ref.dtype), bytes);
+  if (s) return tt_py_raise(s);
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"partial_overlap", py_partial_overlap, METH_VARARGS, "partial_overlap(out, input): PyTorch refuses such an op"},
     {"init", py_init, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
@@ -391,6 +431,7 @@ static PyMethodDef methods[] = {
     {"memory_stats", py_memory_stats, METH_NOARGS, "bytes held by storages: live and peak"},
     {"reset_peak_memory", py_reset_peak, METH_NOARGS, "peak := live"},
     {"region_stats", py_region_stats, METH_NOARGS, "counters of the deferred region"},
+    {"check_strided", py_check_strided, METH_VARARGS, "check_strided(t, size, stride, offset): as_strided bounds"},
     {"storage_numel", py_storage_numel, METH_O, "elements of a tpu tensor's storage, or None"},
     {"fallback_set_enabled", tt_py_fallback_set_enabled, METH_O, "turn the CPU fallback on or off"},
     {"fallback_enabled", tt_py_fallback_enabled, METH_NOARGS, "whether the CPU fallback is on"},

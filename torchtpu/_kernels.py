@@ -66,10 +66,18 @@ def _meta_view(op):
     return kernel
 
 
+def _as_strided(self, size, stride, storage_offset=None):
+    """as_strided by PyTorch's Meta kernel, after the bounds check it would
+    make against a real storage (a tpu tensor's torch storage reports 0 bytes)."""
+    offset = self.storage_offset() if storage_offset is None else storage_offset
+    _C.check_strided(self, size, stride, offset)
+    return torch.ops.aten.as_strided.default.redispatch(_META, self, size, stride, storage_offset)
+
+
 def _as_strided_(self, size, stride, storage_offset=None):
     """In-place view ops (squeeze_, transpose_, ...) reach here: new metadata
     from the Meta kernel, installed on self without touching the storage."""
-    view = torch.ops.aten.as_strided.default.redispatch(_META, self, size, stride, storage_offset)
+    view = _as_strided(self, size, stride, storage_offset)
     self.data = view
     return self
 
@@ -309,7 +317,8 @@ def register_all():
     _IDS.update(ids)
     special.update({"nonzero": _nonzero, "index.Tensor": _index, "_index_put_impl_": _index_put_impl_,
                     "index_put": _index_put, "masked_select": _masked_select, "equal": _equal})
-    for view in ("view", "as_strided", "_reshape_alias", "unfold", "alias"):
+    special["as_strided"] = _as_strided
+    for view in ("view", "_reshape_alias", "unfold", "alias"):
         special[view] = _meta_view(getattr(torch.ops.aten, view).default)
     for name, fn in special.items():
         _lib.impl(name, fn, "PrivateUse1")

@@ -1,6 +1,7 @@
 /* View decomposition (reads) and inversion (writes) over a flat base. */
 #include "views/view.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "ir/builder.h"
@@ -286,4 +287,28 @@ tt_val_t tt_view_accumulate(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt
   d.scatter_to_operand[0] = 0;
   int64_t un[1] = {numel};
   return tt_b_scatter(g, TT_RED_SUM, base, flat_indices(g, v), tt_b_reshape(g, value, 1, un), &d);
+}
+
+static void dims_text(char *buf, size_t n, const int64_t *d, int rank) {
+  size_t k = (size_t)snprintf(buf, n, "[");
+  for (int i = 0; i < rank && k < n; i++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)d[i]);
+  if (k < n) snprintf(buf + k, n - k, "]");
+}
+
+tt_status_t tt_view_check_bounds(const tt_view_t *v, size_t itemsize, int64_t storage_bytes) {
+  int64_t need = 0; /* computeStorageNbytes: 0 for an empty view */
+  if (tt_view_numel(v) > 0) {
+    need = 1;
+    for (int i = 0; i < v->rank; i++) need += (v->sizes[i] - 1) * v->strides[i];
+    need *= (int64_t)itemsize;
+  }
+  if (need == 0 || need + v->offset * (int64_t)itemsize <= storage_bytes) return TT_OK_STATUS;
+  char sz[256], st[256];
+  dims_text(sz, sizeof sz, v->sizes, v->rank);
+  dims_text(st, sizeof st, v->strides, v->rank);
+  return tt_status_make(TT_INVALID_ARGUMENT,
+                        "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %zu requiring a "
+                        "storage size of %lld are out of bounds for storage of size %lld",
+                        sz, st, (long long)v->offset, itemsize, (long long)(need + v->offset * (int64_t)itemsize),
+                        (long long)storage_bytes);
 }

@@ -45,6 +45,10 @@ tt_val_t tt_view_bitcast_flat(tt_graph_t *g, tt_val_t flat, tt_dtype_t to, int64
 /* Elements of `to` covering numel elements of `from` (rounded up). */
 int64_t tt_view_bitcast_numel(tt_dtype_t from, int64_t numel, tt_dtype_t to);
 
+/* PyTorch's setStorage bounds rule: the bytes the view reaches must lie in a
+ * storage of storage_bytes; otherwise its RuntimeError text. */
+tt_status_t tt_view_check_bounds(const tt_view_t *v, size_t itemsize, int64_t storage_bytes);
+
 /* base: a rank-1 value of base_numel elements. Returns a value shaped like the view. */
 tt_val_t tt_view_read(tt_graph_t *g, tt_val_t base, const tt_view_t *v);
 /* value: shaped like the view, in the base's dtype. Returns the new base. */

@@ -133,3 +133,14 @@ def test_resize_keeps_contents_and_grows():
     assert x.tolist() == [0.0, 1.0]
     e = torch.empty(0, device="tpu").resize_(3).fill_(5.0)
     assert e.tolist() == [5.0, 5.0, 5.0]
+
+
+def test_as_strided_out_of_bounds_raises_as_on_cpu():
+    for dev in ("cpu", "tpu"):
+        x = torch.zeros(10, device=dev)
+        with pytest.raises(RuntimeError, match="out of bounds for storage of size 40"):
+            x.as_strided((3, 4), (4, 1))
+        with pytest.raises(RuntimeError, match="out of bounds for storage of size 40"):
+            x.as_strided_((2,), (1,), 9)
+    y = torch.arange(10.0, device="tpu").as_strided((3, 3), (3, 1), 1)
+    assert y.tolist() == torch.arange(10.0).as_strided((3, 3), (3, 1), 1).tolist()
