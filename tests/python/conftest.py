@@ -58,6 +58,36 @@ def compare(fn, *args, grad=False, atol=None, rtol=None, **kwargs):
     return actual
 
 
+def make(shape, dtype, seed=0):
+    """A fixed random CPU tensor of any of the tested dtypes."""
+    g = torch.Generator().manual_seed(seed)
+    if dtype == torch.bool:
+        return torch.rand(shape, generator=g) > 0.5
+    if dtype.is_floating_point:
+        return torch.randn(shape, generator=g).to(dtype)
+    return torch.randint(-5, 6, shape, generator=g).to(dtype)
+
+
+def compare_grad(fn, *args):
+    """Forward values equal to CPU's; then gradients of every floating input
+    through backward(w) with a fixed random w (no reduction op needed on the
+    device). With no floating input there is no backward to compare."""
+    cpu = [a.detach().clone().requires_grad_(a.is_floating_point()) if isinstance(a, torch.Tensor) else a for a in args]
+    tpu = [to_tpu(a) for a in cpu]
+    oc, ot = fn(*cpu), fn(*tpu)
+    torch.testing.assert_close(ot.detach().cpu(), oc.detach())
+    if not any(isinstance(a, torch.Tensor) and a.requires_grad for a in cpu):
+        return
+    assert oc.requires_grad and ot.requires_grad, "output is not differentiable"
+    w = torch.randn(oc.shape, generator=torch.Generator().manual_seed(1)).to(oc.dtype)
+    oc.backward(w)
+    ot.backward(w.to("tpu"))
+    for ac, at in zip(cpu, tpu):
+        if isinstance(ac, torch.Tensor) and ac.requires_grad:
+            assert at.grad is not None, "no gradient on tpu"
+            torch.testing.assert_close(at.grad.cpu(), ac.grad)
+
+
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)

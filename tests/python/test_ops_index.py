@@ -6,32 +6,7 @@ import torch
 import torch.nn.functional as F
 
 import torchtpu  # noqa: F401
-from conftest import DTYPES_ALL, DTYPES_FLOAT, compare, to_tpu
-
-
-def make(shape, dtype, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    if dtype == torch.bool:
-        return torch.rand(shape, generator=g) > 0.5
-    if dtype.is_floating_point:
-        return torch.randn(shape, generator=g).to(dtype)
-    return torch.randint(-5, 6, shape, generator=g).to(dtype)
-
-
-def compare_grad(fn, *args):
-    """Values as compare(); gradients through backward(w) with a fixed random w
-    (no reduction op needed on the device)."""
-    cpu = [a.detach().clone().requires_grad_(a.is_floating_point()) if isinstance(a, torch.Tensor) else a for a in args]
-    tpu = [to_tpu(a) for a in cpu]
-    oc, ot = fn(*cpu), fn(*tpu)
-    torch.testing.assert_close(ot.detach().cpu(), oc.detach())
-    w = torch.randn(oc.shape, generator=torch.Generator().manual_seed(1)).to(oc.dtype)
-    oc.backward(w)
-    ot.backward(w.to("tpu"))
-    for ac, at in zip(cpu, tpu):
-        if isinstance(ac, torch.Tensor) and ac.requires_grad:
-            assert at.grad is not None, "no gradient on tpu"
-            torch.testing.assert_close(at.grad.cpu(), ac.grad)
+from conftest import DTYPES_ALL, DTYPES_FLOAT, compare, compare_grad, make, to_tpu
 
 
 # ---- shape ops ---------------------------------------------------------------
