@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import torchtpu  # noqa: F401
-from conftest import DTYPES_ALL, compare_grad, make, to_tpu
+from conftest import DTYPES_ALL, compare_grad, make
 
 
 # ---- select/slice/diagonal/as_strided_scatter ---------------------------------

@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 
 import torchtpu  # noqa: F401
-from conftest import DTYPES_ALL, DTYPES_FLOAT, compare, compare_grad, make, to_tpu
+from conftest import DTYPES_ALL, DTYPES_FLOAT, compare, compare_grad, make
 
 
 # ---- shape ops ---------------------------------------------------------------
