@@ -69,6 +69,7 @@ opinfo: install $(VENV)/.testdeps
 
 bench: install
 	$(PY) bench/bench_overhead.py
+	$(PY) bench/bench_modes.py
 	$(PY) bench/bench_cache.py
 
 clean:
