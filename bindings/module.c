@@ -269,7 +269,10 @@ static PyObject *py_cache_stats(PyObject *self, PyObject *unused) {
   (void)unused;
   if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
   const tt_cache_stats_t *s = &tt_ctx()->stats;
-  return Py_BuildValue(
+  tt_cache_dir_stats_t z = {0, 0, 0};
+  tt_cache_dir_stats_t d2 = tt_ctx()->tier2 ? tt_cache_dir_stats(tt_ctx()->tier2) : z;
+  tt_cache_dir_stats_t d3 = tt_ctx()->tier3 ? tt_cache_dir_stats(tt_ctx()->tier3) : z;
+  PyObject *out = Py_BuildValue(
       "{s:K,s:K,s:K,s:K,s:d,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:N,s:N}", "requests", (unsigned long long)s->requests,
       "hits", (unsigned long long)s->hits, "misses", (unsigned long long)s->misses, "executables",
       (unsigned long long)s->executables, "compile_seconds", s->compile_seconds, "tier1_hits",
@@ -278,6 +281,17 @@ static PyObject *py_cache_stats(PyObject *self, PyObject *unused) {
       (unsigned long long)s->tier3_writes, "corrupt_entries", (unsigned long long)s->corrupt_entries,
       "write_errors", (unsigned long long)s->write_errors, "load_seconds", s->load_seconds, "tier2_dir",
       dir_path(tt_ctx()->tier2), "tier3_dir", dir_path(tt_ctx()->tier3));
+  if (!out) return NULL;
+  PyObject *extra = Py_BuildValue("{s:K,s:K,s:K}", "tier2_evicted", (unsigned long long)d2.evicted, "tier3_evicted",
+                                  (unsigned long long)d3.evicted, "stale_temps_removed",
+                                  (unsigned long long)(d2.stale_temps_removed + d3.stale_temps_removed));
+  if (!extra || PyDict_Update(out, extra)) {
+    Py_XDECREF(extra);
+    Py_DECREF(out);
+    return NULL;
+  }
+  Py_DECREF(extra);
+  return out;
 }
 
 static PyObject *py_set_eager_mode(PyObject *self, PyObject *name) {

@@ -13,10 +13,18 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "cache/sweep.h"
+
+/* A writer renames its temp file right after writing it; an hour-old one is
+ * a crashed writer's. */
+#define STALE_TMP_SECONDS 3600.0
 
 struct tt_cache_dir_s {
   char *path;
   tt_cache_dir_options_t opts;
+  atomic_uint_fast64_t known_bytes; /* entries' size at the last sweep + this process's puts since */
+  atomic_int swept;                         /* a first sweep ran */
+  atomic_uint_fast64_t sweeps, evicted, stale_temps_removed;
 };
 
 static atomic_uint_fast64_t g_seq;
@@ -68,6 +76,28 @@ void tt_cache_dir_close(tt_cache_dir_t *d) {
 
 const char *tt_cache_dir_path(const tt_cache_dir_t *d) { return d->path; }
 
+tt_cache_dir_stats_t tt_cache_dir_stats(const tt_cache_dir_t *d) {
+  tt_cache_dir_stats_t s = {atomic_load(&d->sweeps), atomic_load(&d->evicted), atomic_load(&d->stale_temps_removed)};
+  return s;
+}
+
+/* Sweeps when due (see tt_cache_dir_put). Sweep failures only cost space. */
+static void maybe_sweep(tt_cache_dir_t *d, size_t bytes) {
+  uint64_t known = atomic_fetch_add(&d->known_bytes, bytes) + bytes;
+  int first = !atomic_exchange(&d->swept, 1);
+  if (!first && (!d->opts.max_bytes || known <= d->opts.max_bytes)) return;
+  tt_cache_sweep_result_t r;
+  tt_status_t s = tt_cache_sweep(d->path, d->opts.max_bytes, d->opts.max_bytes / 4 * 3, STALE_TMP_SECONDS, &r);
+  if (s) {
+    tt_status_free(s);
+    return;
+  }
+  atomic_store(&d->known_bytes, r.bytes);
+  atomic_fetch_add(&d->sweeps, 1);
+  atomic_fetch_add(&d->evicted, r.evicted);
+  atomic_fetch_add(&d->stale_temps_removed, r.stale_temps_removed);
+}
+
 void tt_cache_dir_entry_name(const tt_cache_key_t *key, char *buf, size_t n) {
   char k[64];
   tt_cache_key_format(key, k, sizeof k);
@@ -106,6 +136,9 @@ void tt_cache_dir_get(tt_cache_dir_t *d, const tt_cache_entry_id_t *id, void **o
   *out_entry_size = n;
   *out_payload_size = 0;
   *out_check = data ? tt_cache_entry_check(data, n, id, out_payload_size) : TT_ENTRY_OK;
+  /* Refresh the time of a valid entry: eviction is least recently used first.
+   * A read-only directory just keeps its old times. */
+  if (data && *out_check == TT_ENTRY_OK) (void)utimensat(AT_FDCWD, path, NULL, 0);
 }
 
 static int write_all(int fd, const void *data, size_t n) {
@@ -153,5 +186,6 @@ tt_status_t tt_cache_dir_put(tt_cache_dir_t *d, const tt_cache_key_t *key, const
     unlink(tmp);
     return tt_status_make(TT_UNAVAILABLE, "cache: cannot write entry '%s': %s", path, strerror(err));
   }
+  maybe_sweep(d, header_size + payload_size);
   return TT_OK_STATUS;
 }

@@ -20,7 +20,13 @@ typedef struct tt_cache_dir_s tt_cache_dir_t;
 typedef struct tt_cache_dir_options_s {
   int private_dir; /* create the directory 0700 (a host-wide place such as /dev/shm) */
   int durable;     /* fsync entries before renaming them (persistent storage) */
+  uint64_t max_bytes; /* size limit of the entries (0: none); least recently used go first */
 } tt_cache_dir_options_t;
+
+/* What this process's puts did to keep the directory tidy (cache/sweep.h). */
+typedef struct tt_cache_dir_stats_s {
+  uint64_t sweeps, evicted, stale_temps_removed;
+} tt_cache_dir_stats_t;
 
 /* Creates the directory (and its parents) if needed; fails if it cannot be
  * created or written. */
@@ -28,14 +34,22 @@ tt_status_t tt_cache_dir_open(const char *path, const tt_cache_dir_options_t *op
                               tt_cache_dir_t **out_dir);
 void tt_cache_dir_close(tt_cache_dir_t *d);
 const char *tt_cache_dir_path(const tt_cache_dir_t *d);
+tt_cache_dir_stats_t tt_cache_dir_stats(const tt_cache_dir_t *d);
 
-/* Reads and validates the entry for id->key. *out_entry is NULL when there is
+/* Reads and validates the entry for id->key. A valid entry's modification
+ * time is refreshed (the size limit evicts least recently used first). *out_entry is NULL when there is
  * none; otherwise the caller frees it (tt_free) and *out_check says whether it
  * may be used (payload at TT_CACHE_ENTRY_HEADER_SIZE, *out_payload_size bytes).
  * An unreadable file is reported as missing. */
 void tt_cache_dir_get(tt_cache_dir_t *d, const tt_cache_entry_id_t *id, void **out_entry,
                       size_t *out_entry_size, size_t *out_payload_size, tt_cache_entry_check_t *out_check);
-/* Stores header + payload as the entry for key (atomically replacing any). */
+/* Stores header + payload as the entry for key (atomically replacing any).
+ * The first put of a process sweeps the directory (stale temp files go,
+ * entries beyond the limit are evicted down to 3/4 of it), and so does any
+ * put after which the size known to this process (the last sweep's count plus
+ * its own puts since) exceeds the limit. Other processes' writes are seen at
+ * the next sweep, so a directory shared by N writers can briefly exceed the
+ * limit by what they wrote since their last sweeps. */
 tt_status_t tt_cache_dir_put(tt_cache_dir_t *d, const tt_cache_key_t *key, const void *header,
                              size_t header_size, const void *payload, size_t payload_size);
 /* The file name of key's entry ("<key>.ttx") inside the directory; buf >= 64 bytes. */

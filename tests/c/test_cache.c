@@ -4,6 +4,9 @@
  * nothing, bad entries are counted, ignored and rewritten, tier 3 hits are
  * promoted to tier 2. TORCH_TPU_PJRT_PLUGIN names the plugin. */
 #include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +18,7 @@
 #include "base/alloc.h"
 #include "cache/entry.h"
 #include "cache/store.h"
+#include "cache/sweep.h"
 #include "check.h"
 #include "ops/registry.h"
 
@@ -190,6 +194,94 @@ static void test_concurrent_writers(void) {
   tt_cache_dir_close(d);
 }
 
+static int count_files(const char *dir, const char *suffix) {
+  int files = 0;
+  DIR *dd = opendir(dir);
+  for (struct dirent *e; dd && (e = readdir(dd));) {
+    size_t n = strlen(e->d_name), m = strlen(suffix);
+    if (n >= m && !strcmp(e->d_name + n - m, suffix)) files++;
+  }
+  if (dd) closedir(dd);
+  return files;
+}
+
+static void put_entry(tt_cache_dir_t *d, uint64_t seed, size_t size) {
+  tt_cache_entry_id_t id = make_id(seed);
+  unsigned char *payload = calloc(1, size);
+  payload[0] = (unsigned char)seed;
+  unsigned char header[TT_CACHE_ENTRY_HEADER_SIZE];
+  tt_cache_entry_header(&id, payload, size, header);
+  CHECK_OK(tt_cache_dir_put(d, &id.key, header, sizeof header, payload, size));
+  free(payload);
+}
+
+static void set_age(const char *dir, const char *name, long seconds_ago) {
+  char path[600];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  struct timespec t[2];
+  clock_gettime(CLOCK_REALTIME, &t[0]);
+  t[0].tv_sec -= seconds_ago;
+  t[1] = t[0];
+  CHECK(utimensat(AT_FDCWD, path, t, 0) == 0);
+}
+
+/* The size limit evicts least recently used entries (a hit refreshes one), and
+ * temp files of crashed writers are removed while young ones stay. */
+static void test_size_limit_and_sweep(void) {
+  char dir[300];
+  snprintf(dir, sizeof dir, "%s/limited", g_tmp);
+  CHECK(tt_cache_parse_bytes("2G", 0) == (2ull << 30) && tt_cache_parse_bytes("512MiB", 0) == (512ull << 20) &&
+        tt_cache_parse_bytes("1000", 0) == 1000 && tt_cache_parse_bytes("lots", 7) == 7 &&
+        tt_cache_parse_bytes(NULL, 9) == 9);
+  enum { kEntry = 10000 };
+  size_t on_disk = kEntry + TT_CACHE_ENTRY_HEADER_SIZE;
+  tt_cache_dir_options_t o = {.private_dir = 0, .durable = 0, .max_bytes = 5 * on_disk + on_disk / 2};
+  tt_cache_dir_t *d = NULL;
+  if (!CHECK_OK(tt_cache_dir_open(dir, &o, &d))) return;
+  /* A crashed writer's leftovers: one stale, one young (a writer at work). */
+  char stale[400], young[400];
+  snprintf(stale, sizeof stale, "%s/.dead.ttx.1.2.3.tmp", dir);
+  snprintf(young, sizeof young, "%s/.busy.ttx.1.2.3.tmp", dir);
+  FILE *f = fopen(stale, "w");
+  if (f) fclose(f);
+  f = fopen(young, "w");
+  if (f) fclose(f);
+  set_age(dir, ".dead.ttx.1.2.3.tmp", 7200);
+  for (uint64_t i = 0; i < 5; i++) {
+    put_entry(d, 100 + i, kEntry);
+    char name[64];
+    tt_cache_entry_id_t id = make_id(100 + i);
+    tt_cache_dir_entry_name(&id.key, name, sizeof name);
+    set_age(dir, name, 1000 - (long)i * 100); /* entry 100 oldest */
+  }
+  CHECK(access(stale, F_OK) != 0 && access(young, F_OK) == 0); /* first put swept */
+  CHECK(tt_cache_dir_stats(d).stale_temps_removed == 1);
+  CHECK(count_files(dir, ".ttx") == 5);
+  /* A hit on the oldest entry makes it the most recent. */
+  tt_cache_entry_id_t first = make_id(100);
+  void *data;
+  size_t n, pn;
+  tt_cache_entry_check_t chk;
+  tt_cache_dir_get(d, &first, &data, &n, &pn, &chk);
+  CHECK(data && chk == TT_ENTRY_OK);
+  tt_free(data);
+  /* Over the limit: evicted down to 3/4 of it, oldest first (101, 102). */
+  put_entry(d, 105, kEntry);
+  CHECK(tt_cache_dir_stats(d).evicted == 2);
+  CHECK(count_files(dir, ".ttx") == 4);
+  for (uint64_t i = 100; i <= 105; i++) {
+    tt_cache_entry_id_t id = make_id(i);
+    tt_cache_dir_get(d, &id, &data, &n, &pn, &chk);
+    CHECK((data != NULL) == (i != 101 && i != 102));
+    tt_free(data);
+  }
+  tt_cache_dir_close(d);
+  /* No limit: nothing is evicted, however much is written. */
+  tt_cache_sweep_result_t r;
+  CHECK_OK(tt_cache_sweep(dir, 0, 0, 3600, &r));
+  CHECK(r.entries == 4 && r.evicted == 0 && r.bytes == 4 * on_disk);
+}
+
 /* ---- end to end, one fresh process per run ---------------------------------- */
 
 static void run_ops(void) {
@@ -310,6 +402,7 @@ int main(void) {
   test_entry_format();
   test_store();
   test_concurrent_writers();
+  test_size_limit_and_sweep();
   test_end_to_end();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);

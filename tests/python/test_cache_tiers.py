@@ -143,3 +143,20 @@ def test_cache_stats_keys_and_tier_switches(tmp_path):
     stats = json.loads(out.strip().splitlines()[-1])["stats"]
     assert stats["tier2_dir"] is None and stats["tier3_dir"] is None
     assert not (tmp_path / "shm").exists()
+
+
+def test_tier3_size_limit_evicts_and_still_matches(populated, tmp_path):
+    """A tier-3 limit smaller than one run's entries: the run evicts (least
+    recently used first), stays within the limit, and computes the same losses."""
+    _, t3, runs = populated
+    sizes = [os.path.getsize(t3 / f) for f in _entries(t3)]
+    limit = sum(sizes) // 2
+    small = tmp_path / "small"
+    out = _run(_env(tier3=small, TORCH_TPU_TIER3_COMPILATION_CACHE_MAX_BYTES=str(limit)))
+    assert out["stats"]["tier3_evicted"] > 0
+    assert sum(os.path.getsize(small / f) for f in _entries(small)) <= limit
+    assert out["losses"] == runs[0]["losses"]
+    # A second run over what survived: still within the limit, same losses.
+    again = _run(_env(tier3=small, TORCH_TPU_TIER3_COMPILATION_CACHE_MAX_BYTES=str(limit)))
+    assert again["stats"]["corrupt_entries"] == 0 and again["losses"] == runs[0]["losses"]
+    assert sum(os.path.getsize(small / f) for f in _entries(small)) <= limit
