@@ -22,5 +22,6 @@ extern const tt_op_def_t tt_ops_foreach[];
 extern const tt_op_def_t tt_ops_sort_select[];
 extern const tt_op_def_t tt_ops_scan[];
 extern const tt_op_def_t tt_ops_search[];
+extern const tt_op_def_t tt_ops_distance[];
 
 #endif
