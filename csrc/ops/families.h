@@ -23,5 +23,6 @@ extern const tt_op_def_t tt_ops_sort_select[];
 extern const tt_op_def_t tt_ops_scan[];
 extern const tt_op_def_t tt_ops_search[];
 extern const tt_op_def_t tt_ops_distance[];
+extern const tt_op_def_t tt_ops_histogram[];
 
 #endif
