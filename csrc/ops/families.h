@@ -24,5 +24,7 @@ extern const tt_op_def_t tt_ops_scan[];
 extern const tt_op_def_t tt_ops_search[];
 extern const tt_op_def_t tt_ops_distance[];
 extern const tt_op_def_t tt_ops_histogram[];
+extern const tt_op_def_t tt_ops_renorm[];
+extern const tt_op_def_t tt_ops_nonzero_static[];
 
 #endif

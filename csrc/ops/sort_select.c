@@ -98,15 +98,17 @@ static tt_val_t row_const(tt_lower_t *L, const sel_t *s, int64_t v) {
 }
 
 /* The lower median's position: (n-1)/2 of the non-NaN values when ignore_nan
- * (position 0, a NaN, when all are NaN); else the first NaN when a row has one. */
+ * (of all values, all NaN, when no value is a number, as CPU picks); else the
+ * first NaN when a row has one. */
 static tt_val_t median_pos(tt_lower_t *L, const sel_t *s, int ignore_nan) {
   tt_graph_t *g = L->g;
   int64_t n = s->sz[s->dim];
   if (s->nans < 0) return row_const(L, s, (n - 1) / 2);
   tt_val_t cnt = tt_b_binary(g, TT_BIN_SUB, row_const(L, s, n), s->nans);
   if (ignore_nan) {
-    tt_val_t m = tt_b_binary(g, TT_BIN_MAX, tt_b_binary(g, TT_BIN_SUB, cnt, row_const(L, s, 1)), row_const(L, s, 0));
-    return tt_b_binary(g, TT_BIN_DIV, m, row_const(L, s, 2));
+    tt_val_t m = tt_b_binary(g, TT_BIN_DIV, tt_b_binary(g, TT_BIN_SUB, cnt, row_const(L, s, 1)), row_const(L, s, 2));
+    tt_val_t none = tt_b_compare(g, TT_CMP_EQ, cnt, row_const(L, s, 0));
+    return tt_b_select(g, none, row_const(L, s, (n - 1) / 2), m);
   }
   tt_val_t has = tt_b_compare(g, TT_CMP_GT, s->nans, row_const(L, s, 0));
   return tt_b_select(g, has, cnt, row_const(L, s, (n - 1) / 2));
