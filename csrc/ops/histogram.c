@@ -152,7 +152,11 @@ static tt_status_t lower_histogram_ct(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   int64_t n;
   tt_val_t x = flat_input(L, &n);
-  if (from_data && n == 0) from_data = 0;
+  if (from_data && n == 0) { /* no data and no range: CPU's edges span [0, 1] */
+    from_data = 0;
+    mn = 0;
+    mx = 1;
+  }
   tt_val_t lo, hi;
   outer_edges(g, x, dt, n, mn, mx, from_data, 0.5, &lo, &hi);
   /* linspace: the first half counts up from lo, the rest down from hi. */

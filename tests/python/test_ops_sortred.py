@@ -95,6 +95,7 @@ def test_histc_histogram():
     compare(torch.histogram, x, 5, range=(-1.0, 2.0))
     compare(lambda a, w: torch.histogram(a, 6, weight=w, density=True), x, torch.rand(60))
     compare(torch.histogram, x, torch.tensor([-1.0, 0.0, 0.5, 2.0]))
+    compare(torch.histogram, torch.zeros(5, 0), 3)
 
 
 @pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")])
