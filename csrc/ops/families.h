@@ -19,5 +19,12 @@ extern const tt_op_def_t tt_ops_loss[];
 extern const tt_op_def_t tt_ops_conv[];
 extern const tt_op_def_t tt_ops_pool[];
 extern const tt_op_def_t tt_ops_foreach[];
+extern const tt_op_def_t tt_ops_sort_select[];
+extern const tt_op_def_t tt_ops_scan[];
+extern const tt_op_def_t tt_ops_search[];
+extern const tt_op_def_t tt_ops_distance[];
+extern const tt_op_def_t tt_ops_histogram[];
+extern const tt_op_def_t tt_ops_renorm[];
+extern const tt_op_def_t tt_ops_nonzero_static[];
 
 #endif
