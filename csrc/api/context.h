@@ -17,6 +17,7 @@ typedef struct tt_cache_stats_s {
   uint64_t tier2_writes, tier3_writes;
   uint64_t corrupt_entries; /* truncated, corrupt or foreign entries found (and replaced) */
   uint64_t write_errors;    /* entries that could not be stored (full disk, read-only dir) */
+  uint64_t compile_waits;   /* compiles avoided by waiting for another process's (cache/claim.h) */
   double compile_seconds, load_seconds; /* load: reading + deserializing tier 2/3 entries */
 } tt_cache_stats_t;
 

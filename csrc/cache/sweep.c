@@ -44,7 +44,8 @@ tt_status_t tt_cache_sweep(const char *dir, uint64_t max_bytes, uint64_t target_
   struct dirent *e;
   while ((e = readdir(dp))) {
     int entry = ends_with(e->d_name, ".ttx") && e->d_name[0] != '.';
-    int tmp = e->d_name[0] == '.' && ends_with(e->d_name, ".tmp");
+    /* temp files, and compile claims (cache/claim.h) of owners long gone */
+    int tmp = (e->d_name[0] == '.' && ends_with(e->d_name, ".tmp")) || ends_with(e->d_name, ".claim");
     if ((!entry && !tmp) || strlen(e->d_name) >= sizeof files[0].name) continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     struct stat st;

@@ -3,10 +3,12 @@
 
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "base/strbuf.h"
+#include "cache/claim.h"
 #include "hlo/emit.h"
 
 static double now_seconds(void) {
@@ -85,6 +87,45 @@ static void write_back(tt_ctx_t *c, const tt_cache_entry_id_t *id, tt_pjrt_execu
   tt_free(payload);
 }
 
+/* How long a process waits for another one's compile of the same key before
+ * compiling itself: a claim may delay a compile, never block it. */
+#define CLAIM_WAIT_SECONDS 900.0
+
+/* After a miss in every tier: if another process of this host is compiling
+ * the key, waits for its tier-2 entry (NULL if it never came). Sets *owned
+ * when this process took the claim and must compile and release it. */
+static tt_pjrt_executable_t *wait_for_peer(tt_ctx_t *c, const tt_cache_entry_id_t *id, int *owned) {
+  *owned = 0;
+  if (!c->tier2) return NULL;
+  double t0 = now_seconds();
+  unsigned sleep_us = 1000;
+  int waited = 0;
+  for (;;) {
+    tt_cache_claim_t cl = tt_cache_claim(c->tier2, &id->key);
+    if (cl == TT_CLAIM_UNAVAILABLE) return NULL;
+    /* Owned or busy: the entry may have landed just before, either way. */
+    void *entry = NULL;
+    size_t entry_size = 0;
+    tt_pjrt_executable_t *exe = load(c, c->tier2, id, &entry, &entry_size);
+    tt_free(entry);
+    if (exe) {
+      if (cl == TT_CLAIM_OWNED) tt_cache_claim_release(c->tier2, &id->key);
+      c->stats.tier2_hits++;
+      if (waited) c->stats.compile_waits++;
+      return exe;
+    }
+    if (cl == TT_CLAIM_OWNED) {
+      *owned = 1;
+      return NULL;
+    }
+    if (now_seconds() - t0 > CLAIM_WAIT_SECONDS) return NULL;
+    if (!tt_cache_claim_held(c->tier2, &id->key)) continue; /* owner gone: try to take over */
+    waited = 1;
+    usleep(sleep_us);
+    if (sleep_us < 20000) sleep_us *= 2;
+  }
+}
+
 tt_status_t tt_exec_find_executable(tt_ctx_t *c, tt_graph_t *g, const tt_cache_key_t *key, const char *what,
                                     tt_pjrt_executable_t **out_exe) {
   tt_pjrt_executable_t *exe = tt_tier1_lookup(c->tier1, key);
@@ -121,12 +162,15 @@ tt_status_t tt_exec_find_executable(tt_ctx_t *c, tt_graph_t *g, const tt_cache_k
     }
   }
   tt_free(entry);
+  int owned = 0;
+  if (!exe) exe = wait_for_peer(c, &id, &owned);
   if (exe) {
     c->stats.hits++;
     c->stats.load_seconds += now_seconds() - t0;
   } else {
     s = compile(c, &text, what, &exe);
     if (!s) write_back(c, &id, exe);
+    if (owned) tt_cache_claim_release(c->tier2, &id.key);
   }
   tt_strbuf_free(&text);
   if (s) return s;

@@ -316,12 +316,16 @@ static void run_ops(void) {
   tt_storage_release(sa);
 }
 
-/* Runs run_ops in a child with the given tier settings; returns its stats. */
-static tt_cache_stats_t run_child(const char *tier2_dir, const char *tier3_root) {
+typedef struct child_s {
+  pid_t pid;
+  int fd;
+} child_t;
+
+/* Starts run_ops in a child with the given tier settings. */
+static child_t start_child(const char *tier2_dir, const char *tier3_root) {
   int fds[2];
-  tt_cache_stats_t st;
-  memset(&st, 0xff, sizeof st);
-  if (pipe(fds)) return st;
+  child_t ch = {-1, -1};
+  if (pipe(fds)) return ch;
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
@@ -341,12 +345,85 @@ static tt_cache_stats_t run_child(const char *tier2_dir, const char *tier3_root)
     exit(g_failed ? 1 : 0); /* exit, not _exit: the sanitizer build checks leaks */
   }
   close(fds[1]);
-  ssize_t got = read(fds[0], &st, sizeof st);
-  close(fds[0]);
+  ch.pid = pid;
+  ch.fd = fds[0];
+  return ch;
+}
+
+/* Waits for a child; returns its stats. */
+static tt_cache_stats_t finish_child(child_t ch) {
+  tt_cache_stats_t st;
+  memset(&st, 0xff, sizeof st);
+  if (ch.pid < 0) return st;
+  ssize_t got = read(ch.fd, &st, sizeof st);
+  close(ch.fd);
   int status = 0;
-  waitpid(pid, &status, 0);
+  waitpid(ch.pid, &status, 0);
   CHECK(got == (ssize_t)sizeof st && WIFEXITED(status) && WEXITSTATUS(status) == 0);
   return st;
+}
+
+static tt_cache_stats_t run_child(const char *tier2_dir, const char *tier3_root) {
+  return finish_child(start_child(tier2_dir, tier3_root));
+}
+
+/* Writes "<name>.claim" files in dir for every entry of src, owned by pid. */
+static int claim_all(const char *src, const char *dir, long pid) {
+  mkdir(dir, 0700);
+  DIR *dd = opendir(src);
+  int n = 0;
+  for (struct dirent *e; dd && (e = readdir(dd));) {
+    if (e->d_name[0] == '.') continue;
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s.claim", dir, e->d_name);
+    FILE *f = fopen(path, "w");
+    if (f) fprintf(f, "%ld\n", pid), fclose(f), n++;
+  }
+  if (dd) closedir(dd);
+  return n;
+}
+
+/* Moves src's entries into dir (rename: whole files) and drops the claims. */
+static void publish_all(const char *src, const char *dir) {
+  DIR *dd = opendir(src);
+  for (struct dirent *e; dd && (e = readdir(dd));) {
+    if (e->d_name[0] == '.') continue;
+    char from[700], to[700], claim[700];
+    snprintf(from, sizeof from, "%s/%s", src, e->d_name);
+    snprintf(to, sizeof to, "%s/%s", dir, e->d_name);
+    snprintf(claim, sizeof claim, "%s/%s.claim", dir, e->d_name);
+    CHECK(rename(from, to) == 0);
+    unlink(claim);
+  }
+  if (dd) closedir(dd);
+}
+
+/* A process that misses a key another live process of the host is compiling
+ * waits for that entry instead of compiling; a dead owner's claim is taken
+ * over. The keys come from a first run in a directory of their own. */
+static void test_compile_claims(void) {
+  char keys[300], busy[300], dead[300];
+  snprintf(keys, sizeof keys, "%s/claim_keys", g_tmp);
+  snprintf(busy, sizeof busy, "%s/claim_busy", g_tmp);
+  snprintf(dead, sizeof dead, "%s/claim_dead", g_tmp);
+  tt_cache_stats_t first = run_child(keys, NULL);
+  CHECK(first.misses >= 3 && first.compile_waits == 0);
+  /* Live owner (this test process): the child waits until the entries land. */
+  int n = claim_all(keys, busy, (long)getpid());
+  CHECK(n == (int)first.misses);
+  child_t ch = start_child(busy, NULL);
+  usleep(300 * 1000);
+  publish_all(keys, busy);
+  tt_cache_stats_t waiter = finish_child(ch);
+  CHECK(waiter.misses == 0 && waiter.compile_waits >= 1 && waiter.tier2_hits == (uint64_t)n);
+  /* Dead owner: a reaped child's pid. The claims are taken over at once. */
+  pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  waitpid(gone, NULL, 0);
+  CHECK(claim_all(busy, dead, (long)gone) == n);
+  tt_cache_stats_t heir = run_child(dead, NULL);
+  CHECK(heir.misses == (uint64_t)n && heir.compile_waits == 0 && heir.tier2_writes == (uint64_t)n);
+  CHECK(count_files(dead, ".claim") == 0 && count_files(dead, ".ttx") == n);
 }
 
 /* Damages every entry of a directory in turn: truncate, flip, replace. */
@@ -404,6 +481,7 @@ int main(void) {
   test_concurrent_writers();
   test_size_limit_and_sweep();
   test_end_to_end();
+  test_compile_claims();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp);
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", g_tmp);
