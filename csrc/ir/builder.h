@@ -95,6 +95,13 @@ tt_val_t tt_b_rng(tt_graph_t *g, tt_val_t state, const tt_type_t *type, tt_val_t
 tt_val_t tt_b_sort(tt_graph_t *g, int n, const tt_val_t *xs, int dim, int descending, int stable);
 tt_val_t tt_b_get(tt_graph_t *g, tt_val_t multi, int index);
 
+/* stablehlo.triangular_solve: solves op(a) x = b (left_side) or x op(a) = b
+ * for x, a (batch.., k, k) triangular (lower or upper part read), b
+ * (batch.., m, n) with the same batch dims; op transposes a when
+ * transpose_a. Result has b's type. */
+tt_val_t tt_b_triangular_solve(tt_graph_t *g, tt_val_t a, tt_val_t b, int left_side, int lower,
+                               int unit_diagonal, int transpose_a);
+
 /* ---- Loops: stablehlo.while ----
  *
  * A loop carries up to TT_LOOP_MAX_CARRIED tensors. Build it in three calls;
