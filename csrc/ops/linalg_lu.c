@@ -506,6 +506,66 @@ static tt_status_t lower_slogdet(tt_lower_t *L) {
   return NULL;
 }
 
+/* matrix_exp by scaling and squaring with the [13/13] Pade approximant
+ * (Higham 2005): A / 2^s has 1-norm <= theta13 per matrix, the approximant
+ * is (V - U)^-1 (V + U) solved with our LU, then s squarings in a loop that
+ * runs max(s) times and leaves each matrix alone past its own s. */
+static tt_status_t lower_matrix_exp(tt_lower_t *L) {
+  static const double b[14] = {64764752532480000.0, 32382376266240000.0, 7771770303897600.0,
+                               1187353796428800.0, 129060195264000.0, 10559470521600.0,
+                               670442572800.0, 33522128640.0, 1323241920.0, 40840800.0,
+                               960960.0, 16380.0, 182.0, 1.0};
+  const double theta13 = 5.371920351148152;
+  mat_t A;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (dt != TT_DTYPE_INVALID && !tt_dtype_is_float(dt))
+    return tt_status_make(TT_NOT_IMPLEMENTED, "\"linalg_matrix_exp\" not implemented for '%s'", tt_op_type_name(dt));
+  if (!read_mat(L, 0, "linalg.matrix_exp", 1, &A)) return NULL;
+  tt_graph_t *g = L->g;
+  int nb = A.nb, rank = A.rank;
+  tt_val_t a = tt_b_convert(g, tt_l_tensor(L, 0), A.ct);
+  if (A.n == 0) {
+    tt_l_output(L, tt_b_convert(g, a, A.dt));
+    return NULL;
+  }
+  int64_t rowdim = nb, coldim = nb; /* the column dim once rows are summed */
+  tt_val_t colsum = tt_b_reduce(g, TT_RED_SUM, tt_b_unary(g, TT_UN_ABS, a), 1, &rowdim);
+  tt_val_t norm = tt_b_reduce(g, TT_RED_MAX, colsum, 1, &coldim); /* (batch..) */
+  tt_val_t sf = tt_b_unary(g, TT_UN_CEIL, tt_b_binary(g, TT_BIN_DIV, tt_b_unary(g, TT_UN_LOG, tt_b_binary(g, TT_BIN_DIV, norm, tt_b_like_f(g, norm, theta13))),
+                                                     tt_b_like_f(g, norm, 0.6931471805599453)));
+  /* s in [0, 64]; NaN norms give 0 (the result is NaN anyway). */
+  tt_val_t fin = tt_b_compare(g, TT_CMP_EQ, sf, sf);
+  sf = tt_b_select(g, fin, tt_b_clamp(g, tt_b_like_f(g, sf, 0.0), sf, tt_b_like_f(g, sf, 64.0)), tt_b_like_f(g, sf, 0.0));
+  tt_val_t scale = tt_b_binary(g, TT_BIN_POW, tt_b_like_f(g, sf, 2.0), tt_b_unary(g, TT_UN_NEG, sf));
+  tt_val_t as = tt_b_binary(g, TT_BIN_MUL, a, bcast_lead(g, scale, rank, A.dims));
+  tt_val_t eye = tt_b_convert(g, tt_b_compare(g, TT_CMP_EQ, iota_i64(g, rank, A.dims, nb), iota_i64(g, rank, A.dims, nb + 1)), A.ct);
+#define LIN(x, c) tt_b_binary(g, TT_BIN_MUL, (x), tt_b_like_f(g, (x), (c)))
+#define ADD(x, y) tt_b_binary(g, TT_BIN_ADD, (x), (y))
+  tt_val_t a2 = bmm(g, as, as, nb), a4 = bmm(g, a2, a2, nb), a6 = bmm(g, a4, a2, nb);
+  tt_val_t u1 = bmm(g, a6, ADD(ADD(LIN(a6, b[13]), LIN(a4, b[11])), LIN(a2, b[9])), nb);
+  tt_val_t u = bmm(g, as, ADD(ADD(ADD(ADD(u1, LIN(a6, b[7])), LIN(a4, b[5])), LIN(a2, b[3])), LIN(eye, b[1])), nb);
+  tt_val_t v1 = bmm(g, a6, ADD(ADD(LIN(a6, b[12]), LIN(a4, b[10])), LIN(a2, b[8])), nb);
+  tt_val_t v = ADD(ADD(ADD(ADD(v1, LIN(a6, b[6])), LIN(a4, b[4])), LIN(a2, b[2])), LIN(eye, b[0]));
+#undef LIN
+#undef ADD
+  lu_t f = lu_factor(g, tt_b_binary(g, TT_BIN_SUB, v, u), &A);
+  tt_val_t r = lu_solve_left(g, f.lu, f.perm, tt_b_binary(g, TT_BIN_ADD, v, u), nb, A.dims, A.n, 0);
+  /* Squarings: counter i (f32, compared with each s) up to max(s). */
+  int64_t all[TT_MAX_RANK];
+  for (int i = 0; i < nb; i++) all[i] = i;
+  tt_val_t smax = tt_b_reduce(g, TT_RED_MAX, sf, nb, all);
+  tt_loop_t lp;
+  tt_val_t c[2], init[2] = {tt_b_const_f(g, A.ct, 0.0), r}, res[2];
+  tt_b_while_begin(g, &lp, 2, init, c);
+  tt_b_while_body(g, &lp, tt_b_compare(g, TT_CMP_LT, c[0], smax), c);
+  tt_val_t more = bcast_lead(g, tt_b_compare(g, TT_CMP_LT, tt_b_broadcast(g, c[0], nb, A.dims, NULL), sf), rank, A.dims);
+  tt_val_t next[2] = {tt_b_binary(g, TT_BIN_ADD, c[0], tt_b_const_f(g, A.ct, 1.0)),
+                      tt_b_select(g, more, bmm(g, c[1], c[1], nb), c[1])};
+  tt_b_while_end(g, &lp, next, res);
+  tt_l_output(L, tt_b_convert(g, res[1], A.dt));
+  return NULL;
+}
+
 /* eye(n[, m]) and their out= forms (which take the dtype from out). */
 static tt_val_t eye_value(tt_lower_t *L, int64_t n, int64_t m, tt_dtype_t dt) {
   if (n < 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "n must be greater or equal to 0, got %lld", (long long)n);
@@ -554,6 +614,7 @@ const tt_op_def_t tt_ops_linalg_lu[] = {
     {"_linalg_solve_ex", lower_solve_ex, 0},
     {"_linalg_det", lower_det, 0},
     {"_linalg_slogdet", lower_slogdet, 0},
+    {"linalg_matrix_exp", lower_matrix_exp, 0},
     {"eye", lower_eye, 0},
     {"eye.m", lower_eye_m, 0},
     {"eye.out", lower_eye_out, 0},

@@ -103,3 +103,15 @@ def test_eye():
     out = torch.empty(2, 5, device="tpu")
     torch.eye(2, 5, out=out)
     assert torch.equal(out.cpu(), torch.eye(2, 5))
+
+
+@pytest.mark.parametrize("shape,scale", [((3, 3), 0.1), ((2, 4, 4), 3.0), ((5, 5), 20.0)])
+def test_matrix_exp(shape, scale):
+    a = make(shape, torch.float32) * scale
+    compare(lambda x: torch.linalg.matrix_exp(x), a, grad=scale < 10, atol=1e-4, rtol=1e-4)
+    # CPU's own bfloat16 matrix_exp returns garbage (1e30 entries, torch 2.13):
+    # compare ours, computed in float32 and rounded once, with CPU's float32.
+    ab = a.to(torch.bfloat16)
+    out = torch.matrix_exp(ab.to("tpu"))
+    assert out.dtype == torch.bfloat16
+    torch.testing.assert_close(out.cpu().float(), torch.matrix_exp(ab.float()), atol=0.05, rtol=0.02)
