@@ -13,6 +13,7 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_sort_select, tt_ops_scan, tt_ops_search,
       tt_ops_distance, tt_ops_histogram, tt_ops_renorm,
       tt_ops_nonzero_static, NULL};
+      tt_ops_linalg_lu, NULL};
   return list;
 }
 
