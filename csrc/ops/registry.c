@@ -6,14 +6,33 @@
 #include "ops/families.h"
 
 static const tt_op_def_t *const *families(void) {
+  /* one family per line, NULL-terminated: merges of new families stay trivial */
   static const tt_op_def_t *const list[] = {
-      tt_ops_elementwise, tt_ops_reduction, tt_ops_shape, tt_ops_factory, tt_ops_linalg,
-      tt_ops_nn,          tt_ops_index,     tt_ops_random, tt_ops_copy,   tt_ops_activation,
-      tt_ops_norm,        tt_ops_loss,      tt_ops_conv,   tt_ops_pool,   tt_ops_foreach,
-      tt_ops_sort_select, tt_ops_scan, tt_ops_search,
-      tt_ops_distance, tt_ops_histogram, tt_ops_renorm,
-      tt_ops_nonzero_static, NULL};
-      tt_ops_linalg_lu, NULL};
+      tt_ops_elementwise,
+      tt_ops_reduction,
+      tt_ops_shape,
+      tt_ops_factory,
+      tt_ops_linalg,
+      tt_ops_nn,
+      tt_ops_index,
+      tt_ops_random,
+      tt_ops_copy,
+      tt_ops_activation,
+      tt_ops_norm,
+      tt_ops_loss,
+      tt_ops_conv,
+      tt_ops_pool,
+      tt_ops_foreach,
+      tt_ops_sort_select,
+      tt_ops_scan,
+      tt_ops_search,
+      tt_ops_distance,
+      tt_ops_histogram,
+      tt_ops_renorm,
+      tt_ops_nonzero_static,
+      tt_ops_linalg_lu,
+      NULL,
+  };
   return list;
 }
 
