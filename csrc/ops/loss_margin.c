@@ -6,7 +6,7 @@
 #include "ops/nn_util.h"
 
 typedef struct {
-  int r;            /* input rank: 1 or 2 */
+  int r;            /* input rank: 0, 1 or 2 */
   int64_t n, c;     /* samples, classes */
   tt_dtype_t dt, ct;
   int64_t reduction; /* 0 none, 1 mean, 2 sum */
@@ -21,7 +21,8 @@ static int mm_setup(tt_lower_t *L, const char *name, int ix, int it, int ired, m
     tt_l_fail(L, TT_INVALID_ARGUMENT, "\"%s\" not implemented for '%s'", name, tt_op_type_name(m->dt));
     return 0;
   }
-  if ((m->r != 1 && m->r != 2) || xs[m->r - 1] == 0) {
+  /* A 0-dim input is one sample of one class, as on CPU. */
+  if (m->r > 2 || (m->r > 0 && xs[m->r - 1] == 0)) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: Expected non-empty vector or matrix with optional 0-dim batch size, but got a %dD input", name, m->r);
     return 0;
   }
@@ -31,7 +32,7 @@ static int mm_setup(tt_lower_t *L, const char *name, int ix, int it, int ired, m
   }
   m->ct = tt_op_math_type(m->dt);
   m->n = m->r == 2 ? xs[0] : 1;
-  m->c = xs[m->r - 1];
+  m->c = m->r ? xs[m->r - 1] : 1;
   return 1;
 }
 

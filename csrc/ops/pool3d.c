@@ -87,6 +87,15 @@ static tt_status_t lower_max_pool3d(tt_lower_t *L) {
   memcpy(odims, xs, sizeof(int64_t) * (size_t)r);
   for (int i = 0; i < 3; i++) lo[b0 + i] = q.p[i], hi[b0 + i] = q.pad_hi[i], odims[b0 + i] = q.out[i];
   tt_val_t padded = tt_b_pad(g, tt_l_tensor(L, 0), tt_b_convert(g, tt_b_const_f(g, TT_F32, -INFINITY), dt), lo, hi, NULL);
+  /* The flat in-plane index of every input position, padded with -1 like
+   * the values: one slice per offset gives its indices, and -1 marks padding. */
+  int64_t sp[3] = {q.in[0], q.in[1], q.in[2]}, lo3[3], hi3[3];
+  tt_val_t flat = tt_nn_mulc(g, tt_b_iota(g, TT_I64, 3, sp, 0), (double)(q.in[1] * q.in[2]));
+  flat = tt_b_binary(g, TT_BIN_ADD, flat, tt_nn_mulc(g, tt_b_iota(g, TT_I64, 3, sp, 1), (double)q.in[2]));
+  flat = tt_b_binary(g, TT_BIN_ADD, flat, tt_b_iota(g, TT_I64, 3, sp, 2));
+  for (int i = 0; i < 3; i++) lo3[i] = q.p[i], hi3[i] = q.pad_hi[i];
+  flat = tt_b_pad(g, flat, tt_b_const_i(g, TT_I64, -1), lo3, hi3, NULL);
+  int64_t bd[3] = {b0, b0 + 1, b0 + 2};
   tt_val_t best = tt_b_full_f(g, dt, r, odims, -INFINITY);
   tt_val_t bidx = tt_b_full_i(g, TT_I64, r, odims, -1);
   for (int64_t c = 0; c < q.k[0] * q.k[1] * q.k[2]; c++) {
@@ -94,25 +103,20 @@ static tt_status_t lower_max_pool3d(tt_lower_t *L) {
     int64_t start[TT_MAX_RANK] = {0}, limit[TT_MAX_RANK], stride[TT_MAX_RANK];
     memcpy(limit, xs, sizeof(int64_t) * (size_t)r);
     for (int i = 0; i < r; i++) stride[i] = 1;
-    tt_val_t flat = -1, valid = -1;
     for (int i = 0; i < 3; i++) {
       int a = b0 + i;
       start[a] = k[i] * q.d[i];
       limit[a] = start[a] + (q.out[i] - 1) * q.s[i] + 1;
       stride[a] = q.s[i];
-      /* input position of this offset at each output cell of dim i */
-      tt_val_t pos = tt_nn_addc(g, tt_nn_mulc(g, tt_b_iota(g, TT_I64, r, odims, a), (double)q.s[i]), (double)(k[i] * q.d[i] - q.p[i]));
-      tt_val_t in = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_GE, pos, tt_b_like_f(g, pos, 0)),
-                                tt_b_compare(g, TT_CMP_LT, pos, tt_b_like_f(g, pos, (double)q.in[i])));
-      flat = i ? tt_b_binary(g, TT_BIN_ADD, tt_nn_mulc(g, flat, (double)q.in[i]), pos) : pos;
-      valid = i ? tt_b_binary(g, TT_BIN_AND, valid, in) : in;
     }
     tt_val_t v = tt_b_slice(g, padded, start, limit, stride);
+    tt_val_t idx = tt_b_broadcast(g, tt_b_slice(g, flat, start + b0, limit + b0, stride + b0), r, odims, bd);
+    tt_val_t valid = tt_b_compare(g, TT_CMP_GE, idx, tt_b_like_f(g, idx, 0));
     tt_val_t unset = tt_b_compare(g, TT_CMP_LT, bidx, tt_b_like_f(g, bidx, 0));
     tt_val_t better = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_GT, v, best), tt_b_compare(g, TT_CMP_NE, v, v));
     tt_val_t take = tt_b_binary(g, TT_BIN_AND, valid, tt_b_binary(g, TT_BIN_OR, unset, better));
     best = tt_b_select(g, take, v, best);
-    bidx = tt_b_select(g, take, flat, bidx);
+    bidx = tt_b_select(g, take, idx, bidx);
   }
   tt_l_output(L, best);
   tt_l_output(L, bidx);

@@ -65,8 +65,14 @@ static tt_val_t cubic2(tt_graph_t *g, tt_val_t x) {
   return tt_b_binary(g, TT_BIN_SUB, tt_b_binary(g, TT_BIN_MUL, p, x), cf(g, x, 4 * A));
 }
 
+/* v rounded to wdt and back: CPU stores linear and cubic weights of
+ * bfloat16/float16 inputs in the input's type. */
+static tt_val_t wround(tt_graph_t *g, tt_val_t v, tt_dtype_t wdt) {
+  return wdt == TT_F32 ? v : tt_b_convert(g, tt_b_convert(g, v, wdt), TT_F32);
+}
+
 /* The (out, in) float32 weight matrix of one dim. */
-static tt_val_t weight_matrix(tt_graph_t *g, up_mode_t mode, int align, int has_s, double sc, int64_t in, int64_t out) {
+static tt_val_t weight_matrix(tt_graph_t *g, up_mode_t mode, int align, int has_s, double sc, int64_t in, int64_t out, tt_dtype_t wdt) {
   int64_t d[2] = {out, in};
   tt_val_t o = tt_b_iota(g, TT_F32, 2, d, 0);
   tt_val_t col = tt_b_iota(g, TT_I64, 2, d, 1);
@@ -99,9 +105,10 @@ static tt_val_t weight_matrix(tt_graph_t *g, up_mode_t mode, int align, int has_
     src = tt_b_binary(g, TT_BIN_MAX, src, cf(g, src, 0));
     tt_val_t i0 = tt_b_binary(g, TT_BIN_MIN, tt_b_convert(g, tt_b_unary(g, TT_UN_FLOOR, src), TT_I64), last);
     tt_val_t lam = tt_b_clamp(g, cf(g, src, 0), tt_b_binary(g, TT_BIN_SUB, src, tt_b_convert(g, i0, TT_F32)), cf(g, src, 1));
+    lam = wround(g, lam, wdt);
     tt_val_t step = tt_b_convert(g, tt_b_compare(g, TT_CMP_LT, i0, last), TT_I64);
     tt_val_t i1 = tt_b_binary(g, TT_BIN_ADD, i0, step);
-    return tt_b_binary(g, TT_BIN_ADD, tap(g, col, i0, tt_b_binary(g, TT_BIN_SUB, cf(g, lam, 1), lam)), tap(g, col, i1, lam));
+    return tt_b_binary(g, TT_BIN_ADD, tap(g, col, i0, wround(g, tt_b_binary(g, TT_BIN_SUB, cf(g, lam, 1), lam), wdt)), tap(g, col, i1, lam));
   }
   /* Bicubic: taps floor(src)-1 .. floor(src)+2, clamped to the input. */
   tt_val_t fl = tt_b_unary(g, TT_UN_FLOOR, src);
@@ -112,7 +119,7 @@ static tt_val_t weight_matrix(tt_graph_t *g, up_mode_t mode, int align, int has_
   tt_val_t m = -1;
   for (int k = 0; k < 4; k++) {
     tt_val_t ik = tt_b_clamp(g, tt_b_like_f(g, col, 0), tt_b_binary(g, TT_BIN_ADD, i0, tt_b_like_f(g, i0, (double)(k - 1))), last);
-    tt_val_t tk = tap(g, col, ik, coef[k]);
+    tt_val_t tk = tap(g, col, ik, wround(g, coef[k], wdt));
     m = k ? tt_b_binary(g, TT_BIN_ADD, m, tk) : tk;
   }
   return m;
@@ -181,11 +188,15 @@ static tt_status_t upsample(tt_lower_t *L, const up_op_t *op) {
     return NULL;
   }
   tt_dtype_t ct = tt_op_math_type(dt);
+  /* Measured against CPU: linear1d, trilinear and bicubic round their
+   * weights to the input type; bilinear2d keeps them in float. */
+  tt_dtype_t wdt = (dt == TT_BF16 || dt == TT_F16) && ((op->mode == UP_LINEAR && nsp != 2) || op->mode == UP_CUBIC) ? dt : TT_F32;
   x = tt_b_convert(g, x, ct);
-  for (int i = 0; i < nsp; i++) {
+  /* Innermost dim first, as CPU's kernels nest their sums. */
+  for (int i = nsp - 1; i >= 0; i--) {
     int has = !tt_l_is_none(L, is0 + i);
     double sc = has ? tt_l_float(L, is0 + i, 0) : 0;
-    tt_val_t m = tt_b_convert(g, weight_matrix(g, op->mode, align, has, sc, isz[2 + i], osz[i]), ct);
+    tt_val_t m = tt_b_convert(g, weight_matrix(g, op->mode, align, has, sc, isz[2 + i], osz[i], wdt), ct);
     x = tt_nn_apply_dim(g, x, r, 2 + i, m, b ? 0 : 1);
   }
   tt_l_output(L, tt_b_convert(g, x, dt));
