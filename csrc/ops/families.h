@@ -27,5 +27,14 @@ extern const tt_op_def_t tt_ops_histogram[];
 extern const tt_op_def_t tt_ops_renorm[];
 extern const tt_op_def_t tt_ops_nonzero_static[];
 extern const tt_op_def_t tt_ops_linalg_lu[];
+extern const tt_op_def_t tt_ops_upsample[];
+extern const tt_op_def_t tt_ops_pad[];
+extern const tt_op_def_t tt_ops_pool_adaptive[];
+extern const tt_op_def_t tt_ops_pool3d[];
+extern const tt_op_def_t tt_ops_im2col[];
+extern const tt_op_def_t tt_ops_prelu[];
+extern const tt_op_def_t tt_ops_channel_shuffle[];
+extern const tt_op_def_t tt_ops_group_norm[];
+extern const tt_op_def_t tt_ops_loss_margin[];
 
 #endif

@@ -340,6 +340,40 @@ static tt_status_t lower_batch_norm_bwd(tt_lower_t *L) {
   return NULL;
 }
 
+/* Batch-norm variants with native_batch_norm's arguments rearranged: ids
+ * list, per native_batch_norm argument, the variant's argument (-1: None,
+ * -2: training = true). Writes keep the variant's numbering since the
+ * running stats stay at positions 3 and 4. */
+static tt_status_t batch_norm_variant(tt_lower_t *L, const int *ids) {
+  tt_arg_t a[8], *orig = L->args;
+  int n = L->nargs;
+  for (int k = 0; k < 8; k++) {
+    memset(&a[k], 0, sizeof a[k]);
+    if (ids[k] == -2) a[k].kind = TT_ARG_BOOL, a[k].i = 1;
+    else if (ids[k] >= 0 && ids[k] < n) a[k] = orig[ids[k]];
+  }
+  L->args = a;
+  L->nargs = 8;
+  tt_status_t st = lower_batch_norm(L);
+  L->args = orig;
+  L->nargs = n;
+  return st;
+}
+/* _native_batch_norm_legit.no_stats(input, weight, bias, training, momentum, eps) */
+static tt_status_t lower_bn_no_stats(tt_lower_t *L) {
+  static const int ids[8] = {0, 1, 2, -1, -1, 3, 4, 5};
+  return batch_norm_variant(L, ids);
+}
+/* _batch_norm_with_update(input, weight, bias, running_mean, running_var,
+ * momentum, eps) -> (out, save_mean, save_invstd, reserve): CPU's reserve is empty. */
+static tt_status_t lower_bn_with_update(tt_lower_t *L) {
+  static const int ids[8] = {0, 1, 2, 3, 4, -2, 5, 6};
+  tt_status_t st = batch_norm_variant(L, ids);
+  int64_t zero = 0;
+  if (!st) tt_l_output(L, tt_b_full_i(L->g, TT_U8, 1, &zero, 0));
+  return st;
+}
+
 const tt_op_def_t tt_ops_norm[] = {
     {"_softmax", lower_softmax, 0},
     {"_log_softmax", lower_log_softmax, 0},
@@ -349,5 +383,10 @@ const tt_op_def_t tt_ops_norm[] = {
     {"native_layer_norm_backward", lower_layer_norm_bwd, 0},
     {"native_batch_norm", lower_batch_norm, 0},
     {"native_batch_norm_backward", lower_batch_norm_bwd, 0},
+    {"_native_batch_norm_legit", lower_batch_norm, 0},
+    {"_native_batch_norm_legit.no_stats", lower_bn_no_stats, 0},
+    {"_batch_norm_with_update", lower_bn_with_update, 0},
+    /* same leading arguments as native_batch_norm_backward; reserve unused */
+    {"batch_norm_backward", lower_batch_norm_bwd, 0},
     {NULL, NULL, 0},
 };

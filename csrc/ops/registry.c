@@ -31,6 +31,15 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_renorm,
       tt_ops_nonzero_static,
       tt_ops_linalg_lu,
+      tt_ops_upsample,
+      tt_ops_pad,
+      tt_ops_pool_adaptive,
+      tt_ops_pool3d,
+      tt_ops_im2col,
+      tt_ops_prelu,
+      tt_ops_channel_shuffle,
+      tt_ops_group_norm,
+      tt_ops_loss_margin,
       NULL,
   };
   return list;

@@ -1,0 +1,54 @@
+/* Lowering of native_group_norm_backward (the forward runs PyTorch's
+ * composite over lowered ops). */
+#include "ops/families.h"
+#include "ops/nn_util.h"
+
+/* native_group_norm_backward(grad_out, input, mean, rstd, weight?, N, C,
+ * HxW, group, output_mask) -> (grad_input, grad_weight, grad_bias). With
+ * xhat = (x - mean) * rstd per (n, group) and gw = grad_out * weight[c]:
+ * grad_input = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)) over each group. */
+static tt_status_t lower_group_norm_backward(tt_lower_t *L) {
+  int64_t n = tt_l_int(L, 5, 0), c = tt_l_int(L, 6, 0), hw = tt_l_int(L, 7, 0), grp = tt_l_int(L, 8, 1);
+  if (grp <= 0 || c % grp)
+    return tt_status_make(TT_INVALID_ARGUMENT, "Expected number of channels in input to be divisible by num_groups, but got input of shape with %lld channels and num_groups=%lld",
+                          (long long)c, (long long)grp);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
+  if (!tt_dtype_is_float(dt)) return tt_status_make(TT_INVALID_ARGUMENT, "\"GroupNormBackwardKernelImpl\" not implemented for '%s'", tt_op_type_name(dt));
+  int64_t numel = 1;
+  int r = tt_l_arg_rank(L, 1);
+  const int64_t *xs = tt_l_arg_sizes(L, 1);
+  for (int i = 0; i < r; i++) numel *= xs[i];
+  if (numel != n * c * hw) return tt_status_make(TT_INVALID_ARGUMENT, "native_group_norm_backward: input has %lld elements, expected N*C*HxW = %lld", (long long)numel, (long long)(n * c * hw));
+  tt_graph_t *g = L->g;
+  int64_t cg = c / grp;
+  int64_t d4[4] = {n, grp, cg, hw}, d2[2] = {n, grp};
+  tt_val_t x = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 1), ct), 4, d4);
+  tt_val_t go = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 0), ct), 4, d4);
+  int64_t bd2[2] = {0, 1}, bdc[2] = {1, 2};
+  tt_val_t mean = tt_b_broadcast(g, tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 2), ct), 2, d2), 4, d4, bd2);
+  tt_val_t rstd = tt_b_broadcast(g, tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 3), ct), 2, d2), 4, d4, bd2);
+  tt_val_t xhat = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_SUB, x, mean), rstd);
+  int has_w = !tt_l_is_none(L, 4);
+  int64_t dgc[2] = {grp, cg};
+  tt_val_t w = has_w ? tt_b_broadcast(g, tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 4), ct), 2, dgc), 4, d4, bdc) : -1;
+  tt_val_t gw = has_w ? tt_b_binary(g, TT_BIN_MUL, go, w) : go;
+  int64_t red[2] = {2, 3};
+  double inv = (cg * hw) != 0 ? 1.0 / (double)(cg * hw) : 0;
+  tt_val_t m1 = tt_b_broadcast(g, tt_nn_mulc(g, tt_b_reduce(g, TT_RED_SUM, gw, 2, red), inv), 4, d4, bd2);
+  tt_val_t m2 = tt_b_broadcast(g, tt_nn_mulc(g, tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, gw, xhat), 2, red), inv), 4, d4, bd2);
+  tt_val_t dx = tt_b_binary(g, TT_BIN_SUB, tt_b_binary(g, TT_BIN_SUB, gw, m1), tt_b_binary(g, TT_BIN_MUL, xhat, m2));
+  dx = tt_b_binary(g, TT_BIN_MUL, dx, rstd);
+  tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, dx, r, xs), dt));
+  int64_t rd[2] = {0, 3};
+  tt_dtype_t wdt = has_w ? tt_l_arg_dtype(L, 4) : dt;
+  tt_val_t dw = tt_b_reshape(g, tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, go, xhat), 2, rd), 1, &c);
+  tt_val_t db = tt_b_reshape(g, tt_b_reduce(g, TT_RED_SUM, go, 2, rd), 1, &c);
+  tt_l_output(L, tt_b_convert(g, dw, wdt));
+  tt_l_output(L, tt_b_convert(g, db, wdt));
+  return NULL;
+}
+
+const tt_op_def_t tt_ops_group_norm[] = {
+    {"native_group_norm_backward", lower_group_norm_backward, 0},
+    {NULL, NULL, 0},
+};

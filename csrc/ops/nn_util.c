@@ -1,0 +1,54 @@
+/* Helpers shared by the nn lowerings: per-dim gathers, matrices, scatters. */
+#include <string.h>
+
+#include "ops/nn_util.h"
+
+tt_val_t tt_nn_addc(tt_graph_t *g, tt_val_t x, double c) { return tt_b_binary(g, TT_BIN_ADD, x, tt_b_like_f(g, x, c)); }
+tt_val_t tt_nn_mulc(tt_graph_t *g, tt_val_t x, double c) { return tt_b_binary(g, TT_BIN_MUL, x, tt_b_like_f(g, x, c)); }
+
+tt_val_t tt_nn_gather_dim(tt_graph_t *g, tt_val_t x, int a, tt_val_t idx, int64_t n) {
+  const tt_type_t *t = tt_graph_type(g, x);
+  if (!t) return -1;
+  int r = t->rank;
+  int64_t d2[2] = {n, 1};
+  tt_val_t coords = tt_b_reshape(g, idx, 2, d2);
+  tt_gather_dims_t gd;
+  memset(&gd, 0, sizeof gd);
+  for (int i = 0; i < r; i++) {
+    gd.slice_sizes[i] = i == a ? 1 : t->dims[i];
+    if (i != a) gd.offset_dims[gd.n_offset++] = i;
+  }
+  gd.n_collapsed = 1;
+  gd.collapsed[0] = a;
+  gd.n_start_map = 1;
+  gd.start_index_map[0] = a;
+  return tt_b_gather(g, x, coords, &gd);
+}
+
+tt_val_t tt_nn_apply_dim(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, int mdim) {
+  int64_t lc = a, rc = mdim;
+  tt_val_t y = tt_b_dot(g, x, m, 0, NULL, NULL, 1, &lc, &rc);
+  if (a == r - 1) return y;
+  /* The new dim came out last: move it back to a. */
+  int64_t perm[TT_MAX_RANK];
+  for (int i = 0, j = 0; i < r; i++) perm[i] = i == a ? r - 1 : j++;
+  return tt_b_transpose(g, y, perm);
+}
+
+tt_val_t tt_nn_scatter_flat(tt_graph_t *g, tt_val_t upd, tt_val_t idx, int64_t planes, int64_t n, int64_t size) {
+  int64_t d3[3] = {planes, n, 1}, od[2] = {planes, size};
+  tt_val_t both[2] = {tt_b_iota(g, TT_I64, 3, d3, 0), tt_b_reshape(g, idx, 3, d3)};
+  tt_val_t coords = tt_b_concat(g, 2, both, 2);
+  const tt_type_t *ut = tt_graph_type(g, upd);
+  if (!ut) return -1;
+  tt_scatter_dims_t sd;
+  memset(&sd, 0, sizeof sd);
+  sd.n_inserted = 2;
+  sd.inserted_window_dims[0] = 0;
+  sd.inserted_window_dims[1] = 1;
+  sd.n_to_operand = 2;
+  sd.scatter_to_operand[0] = 0;
+  sd.scatter_to_operand[1] = 1;
+  int64_t d2[2] = {planes, n};
+  return tt_b_scatter(g, TT_RED_SUM, tt_b_full_f(g, ut->dtype, 2, od, 0), coords, tt_b_reshape(g, upd, 2, d2), &sd);
+}

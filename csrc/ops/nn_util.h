@@ -1,0 +1,20 @@
+/* Helpers shared by the nn lowerings (upsampling, adaptive pools, padding):
+ * per-dim gathers, per-dim weight matrices and scatters to flat indices. */
+#ifndef TT_OPS_NN_UTIL_H
+#define TT_OPS_NN_UTIL_H
+
+#include "ops/common.h"
+
+/* x with dim a replaced by x[..., idx[k], ...] for the n int64 indices idx (n). */
+tt_val_t tt_nn_gather_dim(tt_graph_t *g, tt_val_t x, int a, tt_val_t idx, int64_t n);
+/* Contracts dim a of x (rank r) with dim `mdim` of the matrix m; the other
+ * dim of m takes dim a's place. */
+tt_val_t tt_nn_apply_dim(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, int mdim);
+/* Sum of scatter-adds: (planes, n) updates to flat positions idx (planes, n)
+ * of a zero (planes, size) tensor. */
+tt_val_t tt_nn_scatter_flat(tt_graph_t *g, tt_val_t upd, tt_val_t idx, int64_t planes, int64_t n, int64_t size);
+/* Elementwise helpers over same-shaped values. */
+tt_val_t tt_nn_addc(tt_graph_t *g, tt_val_t x, double c);
+tt_val_t tt_nn_mulc(tt_graph_t *g, tt_val_t x, double c);
+
+#endif

@@ -1,0 +1,219 @@
+/* Lowerings of 3-D pooling over the last three dims of (N, C, D, H, W) or
+ * (C, D, H, W): max_pool3d_with_indices (+ backward), avg_pool3d (+
+ * backward). Same methods as pool.c's 2-D versions, written over three dims. */
+#include <math.h>
+#include <string.h>
+
+#include "ops/families.h"
+#include "ops/nn_util.h"
+
+typedef struct {
+  int rank;
+  int64_t in[3], out[3], k[3], s[3], p[3], d[3], pad_hi[3];
+} p3_t;
+
+static int read3(tt_lower_t *L, int i, const int64_t *dflt, int64_t *out) {
+  int64_t v[4];
+  int n = (i < 0 || tt_l_is_none(L, i)) ? 0 : tt_l_ints(L, i, v, 4);
+  if (n == 0 && dflt) { memcpy(out, dflt, 3 * sizeof(int64_t)); return 1; }
+  if (n != 1 && n != 3) return 0;
+  for (int j = 0; j < 3; j++) out[j] = v[n == 3 ? j : 0];
+  return 1;
+}
+
+/* PyTorch's pooling_output_shape. */
+static int64_t out_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {
+  int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+  if (ceil_mode && (o - 1) * s >= in + p) o--;
+  return o;
+}
+
+static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip, int id, int ceil_mode, int is_max, p3_t *q) {
+  memset(q, 0, sizeof *q);
+  q->rank = tt_l_arg_rank(L, ix);
+  const int64_t *xs = tt_l_arg_sizes(L, ix);
+  if (q->rank != 4 && q->rank != 5) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "non-empty 4D or 5D (batch mode) tensor expected for input");
+    return 0;
+  }
+  tt_dtype_t dt = tt_l_arg_dtype(L, ix);
+  if (!tt_dtype_is_float(dt)) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "\"%s\" not implemented for '%s'", name, tt_op_type_name(dt));
+    return 0;
+  }
+  static const int64_t zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+  if (!read3(L, ik, NULL, q->k)) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: kernel_size must either be a single int, or a tuple of three ints", name);
+    return 0;
+  }
+  if (!read3(L, is, q->k, q->s) || !read3(L, ip, zero, q->p) || !read3(L, id, one, q->d)) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: stride, padding and dilation must be a single int or a tuple of three ints", name);
+    return 0;
+  }
+  for (int i = 0; i < 3; i++) {
+    q->in[i] = xs[q->rank - 3 + i];
+    if (q->k[i] <= 0 || q->s[i] <= 0 || q->d[i] <= 0) {
+      tt_l_fail(L, TT_INVALID_ARGUMENT, "kernel size, stride and dilation should be greater than zero");
+      return 0;
+    }
+    int64_t half = is_max ? (q->d[i] * (q->k[i] - 1) + 1) / 2 : q->k[i] / 2;
+    if (q->p[i] < 0 || q->p[i] > half) {
+      tt_l_fail(L, TT_INVALID_ARGUMENT, "pad should be smaller than or equal to half of kernel size, but got pad=%lld, kernel_size=%lld",
+                (long long)q->p[i], (long long)q->k[i]);
+      return 0;
+    }
+    q->out[i] = out_size(q->in[i], q->k[i], q->p[i], q->s[i], q->d[i], ceil_mode);
+    if (q->out[i] < 1) {
+      tt_l_fail(L, TT_INVALID_ARGUMENT, "Given input size: (%lldx%lldx%lld). Calculated output size is too small", (long long)xs[q->rank - 3],
+                (long long)xs[q->rank - 2], (long long)xs[q->rank - 1]);
+      return 0;
+    }
+    int64_t need = (q->out[i] - 1) * q->s[i] + q->d[i] * (q->k[i] - 1) + 1 - q->in[i] - q->p[i];
+    q->pad_hi[i] = need > 0 ? need : 0;
+  }
+  return 1;
+}
+
+/* max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode) */
+static tt_status_t lower_max_pool3d(tt_lower_t *L) {
+  p3_t q;
+  if (!setup(L, "max_pool3d", 0, 1, 2, 3, 4, tt_l_bool(L, 5, 0), 1, &q)) return NULL;
+  tt_graph_t *g = L->g;
+  int r = q.rank, b0 = r - 3;
+  const int64_t *xs = tt_l_arg_sizes(L, 0);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0}, odims[TT_MAX_RANK];
+  memcpy(odims, xs, sizeof(int64_t) * (size_t)r);
+  for (int i = 0; i < 3; i++) lo[b0 + i] = q.p[i], hi[b0 + i] = q.pad_hi[i], odims[b0 + i] = q.out[i];
+  tt_val_t padded = tt_b_pad(g, tt_l_tensor(L, 0), tt_b_convert(g, tt_b_const_f(g, TT_F32, -INFINITY), dt), lo, hi, NULL);
+  /* The flat in-plane index of every input position, padded with -1 like
+   * the values: one slice per offset gives its indices, and -1 marks padding. */
+  int64_t sp[3] = {q.in[0], q.in[1], q.in[2]}, lo3[3], hi3[3];
+  tt_val_t flat = tt_nn_mulc(g, tt_b_iota(g, TT_I64, 3, sp, 0), (double)(q.in[1] * q.in[2]));
+  flat = tt_b_binary(g, TT_BIN_ADD, flat, tt_nn_mulc(g, tt_b_iota(g, TT_I64, 3, sp, 1), (double)q.in[2]));
+  flat = tt_b_binary(g, TT_BIN_ADD, flat, tt_b_iota(g, TT_I64, 3, sp, 2));
+  for (int i = 0; i < 3; i++) lo3[i] = q.p[i], hi3[i] = q.pad_hi[i];
+  flat = tt_b_pad(g, flat, tt_b_const_i(g, TT_I64, -1), lo3, hi3, NULL);
+  int64_t bd[3] = {b0, b0 + 1, b0 + 2};
+  tt_val_t best = tt_b_full_f(g, dt, r, odims, -INFINITY);
+  tt_val_t bidx = tt_b_full_i(g, TT_I64, r, odims, -1);
+  for (int64_t c = 0; c < q.k[0] * q.k[1] * q.k[2]; c++) {
+    int64_t k[3] = {c / (q.k[1] * q.k[2]), (c / q.k[2]) % q.k[1], c % q.k[2]};
+    int64_t start[TT_MAX_RANK] = {0}, limit[TT_MAX_RANK], stride[TT_MAX_RANK];
+    memcpy(limit, xs, sizeof(int64_t) * (size_t)r);
+    for (int i = 0; i < r; i++) stride[i] = 1;
+    for (int i = 0; i < 3; i++) {
+      int a = b0 + i;
+      start[a] = k[i] * q.d[i];
+      limit[a] = start[a] + (q.out[i] - 1) * q.s[i] + 1;
+      stride[a] = q.s[i];
+    }
+    tt_val_t v = tt_b_slice(g, padded, start, limit, stride);
+    tt_val_t idx = tt_b_broadcast(g, tt_b_slice(g, flat, start + b0, limit + b0, stride + b0), r, odims, bd);
+    tt_val_t valid = tt_b_compare(g, TT_CMP_GE, idx, tt_b_like_f(g, idx, 0));
+    tt_val_t unset = tt_b_compare(g, TT_CMP_LT, bidx, tt_b_like_f(g, bidx, 0));
+    tt_val_t better = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_GT, v, best), tt_b_compare(g, TT_CMP_NE, v, v));
+    tt_val_t take = tt_b_binary(g, TT_BIN_AND, valid, tt_b_binary(g, TT_BIN_OR, unset, better));
+    best = tt_b_select(g, take, v, best);
+    bidx = tt_b_select(g, take, idx, bidx);
+  }
+  tt_l_output(L, best);
+  tt_l_output(L, bidx);
+  return NULL;
+}
+
+/* max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride,
+ * padding, dilation, ceil_mode, indices) */
+static tt_status_t lower_max_pool3d_backward(tt_lower_t *L) {
+  p3_t q;
+  if (!setup(L, "max_pool3d_with_indices_backward", 1, 2, 3, 4, 5, tt_l_bool(L, 6, 0), 1, &q)) return NULL;
+  tt_graph_t *g = L->g;
+  int r = q.rank;
+  const int64_t *xs = tt_l_arg_sizes(L, 1);
+  int64_t planes = 1;
+  for (int i = 0; i < r - 3; i++) planes *= xs[i];
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
+  tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
+  tt_val_t gx = tt_nn_scatter_flat(g, gy, tt_l_tensor(L, 7), planes, q.out[0] * q.out[1] * q.out[2], q.in[0] * q.in[1] * q.in[2]);
+  tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, gx, r, xs), dt));
+  return NULL;
+}
+
+/* The avg-pool divisor per output cell (out[0], out[1], out[2]) in ct. */
+static tt_val_t avg_divisor(tt_lower_t *L, const p3_t *q, int count_include_pad, int idiv, tt_dtype_t ct) {
+  tt_graph_t *g = L->g;
+  if (!tt_l_is_none(L, idiv)) {
+    int64_t dv = tt_l_int(L, idiv, 1);
+    if (dv == 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "divisor must be not zero");
+    return tt_b_full_f(g, ct, 3, q->out, (double)dv);
+  }
+  tt_val_t ones = tt_b_full_f(g, ct, 3, q->in, 1);
+  int64_t lo[3], hi[3];
+  if (count_include_pad) {
+    /* Padding counts, but not the extra ceil-mode area past in + pad. */
+    ones = tt_b_pad(g, ones, tt_b_const_f(g, ct, 1), q->p, q->p, NULL);
+    for (int i = 0; i < 3; i++) lo[i] = 0, hi[i] = q->pad_hi[i] > q->p[i] ? q->pad_hi[i] - q->p[i] : 0;
+  } else {
+    for (int i = 0; i < 3; i++) lo[i] = q->p[i], hi[i] = q->pad_hi[i];
+  }
+  tt_val_t cnt = tt_b_reduce_window(g, TT_RED_SUM, ones, -1, q->k, q->s, lo, hi);
+  int64_t s0[3] = {0, 0, 0}, st[3] = {1, 1, 1};
+  return tt_b_slice(g, cnt, s0, q->out, st);
+}
+
+/* avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) */
+static tt_status_t lower_avg_pool3d(tt_lower_t *L) {
+  p3_t q;
+  if (!setup(L, "avg_pool3d", 0, 1, 2, 3, -1, tt_l_bool(L, 4, 0), 0, &q)) return NULL;
+  tt_graph_t *g = L->g;
+  int r = q.rank;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(dt);
+  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], lo[TT_MAX_RANK], hi[TT_MAX_RANK];
+  for (int i = 0; i < r; i++) win[i] = str[i] = 1, lo[i] = hi[i] = 0;
+  for (int i = 0; i < 3; i++) win[r - 3 + i] = q.k[i], str[r - 3 + i] = q.s[i], lo[r - 3 + i] = q.p[i], hi[r - 3 + i] = q.pad_hi[i];
+  tt_val_t sum = tt_b_reduce_window(g, TT_RED_SUM, tt_b_convert(g, tt_l_tensor(L, 0), ct), -1, win, str, lo, hi);
+  tt_val_t div = avg_divisor(L, &q, tt_l_bool(L, 5, 1), 6, ct);
+  if (tt_graph_failed(g)) return NULL;
+  const tt_type_t *st = tt_graph_type(g, sum);
+  tt_l_output(L, tt_b_convert(g, tt_b_binary(g, TT_BIN_DIV, sum, tt_b_broadcast_to(g, div, st->rank, st->dims)), dt));
+  return NULL;
+}
+
+/* avg_pool3d_backward(grad_output, self, kernel_size, stride, padding,
+ * ceil_mode, count_include_pad, divisor_override): a stride-1 window sum
+ * over grad/divisor dilated by the stride. */
+static tt_status_t lower_avg_pool3d_backward(tt_lower_t *L) {
+  p3_t q;
+  if (!setup(L, "avg_pool3d_backward", 1, 2, 3, 4, -1, tt_l_bool(L, 5, 0), 0, &q)) return NULL;
+  tt_graph_t *g = L->g;
+  int r = q.rank;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
+  tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
+  tt_val_t div = avg_divisor(L, &q, tt_l_bool(L, 6, 1), 7, ct);
+  if (tt_graph_failed(g)) return NULL;
+  const tt_type_t *gt = tt_graph_type(g, gy);
+  gy = tt_b_binary(g, TT_BIN_DIV, gy, tt_b_broadcast_to(g, div, gt->rank, gt->dims));
+  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0}, inter[TT_MAX_RANK] = {0};
+  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], zl[TT_MAX_RANK] = {0}, zh[TT_MAX_RANK] = {0};
+  for (int i = 0; i < r; i++) win[i] = str[i] = 1;
+  for (int i = 0; i < 3; i++) {
+    int a = r - 3 + i;
+    lo[a] = q.k[i] - 1 - q.p[i];
+    hi[a] = q.in[i] + q.p[i] - (q.out[i] - 1) * q.s[i] - 1;
+    inter[a] = q.s[i] - 1;
+    win[a] = q.k[i];
+  }
+  tt_val_t f = tt_b_pad(g, gy, tt_b_const_f(g, ct, 0), lo, hi, inter);
+  tt_val_t gx = tt_b_reduce_window(g, TT_RED_SUM, f, -1, win, str, zl, zh);
+  tt_l_output(L, tt_b_convert(g, gx, dt));
+  return NULL;
+}
+
+const tt_op_def_t tt_ops_pool3d[] = {
+    {"max_pool3d_with_indices", lower_max_pool3d, 0},
+    {"max_pool3d_with_indices_backward", lower_max_pool3d_backward, 0},
+    {"avg_pool3d", lower_avg_pool3d, 0},
+    {"avg_pool3d_backward", lower_avg_pool3d_backward, 0},
+    {NULL, NULL, 0},
+};
