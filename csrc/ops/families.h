@@ -19,5 +19,9 @@ extern const tt_op_def_t tt_ops_loss[];
 extern const tt_op_def_t tt_ops_conv[];
 extern const tt_op_def_t tt_ops_pool[];
 extern const tt_op_def_t tt_ops_foreach[];
+extern const tt_op_def_t tt_ops_special_gamma[];
+extern const tt_op_def_t tt_ops_special_bessel[];
+extern const tt_op_def_t tt_ops_special_poly[];
+extern const tt_op_def_t tt_ops_special_misc[];
 
 #endif
