@@ -76,3 +76,54 @@ def test_gamma_backward(fn):
 
 def test_erfinv_backward():
     compare_grad(torch.erfinv, torch.rand(3, 5) * 1.8 - 0.9)
+
+
+MISC = {
+    "sinc": torch.sinc, "entr": torch.special.entr, "angle": torch.angle, "erfcx": torch.special.erfcx,
+    "log_ndtr": torch.special.log_ndtr, "i0": torch.i0, "i0e": torch.special.i0e, "i1": torch.special.i1,
+    "i1e": torch.special.i1e, "spherical_bessel_j0": torch.special.spherical_bessel_j0,
+}
+
+
+@pytest.mark.parametrize("name", sorted(MISC))
+def test_misc_unary_edges(name):
+    compare(MISC[name], edge(), **TOL)
+
+
+@pytest.mark.parametrize("dtype", DTYPES_FLOAT + [torch.int64, torch.bool])
+@pytest.mark.parametrize("name", ["sinc", "entr", "angle", "i0", "i0e", "i1", "i1e"])
+def test_misc_unary_dtypes(name, dtype):
+    compare(MISC[name], make((4, 5), dtype))
+
+
+def test_ndtri():
+    p = torch.tensor([0.0, 1.0, 0.5, 1e-7, 1e-4, 0.02, 0.3, 0.75, 0.999, 1 - 1e-6, -0.1, 1.1, NAN])
+    compare(torch.special.ndtri, p, **TOL)
+
+
+@pytest.mark.parametrize("dtype", DTYPES_FLOAT)
+def test_frexp(dtype):
+    x = torch.tensor([0.0, -0.0, 1.0, -3.0, 0.75, 1e-3, 123.5, -1e6, INF, -INF, NAN]).to(dtype)
+    compare(torch.frexp, x)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64])
+def test_floor_divide(dtype):
+    a, b = make((4, 5), dtype, seed=1), make((4, 5), dtype, seed=2)
+    b = torch.where(b == 0, torch.ones_like(b), b)
+    compare(torch.floor_divide, a, b)
+    compare(lambda t: torch.floor_divide(t, 3), a)
+
+
+@pytest.mark.parametrize("name", ["sinc", "entr", "i0", "i0e", "i1", "i1e", "erfcx", "log_ndtr", "ndtri"])
+def test_misc_backward(name):
+    fn = MISC.get(name, torch.special.ndtri)
+    x = torch.rand(3, 5) * 0.9 + 0.05 if name in ("entr", "ndtri") else make((3, 5), torch.float32)
+    compare_grad(fn, x)
+
+
+def test_kaiser_window():
+    for n, beta, periodic in [(0, 12.0, True), (1, 12.0, True), (10, 12.0, True), (11, 5.0, False)]:
+        c = torch.kaiser_window(n, periodic, beta)
+        t = torch.kaiser_window(n, periodic, beta, device="tpu")
+        torch.testing.assert_close(t.cpu(), c)
