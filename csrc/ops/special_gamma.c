@@ -87,8 +87,11 @@ static tt_val_t f_zeta(tt_graph_t *g, tt_val_t s, tt_val_t q) {
 static tt_val_t polygamma_val(tt_graph_t *g, int64_t n, tt_val_t x, tt_dtype_t out) {
   if (n == 0) return f_digamma(g, x);
   if (n == 1) return f_trigamma(g, x);
+  /* CPU's factor is exp(lgamma(n + 1)) in float (for f32/bf16/f16), which can
+   * be an ulp off n!; use the same value. */
   double fact = 1;
   for (int64_t k = 2; k <= n; k++) fact *= (double)k;
+  if (tt_graph_type(g, x)->dtype == TT_F32) fact = (double)expf(lgammaf((float)n + 1.0f));
   tt_val_t z = f_zeta(g, tt_sp_c(g, x, (double)(n + 1)), x);
   tt_dtype_t ct = tt_graph_type(g, z)->dtype;
   if (out != ct) z = tt_b_convert(g, tt_b_convert(g, z, out), ct);
