@@ -21,7 +21,6 @@ extern const tt_op_def_t tt_ops_pool[];
 extern const tt_op_def_t tt_ops_foreach[];
 extern const tt_op_def_t tt_ops_special_gamma[];
 extern const tt_op_def_t tt_ops_special_bessel[];
-extern const tt_op_def_t tt_ops_special_poly[];
 extern const tt_op_def_t tt_ops_special_misc[];
 
 #endif

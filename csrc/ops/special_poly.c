@@ -1,3 +1,0 @@
-/* placeholder */
-#include "ops/families.h"
-const tt_op_def_t tt_ops_special_poly[] = {{NULL, NULL, 0}};
