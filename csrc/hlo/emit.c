@@ -1,7 +1,10 @@
-/* StableHLO module text for a graph: one generic-form op per node. */
+/* StableHLO module text for a graph: one generic-form op per node. A few
+ * special functions are CHLO ops (names with their "chlo." dialect): XLA's
+ * PJRT compile legalizes CHLO to HLO on every plugin (CPU, CUDA, libtpu). */
 #include "hlo/emit.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "hlo/emit_util.h"
 
@@ -14,6 +17,8 @@ static const char *unary_name(int op) {
       [TT_UN_TAN] = "tan", [TT_UN_FLOOR] = "floor", [TT_UN_CEIL] = "ceil",
       [TT_UN_ROUND_EVEN] = "round_nearest_even", [TT_UN_SIGN] = "sign", [TT_UN_NOT] = "not",
       [TT_UN_IS_FINITE] = "is_finite", [TT_UN_CBRT] = "cbrt", [TT_UN_ERF] = NULL,
+      [TT_UN_LGAMMA] = "chlo.lgamma", [TT_UN_DIGAMMA] = "chlo.digamma", [TT_UN_ERF_INV] = "chlo.erf_inv",
+      [TT_UN_ERFC] = "chlo.erfc", [TT_UN_BESSEL_I1E] = "chlo.bessel_i1e",
   };
   return op >= 0 && op < TT_UN_COUNT ? names[op] : NULL;
 }
@@ -26,6 +31,7 @@ static const char *binary_name(int op) {
       [TT_BIN_OR] = "or", [TT_BIN_XOR] = "xor", [TT_BIN_ATAN2] = "atan2",
       [TT_BIN_SHL] = "shift_left", [TT_BIN_SHR_A] = "shift_right_arithmetic",
       [TT_BIN_SHR_L] = "shift_right_logical",
+      [TT_BIN_POLYGAMMA] = "chlo.polygamma", [TT_BIN_ZETA] = "chlo.zeta", [TT_BIN_NEXT_AFTER] = "chlo.next_after",
   };
   return op >= 0 && op < TT_BIN_COUNT ? names[op] : NULL;
 }
@@ -119,14 +125,14 @@ static tt_status_t emit_node(const tt_graph_t *g, int v, tt_strbuf_t *sb) {
     case TT_OPK_UNARY: {
       const char *name = unary_name(n->sub);
       if (!name) return tt_status_make(TT_INTERNAL, "no StableHLO op for unary %d", n->sub);
-      tt_strbuf_appendf(sb, "\"stablehlo.%s\"", name);
+      tt_strbuf_appendf(sb, "\"%s%s\"", strchr(name, '.') ? "" : "stablehlo.", name);
       tt_hlo_operands(sb, g, n);
       break;
     }
     case TT_OPK_BINARY: {
       const char *name = binary_name(n->sub);
       if (!name) return tt_status_make(TT_INTERNAL, "no StableHLO op for binary %d", n->sub);
-      tt_strbuf_appendf(sb, "\"stablehlo.%s\"", name);
+      tt_strbuf_appendf(sb, "\"%s%s\"", strchr(name, '.') ? "" : "stablehlo.", name);
       tt_hlo_operands(sb, g, n);
       break;
     }

@@ -68,12 +68,16 @@ typedef enum tt_unary_e {
   TT_UN_NEG, TT_UN_ABS, TT_UN_EXP, TT_UN_EXPM1, TT_UN_LOG, TT_UN_LOG1P, TT_UN_SQRT, TT_UN_RSQRT,
   TT_UN_TANH, TT_UN_LOGISTIC, TT_UN_SIN, TT_UN_COS, TT_UN_TAN, TT_UN_FLOOR, TT_UN_CEIL,
   TT_UN_ROUND_EVEN, TT_UN_SIGN, TT_UN_NOT, TT_UN_IS_FINITE, TT_UN_CBRT, TT_UN_ERF,
+  /* CHLO ops: XLA expands them during PJRT compile (CPU, GPU and TPU alike). */
+  TT_UN_LGAMMA, TT_UN_DIGAMMA, TT_UN_ERF_INV, TT_UN_ERFC, TT_UN_BESSEL_I1E,
   TT_UN_COUNT
 } tt_unary_t;
 
 typedef enum tt_binary_e {
   TT_BIN_ADD, TT_BIN_SUB, TT_BIN_MUL, TT_BIN_DIV, TT_BIN_REM, TT_BIN_POW, TT_BIN_MAX, TT_BIN_MIN,
   TT_BIN_AND, TT_BIN_OR, TT_BIN_XOR, TT_BIN_ATAN2, TT_BIN_SHL, TT_BIN_SHR_A, TT_BIN_SHR_L,
+  /* CHLO ops (see above): polygamma(n, x), zeta(s, q), next_after(x, y). */
+  TT_BIN_POLYGAMMA, TT_BIN_ZETA, TT_BIN_NEXT_AFTER,
   TT_BIN_COUNT
 } tt_binary_t;
 

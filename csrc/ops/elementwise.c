@@ -75,8 +75,7 @@ static tt_val_t int_floor_div(tt_graph_t *g, tt_val_t x, tt_val_t y) {
   return tt_b_select(g, fix, tt_b_binary(g, TT_BIN_SUB, q, tt_b_like_f(g, q, 1)), q);
 }
 
-static tt_status_t lower_div(tt_lower_t *L) {
-  const char *mode = tt_l_str(L, 2, NULL);
+static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
   binop_t p;
   int argi[2] = {0, 1};
   tt_dtype_t rt = tt_op_result_type(L, argi, 2);
@@ -123,6 +122,9 @@ static tt_status_t lower_div(tt_lower_t *L) {
   }
   return NULL;
 }
+static tt_status_t lower_div(tt_lower_t *L) { return div_mode(L, tt_l_str(L, 2, NULL)); }
+/* floor_divide is div(rounding_mode='floor'). */
+static tt_status_t lower_floor_divide(tt_lower_t *L) { return div_mode(L, "floor"); }
 
 static tt_status_t compare(tt_lower_t *L, tt_cmp_t c) {
   binop_t p;
@@ -839,6 +841,8 @@ const tt_op_def_t tt_ops_elementwise[] = {
     {"div_.Tensor", lower_div, TT_OPF_INPLACE},
     {"div_.Scalar", lower_div, TT_OPF_INPLACE},
     {"div_.Tensor_mode", lower_div, TT_OPF_INPLACE},
+    {"floor_divide", lower_floor_divide, 0}, {"floor_divide_.Tensor", lower_floor_divide, TT_OPF_INPLACE},
+    {"floor_divide.Scalar", lower_floor_divide, 0}, {"floor_divide_.Scalar", lower_floor_divide, TT_OPF_INPLACE},
     {"eq.Tensor", lower_eq, 0}, {"eq.Scalar", lower_eq, 0},
     {"ne.Tensor", lower_ne, 0}, {"ne.Scalar", lower_ne, 0},
     {"lt.Tensor", lower_lt, 0}, {"lt.Scalar", lower_lt, 0},

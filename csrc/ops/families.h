@@ -36,5 +36,8 @@ extern const tt_op_def_t tt_ops_prelu[];
 extern const tt_op_def_t tt_ops_channel_shuffle[];
 extern const tt_op_def_t tt_ops_group_norm[];
 extern const tt_op_def_t tt_ops_loss_margin[];
+extern const tt_op_def_t tt_ops_special_gamma[];
+extern const tt_op_def_t tt_ops_special_bessel[];
+extern const tt_op_def_t tt_ops_special_misc[];
 
 #endif

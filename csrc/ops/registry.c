@@ -40,6 +40,9 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_channel_shuffle,
       tt_ops_group_norm,
       tt_ops_loss_margin,
+      tt_ops_special_gamma,
+      tt_ops_special_bessel,
+      tt_ops_special_misc,
       NULL,
   };
   return list;
