@@ -34,7 +34,7 @@ $(VENV)/.testdeps: $(VENV)/.deps
 
 venv: $(VENV)/.deps
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed $(VENV)/.testdeps
 	$(PY) setup.py -q build_ext --inplace
 
 demo: install
