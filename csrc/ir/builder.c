@@ -572,3 +572,40 @@ tt_val_t tt_b_get(tt_graph_t *g, tt_val_t multi, int index) {
   tt_type_t t = n->types[index];
   return node1(g, TT_OPK_GET, 0, &multi, 1, &i, 1, 0.0, t);
 }
+
+static int square_batch(tt_graph_t *g, const tt_type_t *a, const char *what) {
+  if (a->rank < 2 || a->dims[a->rank - 1] != a->dims[a->rank - 2]) {
+    char buf[128];
+    shape_str(a, buf, sizeof buf);
+    tt_graph_fail(g, TT_INTERNAL, "%s: expected square matrices, got %s", what, buf);
+    return 0;
+  }
+  return 1;
+}
+
+tt_val_t tt_b_cholesky(tt_graph_t *g, tt_val_t a, int lower) {
+  CHECK_VAL(a);
+  if (!square_batch(g, T(a), "cholesky")) return -1;
+  int64_t l = lower != 0;
+  return node1(g, TT_OPK_CHOLESKY, 0, &a, 1, &l, 1, 0.0, *T(a));
+}
+
+tt_val_t tt_b_triangular_solve(tt_graph_t *g, tt_val_t a, tt_val_t b, int left_side, int lower,
+                               int unit_diagonal, int transpose_a) {
+  CHECK_VAL(a);
+  CHECK_VAL(b);
+  const tt_type_t *ta = T(a), *tb = T(b);
+  if (!square_batch(g, ta, "triangular_solve")) return -1;
+  int ok = ta->dtype == tb->dtype && ta->rank == tb->rank;
+  for (int i = 0; ok && i < ta->rank - 2; i++) ok = ta->dims[i] == tb->dims[i];
+  if (ok) ok = tb->dims[tb->rank - (left_side ? 2 : 1)] == ta->dims[ta->rank - 1];
+  if (!ok) {
+    char x[128], y[128];
+    shape_str(ta, x, sizeof x);
+    shape_str(tb, y, sizeof y);
+    return tt_graph_fail(g, TT_INTERNAL, "triangular_solve: a %s does not fit b %s", x, y);
+  }
+  int64_t ints[4] = {left_side != 0, lower != 0, unit_diagonal != 0, transpose_a != 0};
+  tt_val_t in[2] = {a, b};
+  return node1(g, TT_OPK_TRIANGULAR_SOLVE, 0, in, 2, ints, 4, 0.0, *tb);
+}

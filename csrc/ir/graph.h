@@ -49,6 +49,8 @@ typedef enum tt_opk_e {
   TT_OPK_RNG,         /* rng_bit_generator(state): results (state', bits) */
   TT_OPK_SORT,        /* n operands; ints[0] = dim, ints[1] = descending, ints[2] = stable */
   TT_OPK_GET,         /* result ints[0] of multi-result node input 0 */
+  TT_OPK_CHOLESKY,    /* ints[0] = lower */
+  TT_OPK_TRIANGULAR_SOLVE, /* (a, b); ints = left_side, lower, unit_diagonal, transpose_a */
   TT_OPK_COUNT
 } tt_opk_t;
 

@@ -19,5 +19,7 @@ extern const tt_op_def_t tt_ops_loss[];
 extern const tt_op_def_t tt_ops_conv[];
 extern const tt_op_def_t tt_ops_pool[];
 extern const tt_op_def_t tt_ops_foreach[];
+extern const tt_op_def_t tt_ops_linalg_chol[];
+extern const tt_op_def_t tt_ops_linalg_small[];
 
 #endif
