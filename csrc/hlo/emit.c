@@ -347,6 +347,70 @@ static tt_status_t emit_node(const tt_graph_t *g, int v, tt_strbuf_t *sb) {
   return TT_OK_STATUS;
 }
 
+static tt_status_t emit_nodes(const tt_graph_t *g, int *pv, int in_region, tt_strbuf_t *sb);
+
+/* One region of the WHILE node w starting at *pv: the ^bb0 header from its
+ * REGION_ARG nodes, then its nodes through the closing RETURN. */
+static tt_status_t emit_region(const tt_graph_t *g, const tt_node_t *w, int *pv, tt_strbuf_t *sb) {
+  tt_strbuf_append(sb, "  ^bb0(");
+  for (int i = 0; i < w->nresults; i++, (*pv)++) {
+    if (*pv >= tt_graph_num_nodes(g) || tt_graph_node(g, *pv)->kind != TT_OPK_REGION_ARG)
+      return tt_status_make(TT_INTERNAL, "emitter: while region without its %d arguments", w->nresults);
+    tt_strbuf_appendf(sb, "%s%%v%d: ", i ? ", " : "", *pv);
+    tt_hlo_type(sb, tt_graph_type(g, *pv));
+  }
+  tt_strbuf_append(sb, "):\n");
+  return emit_nodes(g, pv, 1, sb);
+}
+
+static tt_status_t emit_while(const tt_graph_t *g, int *pv, tt_strbuf_t *sb) {
+  int v = (*pv)++;
+  const tt_node_t *n = tt_graph_node(g, v);
+  tt_strbuf_appendf(sb, "    %%v%d", v);
+  if (n->nresults > 1) tt_strbuf_appendf(sb, ":%d", n->nresults);
+  tt_strbuf_append(sb, " = \"stablehlo.while\"");
+  tt_hlo_operands(sb, g, n);
+  tt_strbuf_append(sb, " ({\n");
+  TT_RETURN_IF_ERROR(emit_region(g, n, pv, sb));
+  tt_strbuf_append(sb, "  }, {\n");
+  TT_RETURN_IF_ERROR(emit_region(g, n, pv, sb));
+  tt_strbuf_append(sb, "  })");
+  tt_hlo_signature(sb, g, n);
+  return TT_OK_STATUS;
+}
+
+/* Emits nodes from *pv on: to the end of the graph at top level, through the
+ * closing RETURN (which is emitted) inside a region. */
+static tt_status_t emit_nodes(const tt_graph_t *g, int *pv, int in_region, tt_strbuf_t *sb) {
+  int nn = tt_graph_num_nodes(g);
+  while (*pv < nn) {
+    const tt_node_t *n = tt_graph_node(g, *pv);
+    if (n->kind == TT_OPK_WHILE) {
+      TT_RETURN_IF_ERROR(emit_while(g, pv, sb));
+      continue;
+    }
+    if (n->kind == TT_OPK_REGION_ARG)
+      return tt_status_make(TT_INTERNAL, "emitter: region argument %d outside a region header", *pv);
+    if (n->kind == TT_OPK_RETURN) {
+      if (!in_region) return tt_status_make(TT_INTERNAL, "emitter: region return %d at top level", *pv);
+      tt_strbuf_append(sb, "    \"stablehlo.return\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_append(sb, " : (");
+      for (int i = 0; i < n->ninputs; i++) {
+        if (i) tt_strbuf_append(sb, ", ");
+        tt_hlo_type(sb, tt_graph_type(g, n->inputs[i]));
+      }
+      tt_strbuf_append(sb, ") -> ()\n");
+      (*pv)++;
+      return TT_OK_STATUS;
+    }
+    TT_RETURN_IF_ERROR(emit_node(g, *pv, sb));
+    (*pv)++;
+  }
+  if (in_region) return tt_status_make(TT_INTERNAL, "emitter: a while region is not closed");
+  return TT_OK_STATUS;
+}
+
 tt_status_t tt_hlo_emit_module(const tt_graph_t *g, tt_strbuf_t *sb) {
   tt_strbuf_append(sb, "module @tt attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n");
   tt_strbuf_append(sb, "  func.func public @main(");
@@ -361,7 +425,8 @@ tt_status_t tt_hlo_emit_module(const tt_graph_t *g, tt_strbuf_t *sb) {
     tt_hlo_type(sb, tt_graph_type(g, tt_graph_output(g, i)));
   }
   tt_strbuf_append(sb, ") {\n");
-  for (int v = 0; v < tt_graph_num_nodes(g); v++) TT_RETURN_IF_ERROR(emit_node(g, v, sb));
+  int v = 0;
+  TT_RETURN_IF_ERROR(emit_nodes(g, &v, 0, sb));
   tt_strbuf_append(sb, "    \"func.return\"(");
   for (int i = 0; i < nout; i++) {
     if (i) tt_strbuf_append(sb, ", ");

@@ -95,6 +95,63 @@ tt_val_t tt_b_rng(tt_graph_t *g, tt_val_t state, const tt_type_t *type, tt_val_t
 tt_val_t tt_b_sort(tt_graph_t *g, int n, const tt_val_t *xs, int dim, int descending, int stable);
 tt_val_t tt_b_get(tt_graph_t *g, tt_val_t multi, int index);
 
+/* ---- Loops: stablehlo.while ----
+ *
+ * A loop carries up to TT_LOOP_MAX_CARRIED tensors. Build it in three calls;
+ * between them use the ordinary builders on the values they hand out:
+ *
+ *   tt_loop_t lp;
+ *   tt_val_t c[2], init[2] = {x0, acc0};
+ *   tt_b_while_begin(g, &lp, 2, init, c);     // opens the condition region
+ *   tt_val_t more = tt_b_compare(g, TT_CMP_LT, c[0], limit);
+ *   tt_b_while_body(g, &lp, more, c);         // closes it; opens the body
+ *   tt_val_t next[2] = {..., ...};            // computed from c[]
+ *   tt_val_t res[2];
+ *   tt_b_while_end(g, &lp, next, res);        // res[] = final carried values
+ *
+ * Rules: the carried values handed out by a call are valid only until the
+ * next call on the same loop; values built inside a region are not visible
+ * after it closes (results leave through the carried values); values built
+ * before the loop (parameters, constants, tensors) may be used freely
+ * inside. Loops nest: open an inner loop inside a region and close it there.
+ * next[i] must have the type of init[i]. On a graph error every out value
+ * is -1 and the calls stay safe to make, so lowerings check the graph once.
+ *
+ * Counted loops (the common case) have their own pair, which carries an
+ * int64 rank-0 counter i from lo up to hi (exclusive) in front of the user's
+ * values:
+ *
+ *   tt_val_t i, c[1], res[1];
+ *   tt_b_for_begin(g, &lp, 0, n, 1, init, &i, c);  // body open
+ *   tt_val_t next = ... c[0] ... i ...;
+ *   tt_b_for_end(g, &lp, &next, res);
+ *
+ * The fingerprint of a graph covers region contents like any other nodes, so
+ * two loops that differ only inside their bodies never share an executable. */
+#define TT_LOOP_MAX_CARRIED 32
+
+typedef struct tt_loop_s {
+  tt_val_t node;  /* the WHILE node; -1 after a failure */
+  int n;          /* carried values, counter included */
+  int stage;      /* 1: condition open, 2: body open, 3: closed */
+  int counted;    /* opened by tt_b_for_begin: carried[0] is the counter */
+  tt_val_t counter; /* counted loops: the counter inside the body */
+  tt_type_t types[TT_LOOP_MAX_CARRIED];
+} tt_loop_t;
+
+void tt_b_while_begin(tt_graph_t *g, tt_loop_t *lp, int n, const tt_val_t *inits,
+                      tt_val_t *out_carried);
+/* pred: a rank-0 bool; true runs the body once more. */
+void tt_b_while_body(tt_graph_t *g, tt_loop_t *lp, tt_val_t pred, tt_val_t *out_carried);
+/* Returns the WHILE node (or -1); out_results may be NULL. */
+tt_val_t tt_b_while_end(tt_graph_t *g, tt_loop_t *lp, const tt_val_t *next, tt_val_t *out_results);
+
+/* for (i = lo; i < hi; i++): n user values (n < TT_LOOP_MAX_CARRIED);
+ * out_i is the counter (int64, rank 0) inside the body. */
+void tt_b_for_begin(tt_graph_t *g, tt_loop_t *lp, int64_t lo, int64_t hi, int n,
+                    const tt_val_t *inits, tt_val_t *out_i, tt_val_t *out_carried);
+tt_val_t tt_b_for_end(tt_graph_t *g, tt_loop_t *lp, const tt_val_t *next, tt_val_t *out_results);
+
 /* Cholesky factor of the (batched) symmetric positive definite matrices a
  * [..., n, n]; the other triangle of the result is unspecified, and a matrix
  * that is not positive definite gives NaNs (XLA's expansion). */

@@ -14,6 +14,9 @@ static uint64_t hash_type_dims(uint64_t h, const tt_type_t *t) {
   return tt_hash_bytes(h, t->dims, sizeof(int64_t) * (size_t)t->rank);
 }
 
+/* Loop regions are inline in the node array (WHILE, REGION_ARG, RETURN
+ * nodes; see ir/graph.h), so hashing every node in order covers their
+ * contents and nesting with no special case. */
 tt_graph_key_t tt_graph_fingerprint(const tt_graph_t *g) {
   uint64_t s = TT_HASH_SEED, d = TT_HASH_SEED ^ 0x5bd1e995ULL;
   int nn = tt_graph_num_nodes(g);

@@ -49,6 +49,17 @@ typedef enum tt_opk_e {
   TT_OPK_RNG,         /* rng_bit_generator(state): results (state', bits) */
   TT_OPK_SORT,        /* n operands; ints[0] = dim, ints[1] = descending, ints[2] = stable */
   TT_OPK_GET,         /* result ints[0] of multi-result node input 0 */
+  /* Structured control flow (see tt_b_while_begin in ir/builder.h). Regions
+   * live inline in the node array: a WHILE node (inputs = initial carried
+   * values, results = final ones) is followed by its condition region, then
+   * its body region. Each region is REGION_ARG nodes (one per carried value,
+   * ints[0] = position), the region's nodes (nested WHILEs allowed), and a
+   * RETURN node (inputs = the region's results, ints[0] = 0 condition, 1
+   * body). Region nodes may use values defined before the WHILE; values
+   * defined inside a region are not visible after its RETURN. */
+  TT_OPK_WHILE,
+  TT_OPK_REGION_ARG,
+  TT_OPK_RETURN,
   TT_OPK_CHOLESKY,    /* ints[0] = lower */
   TT_OPK_TRIANGULAR_SOLVE, /* (a, b); ints = left_side, lower, unit_diagonal, transpose_a */
   TT_OPK_COUNT
