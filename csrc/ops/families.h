@@ -21,5 +21,6 @@ extern const tt_op_def_t tt_ops_pool[];
 extern const tt_op_def_t tt_ops_foreach[];
 extern const tt_op_def_t tt_ops_linalg_chol[];
 extern const tt_op_def_t tt_ops_linalg_small[];
+extern const tt_op_def_t tt_ops_linalg_qr[];
 
 #endif
