@@ -337,8 +337,8 @@ static tt_status_t emit_node(const tt_graph_t *g, int v, tt_strbuf_t *sb) {
       tt_strbuf_append(sb, "\"stablehlo.triangular_solve\"");
       tt_hlo_operands(sb, g, n);
       tt_strbuf_appendf(sb, " {left_side = %s, lower = %s, unit_diagonal = %s, transpose_a = #stablehlo<transpose %s>}",
-                        n->ints[0] ? "true" : "false", n->ints[1] ? "true" : "false", n->ints[2] ? "true" : "false",
-                        n->ints[3] ? "TRANSPOSE" : "NO_TRANSPOSE");
+                        n->ints[0] ? "true" : "false", n->ints[1] ? "true" : "false",
+                        n->ints[2] ? "true" : "false", n->ints[3] ? "TRANSPOSE" : "NO_TRANSPOSE");
       break;
     default:
       return tt_status_make(TT_INTERNAL, "emitter: unknown node kind %d", (int)n->kind);

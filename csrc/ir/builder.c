@@ -595,17 +595,17 @@ tt_val_t tt_b_triangular_solve(tt_graph_t *g, tt_val_t a, tt_val_t b, int left_s
   CHECK_VAL(a);
   CHECK_VAL(b);
   const tt_type_t *ta = T(a), *tb = T(b);
-  if (!square_batch(g, ta, "triangular_solve")) return -1;
-  int ok = ta->dtype == tb->dtype && ta->rank == tb->rank;
-  for (int i = 0; ok && i < ta->rank - 2; i++) ok = ta->dims[i] == tb->dims[i];
-  if (ok) ok = tb->dims[tb->rank - (left_side ? 2 : 1)] == ta->dims[ta->rank - 1];
+  int r = ta->rank, ok = r >= 2 && tb->rank == r && ta->dtype == tb->dtype &&
+                         ta->dims[r - 1] == ta->dims[r - 2];
+  for (int i = 0; ok && i < r - 2; i++) ok = ta->dims[i] == tb->dims[i];
+  if (ok) ok = ta->dims[r - 1] == tb->dims[left_side ? r - 2 : r - 1];
   if (!ok) {
     char x[128], y[128];
     shape_str(ta, x, sizeof x);
     shape_str(tb, y, sizeof y);
-    return tt_graph_fail(g, TT_INTERNAL, "triangular_solve: a %s does not fit b %s", x, y);
+    return tt_graph_fail(g, TT_INTERNAL, "triangular_solve: operands %s and %s do not fit", x, y);
   }
   int64_t ints[4] = {left_side != 0, lower != 0, unit_diagonal != 0, transpose_a != 0};
-  tt_val_t in[2] = {a, b};
-  return node1(g, TT_OPK_TRIANGULAR_SOLVE, 0, in, 2, ints, 4, 0.0, *tb);
+  tt_val_t ins[2] = {a, b};
+  return node1(g, TT_OPK_TRIANGULAR_SOLVE, 0, ins, 2, ints, 4, 0.0, *tb);
 }

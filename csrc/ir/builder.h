@@ -95,6 +95,13 @@ tt_val_t tt_b_rng(tt_graph_t *g, tt_val_t state, const tt_type_t *type, tt_val_t
 tt_val_t tt_b_sort(tt_graph_t *g, int n, const tt_val_t *xs, int dim, int descending, int stable);
 tt_val_t tt_b_get(tt_graph_t *g, tt_val_t multi, int index);
 
+/* stablehlo.triangular_solve: solves op(a) x = b (left_side) or x op(a) = b
+ * for x, a (batch.., k, k) triangular (lower or upper part read), b
+ * (batch.., m, n) with the same batch dims; op transposes a when
+ * transpose_a. Result has b's type. */
+tt_val_t tt_b_triangular_solve(tt_graph_t *g, tt_val_t a, tt_val_t b, int left_side, int lower,
+                               int unit_diagonal, int transpose_a);
+
 /* ---- Loops: stablehlo.while ----
  *
  * A loop carries up to TT_LOOP_MAX_CARRIED tensors. Build it in three calls;
@@ -156,10 +163,5 @@ tt_val_t tt_b_for_end(tt_graph_t *g, tt_loop_t *lp, const tt_val_t *next, tt_val
  * [..., n, n]; the other triangle of the result is unspecified, and a matrix
  * that is not positive definite gives NaNs (XLA's expansion). */
 tt_val_t tt_b_cholesky(tt_graph_t *g, tt_val_t a, int lower);
-/* Solves op(a) x = b (left_side) or x op(a) = b with a [..., n, n] triangular
- * (only the `lower` or upper triangle is read), op = transpose when
- * transpose_a; a and b share their batch dims. */
-tt_val_t tt_b_triangular_solve(tt_graph_t *g, tt_val_t a, tt_val_t b, int left_side, int lower,
-                               int unit_diagonal, int transpose_a);
 
 #endif
