@@ -22,6 +22,8 @@ extern const tt_op_def_t tt_ops_foreach[];
 extern const tt_op_def_t tt_ops_linalg_chol[];
 extern const tt_op_def_t tt_ops_linalg_small[];
 extern const tt_op_def_t tt_ops_linalg_qr[];
+extern const tt_op_def_t tt_ops_linalg_eig[];
+extern const tt_op_def_t tt_ops_linalg_svd[];
 extern const tt_op_def_t tt_ops_linalg_lu[];
 
 #endif
