@@ -33,6 +33,11 @@ void tt_la_eigh(tt_graph_t *g, tt_val_t a, tt_val_t *out_w, tt_val_t *out_v) {
   tt_type_t t = *tt_graph_type(g, a);
   int64_t n = t.dims[1];
   tt_val_t eye = tt_la_eye_like(g, a);
+  if (n == 0 || t.dims[0] == 0) { /* nothing to rotate (a loop body over empty dims would not compile) */
+    *out_w = tt_la_diag(g, a);
+    if (out_v) *out_v = eye;
+    return;
+  }
   tt_loop_t sweep, lp, lq;
   tt_val_t c[3], init[3] = {tt_b_const_i(g, TT_I64, 0), a, eye}, res[3];
   tt_b_while_begin(g, &sweep, 3, init, c);

@@ -51,6 +51,13 @@ static void jacobi_svd(tt_graph_t *g, tt_val_t a, tt_val_t *out_u, tt_val_t *out
   int64_t n = t.dims[2], vd[3] = {t.dims[0], n, n};
   tt_val_t eye = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, tt_b_iota(g, TT_I64, 3, vd, 1), tt_b_iota(g, TT_I64, 3, vd, 2)),
                              tt_b_full_f(g, t.dtype, 3, vd, 1.0), tt_b_full_f(g, t.dtype, 3, vd, 0.0));
+  if (n == 0 || t.dims[0] == 0 || t.dims[1] == 0) { /* nothing to rotate; a = 0 columns or rows */
+    int64_t sd[2] = {t.dims[0], n};
+    *out_u = tt_b_like_f(g, a, 0.0);
+    *out_s = tt_b_full_f(g, t.dtype, 2, sd, 0.0);
+    *out_v = eye;
+    return;
+  }
   tt_loop_t sweep, lp, lq;
   tt_val_t c[3], init[3] = {tt_b_const_i(g, TT_I64, 0), a, eye}, res[3];
   tt_b_while_begin(g, &sweep, 3, init, c);
