@@ -24,6 +24,7 @@ extern const tt_op_def_t tt_ops_linalg_small[];
 extern const tt_op_def_t tt_ops_linalg_qr[];
 extern const tt_op_def_t tt_ops_linalg_eig[];
 extern const tt_op_def_t tt_ops_linalg_svd[];
+extern const tt_op_def_t tt_ops_linalg_lstsq[];
 extern const tt_op_def_t tt_ops_linalg_lu[];
 
 #endif

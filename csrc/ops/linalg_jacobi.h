@@ -30,4 +30,8 @@ tt_val_t tt_jac_sign(tt_graph_t *g, tt_val_t v);
 /* v [B, r, n] times sign [B, n] per column. */
 tt_val_t tt_jac_scale_cols(tt_graph_t *g, tt_val_t v, tt_val_t sign);
 
+/* Thin SVD of a [B, m, n], k = min(m, n): u [B, m, k], s [B, k] descending,
+ * v [B, n, k], a = u diag(s) v^T (linalg_svd.c). */
+void tt_la_svd(tt_graph_t *g, tt_val_t a, tt_val_t *out_u, tt_val_t *out_s, tt_val_t *out_v);
+
 #endif

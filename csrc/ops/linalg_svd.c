@@ -113,6 +113,17 @@ static tt_val_t complete_basis(tt_graph_t *g, tt_val_t x) {
   return tt_jac_scale_cols(g, q, full);
 }
 
+void tt_la_svd(tt_graph_t *g, tt_val_t a, tt_val_t *out_u, tt_val_t *out_s, tt_val_t *out_v) {
+  *out_u = *out_s = *out_v = -1;
+  if (a < 0 || tt_graph_failed(g)) return;
+  const tt_type_t *t = tt_graph_type(g, a);
+  int wide = t->dims[1] < t->dims[2];
+  tt_val_t u, v;
+  jacobi_svd(g, wide ? tt_la_mT(g, a) : a, &u, out_s, &v);
+  *out_u = wide ? v : u;
+  *out_v = wide ? u : v;
+}
+
 /* _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None) -> (U, S, Vh) */
 static tt_status_t lower_linalg_svd(tt_lower_t *L) {
   if (!tt_la_check_matrix(L, 0, "linalg.svd", "A", 0)) return NULL;

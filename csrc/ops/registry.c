@@ -11,7 +11,7 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_nn,          tt_ops_index,     tt_ops_random, tt_ops_copy,   tt_ops_activation,
       tt_ops_norm,        tt_ops_loss,      tt_ops_conv,   tt_ops_pool,   tt_ops_foreach,
       tt_ops_linalg_chol, tt_ops_linalg_small, tt_ops_linalg_qr, tt_ops_linalg_lu,
-      tt_ops_linalg_eig, tt_ops_linalg_svd, NULL};
+      tt_ops_linalg_eig, tt_ops_linalg_svd, tt_ops_linalg_lstsq, NULL};
   return list;
 }
 

@@ -107,3 +107,90 @@ def test_trace(dtype):
     assert out.dtype == (dtype if dtype.is_floating_point else torch.int64)
     with pytest.raises(RuntimeError, match="expected a matrix"):
         torch.trace(torch.ones(2, 2, 2, device="tpu"))
+
+
+# ---------------------------------------------------------------- QR (Householder, LAPACK's signs)
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 4, 4)])
+def test_geqrf_qr_match_lapack(shape):
+    a = make(shape, torch.float32)
+    compare(torch.geqrf, a, **TOL)
+    for mode in ("reduced", "complete", "r"):
+        compare(lambda x: torch.linalg.qr(x, mode=mode), a, **TOL)
+    compare(lambda x: torch.linalg.qr(x), a, grad=True, **TOL)
+
+
+@pytest.mark.parametrize("left,transpose", [(True, False), (True, True), (False, False), (False, True)])
+def test_householder_product_ormqr(left, transpose):
+    packed, tau = torch.geqrf(make((2, 4, 3), torch.float32))
+    compare(torch.linalg.householder_product, packed, tau, grad=True, **TOL)
+    c = make((2, 4, 2) if left else (2, 2, 4), torch.float32, 1)
+    compare(lambda p, t, c: torch.ormqr(p, t, c, left, transpose), packed, tau, c, grad=True, **TOL)
+
+
+# ---------------------------------------------------------------- eigh, SVD (vectors up to sign)
+
+def _sym(*shape, seed=0):
+    a = make(shape, torch.float32, seed)
+    return a + a.mT
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 3), (2, 5, 5), (0, 2, 2)])
+def test_eigh(shape):
+    a = _sym(*shape)
+    w, v = torch.linalg.eigh(a.to("tpu"))
+    wc, vc = torch.linalg.eigh(a)
+    torch.testing.assert_close(w.cpu(), wc, **TOL)  # ascending, as LAPACK
+    if a.numel():
+        # Same eigenvectors up to sign; the largest entry of each is positive.
+        v = v.cpu()
+        torch.testing.assert_close(v.abs(), vc.abs(), atol=1e-3, rtol=1e-3)
+        big = v.gather(-2, v.abs().argmax(-2, keepdim=True))
+        assert (big > 0).all()
+    # Upper triangle read for UPLO="U"; gauge-invariant gradients.
+    compare(lambda x: torch.linalg.eigvalsh(x, UPLO="U"), make(shape, torch.float32, 1), grad=True, **TOL)
+    compare(lambda x: (lambda w, v: (w, v @ v.mT * 2))(*torch.linalg.eigh(x)), a, grad=True, atol=1e-3, rtol=1e-3)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (2, 5), (2, 4, 4), (3, 0)])
+@pytest.mark.parametrize("full", [False, True])
+def test_svd(shape, full):
+    a = make(shape, torch.float32)
+    u, s, vh = (t.cpu() for t in torch.linalg.svd(a.to("tpu"), full_matrices=full))
+    uc, sc, vhc = torch.linalg.svd(a, full_matrices=full)
+    assert u.shape == uc.shape and vh.shape == vhc.shape
+    torch.testing.assert_close(s, sc, **TOL)  # descending, as LAPACK
+    k = min(shape[-2:])
+    torch.testing.assert_close(u[..., :k] @ torch.diag_embed(s) @ vh[..., :k, :], a, **TOL)
+    torch.testing.assert_close(u.mT @ u, torch.eye(u.shape[-1]).expand_as(u.mT @ u), **TOL)
+    torch.testing.assert_close(vh @ vh.mT, torch.eye(vh.shape[-2]).expand_as(vh @ vh.mT), **TOL)
+    if a.numel():
+        compare(torch.linalg.svdvals, a, grad=True, **TOL)
+        compare(lambda x: (lambda u, s, vh: (s, u @ vh))(*torch.linalg.svd(x, full_matrices=False)), a, grad=True,
+                atol=1e-3, rtol=1e-3)
+
+
+def test_svd_users():
+    a = make((4, 3), torch.float32)
+    compare(torch.linalg.pinv, a, grad=True, atol=1e-3, rtol=1e-3)
+    compare(lambda x: torch.linalg.matrix_norm(x, ord="nuc"), a, grad=True, **TOL)
+    compare(lambda x: torch.linalg.matrix_norm(x, ord=2), a, grad=True, **TOL)
+    compare(torch.linalg.cond, a[:3], **TOL)
+    assert torch.linalg.matrix_rank(torch.ones(3, 4).to("tpu")).item() == 1
+
+
+# ---------------------------------------------------------------- least squares
+
+@pytest.mark.parametrize("driver", ["gels", "gelsy", "gelsd", "gelss"])
+@pytest.mark.parametrize("sa,sb", [((4, 3), (4, 2)), ((2, 3), (2, 2)), ((2, 4, 3), (2, 4)), ((4, 3), (4,))])
+def test_lstsq(driver, sa, sb):
+    a, b = make(sa, torch.float32), make(sb, torch.float32, 1)
+    compare(lambda a, b: torch.linalg.lstsq(a, b, driver=driver), a, b, **TOL)
+    compare(lambda a, b: torch.linalg.lstsq(a, b, driver=driver).solution, a, b, grad=True, atol=1e-3, rtol=1e-3)
+
+
+def test_lstsq_rank_deficient_min_norm():
+    a = torch.tensor([[1., 2, 3], [2, 4, 6], [1, 0, 1], [0, 1, 1]])  # rank 2
+    b = make((4, 2), torch.float32, 1)
+    compare(lambda a, b: torch.linalg.lstsq(a, b, driver="gelsd")[0], a, b, atol=1e-3, rtol=1e-3)
+    assert torch.linalg.lstsq(a.to("tpu"), b.to("tpu"), driver="gelsy").rank.item() == 2
