@@ -334,6 +334,11 @@ static tt_status_t emit_node(const tt_graph_t *g, int v, tt_strbuf_t *sb) {
       tt_strbuf_appendf(sb, " {dimension = %lld : i64, is_stable = %s}", (long long)n->ints[0],
                         n->ints[2] ? "true" : "false");
       break;
+    case TT_OPK_CHOLESKY:
+      tt_strbuf_append(sb, "\"stablehlo.cholesky\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_appendf(sb, " {lower = %s}", n->ints[0] ? "true" : "false");
+      break;
     case TT_OPK_TRIANGULAR_SOLVE:
       tt_strbuf_append(sb, "\"stablehlo.triangular_solve\"");
       tt_hlo_operands(sb, g, n);

@@ -573,6 +573,23 @@ tt_val_t tt_b_get(tt_graph_t *g, tt_val_t multi, int index) {
   return node1(g, TT_OPK_GET, 0, &multi, 1, &i, 1, 0.0, t);
 }
 
+static int square_batch(tt_graph_t *g, const tt_type_t *a, const char *what) {
+  if (a->rank < 2 || a->dims[a->rank - 1] != a->dims[a->rank - 2]) {
+    char buf[128];
+    shape_str(a, buf, sizeof buf);
+    tt_graph_fail(g, TT_INTERNAL, "%s: expected square matrices, got %s", what, buf);
+    return 0;
+  }
+  return 1;
+}
+
+tt_val_t tt_b_cholesky(tt_graph_t *g, tt_val_t a, int lower) {
+  CHECK_VAL(a);
+  if (!square_batch(g, T(a), "cholesky")) return -1;
+  int64_t l = lower != 0;
+  return node1(g, TT_OPK_CHOLESKY, 0, &a, 1, &l, 1, 0.0, *T(a));
+}
+
 tt_val_t tt_b_triangular_solve(tt_graph_t *g, tt_val_t a, tt_val_t b, int left_side, int lower,
                                int unit_diagonal, int transpose_a) {
   CHECK_VAL(a);

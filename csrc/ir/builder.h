@@ -159,4 +159,9 @@ void tt_b_for_begin(tt_graph_t *g, tt_loop_t *lp, int64_t lo, int64_t hi, int n,
                     const tt_val_t *inits, tt_val_t *out_i, tt_val_t *out_carried);
 tt_val_t tt_b_for_end(tt_graph_t *g, tt_loop_t *lp, const tt_val_t *next, tt_val_t *out_results);
 
+/* Cholesky factor of the (batched) symmetric positive definite matrices a
+ * [..., n, n]; the other triangle of the result is unspecified, and a matrix
+ * that is not positive definite gives NaNs (XLA's expansion). */
+tt_val_t tt_b_cholesky(tt_graph_t *g, tt_val_t a, int lower);
+
 #endif

@@ -60,6 +60,7 @@ typedef enum tt_opk_e {
   TT_OPK_WHILE,
   TT_OPK_REGION_ARG,
   TT_OPK_RETURN,
+  TT_OPK_CHOLESKY,    /* ints[0] = lower */
   TT_OPK_TRIANGULAR_SOLVE, /* (a, b); ints = left_side, lower, unit_diagonal, transpose_a */
   TT_OPK_COUNT
 } tt_opk_t;
