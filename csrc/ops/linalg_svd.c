@@ -46,6 +46,8 @@ static tt_val_t not_orthogonal(tt_graph_t *g, tt_val_t w, double tol) {
 }
 
 /* a [B, m, n], m >= n: u [B, m, n], s [B, n] descending, v [B, n, n] (a = u s v^T). */
+static tt_val_t complete_basis(tt_graph_t *g, tt_val_t x);
+
 static void jacobi_svd(tt_graph_t *g, tt_val_t a, tt_val_t *out_u, tt_val_t *out_s, tt_val_t *out_v) {
   tt_type_t t = *tt_graph_type(g, a);
   int64_t n = t.dims[2], vd[3] = {t.dims[0], n, n};
@@ -89,6 +91,12 @@ static void jacobi_svd(tt_graph_t *g, tt_val_t a, tt_val_t *out_u, tt_val_t *out
   tt_val_t vs[2] = {U, V};
   tt_jac_sort(g, &s, 1, 2, vs);
   tt_val_t sign = tt_jac_sign(g, vs[1]);
+  /* Columns of zero (or rounding-level) singular values come out of w / s as
+   * zeros or noise; LAPACK's U is orthonormal all the same. Re-orthonormalize
+   * by Householder QR with R's signs: a well-determined column is returned
+   * as it was (to rounding), the others become an orthonormal completion. */
+  tt_val_t basis = complete_basis(g, vs[0]);
+  vs[0] = tt_b_slice_dim(g, basis, 2, 0, n, 1);
   *out_u = tt_jac_scale_cols(g, vs[0], sign);
   *out_v = tt_jac_scale_cols(g, vs[1], sign);
   *out_s = s;

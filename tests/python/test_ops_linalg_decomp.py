@@ -194,3 +194,18 @@ def test_lstsq_rank_deficient_min_norm():
     b = make((4, 2), torch.float32, 1)
     compare(lambda a, b: torch.linalg.lstsq(a, b, driver="gelsd")[0], a, b, atol=1e-3, rtol=1e-3)
     assert torch.linalg.lstsq(a.to("tpu"), b.to("tpu"), driver="gelsy").rank.item() == 2
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4), (3, 3)])
+def test_svd_rank_deficient_factors_are_orthonormal(shape):
+    """Zero singular values: U and V still have orthonormal columns, as LAPACK's do."""
+    torch.manual_seed(0)
+    a = torch.randn(shape[0], 1) @ torch.randn(1, shape[1])  # rank 1
+    for x in (a, torch.zeros(shape)):
+        for full in (False, True):
+            u, s, vh = (t.cpu() for t in torch.linalg.svd(x.to("tpu"), full_matrices=full))
+            torch.testing.assert_close(u.mT @ u, torch.eye(u.shape[-1]), atol=1e-5, rtol=0)
+            torch.testing.assert_close(vh @ vh.mT, torch.eye(vh.shape[-2]), atol=1e-5, rtol=0)
+            k = min(shape)
+            torch.testing.assert_close(u[:, :k] @ torch.diag(s) @ vh[:k], x, atol=1e-5, rtol=1e-5)
+            torch.testing.assert_close(s, torch.linalg.svdvals(x), atol=1e-5, rtol=1e-5)
