@@ -3,7 +3,7 @@
  * their exp-scaled forms), as PyTorch's CPU kernels compute them: Cephes'
  * rational approximations (coefficient tables below are Cephes' published
  * values, as PyTorch uses them) and Chebyshev series, each branch built and
- * the right one selected per element. */
+ * the right one selected per element; and special.airy_ai. */
 #include <math.h>
 
 #include "ops/common.h"
@@ -217,6 +217,80 @@ static tt_val_t f_k1(tt_graph_t *g, tt_val_t x) { return k_common(g, x, 1, 0); }
 static tt_val_t f_k0e(tt_graph_t *g, tt_val_t x) { return k_common(g, x, 0, 1); }
 static tt_val_t f_k1e(tt_graph_t *g, tt_val_t x) { return k_common(g, x, 1, 1); }
 
+/* Airy Ai: asymptotic rational forms below -2.09 (oscillating) and from 2.09
+ * (decaying; CPU returns it outright above 8.3203353 and also uses it in
+ * between), the Maclaurin series f(x) c1 - g(x) c2 in between; 0 above
+ * 103.892 and NaN at +-inf, as on CPU. */
+static const double AI_AN[8] = {3.46538101525629032477e-01, 1.20075952739645805542e+01, 7.62796053615234516538e+01,
+                                1.68089224934630576269e+02, 1.59756391350164413639e+02, 7.05360906840444183113e+01,
+                                1.40264691163389668864e+01, 9.99999999999999995305e-01};
+static const double AI_AD[8] = {5.67594532638770212846e-01, 1.47562562584847203173e+01, 8.45138970141474626562e+01,
+                                1.77318088145400459522e+02, 1.64234692871529701831e+02, 7.14778400825575695274e+01,
+                                1.40959135607834029598e+01, 1.00000000000000000470e+00};
+static const double AI_AFN[9] = {-1.31696323418331795333e-01, -6.26456544431912369773e-01, -6.93158036036933542233e-01,
+                                 -2.79779981545119124951e-01, -4.91900132609500318020e-02, -4.06265923594885404393e-03,
+                                 -1.59276496239262096340e-04, -2.77649108155232920844e-06, -1.67787698489114633780e-08};
+static const double AI_AFD[9] = {1.33560420706553243746e+01, 3.26825032795224613948e+01, 2.67367040941499554804e+01,
+                                 9.18707402907259625840e+00, 1.47529146771666414581e+00, 1.15687173795188044134e-01,
+                                 4.40291641615211203805e-03, 7.54720348287414296618e-05, 4.51850092970580378464e-07};
+static const double AI_AGN[11] = {1.97339932091685679179e-02, 3.91103029615688277255e-01, 1.06579897599595591108e+00,
+                                  9.39169229816650230044e-01, 3.51465656105547619242e-01, 6.33888919628925490927e-02,
+                                  5.85804113048388458567e-03, 2.82851600836737019778e-04, 6.98793669997260967291e-06,
+                                  8.11789239554389293311e-08, 3.41551784765923618484e-10};
+static const double AI_AGD[10] = {9.30892908077441974853e+00, 1.98352928718312140417e+01, 1.55646628932864612953e+01,
+                                  5.47686069422975497931e+00, 9.54293611618961883998e-01, 8.64580826352392193095e-02,
+                                  4.12656523824222607191e-03, 1.01259085116509135510e-04, 1.17166733214413521882e-06,
+                                  4.91834570062930015649e-09};
+#define AI_SQPII 5.64189583547756286948e-01
+/* The series converges within ~10 steps on [-2.09, 2.09]; 24 leaves margin.
+ * Each element stops where CPU's loop does (|m / f| <= epsilon). */
+#define AI_SERIES_STEPS 24
+
+static tt_val_t f_airy_ai(tt_graph_t *g, tt_val_t x) {
+  tt_val_t one = C(g, x, 1), three = C(g, x, 3);
+  tt_val_t neg = tt_sp_lt(g, x, -2.09), pos = un(g, TT_UN_NOT, tt_sp_lt(g, x, 2.09));
+  /* x < -2.09 */
+  tt_val_t xn = tt_b_select(g, neg, x, C(g, x, -3));
+  tt_val_t sq = un(g, TT_UN_SQRT, un(g, TT_UN_NEG, xn));
+  tt_val_t zeta_n = tt_sp_div(g, tt_sp_mul(g, tt_sp_mul(g, C(g, x, -2), xn), sq), three);
+  tt_val_t z = tt_sp_div(g, one, zeta_n), zz = tt_sp_mul(g, z, z);
+  tt_val_t af = tt_sp_div(g, tt_sp_mul(g, zz, POLY(zz, AI_AFN)), POLY(zz, AI_AFD));
+  tt_val_t ag = tt_sp_div(g, tt_sp_mul(g, z, POLY(zz, AI_AGN)), POLY(zz, AI_AGD));
+  tt_val_t th = tt_sp_add(g, zeta_n, C(g, x, 0.25 * M_PI));
+  tt_val_t vn = tt_sp_sub(g, tt_sp_mul(g, un(g, TT_UN_SIN, th), tt_sp_add(g, one, af)), tt_sp_mul(g, un(g, TT_UN_COS, th), ag));
+  vn = tt_sp_mul(g, tt_sp_div(g, C(g, x, AI_SQPII), un(g, TT_UN_SQRT, sq)), vn);
+  /* x >= 2.09 */
+  tt_val_t xp = tt_b_select(g, pos, x, three);
+  tt_val_t sp = un(g, TT_UN_SQRT, xp);
+  tt_val_t zeta_p = tt_sp_div(g, tt_sp_mul(g, tt_sp_mul(g, C(g, x, 2), xp), sp), three);
+  tt_val_t iz = tt_sp_div(g, one, zeta_p);
+  tt_val_t vp = tt_sp_mul(g, C(g, x, AI_SQPII), tt_sp_div(g, POLY(iz, AI_AN), POLY(iz, AI_AD)));
+  vp = tt_sp_div(g, vp, tt_sp_mul(g, tt_sp_mul(g, C(g, x, 2), un(g, TT_UN_SQRT, sp)), un(g, TT_UN_EXP, zeta_p)));
+  /* in between (NaN lands here and stays NaN) */
+  tt_val_t xs = tt_b_select(g, tt_sp_or(g, neg, pos), C(g, x, 0), x);
+  tt_val_t f = one, gg = xs, k = one, m = one, n = xs, t = one, z3 = tt_sp_mul(g, tt_sp_mul(g, xs, xs), xs);
+  double eps = tt_graph_type(g, x)->dtype == TT_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+  for (int i = 0; i < AI_SERIES_STEPS; i++) {
+    tt_val_t on = tt_sp_gt(g, t, eps);
+    tt_val_t m1 = tt_sp_mul(g, m, z3), k1 = tt_sp_add(g, k, one);
+    m1 = tt_sp_div(g, m1, k1);
+    tt_val_t n1 = tt_sp_mul(g, n, z3), k2 = tt_sp_add(g, k1, one);
+    n1 = tt_sp_div(g, n1, k2);
+    m1 = tt_sp_div(g, m1, k2);
+    tt_val_t f1 = tt_sp_add(g, f, m1), k3 = tt_sp_add(g, k2, one);
+    n1 = tt_sp_div(g, n1, k3);
+    tt_val_t g1 = tt_sp_add(g, gg, n1);
+    tt_val_t t1 = un(g, TT_UN_ABS, tt_sp_div(g, m1, f1));
+    m = tt_b_select(g, on, m1, m), n = tt_b_select(g, on, n1, n), k = tt_b_select(g, on, k3, k);
+    f = tt_b_select(g, on, f1, f), gg = tt_b_select(g, on, g1, gg), t = tt_b_select(g, on, t1, t);
+  }
+  tt_val_t vs = tt_sp_sub(g, tt_sp_mul(g, C(g, x, 0.355028053887817239260), f), tt_sp_mul(g, C(g, x, 0.258819403792806798405), gg));
+  tt_val_t r = tt_b_select(g, neg, vn, tt_b_select(g, pos, vp, vs));
+  r = tt_sp_where_c(g, tt_sp_gt(g, x, 103.892), 0, r);
+  return tt_sp_where_c(g, tt_sp_eq(g, un(g, TT_UN_ABS, x), INF), NAN_, r);
+}
+static tt_status_t lower_airy_ai(tt_lower_t *L) { return tt_sp_unary(L, f_airy_ai); }
+
 static tt_status_t lower_j0(tt_lower_t *L) { return tt_sp_unary(L, f_j0); }
 static tt_status_t lower_j1(tt_lower_t *L) { return tt_sp_unary(L, f_j1); }
 static tt_status_t lower_y0(tt_lower_t *L) { return tt_sp_unary(L, f_y0); }
@@ -235,5 +309,6 @@ const tt_op_def_t tt_ops_special_bessel2[] = {
     {"special_modified_bessel_k1", lower_k1, 0},
     {"special_scaled_modified_bessel_k0", lower_k0e, 0},
     {"special_scaled_modified_bessel_k1", lower_k1e, 0},
+    {"special_airy_ai", lower_airy_ai, 0},
     {NULL, NULL, 0},
 };

@@ -63,3 +63,10 @@ def test_bessel_edges(name):
 @pytest.mark.parametrize("name", ["bessel_j0", "modified_bessel_k1"])
 def test_bessel_int_input(name):
     compare(getattr(torch.special, name), torch.arange(0, 12, dtype=torch.int32), atol=1e-5, rtol=1e-4)
+
+
+def test_airy_ai_edges():
+    x = torch.tensor([-100.0, -10.0, -2.1, -2.09, -2.0, -1.0, -1e-3, 0.0, 0.5, 1.0, 2.0, 2.08, 2.09, 3.0, 8.3, 8.33,
+                      20.0, 103.0, 104.0, INF, -INF, NAN])
+    compare(torch.special.airy_ai, x, atol=1e-5, rtol=1e-4)
+    compare(torch.special.airy_ai, torch.linspace(-6, 6, 97), atol=1e-5, rtol=1e-4)
