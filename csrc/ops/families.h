@@ -41,5 +41,6 @@ extern const tt_op_def_t tt_ops_special_bessel[];
 extern const tt_op_def_t tt_ops_special_misc[];
 extern const tt_op_def_t tt_ops_special_poly[];
 extern const tt_op_def_t tt_ops_special_bessel2[];
+extern const tt_op_def_t tt_ops_special_igamma[];
 
 #endif

@@ -70,3 +70,22 @@ def test_airy_ai_edges():
                       20.0, 103.0, 104.0, INF, -INF, NAN])
     compare(torch.special.airy_ai, x, atol=1e-5, rtol=1e-4)
     compare(torch.special.airy_ai, torch.linspace(-6, 6, 97), atol=1e-5, rtol=1e-4)
+
+
+IG_A = [0.0, 1e-3, 0.3, 0.5, 1.0, 1.5, 2.0, 4.5, 10.0, 25.0, 60.0, INF, -1.0, NAN]
+IG_X = [0.0, 1e-4, 0.2, 0.5, 0.7, 1.0, 1.05, 1.2, 2.0, 4.0, 9.0, 26.0, 70.0, INF, -0.5, NAN]
+
+
+@pytest.mark.parametrize("fn", [torch.igamma, torch.igammac], ids=["igamma", "igammac"])
+def test_igamma_grid(fn):
+    a = torch.tensor(IG_A).repeat_interleave(len(IG_X))
+    x = torch.tensor(IG_X).repeat(len(IG_A))
+    compare(fn, a, x, atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_igamma_half(dtype):
+    a = (torch.rand(40, generator=torch.Generator().manual_seed(0)) * 8).to(dtype)
+    x = (torch.rand(40, generator=torch.Generator().manual_seed(1)) * 8).to(dtype)
+    compare(torch.special.gammainc, a, x)
+    compare(torch.special.gammaincc, a, x)
