@@ -62,7 +62,11 @@ static tt_val_t recurrence(tt_graph_t *g, poly_t kind, tt_val_t x, tt_val_t n, t
   tt_loop_t lp;
   tt_val_t c[3], init[3] = {tt_b_const_i(g, TT_I64, 1), tt_sp_c(g, x, 1), q0};
   tt_b_while_begin(g, &lp, 3, init, c);
-  tt_b_while_body(g, &lp, cmpv(g, TT_CMP_LT, c[0], nmax), c);
+  /* Also stop once every element still below its n holds NaN (CPU's loop
+   * stops there too), so a huge n with |x| > 1 does not spin. */
+  tt_val_t live = tt_sp_and(g, cmpv(g, TT_CMP_LT, tt_b_broadcast_to(g, c[0], rank, dims), n), tt_sp_and(g, need, cmpv(g, TT_CMP_EQ, c[2], c[2])));
+  tt_val_t any = tt_b_reduce(g, TT_RED_OR, live, rank, rdims);
+  tt_b_while_body(g, &lp, tt_sp_and(g, cmpv(g, TT_CMP_LT, c[0], nmax), any), c);
   tt_val_t j = c[0], p = c[1], q = c[2];
   int64_t koff = kind <= P_SCHEB_W ? 1 : 0;
   tt_val_t kk = kind == P_HERMITE_H ? tt_b_binary(g, TT_BIN_ADD, j, j) : tt_b_binary(g, TT_BIN_ADD, j, tt_b_const_i(g, TT_I64, koff));
