@@ -45,5 +45,8 @@ extern const tt_op_def_t tt_ops_loss_margin[];
 extern const tt_op_def_t tt_ops_special_gamma[];
 extern const tt_op_def_t tt_ops_special_bessel[];
 extern const tt_op_def_t tt_ops_special_misc[];
+extern const tt_op_def_t tt_ops_special_poly[];
+extern const tt_op_def_t tt_ops_special_bessel2[];
+extern const tt_op_def_t tt_ops_special_igamma[];
 
 #endif

@@ -49,6 +49,9 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_special_gamma,
       tt_ops_special_bessel,
       tt_ops_special_misc,
+      tt_ops_special_poly,
+      tt_ops_special_bessel2,
+      tt_ops_special_igamma,
       NULL,
   };
   return list;
