@@ -43,6 +43,7 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_special_gamma,
       tt_ops_special_bessel,
       tt_ops_special_misc,
+      tt_ops_grid_sample,
       NULL,
   };
   return list;
