@@ -40,5 +40,6 @@ extern const tt_op_def_t tt_ops_special_gamma[];
 extern const tt_op_def_t tt_ops_special_bessel[];
 extern const tt_op_def_t tt_ops_special_misc[];
 extern const tt_op_def_t tt_ops_grid_sample[];
+extern const tt_op_def_t tt_ops_ctc_loss[];
 
 #endif

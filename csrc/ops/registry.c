@@ -44,6 +44,7 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_special_bessel,
       tt_ops_special_misc,
       tt_ops_grid_sample,
+      tt_ops_ctc_loss,
       NULL,
   };
   return list;

@@ -80,3 +80,33 @@ def test_max_pool2d_ties_nan_inf(kw):
 
 def test_max_pool2d_half():
     compare(lambda t: F.max_pool2d(t, 3, 2, 1, return_indices=True), make((1, 2, 7, 7), torch.bfloat16))
+
+
+@pytest.mark.parametrize("concat", [False, True])
+@pytest.mark.parametrize("reduction,zero_inf", [("mean", False), ("sum", True), ("none", False)])
+def test_ctc_loss(concat, reduction, zero_inf):
+    g = torch.Generator().manual_seed(2)
+    T, N, C = 9, 4, 5
+    lp = torch.randn(T, N, C, generator=g).log_softmax(2)
+    tg = torch.randint(1, C, (N, 4), generator=g)
+    tg[1, 1] = tg[1, 0]  # a repeated label needs a blank in between
+    il, tl = [9, 7, 3, 6], [4, 3, 0, 2]
+    if zero_inf:
+        il[2], tl[2] = 2, 3  # too short: infinite loss, zeroed
+    targets = torch.cat([tg[b, :tl[b]] for b in range(N)]) if concat else tg
+    fn = lambda x: F.ctc_loss(x, targets.to(x.device), il, tl, reduction=reduction, zero_infinity=zero_inf)
+    compare_grad(fn, lp)
+
+
+def test_ctc_loss_outputs_and_double():
+    g = torch.Generator().manual_seed(3)
+    lp = torch.randn(6, 2, 4, generator=g, dtype=torch.float64).log_softmax(2)
+    tg = torch.tensor([[1, 2, 2], [3, 1, 0]])
+    nll_c, alpha_c = torch.ops.aten._ctc_loss(lp, tg, [6, 5], [3, 2])
+    nll_t, alpha_t = torch.ops.aten._ctc_loss(to_tpu(lp), to_tpu(tg), [6, 5], [3, 2])
+    torch.testing.assert_close(nll_t.cpu(), nll_c)
+    assert alpha_t.shape == alpha_c.shape
+    # CPU leaves entries past each sequence's lengths unwritten: compare the written ones.
+    torch.testing.assert_close(alpha_t.cpu()[0], alpha_c[0])
+    torch.testing.assert_close(alpha_t.cpu()[1, :5, :5], alpha_c[1, :5, :5])
+    compare_grad(lambda x: F.ctc_loss(x, tg.to(x.device), [6, 5], [3, 2]), lp)
