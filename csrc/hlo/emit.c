@@ -50,7 +50,12 @@ static void window_attrs(tt_strbuf_t *sb, const tt_node_t *n, int rank) {
   tt_strbuf_append(sb, ", padding = dense<[");
   for (int i = 0; i < rank; i++)
     tt_strbuf_appendf(sb, "%s[%lld, %lld]", i ? ", " : "", (long long)lo[i], (long long)hi[i]);
-  tt_strbuf_appendf(sb, "]> : tensor<%dx2xi64>}", rank);
+  tt_strbuf_appendf(sb, "]> : tensor<%dx2xi64>", rank);
+  if (n->nints >= 5 * rank) { /* optional window dilations */
+    tt_strbuf_append(sb, ", window_dilations = ");
+    tt_hlo_i64_array(sb, n->ints + 4 * rank, rank);
+  }
+  tt_strbuf_append(sb, "}");
 }
 
 /* (values, indices) arg-reduction region: first index wins ties, NaN wins. */
@@ -77,6 +82,31 @@ static void argreduce_region(tt_strbuf_t *sb, int kind, tt_dtype_t dt) {
       "    %%ri = \"stablehlo.select\"(%%pa, %%ai, %%bi) : (tensor<i1>, tensor<i64>, tensor<i64>) -> tensor<i64>\n"
       "    \"stablehlo.return\"(%%rv, %%ri) : (%s, tensor<i64>) -> ()\n})",
       v, v, v, v, v, v, dir, v, v, v, v, v, v, v, v);
+}
+
+/* Max-pool's (value, index) region: a wins when it is NaN and b is not or
+ * has a smaller index, or when a > b, or on ties with a smaller index. */
+static void pool_argmax_region(tt_strbuf_t *sb, tt_dtype_t dt) {
+  char v[32];
+  snprintf(v, sizeof v, "tensor<%s>", tt_dtype_mlir(dt));
+  tt_strbuf_appendf(sb,
+      "({\n  ^bb0(%%av: %s, %%ai: tensor<i64>, %%bv: %s, %%bi: tensor<i64>):\n"
+      "    %%an = \"stablehlo.compare\"(%%av, %%av) {comparison_direction = #stablehlo<comparison_direction NE>} : (%s, %s) -> tensor<i1>\n"
+      "    %%bn = \"stablehlo.compare\"(%%bv, %%bv) {comparison_direction = #stablehlo<comparison_direction NE>} : (%s, %s) -> tensor<i1>\n"
+      "    %%gt = \"stablehlo.compare\"(%%av, %%bv) {comparison_direction = #stablehlo<comparison_direction GT>} : (%s, %s) -> tensor<i1>\n"
+      "    %%eq = \"stablehlo.compare\"(%%av, %%bv) {comparison_direction = #stablehlo<comparison_direction EQ>} : (%s, %s) -> tensor<i1>\n"
+      "    %%li = \"stablehlo.compare\"(%%ai, %%bi) {comparison_direction = #stablehlo<comparison_direction LT>} : (tensor<i64>, tensor<i64>) -> tensor<i1>\n"
+      "    %%gi = \"stablehlo.compare\"(%%ai, %%bi) {comparison_direction = #stablehlo<comparison_direction GT>} : (tensor<i64>, tensor<i64>) -> tensor<i1>\n"
+      "    %%nb = \"stablehlo.not\"(%%bn) : (tensor<i1>) -> tensor<i1>\n"
+      "    %%o1 = \"stablehlo.or\"(%%nb, %%gi) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "    %%p1 = \"stablehlo.and\"(%%an, %%o1) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "    %%p2 = \"stablehlo.and\"(%%eq, %%li) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "    %%p3 = \"stablehlo.or\"(%%p1, %%gt) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "    %%pa = \"stablehlo.or\"(%%p3, %%p2) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+      "    %%rv = \"stablehlo.select\"(%%pa, %%av, %%bv) : (tensor<i1>, %s, %s) -> %s\n"
+      "    %%ri = \"stablehlo.select\"(%%pa, %%ai, %%bi) : (tensor<i1>, tensor<i64>, tensor<i64>) -> tensor<i64>\n"
+      "    \"stablehlo.return\"(%%rv, %%ri) : (%s, tensor<i64>) -> ()\n})",
+      v, v, v, v, v, v, v, v, v, v, v, v, v, v);
 }
 
 static void sort_region(tt_strbuf_t *sb, const tt_graph_t *g, const tt_node_t *n) {
@@ -222,7 +252,10 @@ static tt_status_t emit_node(const tt_graph_t *g, int v, tt_strbuf_t *sb) {
       tt_strbuf_append(sb, "\"stablehlo.reduce_window\"");
       tt_hlo_operands(sb, g, n);
       tt_strbuf_append(sb, " ");
-      tt_hlo_reduce_region(sb, n->sub, in0->dtype);
+      if (n->sub == TT_RED_ARGMAX)
+        pool_argmax_region(sb, in0->dtype);
+      else
+        tt_hlo_reduce_region(sb, n->sub, in0->dtype);
       window_attrs(sb, n, in0->rank);
       break;
     case TT_OPK_SELECT_SCATTER: {

@@ -405,6 +405,40 @@ tt_val_t tt_b_reduce_window(tt_graph_t *g, tt_reduce_t kind, tt_val_t x, tt_val_
                      pad_hi, t);
 }
 
+tt_val_t tt_b_argmax_window(tt_graph_t *g, tt_val_t x, tt_val_t idx, const int64_t *window,
+                            const int64_t *strides, const int64_t *dilations, const int64_t *pad_lo,
+                            const int64_t *pad_hi, tt_val_t *out_index) {
+  *out_index = -1;
+  CHECK_VAL(x);
+  CHECK_VAL(idx);
+  tt_type_t in = *T(x);
+  tt_val_t init = tt_b_const_f(g, in.dtype, -__builtin_inf());
+  tt_val_t init_i = tt_b_const_i(g, TT_I64, INT64_MAX);
+  if (tt_graph_failed(g)) return -1;
+  tt_type_t types[2];
+  types[0] = in;
+  for (int i = 0; i < in.rank; i++) {
+    int64_t padded = in.dims[i] + pad_lo[i] + pad_hi[i];
+    int64_t span = dilations[i] * (window[i] - 1) + 1;
+    types[0].dims[i] = padded < span ? 0 : (padded - span) / strides[i] + 1;
+  }
+  types[1] = types[0];
+  types[1].dtype = TT_I64;
+  int64_t ints[5 * TT_MAX_RANK];
+  int r = in.rank;
+  for (int i = 0; i < r; i++) {
+    ints[i] = window[i];
+    ints[r + i] = strides[i];
+    ints[2 * r + i] = pad_lo[i];
+    ints[3 * r + i] = pad_hi[i];
+    ints[4 * r + i] = dilations[i];
+  }
+  tt_val_t ins[4] = {x, idx, init, init_i};
+  tt_val_t node = tt_graph_append_multi(g, TT_OPK_REDUCE_WINDOW, (int)TT_RED_ARGMAX, ins, 4, ints, 5 * r, types, 2);
+  *out_index = tt_b_get(g, node, 1);
+  return tt_b_get(g, node, 0);
+}
+
 tt_val_t tt_b_select_scatter(tt_graph_t *g, tt_val_t operand, tt_val_t source,
                              const int64_t *window, const int64_t *strides, const int64_t *pad_lo,
                              const int64_t *pad_hi) {

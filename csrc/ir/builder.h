@@ -53,6 +53,13 @@ tt_val_t tt_b_argreduce(tt_graph_t *g, tt_reduce_t kind, tt_val_t x, int dim, tt
 tt_val_t tt_b_reduce_window(tt_graph_t *g, tt_reduce_t kind, tt_val_t x, tt_val_t init,
                             const int64_t *window, const int64_t *strides, const int64_t *pad_lo,
                             const int64_t *pad_hi);
+/* Max-pool's (value, index) window reduction: per window the greatest value
+ * and its index from `idx` (int64, same shape as x); ties keep the smaller
+ * index, NaN wins and among NaNs the larger index (PyTorch CPU's scan order).
+ * Padding reads (-inf, INT64_MAX); windows are dilated by `dilations`. Returns the values; the indices via out_index. */
+tt_val_t tt_b_argmax_window(tt_graph_t *g, tt_val_t x, tt_val_t idx, const int64_t *window,
+                            const int64_t *strides, const int64_t *dilations, const int64_t *pad_lo,
+                            const int64_t *pad_hi, tt_val_t *out_index);
 /* Max-pool backward: scatters `source` to the argmax of each window of operand. */
 tt_val_t tt_b_select_scatter(tt_graph_t *g, tt_val_t operand, tt_val_t source,
                              const int64_t *window, const int64_t *strides, const int64_t *pad_lo,

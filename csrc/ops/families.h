@@ -48,5 +48,7 @@ extern const tt_op_def_t tt_ops_special_misc[];
 extern const tt_op_def_t tt_ops_special_poly[];
 extern const tt_op_def_t tt_ops_special_bessel2[];
 extern const tt_op_def_t tt_ops_special_igamma[];
+extern const tt_op_def_t tt_ops_grid_sample[];
+extern const tt_op_def_t tt_ops_ctc_loss[];
 
 #endif

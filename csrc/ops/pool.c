@@ -101,29 +101,9 @@ static void window_attrs(const pool_t *q, int64_t *win, int64_t *str, int64_t *l
   }
 }
 
-/* The flat in-plane input index h*W + w read by kernel offset (kh, kw) at
- * each output position, and whether it lies inside the input (not padding). */
-static tt_val_t offset_index(tt_graph_t *g, const pool_t *q, int64_t kh, int64_t kw, tt_val_t *valid) {
-  tt_val_t pos[2];
-  tt_val_t ok = -1;
-  int64_t koff[2] = {kh, kw};
-  for (int i = 0; i < 2; i++) {
-    tt_val_t io = tt_b_iota(g, TT_I64, 2, q->out, i);
-    tt_val_t v = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, io, tt_b_like_f(g, io, (double)q->s[i])),
-                             tt_b_like_f(g, io, (double)(koff[i] * q->d[i] - q->p[i])));
-    tt_val_t in = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_GE, v, tt_b_like_f(g, v, 0)),
-                              tt_b_compare(g, TT_CMP_LT, v, tt_b_like_f(g, v, (double)q->in[i])));
-    ok = i ? tt_b_binary(g, TT_BIN_AND, ok, in) : in;
-    pos[i] = v;
-  }
-  *valid = ok;
-  return tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, pos[0], tt_b_like_f(g, pos[0], (double)q->in[1])), pos[1]);
-}
-
 /* max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
- * one strided slice of the -inf padded input per kernel offset, scanned in
- * PyTorch's order with its rule: take a value if it is greater or NaN; the
- * first in-bounds position is the default. */
+ * PyTorch's scan rule (take a value if it is greater or NaN; the first
+ * in-bounds position is the default) as one (value, index) window reduction. */
 static tt_status_t lower_max_pool2d(tt_lower_t *L) {
   pool_t q;
   if (!setup(L, 0, 1, 2, 3, 4, tt_l_bool(L, 5, 0), 1, &q)) return NULL;
@@ -132,36 +112,18 @@ static tt_status_t lower_max_pool2d(tt_lower_t *L) {
   int r = q.rank;
   int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0};
   for (int i = 0; i < 2; i++) lo[r - 2 + i] = q.p[i], hi[r - 2 + i] = q.pad_hi[i];
-  tt_val_t padded = tt_b_pad(g, x, tt_b_convert(g, tt_b_const_f(g, TT_F32, -INFINITY), tt_l_arg_dtype(L, 0)), lo, hi, NULL);
+  /* One (value, index) reduce_window over the flat in-plane index h*W + w:
+   * a small program whatever the kernel size. */
   const int64_t *xs = tt_l_arg_sizes(L, 0);
-  int64_t odims[TT_MAX_RANK];
-  memcpy(odims, xs, sizeof(int64_t) * (size_t)r);
-  odims[r - 2] = q.out[0];
-  odims[r - 1] = q.out[1];
-  tt_val_t best = tt_b_full_f(g, tt_l_arg_dtype(L, 0), r, odims, -INFINITY);
-  tt_val_t bidx = tt_b_full_i(g, TT_I64, r, odims, -1);
-  for (int64_t kh = 0; kh < q.k[0]; kh++) {
-    for (int64_t kw = 0; kw < q.k[1]; kw++) {
-      int64_t start[TT_MAX_RANK] = {0}, limit[TT_MAX_RANK], stride[TT_MAX_RANK];
-      memcpy(limit, xs, sizeof(int64_t) * (size_t)r);
-      for (int i = 0; i < r; i++) stride[i] = 1;
-      int64_t koff[2] = {kh, kw};
-      for (int i = 0; i < 2; i++) {
-        start[r - 2 + i] = koff[i] * q.d[i];
-        limit[r - 2 + i] = start[r - 2 + i] + (q.out[i] - 1) * q.s[i] + 1;
-        stride[r - 2 + i] = q.s[i];
-      }
-      tt_val_t v = tt_b_slice(g, padded, start, limit, stride);
-      tt_val_t valid;
-      tt_val_t idx = tt_b_broadcast_to(g, offset_index(g, &q, kh, kw, &valid), r, odims);
-      valid = tt_b_broadcast_to(g, valid, r, odims);
-      tt_val_t unset = tt_b_compare(g, TT_CMP_LT, bidx, tt_b_like_f(g, bidx, 0));
-      tt_val_t better = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_GT, v, best), tt_b_compare(g, TT_CMP_NE, v, v));
-      tt_val_t take = tt_b_binary(g, TT_BIN_AND, valid, tt_b_binary(g, TT_BIN_OR, unset, better));
-      best = tt_b_select(g, take, v, best);
-      bidx = tt_b_select(g, take, idx, bidx);
-    }
-  }
+  int64_t bd[2] = {r - 2, r - 1};
+  tt_val_t flat = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, tt_b_iota(g, TT_I64, 2, q.in, 0), tt_b_full_i(g, TT_I64, 2, q.in, q.in[1])),
+                              tt_b_iota(g, TT_I64, 2, q.in, 1));
+  flat = tt_b_broadcast(g, flat, r, xs, bd);
+  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], dil[TT_MAX_RANK];
+  for (int i = 0; i < r; i++) win[i] = str[i] = dil[i] = 1;
+  for (int i = 0; i < 2; i++) win[r - 2 + i] = q.k[i], str[r - 2 + i] = q.s[i], dil[r - 2 + i] = q.d[i];
+  tt_val_t bidx;
+  tt_val_t best = tt_b_argmax_window(g, x, flat, win, str, dil, lo, hi, &bidx);
   tt_l_output(L, best);
   tt_l_output(L, bidx);
   return NULL;

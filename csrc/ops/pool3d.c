@@ -82,42 +82,21 @@ static tt_status_t lower_max_pool3d(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   int r = q.rank, b0 = r - 3;
   const int64_t *xs = tt_l_arg_sizes(L, 0);
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0}, odims[TT_MAX_RANK];
-  memcpy(odims, xs, sizeof(int64_t) * (size_t)r);
-  for (int i = 0; i < 3; i++) lo[b0 + i] = q.p[i], hi[b0 + i] = q.pad_hi[i], odims[b0 + i] = q.out[i];
-  tt_val_t padded = tt_b_pad(g, tt_l_tensor(L, 0), tt_b_convert(g, tt_b_const_f(g, TT_F32, -INFINITY), dt), lo, hi, NULL);
-  /* The flat in-plane index of every input position, padded with -1 like
-   * the values: one slice per offset gives its indices, and -1 marks padding. */
-  int64_t sp[3] = {q.in[0], q.in[1], q.in[2]}, lo3[3], hi3[3];
+  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0};
+  for (int i = 0; i < 3; i++) lo[b0 + i] = q.p[i], hi[b0 + i] = q.pad_hi[i];
+  /* PyTorch's scan rule (greater or NaN wins) as one (value, index)
+   * reduce_window over the flat in-plane index: a small program whatever
+   * the kernel size. */
+  int64_t sp[3] = {q.in[0], q.in[1], q.in[2]}, bd[3] = {b0, b0 + 1, b0 + 2};
   tt_val_t flat = tt_nn_mulc(g, tt_b_iota(g, TT_I64, 3, sp, 0), (double)(q.in[1] * q.in[2]));
   flat = tt_b_binary(g, TT_BIN_ADD, flat, tt_nn_mulc(g, tt_b_iota(g, TT_I64, 3, sp, 1), (double)q.in[2]));
   flat = tt_b_binary(g, TT_BIN_ADD, flat, tt_b_iota(g, TT_I64, 3, sp, 2));
-  for (int i = 0; i < 3; i++) lo3[i] = q.p[i], hi3[i] = q.pad_hi[i];
-  flat = tt_b_pad(g, flat, tt_b_const_i(g, TT_I64, -1), lo3, hi3, NULL);
-  int64_t bd[3] = {b0, b0 + 1, b0 + 2};
-  tt_val_t best = tt_b_full_f(g, dt, r, odims, -INFINITY);
-  tt_val_t bidx = tt_b_full_i(g, TT_I64, r, odims, -1);
-  for (int64_t c = 0; c < q.k[0] * q.k[1] * q.k[2]; c++) {
-    int64_t k[3] = {c / (q.k[1] * q.k[2]), (c / q.k[2]) % q.k[1], c % q.k[2]};
-    int64_t start[TT_MAX_RANK] = {0}, limit[TT_MAX_RANK], stride[TT_MAX_RANK];
-    memcpy(limit, xs, sizeof(int64_t) * (size_t)r);
-    for (int i = 0; i < r; i++) stride[i] = 1;
-    for (int i = 0; i < 3; i++) {
-      int a = b0 + i;
-      start[a] = k[i] * q.d[i];
-      limit[a] = start[a] + (q.out[i] - 1) * q.s[i] + 1;
-      stride[a] = q.s[i];
-    }
-    tt_val_t v = tt_b_slice(g, padded, start, limit, stride);
-    tt_val_t idx = tt_b_broadcast(g, tt_b_slice(g, flat, start + b0, limit + b0, stride + b0), r, odims, bd);
-    tt_val_t valid = tt_b_compare(g, TT_CMP_GE, idx, tt_b_like_f(g, idx, 0));
-    tt_val_t unset = tt_b_compare(g, TT_CMP_LT, bidx, tt_b_like_f(g, bidx, 0));
-    tt_val_t better = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_GT, v, best), tt_b_compare(g, TT_CMP_NE, v, v));
-    tt_val_t take = tt_b_binary(g, TT_BIN_AND, valid, tt_b_binary(g, TT_BIN_OR, unset, better));
-    best = tt_b_select(g, take, v, best);
-    bidx = tt_b_select(g, take, idx, bidx);
-  }
+  flat = tt_b_broadcast(g, flat, r, xs, bd);
+  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], dil[TT_MAX_RANK];
+  for (int i = 0; i < r; i++) win[i] = str[i] = dil[i] = 1;
+  for (int i = 0; i < 3; i++) win[b0 + i] = q.k[i], str[b0 + i] = q.s[i], dil[b0 + i] = q.d[i];
+  tt_val_t bidx;
+  tt_val_t best = tt_b_argmax_window(g, tt_l_tensor(L, 0), flat, win, str, dil, lo, hi, &bidx);
   tt_l_output(L, best);
   tt_l_output(L, bidx);
   return NULL;

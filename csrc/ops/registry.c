@@ -52,6 +52,8 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_special_poly,
       tt_ops_special_bessel2,
       tt_ops_special_igamma,
+      tt_ops_grid_sample,
+      tt_ops_ctc_loss,
       NULL,
   };
   return list;
