@@ -46,7 +46,9 @@ static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil
     tt_l_fail(L, TT_INVALID_ARGUMENT, "non-empty 3D or 4D (batch mode) tensor expected for input");
     return 0;
   }
-  if (!tt_dtype_is_float(x->dtype)) {
+  /* CPU's kernels: max pooling takes every dtype but bool, avg pooling
+   * floats and int64 (an integer sum divided with truncation). */
+  if (is_max ? x->dtype == TT_BOOL : !tt_dtype_is_float(x->dtype) && x->dtype != TT_I64) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "\"%s\" not implemented for '%s'", is_max ? "max_pool2d" : "avg_pool2d",
               tt_op_type_name(x->dtype));
     return 0;
@@ -120,6 +122,17 @@ static tt_val_t offset_index(tt_graph_t *g, const pool_t *q, int64_t kh, int64_t
   return tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, pos[0], tt_b_like_f(g, pos[0], (double)q->in[1])), pos[1]);
 }
 
+/* The smallest value of an integer dtype (the running maximum's start). */
+static int64_t int_lowest(tt_dtype_t dt) {
+  switch (dt) {
+    case TT_U8: return 0;
+    case TT_I8: return INT8_MIN;
+    case TT_I16: return INT16_MIN;
+    case TT_I32: return INT32_MIN;
+    default: return INT64_MIN;
+  }
+}
+
 /* max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
  * one strided slice of the -inf padded input per kernel offset, scanned in
  * PyTorch's order with its rule: take a value if it is greater or NaN; the
@@ -132,13 +145,16 @@ static tt_status_t lower_max_pool2d(tt_lower_t *L) {
   int r = q.rank;
   int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0};
   for (int i = 0; i < 2; i++) lo[r - 2 + i] = q.p[i], hi[r - 2 + i] = q.pad_hi[i];
-  tt_val_t padded = tt_b_pad(g, x, tt_b_convert(g, tt_b_const_f(g, TT_F32, -INFINITY), tt_l_arg_dtype(L, 0)), lo, hi, NULL);
+  /* Padding is never taken (valid masks it), so integers pad with 0. */
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  int fl = tt_dtype_is_float(dt);
+  tt_val_t padded = tt_b_pad(g, x, fl ? tt_b_const_f(g, dt, -INFINITY) : tt_b_const_i(g, dt, 0), lo, hi, NULL);
   const int64_t *xs = tt_l_arg_sizes(L, 0);
   int64_t odims[TT_MAX_RANK];
   memcpy(odims, xs, sizeof(int64_t) * (size_t)r);
   odims[r - 2] = q.out[0];
   odims[r - 1] = q.out[1];
-  tt_val_t best = tt_b_full_f(g, tt_l_arg_dtype(L, 0), r, odims, -INFINITY);
+  tt_val_t best = fl ? tt_b_full_f(g, dt, r, odims, -INFINITY) : tt_b_full_i(g, dt, r, odims, int_lowest(dt));
   tt_val_t bidx = tt_b_full_i(g, TT_I64, r, odims, -1);
   for (int64_t kh = 0; kh < q.k[0]; kh++) {
     for (int64_t kw = 0; kw < q.k[1]; kw++) {
