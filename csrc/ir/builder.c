@@ -1,6 +1,7 @@
 /* Typed builders with shape inference; shape errors become graph errors. */
 #include "ir/builder.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #define T(v) tt_graph_type(g, (v))
@@ -412,7 +413,11 @@ tt_val_t tt_b_argmax_window(tt_graph_t *g, tt_val_t x, tt_val_t idx, const int64
   CHECK_VAL(x);
   CHECK_VAL(idx);
   tt_type_t in = *T(x);
-  tt_val_t init = tt_b_const_f(g, in.dtype, -__builtin_inf());
+  /* The running maximum starts at the dtype's lowest value (a double -inf
+   * cast to an integer type is undefined behaviour). */
+  int64_t lowest = in.dtype == TT_I8 ? INT8_MIN : in.dtype == TT_I16 ? INT16_MIN : in.dtype == TT_I32 ? INT32_MIN
+                 : in.dtype == TT_U8 || in.dtype == TT_BOOL ? 0 : INT64_MIN;
+  tt_val_t init = tt_dtype_is_float(in.dtype) ? tt_b_const_f(g, in.dtype, -__builtin_inf()) : tt_b_const_i(g, in.dtype, lowest);
   tt_val_t init_i = tt_b_const_i(g, TT_I64, INT64_MAX);
   if (tt_graph_failed(g)) return -1;
   tt_type_t types[2];

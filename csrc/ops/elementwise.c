@@ -403,8 +403,17 @@ static tt_status_t clamp_args(tt_lower_t *L, int lo_i, int hi_i) {
   int argi[3] = {0, lo_i, hi_i};
   int has_lo = lo_i >= 0 && !tt_l_is_none(L, lo_i), has_hi = hi_i >= 0 && !tt_l_is_none(L, hi_i);
   if (!has_lo && !has_hi) return tt_status_make(TT_INVALID_ARGUMENT, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  if (tt_l_arg_dtype(L, 0) == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "\"clamp_cpu\" not implemented for 'Bool'");
   tt_dtype_t rt = tt_op_result_type(L, argi, 3);
+  if (rt == TT_BOOL) {
+    /* CPU computes a bool clamp only through maximum/minimum (one tensor
+     * bound); its clamp and scalar-bound kernels have no bool case. */
+    int one = has_lo ? lo_i : hi_i;
+    if (has_lo && has_hi)
+      return tt_status_make(TT_INVALID_ARGUMENT, "\"clamp_cpu\" not implemented for 'Bool'");
+    if (L->args[one].kind != TT_ARG_TENSOR || L->args[one].t->is_host_scalar)
+      return tt_status_make(TT_INVALID_ARGUMENT, "\"%s_scalar_cpu\" not implemented for 'Bool'",
+                            has_lo ? "clamp_min" : "clamp_max");
+  }
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 3, dims);
   tt_val_t x = tt_op_operand(L, 0, rt, rank, dims);

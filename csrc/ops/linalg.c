@@ -1,5 +1,5 @@
 /* Lowerings of the matmul family (mm, addmm, bmm, baddbmm, addbmm, mv, addmv,
- * dot): one dot_general each, computed in float32 for bf16/f16 as PyTorch's
+ * dot, addr): one dot_general each, computed in float32 for bf16/f16 as PyTorch's
  * CPU kernels accumulate, with the beta/alpha combination before rounding. */
 #include <string.h>
 
@@ -35,31 +35,47 @@ static tt_val_t contract(tt_lower_t *L, int ia, int ib, tt_dtype_t dt, int nb, c
   return tt_b_dot(L->g, a, b, nb, lb, rb, nc, lc, rc);
 }
 
-static int scalar_is(tt_lower_t *L, int i, double v) {
-  if (i >= L->nargs || L->args[i].kind == TT_ARG_NONE) return v == 1.0;
+/* The scalar as the CPU kernel sees it: integral dtypes truncate a float
+ * beta/alpha toward zero (a C++ cast), so 0.2 acts as 0. */
+static double scalar_val(tt_lower_t *L, int i, tt_dtype_t dt) {
+  if (i >= L->nargs || L->args[i].kind == TT_ARG_NONE) return 1.0;
   const tt_arg_t *a = &L->args[i];
-  if (a->kind == TT_ARG_FLOAT) return a->f == v;
-  if (a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL) return (double)a->i == v;
-  return 0;
+  if (a->kind == TT_ARG_FLOAT) return tt_dtype_is_float(dt) ? a->f : (double)(int64_t)a->f;
+  if (a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL) return (double)a->i;
+  return 1.0;
 }
 
-/* beta * self + alpha * prod, self broadcast to prod's shape; prod is in the
- * compute type, the result is rounded to dt once. beta == 0 ignores self
- * (NaN/inf in self do not propagate), as PyTorch does. */
-static tt_status_t finish_add(tt_lower_t *L, int iself, int ibeta, int ialpha, tt_val_t prod, tt_dtype_t dt) {
-  tt_graph_t *g = L->g;
-  if (tt_graph_failed(g)) return NULL;
+static int scalar_is(tt_lower_t *L, int i, double v, tt_dtype_t dt) { return scalar_val(L, i, dt) == v; }
+
+/* Where CPU rounds a bf16/f16 intermediate to the tensor's dtype: x (in the
+ * compute type) rounded to dt and widened back. A no-op for other dtypes. */
+static tt_val_t round_to(tt_lower_t *L, tt_val_t x, tt_dtype_t dt) {
   tt_dtype_t ct = tt_op_math_type(dt);
-  for (int i = ibeta; i <= ialpha; i++)
-    if (i < L->nargs && L->args[i].kind == TT_ARG_FLOAT && !tt_dtype_is_float(dt))
-      return tt_status_make(TT_INVALID_ARGUMENT, "For integral input tensors, argument %s must not be a floating point number.",
-                            i == ibeta ? "beta" : "alpha");
-  const tt_type_t *pt = tt_graph_type(g, prod);
-  int rank = pt->rank;
-  int64_t dims[TT_MAX_RANK];
-  memcpy(dims, pt->dims, sizeof(int64_t) * (size_t)rank);
+  return ct == dt ? x : tt_b_convert(L->g, tt_b_convert(L->g, x, dt), ct);
+}
+
+/* Scalar argument i in the compute type, first rounded to dt when `in_dt`
+ * (CPU's gemv and addr kernels take beta/alpha as scalar_t). */
+static tt_val_t scalar_in(tt_lower_t *L, int i, tt_dtype_t dt, int in_dt, int rank, const int64_t *dims) {
+  tt_dtype_t ct = tt_op_math_type(dt);
+  tt_val_t v = i < L->nargs && L->args[i].kind != TT_ARG_NONE ? tt_l_scalar_arg(L, i, in_dt ? dt : ct)
+                                                               : tt_l_scalar(L, ct, 1.0, 1, 1);
+  return tt_op_fit(L, v, ct, rank, dims);
+}
+
+/* How the CPU kernel combines beta * self + alpha * prod for bf16/f16. */
+typedef enum add_style_e {
+  ADD_ONCE, /* addmm, baddbmm (oneDNN / gemm): all in f32, rounded once */
+  ADD_GEMV, /* addmv (gemv): beta, alpha as dt; beta * self rounded to dt first */
+} add_style_t;
+
+/* Checks self against the product's shape and dtype; 0 after an error. */
+static int check_self(tt_lower_t *L, int iself, int rank, const int64_t *dims, tt_dtype_t dt) {
   const tt_tensor_ref_t *self = tt_l_ref(L, iself);
-  if (!self) return tt_status_make(TT_TYPE_ERROR, "%s: self must be a Tensor", L->op);
+  if (!self) {
+    tt_l_fail(L, TT_TYPE_ERROR, "%s: self must be a Tensor", L->op);
+    return 0;
+  }
   int sr = self->view.rank, ok = sr <= rank;
   for (int i = 0; ok && i < sr; i++) {
     int64_t s = self->view.sizes[i], d = dims[rank - sr + i];
@@ -70,18 +86,49 @@ static tt_status_t finish_add(tt_lower_t *L, int iself, int ibeta, int ialpha, t
     tt_type_t ta = tt_type_make(self->dtype, sr, self->view.sizes), tb = tt_type_make(dt, rank, dims);
     tt_type_describe(&ta, a, sizeof a);
     tt_type_describe(&tb, b, sizeof b);
-    return tt_status_make(TT_INVALID_ARGUMENT, "The expanded size of the tensor %s must match the output shape %s", a, b);
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "The expanded size of the tensor %s must match the output shape %s", a, b);
+    return 0;
   }
-  if (self->dtype != dt)
-    return tt_status_make(TT_INVALID_ARGUMENT, "self and mat2 must have the same dtype, but got %s and %s",
-                          tt_op_type_name(self->dtype), tt_op_type_name(dt));
-  tt_val_t out = prod;
-  if (!scalar_is(L, ialpha, 1.0))
-    out = tt_b_binary(g, TT_BIN_MUL, out, tt_op_fit(L, tt_l_scalar_arg(L, ialpha, ct), ct, rank, dims));
-  if (!scalar_is(L, ibeta, 0.0)) {
+  if (self->dtype != dt) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "self and mat2 must have the same dtype, but got %s and %s",
+              tt_op_type_name(self->dtype), tt_op_type_name(dt));
+    return 0;
+  }
+  return 1;
+}
+
+/* beta * self + alpha * prod, self broadcast to prod's shape; prod is in the
+ * compute type. beta == 0 ignores self (NaN/inf in self do not propagate), as
+ * PyTorch does. An empty contraction (k == 0) is CPU's result.mul_(beta):
+ * self times beta rounded to dt. */
+static tt_status_t finish_add(tt_lower_t *L, int iself, int ibeta, int ialpha, tt_val_t prod, tt_dtype_t dt,
+                              add_style_t style, int64_t k) {
+  tt_graph_t *g = L->g;
+  if (tt_graph_failed(g)) return NULL;
+  tt_dtype_t ct = tt_op_math_type(dt);
+  const tt_type_t *pt = tt_graph_type(g, prod);
+  int rank = pt->rank;
+  int64_t dims[TT_MAX_RANK];
+  memcpy(dims, pt->dims, sizeof(int64_t) * (size_t)rank);
+  if (!check_self(L, iself, rank, dims, dt)) return NULL;
+  int gemv = style == ADD_GEMV;
+  tt_val_t out;
+  if (scalar_is(L, ibeta, 0.0, dt)) {
+    out = k == 0 ? tt_b_full_f(g, ct, rank, dims, 0.0) : prod;
+    if (k != 0 && !scalar_is(L, ialpha, 1.0, dt))
+      out = tt_b_binary(g, TT_BIN_MUL, out, scalar_in(L, ialpha, dt, gemv, rank, dims));
+  } else if (k == 0) {
     tt_val_t s = tt_op_fit(L, tt_l_tensor(L, iself), ct, rank, dims);
-    if (!scalar_is(L, ibeta, 1.0))
-      s = tt_b_binary(g, TT_BIN_MUL, s, tt_op_fit(L, tt_l_scalar_arg(L, ibeta, ct), ct, rank, dims));
+    out = scalar_is(L, ibeta, 1.0, dt) ? s : tt_b_binary(g, TT_BIN_MUL, s, scalar_in(L, ibeta, dt, 1, rank, dims));
+  } else {
+    out = prod;
+    if (!scalar_is(L, ialpha, 1.0, dt))
+      out = tt_b_binary(g, TT_BIN_MUL, out, scalar_in(L, ialpha, dt, gemv, rank, dims));
+    tt_val_t s = tt_op_fit(L, tt_l_tensor(L, iself), ct, rank, dims);
+    if (!scalar_is(L, ibeta, 1.0, dt)) {
+      s = tt_b_binary(g, TT_BIN_MUL, s, scalar_in(L, ibeta, dt, gemv, rank, dims));
+      if (gemv) s = round_to(L, s, dt);
+    }
     out = tt_b_binary(g, TT_BIN_ADD, s, out);
   }
   tt_l_output(L, tt_b_convert(g, out, dt));
@@ -121,10 +168,10 @@ static tt_status_t lower_addmm(tt_lower_t *L) {
   tt_dtype_t dt;
   tt_val_t p = mm_prod(L, 1, 2, &dt);
   if (p < 0) return NULL;
-  return finish_add(L, 0, 3, 4, p, dt);
+  return finish_add(L, 0, 3, 4, p, dt, ADD_ONCE, tt_l_arg_sizes(L, 1)[1]);
 }
 
-static tt_val_t bmm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt, int sum_batch) {
+static tt_val_t bmm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
   if (!want_rank(L, ia, 3, "batch1 must be a 3D tensor") || !want_rank(L, ib, 3, "batch2 must be a 3D tensor"))
     return -1;
   *dt = check_pair(L, ia, ib, "batch1 and batch2");
@@ -137,34 +184,61 @@ static tt_val_t bmm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt, int sum_
     return tt_l_fail(L, TT_INVALID_ARGUMENT,
                      "Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but got: [%lld, %lld].",
                      (long long)a[0], (long long)a[2], (long long)b[0], (long long)b[1]);
-  if (sum_batch) {
-    /* addbmm: the batch dim is contracted along with k. */
-    int64_t lc[2] = {0, 2}, rc[2] = {0, 1};
-    return contract(L, ia, ib, *dt, 0, NULL, NULL, 2, lc, rc);
-  }
   int64_t bd = 0, lc = 2, rc = 1;
   return contract(L, ia, ib, *dt, 1, &bd, &bd, 1, &lc, &rc);
 }
 
 static tt_status_t lower_bmm(tt_lower_t *L) {
   tt_dtype_t dt;
-  tt_val_t p = bmm_prod(L, 0, 1, &dt, 0);
+  tt_val_t p = bmm_prod(L, 0, 1, &dt);
   if (p >= 0) tt_l_output(L, tt_b_convert(L->g, p, dt));
   return NULL;
 }
 
 static tt_status_t lower_baddbmm(tt_lower_t *L) {
   tt_dtype_t dt;
-  tt_val_t p = bmm_prod(L, 1, 2, &dt, 0);
+  tt_val_t p = bmm_prod(L, 1, 2, &dt);
   if (p < 0) return NULL;
-  return finish_add(L, 0, 3, 4, p, dt);
+  return finish_add(L, 0, 3, 4, p, dt, ADD_ONCE, tt_l_arg_sizes(L, 1)[2]);
 }
 
+/* Most batches addbmm accumulates one at a time for bf16/f16; past this the
+ * graph would grow too large and the sum is rounded once instead. */
+#define ADDBMM_MAX_STEPS 512
+
+/* addbmm: CPU runs result.addmm_(batch1[b], batch2[b], beta_b, alpha) per
+ * batch (beta_b = beta, then 1), so bf16/f16 results are rounded after every
+ * batch; other dtypes contract the batch dim along with k in one dot. */
 static tt_status_t lower_addbmm(tt_lower_t *L) {
   tt_dtype_t dt;
-  tt_val_t p = bmm_prod(L, 1, 2, &dt, 1);
+  tt_val_t p = bmm_prod(L, 1, 2, &dt);
   if (p < 0) return NULL;
-  return finish_add(L, 0, 3, 4, p, dt);
+  const int64_t *a = tt_l_arg_sizes(L, 1);
+  int64_t nb = a[0], k = a[2];
+  tt_dtype_t ct = tt_op_math_type(dt);
+  if (ct == dt || nb <= 1 || k == 0 || nb > ADDBMM_MAX_STEPS) {
+    int64_t ax = 0;
+    p = nb == 0 ? tt_b_full_f(L->g, ct, 2, (int64_t[]){a[1], tt_l_arg_sizes(L, 2)[2]}, 0.0)
+                : tt_b_reduce(L->g, TT_RED_SUM, p, 1, &ax);
+    return finish_add(L, 0, 3, 4, p, dt, ADD_ONCE, nb == 0 ? 0 : k);
+  }
+  tt_graph_t *g = L->g;
+  const tt_type_t *pt = tt_graph_type(g, p);
+  int64_t dims[2] = {pt->dims[1], pt->dims[2]};
+  if (!check_self(L, 0, 2, dims, dt)) return NULL;
+  tt_val_t alpha = scalar_is(L, 4, 1.0, dt) ? -1 : scalar_in(L, 4, dt, 0, 2, dims);
+  tt_val_t r = -1;
+  if (!scalar_is(L, 3, 0.0, dt)) {
+    r = tt_op_fit(L, tt_l_tensor(L, 0), ct, 2, dims);
+    if (!scalar_is(L, 3, 1.0, dt)) r = tt_b_binary(g, TT_BIN_MUL, r, scalar_in(L, 3, dt, 0, 2, dims));
+  }
+  for (int64_t b = 0; b < nb; b++) {
+    tt_val_t pb = tt_b_reshape(g, tt_b_slice_dim(g, p, 0, b, b + 1, 1), 2, dims);
+    if (alpha >= 0) pb = tt_b_binary(g, TT_BIN_MUL, pb, alpha);
+    r = round_to(L, r < 0 ? pb : tt_b_binary(g, TT_BIN_ADD, r, pb), dt);
+  }
+  tt_l_output(L, tt_b_convert(g, r, dt));
+  return NULL;
 }
 
 static tt_val_t mv_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
@@ -192,7 +266,63 @@ static tt_status_t lower_addmv(tt_lower_t *L) {
   tt_dtype_t dt;
   tt_val_t p = mv_prod(L, 1, 2, &dt);
   if (p < 0) return NULL;
-  return finish_add(L, 0, 3, 4, p, dt);
+  return finish_add(L, 0, 3, 4, p, dt, ADD_GEMV, tt_l_arg_sizes(L, 1)[1]);
+}
+
+/* addr(self, vec1, vec2, *, beta, alpha): CPU's addr kernel computes
+ * beta * self + (alpha * vec1) * vec2 elementwise in the tensor's dtype, so
+ * bf16/f16 round after every multiply and the add; bool uses and/or. */
+static tt_status_t lower_addr(tt_lower_t *L) {
+  tt_graph_t *g = L->g;
+  for (int i = 1; i <= 2; i++)
+    if (tt_l_arg_rank(L, i) != 1)
+      return tt_status_make(TT_INVALID_ARGUMENT, "addr: Expected 1-D argument vec%d, but got %d-D", i,
+                            tt_l_arg_rank(L, i));
+  int argi[3] = {0, 1, 2};
+  tt_dtype_t dt = tt_op_result_type(L, argi, 3);
+  for (int i = 3; i <= 4; i++) {
+    if (i >= L->nargs) break;
+    const char *nm = i == 3 ? "beta" : "alpha";
+    if (L->args[i].kind == TT_ARG_BOOL && dt != TT_BOOL)
+      return tt_status_make(TT_INVALID_ARGUMENT, "Boolean %s only supported for Boolean results.", nm);
+    if (L->args[i].kind == TT_ARG_FLOAT && !tt_dtype_is_float(dt))
+      return tt_status_make(TT_INVALID_ARGUMENT,
+                            "For integral input tensors, argument %s must not be a floating point number.", nm);
+  }
+  int64_t dims[2] = {tt_l_arg_sizes(L, 1)[0], tt_l_arg_sizes(L, 2)[0]};
+  const tt_tensor_ref_t *self = tt_l_ref(L, 0);
+  if (!self) return tt_status_make(TT_TYPE_ERROR, "addr: self must be a Tensor");
+  int sr = self->view.rank, ok = sr <= 2;
+  for (int i = 0; ok && i < sr; i++) ok = self->view.sizes[i] == dims[2 - sr + i] || self->view.sizes[i] == 1;
+  if (!ok)
+    return tt_status_make(TT_INVALID_ARGUMENT, "The size of tensor a must match the size of tensor b: self of rank %d "
+                          "cannot be broadcast to [%lld, %lld]", sr, (long long)dims[0], (long long)dims[1]);
+  tt_dtype_t ct = tt_op_math_type(dt);
+  int64_t col[2] = {dims[0], 1}, row[2] = {1, dims[1]};
+  tt_val_t v1 = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 1), ct), 2, col);
+  tt_val_t v2 = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 2), ct), 2, row);
+  v1 = tt_b_broadcast_to(g, v1, 2, dims);
+  v2 = tt_b_broadcast_to(g, v2, 2, dims);
+  int beta0 = scalar_is(L, 3, 0.0, dt);
+  tt_val_t out;
+  if (dt == TT_BOOL) {
+    out = tt_b_binary(g, TT_BIN_AND, v1, v2);
+    out = tt_b_binary(g, TT_BIN_AND, out, scalar_in(L, 4, dt, 0, 2, dims));
+    if (!beta0) {
+      tt_val_t s = tt_op_fit(L, tt_l_tensor(L, 0), ct, 2, dims);
+      out = tt_b_binary(g, TT_BIN_OR, tt_b_binary(g, TT_BIN_AND, s, scalar_in(L, 3, dt, 0, 2, dims)), out);
+    }
+  } else {
+    out = round_to(L, tt_b_binary(g, TT_BIN_MUL, scalar_in(L, 4, dt, 1, 2, dims), v1), dt);
+    out = round_to(L, tt_b_binary(g, TT_BIN_MUL, out, v2), dt);
+    if (!beta0) {
+      tt_val_t s = tt_op_fit(L, tt_l_tensor(L, 0), ct, 2, dims);
+      s = round_to(L, tt_b_binary(g, TT_BIN_MUL, scalar_in(L, 3, dt, 1, 2, dims), s), dt);
+      out = tt_b_binary(g, TT_BIN_ADD, s, out);
+    }
+  }
+  tt_l_output(L, tt_b_convert(g, out, dt));
+  return NULL;
 }
 
 /* dot / vdot (same thing for real dtypes). */
@@ -230,6 +360,8 @@ const tt_op_def_t tt_ops_linalg[] = {
     {"mv", lower_mv, 0},
     {"addmv", lower_addmv, 0},
     {"addmv_", lower_addmv, TT_OPF_INPLACE},
+    {"addr", lower_addr, 0},
+    {"addr_", lower_addr, TT_OPF_INPLACE},
     {"dot", lower_dot, 0},
     {"vdot", lower_dot, 0},
     {NULL, NULL, 0},

@@ -46,7 +46,9 @@ static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil
     tt_l_fail(L, TT_INVALID_ARGUMENT, "non-empty 3D or 4D (batch mode) tensor expected for input");
     return 0;
   }
-  if (!tt_dtype_is_float(x->dtype)) {
+  /* CPU's kernels: max pooling takes every dtype but bool, avg pooling
+   * floats and int64 (an integer sum divided with truncation). */
+  if (is_max ? x->dtype == TT_BOOL : !tt_dtype_is_float(x->dtype) && x->dtype != TT_I64) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "\"%s\" not implemented for '%s'", is_max ? "max_pool2d" : "avg_pool2d",
               tt_op_type_name(x->dtype));
     return 0;
