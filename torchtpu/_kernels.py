@@ -290,6 +290,26 @@ def _masked_select(self, mask):
     return _index(self, [mask])
 
 
+def _host_lengths(op, lengths):
+    """CTC's length tensors as the int list the lowering takes: the output's shape depends on their values,
+    so, as for CPU and CUDA (ctc_loss_tensor), they are read on the host."""
+    if lengths.is_floating_point() or lengths.is_complex() or lengths.dtype == torch.bool:
+        raise RuntimeError(f"{op}: input_lengths and target_lengths must be of an integral dtype, got {lengths.dtype}")
+    return lengths.to("cpu", torch.long).reshape(-1).tolist()
+
+
+def _ctc_loss_tensor(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    return torch.ops.aten._ctc_loss.default(log_probs, targets, _host_lengths("ctc_loss", input_lengths),
+                                            _host_lengths("ctc_loss", target_lengths), blank, zero_infinity)
+
+
+def _ctc_loss_backward_tensor(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood,
+                              log_alpha, blank, zero_infinity=False):
+    return torch.ops.aten._ctc_loss_backward.default(
+        grad, log_probs, targets, _host_lengths("ctc_loss_backward", input_lengths),
+        _host_lengths("ctc_loss_backward", target_lengths), neg_log_likelihood, log_alpha, blank, zero_infinity)
+
+
 _COPY_ID = _TO_COPY_ID = None
 
 
@@ -318,6 +338,8 @@ def register_all():
     special.update({"nonzero": _nonzero, "index.Tensor": _index, "_index_put_impl_": _index_put_impl_,
                     "index_put": _index_put, "masked_select": _masked_select, "equal": _equal})
     special["as_strided"] = _as_strided
+    if "_ctc_loss" in ids:
+        special.update({"_ctc_loss.Tensor": _ctc_loss_tensor, "_ctc_loss_backward.Tensor": _ctc_loss_backward_tensor})
     for view in ("view", "_reshape_alias", "unfold", "alias"):
         special[view] = _meta_view(getattr(torch.ops.aten, view).default)
     for name, fn in special.items():

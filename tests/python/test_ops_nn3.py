@@ -111,3 +111,23 @@ def test_ctc_loss_outputs_and_double():
     torch.testing.assert_close(alpha_t.cpu()[0], alpha_c[0])
     torch.testing.assert_close(alpha_t.cpu()[1, :5, :5], alpha_c[1, :5, :5])
     compare_grad(lambda x: F.ctc_loss(x, tg.to(x.device), [6, 5], [3, 2]), lp)
+
+
+def test_ctc_loss_with_length_tensors_matches_cpu():
+    """Lengths given as tensors (on tpu or cpu): read on the host as CPU and CUDA do; loss and gradient."""
+    torch.manual_seed(0)
+    T, N, C, S = 12, 3, 5, 4
+    lp = torch.randn(T, N, C).log_softmax(2)
+    tg = torch.randint(1, C, (N, S))
+    il, tl = torch.tensor([12, 10, 7]), torch.tensor([4, 2, 3])
+    for where in ("tpu", "cpu"):
+        x = lp.clone().to("tpu").requires_grad_()
+        ref = lp.clone().requires_grad_()
+        got = torch.nn.functional.ctc_loss(x, tg.to("tpu"), il.to(where), tl.to(where))
+        want = torch.nn.functional.ctc_loss(ref, tg, il, tl)
+        torch.testing.assert_close(got.cpu(), want, atol=1e-4, rtol=1e-4)
+        got.backward()
+        want.backward()
+        torch.testing.assert_close(x.grad.cpu(), ref.grad, atol=1e-4, rtol=1e-4)
+    with pytest.raises(RuntimeError, match="integral dtype"):
+        torch.ops.aten._ctc_loss.Tensor(lp.to("tpu"), tg.to("tpu"), il.float().to("tpu"), tl.to("tpu"))
