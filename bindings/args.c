@@ -101,7 +101,11 @@ static void *own(tt_py_args_t *a, size_t bytes) {
   return p;
 }
 
-static int is_tensor(PyObject *o) { return PyObject_IsInstance(o, tt_py.tensor_type) == 1; }
+/* A type check, not isinstance(): no __instancecheck__ lookup on the
+ * metaclass (nn.Parameter and other subclasses took that slow path). */
+static int is_tensor(PyObject *o) {
+  return PyType_Check(tt_py.tensor_type) && PyObject_TypeCheck(o, (PyTypeObject *)tt_py.tensor_type);
+}
 
 static int type_named(PyObject *o, const char *name) { return strcmp(Py_TYPE(o)->tp_name, name) == 0; }
 
@@ -110,7 +114,7 @@ static int convert_list(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t
   if (!seq) return 0;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   int has_tensor = 0, has_float = 0;
-  for (Py_ssize_t i = 0; i < n; i++) {
+  for (Py_ssize_t i = 0; i < n && !has_tensor; i++) {
     PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
     if (it == Py_None || is_tensor(it)) has_tensor = 1;
     else if (PyFloat_Check(it)) has_float = 1;

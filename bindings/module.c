@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "api/context.h"
+#include "base/prof.h"
 #include "exec/region.h"
 #include "bindings.h"
 #include "ops/registry.h"
@@ -90,12 +91,19 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
     if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "unknown op id %d", id);
     return NULL;
   }
+  TT_PROF_BEGIN(TT_PROF_PY_CALL);
   static tt_py_args_t a; /* one call at a time under the GIL */
+  TT_PROF_BEGIN(TT_PROF_ARGS);
   if (!tt_py_args_convert(argv[1], def->name, &a)) return NULL;
+  TT_PROF_END(TT_PROF_ARGS);
   static tt_call_result_t r; /* large; one call at a time under the GIL */
   tt_status_t s = tt_call(id, a.args, a.nargs, &r);
   tt_py_args_free(&a);
-  return s ? tt_py_raise(s) : results_to_python(&r, argv[1]);
+  TT_PROF_BEGIN(TT_PROF_RESULTS);
+  PyObject *res = s ? tt_py_raise(s) : results_to_python(&r, argv[1]);
+  TT_PROF_END(TT_PROF_RESULTS);
+  TT_PROF_END(TT_PROF_PY_CALL);
+  return res;
 }
 
 static PyObject *py_empty(PyObject *self, PyObject *args) {
@@ -363,6 +371,22 @@ static PyObject *py_reset_peak(PyObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+/* {phase: (nanoseconds, count)} of the on-demand timers (base/prof.h); resets them. */
+static PyObject *py_prof_take(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  PyObject *d = PyDict_New();
+  for (int i = 0; d && i < TT_PROF_COUNT; i++) {
+    uint64_t ns, n;
+    tt_prof_get(i, &ns, &n);
+    PyObject *v = Py_BuildValue("(KK)", (unsigned long long)ns, (unsigned long long)n);
+    if (!v || PyDict_SetItemString(d, tt_prof_name(i), v) < 0) Py_CLEAR(d);
+    Py_XDECREF(v);
+  }
+  tt_prof_reset();
+  return d;
+}
+
 static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
@@ -445,6 +469,7 @@ static PyMethodDef methods[] = {
     {"grow_storage", py_grow_storage, METH_VARARGS, "grow_storage(tensor, numel): resize_'s storage growth"},
     {"memory_stats", py_memory_stats, METH_NOARGS, "bytes held by storages: live and peak"},
     {"reset_peak_memory", py_reset_peak, METH_NOARGS, "peak := live"},
+    {"prof_take", py_prof_take, METH_NOARGS, "phase timers of the op path (built with -DTT_PROFILE=1), reset"},
     {"region_stats", py_region_stats, METH_NOARGS, "counters of the deferred region"},
     {"check_strided", py_check_strided, METH_VARARGS, "check_strided(t, size, stride, offset): as_strided bounds"},
     {"storage_numel", py_storage_numel, METH_O, "elements of a tpu tensor's storage, or None"},

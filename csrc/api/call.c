@@ -6,6 +6,7 @@
 
 #include "api/context.h"
 #include "base/hash.h"
+#include "base/prof.h"
 #include "exec/inflight.h"
 #include "exec/region.h"
 #include "ops/common.h"
@@ -213,8 +214,11 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   L.args = args;
   L.nargs = nargs;
   L.returns_arg = -1;
+  TT_PROF_BEGIN(TT_PROF_CALL);
   tt_region_begin_op();
+  TT_PROF_BEGIN(TT_PROF_LOWER);
   tt_status_t s = lower_into_region(def, &L, out);
+  TT_PROF_END(TT_PROF_LOWER);
   if (s) {
     tt_call_result_clear(out); /* their pending values are forgotten with them */
     tt_region_rollback();
@@ -227,8 +231,11 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
     for (int i = 0; i < L.nchecks; i++) flags[i] = L.checks[i].flag;
     s = tt_region_flush_checked(what, flags, L.nchecks, debug_checks, &L);
   } else {
+    TT_PROF_BEGIN(TT_PROF_END_OP);
     s = tt_region_end_op(op_fingerprint(op_id, args, nargs), what);
+    TT_PROF_END(TT_PROF_END_OP);
   }
+  TT_PROF_END(TT_PROF_CALL);
   if (s) {
     tt_call_result_clear(out);
     return s;

@@ -7,6 +7,7 @@
 #include "api/context.h"
 #include "api/mode.h"
 #include "base/alloc.h"
+#include "base/prof.h"
 #include "exec/repeat.h"
 #include "ir/builder.h"
 
@@ -156,7 +157,9 @@ static tt_status_t flush(const char *what, const tt_val_t *extra, int nextra,
   if (!s && !bufs) s = tt_status_make(TT_OUT_OF_MEMORY, "out of host memory running a region");
   int ran = 0;
   if (!s) {
+    TT_PROF_BEGIN(TT_PROF_FLUSH);
     s = tt_exec_run(R.g, R.binds, what, bufs);
+    TT_PROF_END(TT_PROF_FLUSH);
     ran = !s;
   }
   if (!s && nextra) s = accept(ctx, bufs + R.npending);

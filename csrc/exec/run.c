@@ -4,6 +4,7 @@
 
 #include "api/context.h"
 #include "base/alloc.h"
+#include "base/prof.h"
 #include "exec/find.h"
 #include "exec/inflight.h"
 #include "exec/scalars.h"
@@ -26,11 +27,15 @@ static tt_status_t bind_param(const tt_binding_t *b, tt_pjrt_buffer_t **out_buf,
 tt_status_t tt_exec_run(tt_graph_t *g, const tt_binding_t *binds, const char *what,
                         tt_pjrt_buffer_t **outs) {
   tt_ctx_t *c = tt_ctx();
+  TT_PROF_BEGIN(TT_PROF_FINGERPRINT);
   tt_graph_key_t gk = tt_graph_fingerprint(g);
+  TT_PROF_END(TT_PROF_FINGERPRINT);
   tt_cache_key_t key = {gk.shapeless, gk.dims, c->options_key};
   c->stats.requests++;
   tt_pjrt_executable_t *exe;
+  TT_PROF_BEGIN(TT_PROF_FIND);
   TT_RETURN_IF_ERROR(tt_exec_find_executable(c, g, &key, what, &exe));
+  TT_PROF_END(TT_PROF_FIND);
   int np = tt_graph_num_params(g);
   tt_scalars_release_evicted();
   tt_pjrt_buffer_t *args_small[16];
@@ -39,11 +44,17 @@ tt_status_t tt_exec_run(tt_graph_t *g, const tt_binding_t *binds, const char *wh
   int *owned = np <= 16 ? owned_small : tt_malloc(sizeof(int) * (size_t)np);
   tt_status_t s = (!args || !owned) ? tt_status_make(TT_OUT_OF_MEMORY, "out of host memory binding arguments") : NULL;
   int bound = 0;
+  TT_PROF_BEGIN(TT_PROF_BIND);
   for (; !s && bound < np; bound++) s = bind_param(&binds[bound], &args[bound], &owned[bound]);
+  TT_PROF_END(TT_PROF_BIND);
   if (s) bound--;
+  TT_PROF_BEGIN(TT_PROF_EXECUTE);
   if (!s) s = tt_pjrt_execute(c->rt, exe, args, (size_t)np, what, outs);
+  TT_PROF_END(TT_PROF_EXECUTE);
   if (!s && tt_graph_num_outputs(g) > 0) {
+    TT_PROF_BEGIN(TT_PROF_EVENT);
     s = tt_inflight_push(outs[0]);
+    TT_PROF_END(TT_PROF_EVENT);
     /* Debug: the op's own error surfaces at the op, as with CUDA_LAUNCH_BLOCKING=1. */
     if (!s && c->mode == TT_MODE_DEBUG) s = tt_status_annotate(tt_pjrt_buffer_await(c->rt, outs[0]), "%s", what);
     if (s)
