@@ -26,5 +26,6 @@ extern const tt_op_def_t tt_ops_distance[];
 extern const tt_op_def_t tt_ops_histogram[];
 extern const tt_op_def_t tt_ops_renorm[];
 extern const tt_op_def_t tt_ops_nonzero_static[];
+extern const tt_op_def_t tt_ops_unique[];
 
 #endif

@@ -12,7 +12,8 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_norm,        tt_ops_loss,      tt_ops_conv,   tt_ops_pool,   tt_ops_foreach,
       tt_ops_sort_select, tt_ops_scan, tt_ops_search,
       tt_ops_distance, tt_ops_histogram, tt_ops_renorm,
-      tt_ops_nonzero_static, NULL};
+      tt_ops_nonzero_static,
+      tt_ops_unique, NULL};
   return list;
 }
 
