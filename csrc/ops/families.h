@@ -27,5 +27,7 @@ extern const tt_op_def_t tt_ops_histogram[];
 extern const tt_op_def_t tt_ops_renorm[];
 extern const tt_op_def_t tt_ops_nonzero_static[];
 extern const tt_op_def_t tt_ops_unique[];
+extern const tt_op_def_t tt_ops_bincount[];
+extern const tt_op_def_t tt_ops_repeat_interleave[];
 
 #endif

@@ -61,3 +61,43 @@ def test_index_fill_backward_uses_unique():
     x = torch.randn(4, 5)
     idx = torch.tensor([1, 3, 1])
     compare(lambda t: t.index_fill(1, idx.to(t.device), 2.0), x, grad=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64])
+def test_repeat_interleave(dtype):
+    _exact(torch.repeat_interleave, torch.tensor([2, 0, 3, 1], dtype=dtype))
+    _exact(torch.repeat_interleave, torch.tensor([0, 0], dtype=dtype))
+    _exact(lambda r: torch.repeat_interleave(r, output_size=4), torch.tensor([1, 3], dtype=dtype))
+    x = torch.randn(3, 2)
+    compare(lambda t: torch.repeat_interleave(t, torch.tensor([1, 2, 0], device=t.device), dim=0), x, grad=True)
+    compare(lambda t: t.repeat_interleave(2, dim=1), x, grad=True)
+    with pytest.raises(RuntimeError, match="repeats can not be negative"):
+        torch.repeat_interleave(torch.tensor([1, -1], dtype=dtype, device="tpu"))
+    with pytest.raises(RuntimeError, match="1D vector"):
+        torch.repeat_interleave(torch.tensor([[1]], dtype=dtype, device="tpu"))
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64])
+def test_bincount(dtype):
+    x = torch.tensor([1, 5, 1, 0, 7, 7, 7], dtype=dtype)
+    _exact(torch.bincount, x)
+    _exact(lambda t: torch.bincount(t, minlength=12), x)
+    _exact(lambda t: torch.bincount(t, minlength=3), x)
+    _exact(lambda t: torch.bincount(t, t.float() * 0.5), x)  # float32 weights: float32 result
+    _exact(lambda t: torch.bincount(t, t), x)  # any other weights: float64
+    _exact(lambda t: torch.bincount(t, t.to(torch.bfloat16)), x)
+    _exact(torch.bincount, torch.tensor([], dtype=dtype))
+    with pytest.raises(RuntimeError, match="non-negative"):
+        torch.bincount(torch.tensor([1, -2], dtype=dtype, device="tpu"))
+    with pytest.raises(RuntimeError, match="same length"):
+        torch.bincount(x.to("tpu"), torch.ones(2, device="tpu"))
+
+
+def test_logcumsumexp_large_values_backward():
+    # float32 accumulates in float64 as on CPU; in float32 the backward formula's
+    # exp(lcse(log g - result) + x) loses ~1e-3 at |x| ~ 1e4.
+    g = torch.Generator().manual_seed(0)
+    for _ in range(3):
+        x = torch.rand(5, 5, 5, generator=g) * 18 - 9
+        x[0] = 1e4  # as in the OpInfo sample
+        compare(lambda t: torch.logcumsumexp(t, 0), x, grad=True)
