@@ -29,5 +29,6 @@ extern const tt_op_def_t tt_ops_nonzero_static[];
 extern const tt_op_def_t tt_ops_unique[];
 extern const tt_op_def_t tt_ops_bincount[];
 extern const tt_op_def_t tt_ops_repeat_interleave[];
+extern const tt_op_def_t tt_ops_embedding_bag[];
 
 #endif

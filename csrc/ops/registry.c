@@ -13,7 +13,8 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_sort_select, tt_ops_scan, tt_ops_search,
       tt_ops_distance, tt_ops_histogram, tt_ops_renorm,
       tt_ops_nonzero_static,
-      tt_ops_unique, tt_ops_bincount, tt_ops_repeat_interleave, NULL};
+      tt_ops_unique, tt_ops_bincount, tt_ops_repeat_interleave,
+      tt_ops_embedding_bag, NULL};
   return list;
 }
 

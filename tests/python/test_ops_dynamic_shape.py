@@ -12,7 +12,8 @@ DTYPES = [torch.float32, torch.bfloat16, torch.int32, torch.int64, torch.bool]
 
 
 def _exact(fn, x):
-    """Same values, dtypes and shapes as CPU (indices and counts are exact)."""
+    """Same dtypes and shapes as CPU; integer results (indices, counts) exactly,
+    floating ones within assert_close's defaults (sums may round differently)."""
     a, b = fn(x), fn(x.to("tpu"))
     a = a if isinstance(a, tuple) else (a,)
     b = b if isinstance(b, tuple) else (b,)
@@ -20,7 +21,8 @@ def _exact(fn, x):
     for p, q in zip(a, b):
         q = q.cpu()
         assert p.dtype == q.dtype and p.shape == q.shape, (p, q)
-        torch.testing.assert_close(q, p, equal_nan=True, atol=0, rtol=0)
+        exact = {} if p.is_floating_point() else {"atol": 0, "rtol": 0}
+        torch.testing.assert_close(q, p, equal_nan=True, **exact)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -101,3 +103,41 @@ def test_logcumsumexp_large_values_backward():
         x = torch.rand(5, 5, 5, generator=g) * 18 - 9
         x[0] = 1e4  # as in the OpInfo sample
         compare(lambda t: torch.logcumsumexp(t, 0), x, grad=True)
+
+
+def _bag_case(it):
+    w = torch.randn(10, 3, generator=torch.Generator().manual_seed(5))
+    idx = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9], dtype=it)
+    off = torch.tensor([0, 3, 3, 6], dtype=it)
+    return w, idx, off
+
+
+@pytest.mark.parametrize("it", [torch.int64, torch.int32])
+def test_embedding_bag_all_outputs(it):
+    # All four outputs as CPU fills them (offset2bag empty in sum mode without padding, ...).
+    w, idx, off = _bag_case(it)
+    psw = torch.rand(8, generator=torch.Generator().manual_seed(6))
+    for mode in (0, 1, 2):
+        for pad in (-1, 4):
+            for p in ((None, psw) if mode == 0 else (None,)):
+                for fwd in (torch.ops.aten._embedding_bag, torch.ops.aten._embedding_bag_forward_only):
+                    _exact(lambda t: fwd(t, idx.to(t.device), off.to(t.device), False, mode, False,
+                                         None if p is None else p.to(t.device), False, pad), w)
+                # include_last_offset with offsets[-1] == len(indices)
+                off2 = torch.cat([off, torch.tensor([8], dtype=it)])
+                _exact(lambda t: torch.ops.aten._embedding_bag_forward_only(
+                    t, idx.to(t.device), off2.to(t.device), False, mode, False,
+                    None if p is None else p.to(t.device), True, pad), w)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_backward(mode):
+    import torch.nn.functional as F
+    w, idx, off = _bag_case(torch.int64)
+    psw = torch.rand(8, generator=torch.Generator().manual_seed(6))
+    for pad in (None, 4):
+        compare(lambda t: F.embedding_bag(idx.to(t.device), t, off.to(t.device), mode=mode, padding_idx=pad), w, grad=True)
+    if mode == "sum":
+        compare(lambda t, p: F.embedding_bag(idx.to(t.device), t, off.to(t.device), mode="sum", per_sample_weights=p),
+                w, psw, grad=True)
+    compare(lambda t: F.embedding_bag(idx.reshape(2, 4).to(t.device), t, mode=mode, max_norm=1.0), w, grad=True)
