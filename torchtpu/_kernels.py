@@ -23,9 +23,11 @@ def _schema_of(name):
         return None
 
 
-def _trampoline(op_id, schema):
+def _trampoline(op_id, schema, size_id=None):
     """A kernel taking the schema's arguments and calling the core with all of
-    them, positionally, defaults filled in."""
+    them, positionally, defaults filled in. An op whose output shape depends on
+    the data has a "_tt_size:" companion (size_id): it runs first, its small
+    result is downloaded and passed to the op as a last list of ints."""
     args = schema.arguments
     names = [f"a{i}" for i in range(len(args))]
     env = {"_call": _C.call, "torch": torch}
@@ -46,6 +48,10 @@ def _trampoline(op_id, schema):
     sig = ", ".join(params + (["*"] + kwonly if kwonly else []))
     returns_list = len(schema.returns) == 1 and str(schema.returns[0].type).startswith("List")
     body = f"r = _call({op_id}, ({', '.join(names)}{',' if names else ''}))"
+    if size_id is not None:
+        env["_host_ints"] = _host_ints
+        body = (f"n = _host_ints(_call({size_id}, ({', '.join(names)},)))\n    "
+                f"r = _call({op_id}, ({', '.join(names)}, n))")
     if not schema.returns:
         body += "\n    return None"
     elif returns_list:
@@ -55,6 +61,10 @@ def _trampoline(op_id, schema):
     src = f"def kernel({sig}):\n    {body}\n"
     exec(src, env)
     return env["kernel"]
+
+
+def _host_ints(t):
+    return [int(v) for v in t.cpu().reshape(-1).tolist()]
 
 
 def _meta_view(op):
@@ -351,7 +361,7 @@ def register_all():
         schema = _schema_of(name)
         if schema is None:
             continue
-        fn = _trampoline(op_id, schema)
+        fn = _trampoline(op_id, schema, ids.get("_tt_size:" + name))
         if fn is None:
             continue
         _lib.impl(name, fn, "PrivateUse1")

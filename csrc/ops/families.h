@@ -50,5 +50,9 @@ extern const tt_op_def_t tt_ops_special_bessel2[];
 extern const tt_op_def_t tt_ops_special_igamma[];
 extern const tt_op_def_t tt_ops_grid_sample[];
 extern const tt_op_def_t tt_ops_ctc_loss[];
+extern const tt_op_def_t tt_ops_unique[];
+extern const tt_op_def_t tt_ops_bincount[];
+extern const tt_op_def_t tt_ops_repeat_interleave[];
+extern const tt_op_def_t tt_ops_embedding_bag[];
 
 #endif

@@ -54,6 +54,10 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_special_igamma,
       tt_ops_grid_sample,
       tt_ops_ctc_loss,
+      tt_ops_unique,
+      tt_ops_bincount,
+      tt_ops_repeat_interleave,
+      tt_ops_embedding_bag,
       NULL,
   };
   return list;
