@@ -182,12 +182,21 @@ static tt_status_t flush(const char *what, const tt_val_t *extra, int nextra,
   return s;
 }
 
-tt_status_t tt_region_flush(const char *what) { return flush(what, NULL, 0, NULL, NULL); }
+/* Any cut but a repeat boundary (a materialization, a large region, a mode
+ * switch) restarts the repeat history: each step of a loop then starts from
+ * the same state, so the heuristic cuts it at the same places every step and
+ * its executables are reused, whatever ran before (a period learned from an
+ * earlier workload used to cut at shifting places and compile every step). */
+tt_status_t tt_region_flush(const char *what) {
+  tt_repeat_reset();
+  return flush(what, NULL, 0, NULL, NULL);
+}
 
 tt_status_t tt_region_flush_checked(const char *what, const tt_val_t *extra, int n,
                                     tt_status_t (*accept)(void *ctx, tt_pjrt_buffer_t **bufs),
                                     void *ctx) {
   R.nops++;
+  tt_repeat_reset();
   return flush(what, extra, n, accept, ctx);
 }
 
@@ -196,7 +205,7 @@ tt_status_t tt_region_end_op(uint64_t op_hash, const char *what) {
   if (tt_get_eager_mode() != TT_MODE_DEFER_AND_FUSE) return tt_region_flush(what);
   if (R.repeat_detection && tt_repeat_observe(op_hash)) {
     R.stats.repeat_cuts++;
-    return tt_region_flush("a repeated op sequence (DeferAndFuse)");
+    return flush("a repeated op sequence (DeferAndFuse)", NULL, 0, NULL, NULL);
   }
   if (tt_graph_num_nodes(R.g) > MAX_NODES || R.nparams > MAX_PARAMS)
     return tt_region_flush("a large deferred region (DeferAndFuse)");

@@ -135,3 +135,42 @@ def test_defer_lowers_peak_memory():
         peaks[mode] = torch.tpu.memory_stats()["peak_bytes"] - base
     assert peaks["strict"] >= 2 * x.numel() * 4  # a running value and a temporary
     assert peaks["defer_and_fuse"] < peaks["strict"]
+
+
+@pytest.mark.parametrize("kind", ["cnn", "transformer"])
+def test_training_loop_stops_compiling_after_an_unrelated_repeat(kind):
+    """A period learned from an earlier workload must not cut each step of a
+    training loop at shifting places: after warm-up, steps compile nothing."""
+    torch.manual_seed(0)
+    model = models.make(kind).to("tpu")
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x, y = (t.to("tpu") for t in models.batch(kind))
+    with torch.tpu.eager_mode("defer_and_fuse"):
+        a = torch.ones(4, device="tpu")
+        for _ in range(12):  # period 3
+            a = a + 1
+            a = a * 1
+            a = a - 1
+        torch.tpu.synchronize()
+        misses = []
+        for _ in range(8):
+            opt.zero_grad()
+            loss = models.loss_fn(kind, model(x), y)
+            loss.backward()
+            opt.step()
+            loss.item()
+            misses.append(torch.tpu.cache_stats()["misses"])
+    assert misses[-1] == misses[2], misses
+
+
+def test_materialization_restarts_the_repeat_history():
+    """Ops before a materialization do not pair with ops after it: A B C A B | sync | C must not count as a
+    repeat of A B C (the cut would depend on what ran before, not on the loop being traced)."""
+    x = torch.ones(4, device="tpu")
+    with torch.tpu.eager_mode("defer_and_fuse"):
+        x = ((x + 1) * 2 - 1 + 1) * 2
+        x.cpu()
+        cuts = torch.tpu.region_stats()["repeat_cuts"]
+        x = x - 1
+        x.cpu()
+        assert torch.tpu.region_stats()["repeat_cuts"] == cuts
