@@ -920,6 +920,7 @@ def err_mask_shape_mismatch(m):
 def err_index_out_of_range(m):
     x = m(4, 5)
     x[m.tensor([0, 7])] = 1.0
+    x.cpu()  # as on CUDA, the error surfaces at the next synchronization point
 
 
 @error
@@ -940,14 +941,7 @@ def test_scenario(name):
     run(SCENARIOS[name])
 
 
-# Known gap, a silent wrong answer today: out-of-range index tensors are
-# clamped/dropped by XLA's gather/scatter instead of raising (the check needs
-# the index values, i.e. a device sync or an asynchronous error flag).
-KNOWN_GAPS = {"err_index_out_of_range"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="out-of-range indices are not detected on TPU"))
-                                  if n in KNOWN_GAPS else n for n in sorted(ERRORS)])
+@pytest.mark.parametrize("name", sorted(ERRORS))
 def test_error(name):
     expected = _outcome(ERRORS[name], "cpu")
     assert expected is not None, "the scenario must raise on CPU"
