@@ -15,8 +15,11 @@ typedef struct tt_py_s {
   PyObject *create_empty;            /* torch._C._acc.create_empty_tensor */
   PyObject *dtypes[TT_DTYPE_COUNT];  /* torch.float32, ... by tt_dtype_t */
   PyObject *tensor_type;             /* torch.Tensor */
+  PyObject *construct_storage;       /* torch._C._construct_storage_from_data_pointer (lazy) */
+  PyObject *device;                  /* the tpu device object (lazy) */
   PyObject *str_tt, *str_untyped_storage, *str_stride, *str_storage_offset, *str_shape,
-      *str_dtype, *str_item, *str_dim, *str_data_ptr, *str_is_contiguous;
+      *str_dtype, *str_item, *str_dim, *str_data_ptr, *str_is_contiguous,
+      *str_swap_data_ptr, *str_nbytes, *str_device;
 } tt_py_t;
 
 extern tt_py_t tt_py;
@@ -33,6 +36,11 @@ typedef struct {
 PyObject *tt_py_storage_wrap(tt_storage_t *s); /* steals the reference */
 /* Borrowed core storage of a torch tensor on "tpu", or NULL (no exception set). */
 tt_storage_t *tt_py_tensor_storage(PyObject *tensor);
+
+/* Gives torch storage `st` the core storage's real nbytes and its unique,
+ * inaccessible address as data pointer (base/vaddr.h). `fresh`: st still
+ * has 0 bytes and no pointer. Returns 0 with an exception set on failure. */
+int tt_py_sync_storage(PyObject *st, tt_storage_t *s, int fresh);
 
 /* dtype object -> tt_dtype_t, TT_DTYPE_INVALID if unsupported. */
 tt_dtype_t tt_py_dtype(PyObject *dtype);

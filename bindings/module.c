@@ -344,15 +344,31 @@ static PyObject *py_storage_numel(PyObject *self, PyObject *tensor) {
   return PyLong_FromLongLong(s->numel);
 }
 
+/* grow_storage(tensor or untyped storage, nbytes): the core storage grows to
+ * hold nbytes (old contents kept), then the torch storage reports its new
+ * size and address. */
 static PyObject *py_grow_storage(PyObject *self, PyObject *args) {
   (void)self;
-  PyObject *tensor;
-  long long numel;
-  if (!PyArg_ParseTuple(args, "OL", &tensor, &numel)) return NULL;
-  tt_storage_t *s = tt_py_tensor_storage(tensor);
-  if (!s) return PyErr_Format(PyExc_RuntimeError, "grow_storage: not a tpu tensor");
-  tt_status_t st = tt_storage_grow(s, numel);
-  if (st) return tt_py_raise(st);
+  PyObject *obj;
+  long long nbytes;
+  if (!PyArg_ParseTuple(args, "OL", &obj, &nbytes)) return NULL;
+  PyObject *st = PyObject_HasAttr(obj, tt_py.str_tt) ? (Py_INCREF(obj), obj)
+                                                     : PyObject_CallMethodNoArgs(obj, tt_py.str_untyped_storage);
+  if (!st) return NULL;
+  PyObject *tt = PyObject_GetAttr(st, tt_py.str_tt);
+  if (!tt || Py_TYPE(tt) != &TtStorageType) {
+    Py_XDECREF(tt);
+    Py_DECREF(st);
+    PyErr_Clear();
+    return PyErr_Format(PyExc_RuntimeError, "grow_storage: not a tpu tensor or storage");
+  }
+  tt_storage_t *s = ((TtStorageObject *)tt)->storage;
+  long long item = (long long)tt_dtype_size(s->dtype);
+  tt_status_t e = tt_storage_grow(s, (nbytes + item - 1) / item);
+  int ok = e ? (tt_py_raise(e), 0) : tt_py_sync_storage(st, s, 0);
+  Py_DECREF(tt);
+  Py_DECREF(st);
+  if (!ok) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -466,7 +482,7 @@ static PyMethodDef methods[] = {
     {"get_eager_mode", py_get_eager_mode, METH_NOARGS, "the current eager mode's name"},
     {"rng_state", py_rng_state, METH_NOARGS, "(seed, offset)"},
     {"set_rng_state", py_set_rng_state, METH_VARARGS, "set_rng_state(seed, offset)"},
-    {"grow_storage", py_grow_storage, METH_VARARGS, "grow_storage(tensor, numel): resize_'s storage growth"},
+    {"grow_storage", py_grow_storage, METH_VARARGS, "grow_storage(tensor or storage, nbytes): resize_/set_ storage growth"},
     {"memory_stats", py_memory_stats, METH_NOARGS, "bytes held by storages: live and peak"},
     {"reset_peak_memory", py_reset_peak, METH_NOARGS, "peak := live"},
     {"prof_take", py_prof_take, METH_NOARGS, "phase timers of the op path (built with -DTT_PROFILE=1), reset"},
@@ -500,6 +516,9 @@ PyMODINIT_FUNC PyInit__C(void) {
   INTERN(str_dim, "dim");
   INTERN(str_data_ptr, "data_ptr");
   INTERN(str_is_contiguous, "is_contiguous");
+  INTERN(str_swap_data_ptr, "_swap_data_ptr_");
+  INTERN(str_nbytes, "nbytes");
+  INTERN(str_device, "device");
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
   Py_INCREF(&TtStorageType);

@@ -76,6 +76,7 @@ PyObject *tt_py_make_tensor(tt_storage_t *s, tt_dtype_t dtype, int rank, const i
   }
   PyObject *st = PyObject_CallMethodNoArgs(t, tt_py.str_untyped_storage);
   int rc = st ? PyObject_SetAttr(st, tt_py.str_tt, so) : -1;
+  if (rc == 0 && !tt_py_sync_storage(st, ((TtStorageObject *)so)->storage, 1)) rc = -1;
   Py_XDECREF(st);
   Py_DECREF(so);
   if (rc < 0) {
@@ -83,4 +84,50 @@ PyObject *tt_py_make_tensor(tt_storage_t *s, tt_dtype_t dtype, int rank, const i
     return NULL;
   }
   return t;
+}
+
+/* Moves the data pointer and nbytes of a storage made by the constructor
+ * into st (PyTorch's _swap_data_ptr_ swaps both). */
+static int swap_in(PyObject *st, uint64_t addr, uint64_t nbytes) {
+  PyObject *made = PyObject_CallFunction(tt_py.construct_storage, "KOK", (unsigned long long)addr, tt_py.device,
+                                         (unsigned long long)nbytes);
+  if (!made) return 0;
+  PyObject *r = PyObject_CallMethodOneArg(st, tt_py.str_swap_data_ptr, made);
+  Py_DECREF(made); /* holds the old pointer now; nothing to free (no deleter) */
+  Py_XDECREF(r);
+  return r != NULL;
+}
+
+static long long call_ll(PyObject *o, PyObject *name) {
+  PyObject *r = PyObject_CallMethodNoArgs(o, name);
+  if (!r) return -1;
+  long long v = PyLong_AsLongLong(r);
+  Py_DECREF(r);
+  return v;
+}
+
+int tt_py_sync_storage(PyObject *st, tt_storage_t *s, int fresh) {
+  uint64_t nbytes = (uint64_t)s->numel * tt_dtype_size(s->dtype), addr;
+  if (fresh && nbytes == 0) return 1;
+  if (!tt_py.construct_storage) {
+    PyObject *torch_c = PyImport_ImportModule("torch._C");
+    if (!torch_c) return 0;
+    tt_py.construct_storage = PyObject_GetAttrString(torch_c, "_construct_storage_from_data_pointer");
+    Py_DECREF(torch_c);
+    if (!tt_py.construct_storage) return 0;
+  }
+  if (!tt_py.device && !(tt_py.device = PyObject_GetAttr(st, tt_py.str_device))) return 0;
+  tt_status_t e = tt_storage_address(s, &addr);
+  if (e) {
+    tt_py_raise(e);
+    return 0;
+  }
+  if (!fresh) {
+    long long have = call_ll(st, tt_py.str_nbytes), ptr = call_ll(st, tt_py.str_data_ptr);
+    if (PyErr_Occurred()) return 0;
+    if ((uint64_t)have == nbytes && (uint64_t)ptr == addr) return 1;
+    /* _swap_data_ptr_ wants equal sizes or one of them 0: go through 0. */
+    if (have != 0 && !swap_in(st, 0, 0)) return 0;
+  }
+  return nbytes == 0 || swap_in(st, addr, nbytes);
 }

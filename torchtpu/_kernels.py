@@ -12,6 +12,7 @@ from . import _C, _device, _fallback
 _lib = None
 _fallback_lib = None
 _META = torch._C.DispatchKeySet(torch._C.DispatchKey.Meta)
+_CPU = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 _registered = []
 
 
@@ -77,8 +78,8 @@ def _meta_view(op):
 
 
 def _as_strided(self, size, stride, storage_offset=None):
-    """as_strided by PyTorch's Meta kernel, after the bounds check it would
-    make against a real storage (a tpu tensor's torch storage reports 0 bytes)."""
+    """as_strided by PyTorch's Meta kernel, after the core's bounds check
+    against the core storage (its message names the storage's size)."""
     offset = self.storage_offset() if storage_offset is None else storage_offset
     _C.check_strided(self, size, stride, offset)
     return torch.ops.aten.as_strided.default.redispatch(_META, self, size, stride, storage_offset)
@@ -171,7 +172,7 @@ def _resize_(self, size, memory_format=None):
     installs contiguous metadata for the new size."""
     size = list(size)
     need = 0 if 0 in size else self.storage_offset() + math.prod(size)
-    _C.grow_storage(self, need)
+    _C.grow_storage(self, need * self.element_size())
     # PyTorch's strides for the size and memory format (channels_last, ...).
     fmt = torch.contiguous_format if memory_format in (None, torch.preserve_format) else memory_format
     stride = torch.empty(size, device="meta", memory_format=fmt).stride()
@@ -179,15 +180,20 @@ def _resize_(self, size, memory_format=None):
 
 
 def _set_storage(self, source, storage_offset=0, size=None, stride=()):
-    """Tensor.set_(storage, offset, size, stride): PyTorch's Meta kernel checks
-    the arguments and installs the storage and metadata; the core storage
-    (the torch storage's `_tt`) grows when the new view reaches past it."""
+    """Tensor.set_(storage, offset, size, stride): the storage (and its core
+    storage, the torch storage's `_tt`) grows first when the new view reaches
+    past it, as CPU's set_ resizes it; then PyTorch's CPU kernel checks the
+    arguments and installs the storage and metadata (metadata only: it has
+    nothing left to resize, and the Meta kernel refuses storages that, like
+    ours, are not resizable by PyTorch's allocator)."""
     if size is None:  # set_(storage): the whole storage as a 1-D tensor
-        size = (source._tt.nbytes() // self.element_size(),)
-    torch.ops.aten.set_.source_Storage_storage_offset.redispatch(_META, self, source, storage_offset, size, stride)
-    if self.numel():
-        need = self.storage_offset() + 1 + sum((n - 1) * st for n, st in zip(self.shape, self.stride()))
-        _C.grow_storage(self, need)
+        size = (source.nbytes() // self.element_size(),)
+    strides = stride if stride else torch.empty(size, device="meta").stride()
+    if math.prod(size):
+        need = storage_offset + 1 + sum((n - 1) * st for n, st in zip(size, strides))
+        if need * self.element_size() > source.nbytes() and hasattr(source, "_tt"):
+            _C.grow_storage(source, need * self.element_size())
+    torch.ops.aten.set_.source_Storage_storage_offset.redispatch(_CPU, self, source, storage_offset, size, stride)
     return self
 
 

@@ -7,6 +7,7 @@
 #include "api/context.h"
 #include "base/hash.h"
 #include "base/prof.h"
+#include "exec/async_errors.h"
 #include "exec/inflight.h"
 #include "exec/region.h"
 #include "ops/common.h"
@@ -226,13 +227,14 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   }
   char what[160];
   snprintf(what, sizeof what, "aten::%s", def->name);
-  if (L.nchecks) { /* debug mode: the op's results land only if its indices are in range */
+  if (L.nchecks && tt_ctx()->mode == TT_MODE_DEBUG) { /* the op's results land only if its indices are in range */
     tt_val_t flags[TT_LOWER_MAX_CHECKS];
     for (int i = 0; i < L.nchecks; i++) flags[i] = L.checks[i].flag;
     s = tt_region_flush_checked(what, flags, L.nchecks, debug_checks, &L);
-  } else {
+  } else { /* elsewhere the checks are read at the next synchronization point */
     TT_PROF_BEGIN(TT_PROF_END_OP);
-    s = tt_region_end_op(op_fingerprint(op_id, args, nargs), what);
+    if (L.nchecks) s = tt_region_add_checks(L.checks, L.nchecks);
+    if (!s) s = tt_region_end_op(op_fingerprint(op_id, args, nargs), what);
     TT_PROF_END(TT_PROF_END_OP);
   }
   TT_PROF_END(TT_PROF_CALL);
@@ -267,7 +269,8 @@ tt_status_t tt_tensor_to_host(const tt_tensor_ref_t *t, tt_dtype_t dtype, void *
   if (dtype == t->dtype && t->dtype == t->storage->dtype && tt_view_is_whole(&t->view, t->storage->numel)) {
     tt_pjrt_buffer_t *buf;
     TT_RETURN_IF_ERROR(tt_storage_buffer(t->storage, &buf));
-    return tt_pjrt_buffer_to_host(tt_ctx()->rt, buf, dst, nbytes);
+    TT_RETURN_IF_ERROR(tt_pjrt_buffer_to_host(tt_ctx()->rt, buf, dst, nbytes));
+    return tt_async_errors_check(0); /* after the wait: no new one */
   }
   /* Materialize the view (and convert) on device, then download. */
   int id = tt_ops_find("_tt_materialize");
@@ -284,13 +287,14 @@ tt_status_t tt_tensor_to_host(const tt_tensor_ref_t *t, tt_dtype_t dtype, void *
   if (!s) s = tt_storage_buffer(r.outs[0].storage, &buf);
   if (!s) s = tt_pjrt_buffer_to_host(tt_ctx()->rt, buf, dst, nbytes);
   tt_call_result_clear(&r);
-  return s;
+  return s ? s : tt_async_errors_check(0);
 }
 
 tt_status_t tt_synchronize(void) {
   if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
   TT_RETURN_IF_ERROR(tt_region_flush("torch.tpu.synchronize"));
-  return tt_inflight_wait_all();
+  TT_RETURN_IF_ERROR(tt_inflight_wait_all());
+  return tt_async_errors_check(1);
 }
 
 tt_status_t tt_storage_grow(tt_storage_t *s, int64_t numel) {

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "api/context.h"
+#include "exec/async_errors.h"
 #include "exec/region.h"
 #include "exec/repeat.h"
 
@@ -45,7 +46,8 @@ tt_status_t tt_set_eager_mode(tt_eager_mode_t mode) {
   TT_RETURN_IF_ERROR(tt_region_flush("switching the eager mode"));
   c->mode = mode;
   tt_repeat_reset();
-  return TT_OK_STATUS;
+  /* Flags of launches already done; waiting here would be a new sync. */
+  return tt_async_errors_check(0);
 }
 
 tt_eager_mode_t tt_get_eager_mode(void) {

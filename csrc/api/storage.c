@@ -3,6 +3,7 @@
 
 #include "api/context.h"
 #include "base/alloc.h"
+#include "base/vaddr.h"
 #include "exec/region.h"
 
 static void account(const tt_storage_t *s, int sign) {
@@ -33,6 +34,7 @@ void tt_storage_retain(tt_storage_t *s) { __atomic_add_fetch(&s->refcount, 1, __
 void tt_storage_release(tt_storage_t *s) {
   if (!s || __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
   tt_region_forget(s); /* a dead value is never an output */
+  tt_vaddr_free(s->addr, s->addr_capacity);
   if (s->buf) {
     account(s, -1);
     tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
@@ -73,4 +75,19 @@ tt_pjrt_buffer_t *tt_storage_take_buffer(tt_storage_t *s) {
   if (buf) account(s, -1);
   s->buf = NULL;
   return buf;
+}
+
+tt_status_t tt_storage_address(tt_storage_t *s, uint64_t *out_addr) {
+  uint64_t nbytes = (uint64_t)s->numel * tt_dtype_size(s->dtype);
+  if (nbytes == 0 || (s->addr && s->addr_capacity >= nbytes)) {
+    *out_addr = nbytes ? s->addr : 0;
+    return TT_OK_STATUS;
+  }
+  tt_vaddr_free(s->addr, s->addr_capacity);
+  s->addr = tt_vaddr_alloc(nbytes, &s->addr_capacity);
+  if (!s->addr)
+    return tt_status_make(TT_OUT_OF_MEMORY, "out of host address space for a storage of %llu bytes",
+                          (unsigned long long)nbytes);
+  *out_addr = s->addr;
+  return TT_OK_STATUS;
 }

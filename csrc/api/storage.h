@@ -24,6 +24,9 @@ typedef struct tt_storage_s {
   int param;
   /* A deferred computation that should have produced this storage failed. */
   int poisoned;
+  /* The host address PyTorch reports as its data_ptr (base/vaddr.h): 0
+   * until asked for; addr_capacity bytes are reserved there. */
+  uint64_t addr, addr_capacity;
 } tt_storage_t;
 
 /* Takes ownership of buf (may be NULL). */
@@ -35,6 +38,10 @@ void tt_storage_release(tt_storage_t *s);
 void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf);
 /* Removes and returns the buffer (the caller owns it); the storage reads as zeros after. */
 tt_pjrt_buffer_t *tt_storage_take_buffer(tt_storage_t *s);
+/* The storage's unique, inaccessible host address, sized for its current
+ * numel: it moves when the storage outgrew it (as realloc moves data); 0 for
+ * an empty storage. */
+tt_status_t tt_storage_address(tt_storage_t *s, uint64_t *out_addr);
 /* The buffer, materializing zeros for a never-written storage. */
 tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf);
 

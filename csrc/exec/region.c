@@ -8,6 +8,7 @@
 #include "api/mode.h"
 #include "base/alloc.h"
 #include "base/prof.h"
+#include "exec/async_errors.h"
 #include "exec/repeat.h"
 #include "ir/builder.h"
 
@@ -22,9 +23,11 @@ typedef struct region_s {
   int nparams, cap_params;
   tt_storage_t **pending; /* live storages written in the region, in first-write order */
   int npending, cap_pending;
+  tt_index_check_t *checks; /* of the ops in the region, in program order */
+  int nchecks, cap_checks;
   uint64_t nops;
   /* Rollback point of the op being lowered. */
-  int op_nodes, op_params;
+  int op_nodes, op_params, op_checks;
   int repeat_detection;
   tt_region_stats_t stats;
 } region_t;
@@ -117,6 +120,7 @@ static void reset(void) {
     if (R.binds[i].kind == TT_BIND_STORAGE) tt_storage_release(R.binds[i].storage);
   R.nparams = 0;
   R.npending = 0;
+  R.nchecks = 0;
   R.nops = 0;
   if (R.g) tt_graph_reset(R.g);
   R.gen++;
@@ -125,6 +129,15 @@ static void reset(void) {
 void tt_region_begin_op(void) {
   R.op_nodes = R.g ? tt_graph_num_nodes(R.g) : 0;
   R.op_params = R.nparams;
+  R.op_checks = R.nchecks;
+}
+
+tt_status_t tt_region_add_checks(const tt_index_check_t *checks, int n) {
+  if (!grow((void **)&R.checks, &R.cap_checks, R.nchecks + n, sizeof(tt_index_check_t)))
+    return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory recording index checks");
+  memcpy(&R.checks[R.nchecks], checks, sizeof(tt_index_check_t) * (size_t)n);
+  R.nchecks += n;
+  return TT_OK_STATUS;
 }
 
 void tt_region_rollback(void) {
@@ -135,6 +148,7 @@ void tt_region_rollback(void) {
       tt_storage_release(s);
     }
   R.nparams = R.op_params;
+  R.nchecks = R.op_checks;
   if (R.g) tt_graph_truncate(R.g, R.op_nodes);
 }
 
@@ -142,16 +156,31 @@ static void poison_pending(void) {
   for (int i = 0; i < R.npending; i++) R.pending[i]->poisoned = 1;
 }
 
+/* The region's index checks as one output: their flags side by side. */
+static tt_val_t checks_output(void) {
+  tt_val_t small[64];
+  tt_val_t *parts = R.nchecks <= 64 ? small : tt_malloc(sizeof(tt_val_t) * (size_t)R.nchecks);
+  if (!parts) return tt_graph_fail(R.g, TT_OUT_OF_MEMORY, "out of host memory collecting index checks");
+  for (int i = 0; i < R.nchecks; i++) parts[i] = R.checks[i].flag;
+  tt_val_t v = R.nchecks == 1 ? parts[0] : tt_b_concat(R.g, R.nchecks, parts, 0);
+  if (parts != small) tt_free(parts);
+  return v;
+}
+
 static tt_status_t flush(const char *what, const tt_val_t *extra, int nextra,
                          tt_status_t (*accept)(void *, tt_pjrt_buffer_t **), void *ctx) {
-  if (!R.g || R.npending + nextra == 0) {
+  /* A region whose results all died still runs for its index checks (an
+   * out-of-range index raises as on CUDA, whether or not the result is used). */
+  int nflag = R.nchecks > 0;
+  if (!R.g || R.npending + nextra + nflag == 0) {
     if (R.g && tt_graph_num_nodes(R.g)) reset(); /* everything it computed died */
     return TT_OK_STATUS;
   }
-  int nout = R.npending + nextra;
+  int nout = R.npending + nextra + nflag;
   tt_status_t s = TT_OK_STATUS;
   for (int i = 0; !s && i < R.npending; i++) s = tt_graph_add_output(R.g, R.pending[i]->pending);
   for (int i = 0; !s && i < nextra; i++) s = tt_graph_add_output(R.g, extra[i]);
+  if (!s && nflag) s = tt_graph_add_output(R.g, checks_output());
   tt_pjrt_buffer_t *small[64];
   tt_pjrt_buffer_t **bufs = nout <= 64 ? small : tt_malloc(sizeof(*bufs) * (size_t)nout);
   if (!s && !bufs) s = tt_status_make(TT_OUT_OF_MEMORY, "out of host memory running a region");
@@ -165,6 +194,7 @@ static tt_status_t flush(const char *what, const tt_val_t *extra, int nextra,
   if (!s && nextra) s = accept(ctx, bufs + R.npending);
   if (s && ran) { /* vetoed: nothing lands, the storages keep their buffers */
     for (int i = 0; i < R.npending; i++) tt_pjrt_buffer_destroy(tt_ctx()->rt, bufs[i]);
+    if (nflag) tt_pjrt_buffer_destroy(tt_ctx()->rt, bufs[nout - 1]);
   } else if (s) {
     poison_pending();
   } else {
@@ -172,6 +202,7 @@ static tt_status_t flush(const char *what, const tt_val_t *extra, int nextra,
       R.pending[i]->poisoned = 0;
       tt_storage_set_buffer(R.pending[i], bufs[i]);
     }
+    if (nflag) s = tt_async_errors_push(bufs[nout - 1], R.checks, R.nchecks);
   }
   R.stats.flushes++;
   R.stats.last_nodes = (uint64_t)tt_graph_num_nodes(R.g);
@@ -223,7 +254,10 @@ void tt_region_shutdown(void) {
   R.g = NULL;
   tt_free(R.binds);
   tt_free(R.pending);
+  tt_free(R.checks);
   R.binds = NULL;
   R.pending = NULL;
-  R.cap_params = R.cap_pending = 0;
+  R.checks = NULL;
+  R.cap_params = R.cap_pending = R.cap_checks = 0;
+  tt_async_errors_shutdown();
 }

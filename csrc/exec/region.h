@@ -10,6 +10,7 @@
 #define TT_EXEC_REGION_H
 
 #include "api/storage.h"
+#include "exec/async_errors.h"
 #include "exec/run.h"
 #include "ir/graph.h"
 
@@ -39,6 +40,11 @@ void tt_region_rollback(void);
 /* Ends an op whose inputs hash to op_hash: closes the region when the mode
  * says so. */
 tt_status_t tt_region_end_op(uint64_t op_hash, const char *what);
+
+/* Adds the index checks of the op being lowered (Strict, DeferAndFuse):
+ * when the region runs, their flags are one extra output handed to
+ * exec/async_errors, read at the next synchronization point. */
+tt_status_t tt_region_add_checks(const tt_index_check_t *checks, int n);
 
 /* Runs the open region, if any, and gives its live storages their buffers. */
 tt_status_t tt_region_flush(const char *what);

@@ -1,10 +1,10 @@
 /* Lowerings of the index op family: advanced indexing (index, index_put),
  * index_select/index_add, gather/scatter, scatter_reduce/index_reduce,
  * index_fill/index_copy, take/put, masked_scatter, embedding backward,
- * sort/topk and the device halves of nonzero. In strict mode out-of-range indices are not
- * checked (that would need a sync): gathers clamp them, scatters drop them.
- * In debug mode each op also computes an out-of-range flag (tt_l_check_index)
- * that the launch downloads, and raises as PyTorch's CPU kernels do. */
+ * sort/topk and the device halves of nonzero. Gathers clamp out-of-range
+ * indices and scatters drop them; each op also computes an out-of-range flag
+ * (tt_l_check_index) that raises as PyTorch's CPU kernels do: at the op in
+ * debug mode, at the next synchronization point otherwise (exec/async_errors.h). */
 #include <math.h>
 #include <string.h>
 

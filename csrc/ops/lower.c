@@ -193,11 +193,10 @@ void tt_l_write(tt_lower_t *L, int i, int j, tt_val_t v) {
   L->nwrites++;
 }
 
-/* ---- debug-mode index checks ----------------------------------------------- */
+/* ---- index checks (debug: at the op; else asynchronous) --------------------- */
 
 void tt_l_check_index_mask(tt_lower_t *L, tt_val_t idx, tt_val_t bad, int64_t size, int dim, tt_check_kind_t kind) {
-  tt_ctx_t *c = tt_ctx();
-  if (!c || c->mode != TT_MODE_DEBUG || tt_graph_failed(L->g)) return;
+  if (tt_graph_failed(L->g)) return;
   if (L->nchecks >= TT_LOWER_MAX_CHECKS) {
     tt_l_fail(L, TT_INTERNAL, "%s: more than %d index checks in one op", L->op, TT_LOWER_MAX_CHECKS);
     return;
@@ -223,11 +222,11 @@ void tt_l_check_index_mask(tt_lower_t *L, tt_val_t idx, tt_val_t bad, int64_t si
   k->kind = kind;
   k->dim = dim;
   k->size = size;
+  k->op = L->op;
 }
 
 void tt_l_check_index(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, int dim, tt_check_kind_t kind) {
-  tt_ctx_t *c = tt_ctx();
-  if (!c || c->mode != TT_MODE_DEBUG || tt_graph_failed(L->g)) return;
+  if (tt_graph_failed(L->g)) return;
   tt_graph_t *g = L->g;
   idx = tt_b_convert(g, idx, TT_I64);
   const tt_type_t *t = tt_graph_type(g, idx);
@@ -240,23 +239,8 @@ void tt_l_check_index(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, int
 
 tt_status_t tt_l_check_result(const tt_lower_t *L, const int64_t *flags) {
   for (int i = 0; i < L->nchecks; i++) {
-    const tt_index_check_t *k = &L->checks[i];
-    long long count = (long long)flags[2 * i], index = (long long)flags[2 * i + 1], size = (long long)k->size;
-    if (count == 0) continue;
-    const char *op = L->op;
-    switch (k->kind) {
-      case TT_CHECK_INDEX:
-        return tt_status_make(TT_INDEX_ERROR, "index %lld is out of bounds for dimension %d with size %lld (aten::%s, %lld index(es) out of range; debug mode)",
-                              index, k->dim, size, op, count);
-      case TT_CHECK_DIM:
-        return tt_status_make(TT_INVALID_ARGUMENT, "index %lld is out of bounds for dimension %d with size %lld (aten::%s, %lld index(es) out of range; debug mode)",
-                              index, k->dim, size, op, count);
-      case TT_CHECK_SELF:
-        return tt_status_make(TT_INDEX_ERROR, "index out of range in self (aten::%s: index %lld, dimension %d with size %lld; debug mode)",
-                              op, index, k->dim, size);
-      case TT_CHECK_TARGET:
-        return tt_status_make(TT_INDEX_ERROR, "Target %lld is out of bounds. (aten::%s: %lld classes; debug mode)", index, op, size);
-    }
+    tt_status_t s = tt_index_check_status(&L->checks[i], flags[2 * i], flags[2 * i + 1], 0);
+    if (s) return s;
   }
   return TT_OK_STATUS;
 }

@@ -4,6 +4,7 @@
 #define TT_OPS_LOWER_H
 
 #include "api/args.h"
+#include "exec/async_errors.h"
 #include "exec/run.h"
 #include "ir/builder.h"
 
@@ -11,22 +12,6 @@
 #define TT_LOWER_MAX_OUTS 256
 #define TT_LOWER_MAX_WRITES 256
 #define TT_LOWER_MAX_CHECKS 8
-
-/* Debug-mode index checks: which error PyTorch's CPU kernel raises. */
-typedef enum tt_check_kind_e {
-  TT_CHECK_INDEX,  /* IndexError "index 7 is out of bounds for dimension 0 with size 5" (index, index_put) */
-  TT_CHECK_DIM,    /* RuntimeError, same words (gather, scatter) */
-  TT_CHECK_SELF,   /* IndexError "index out of range in self" (index_select, embedding, index_add) */
-  TT_CHECK_TARGET, /* IndexError "Target 7 is out of bounds." (nll_loss) */
-} tt_check_kind_t;
-
-/* One check: `flag` is an i64[2] output {number of bad indices, first bad index}. */
-typedef struct tt_index_check_s {
-  tt_val_t flag;
-  tt_check_kind_t kind;
-  int dim;
-  int64_t size;
-} tt_index_check_t;
 
 typedef struct tt_lower_s {
   tt_graph_t *g;
@@ -45,7 +30,7 @@ typedef struct tt_lower_s {
   /* Set by ops returning a host value (e.g. _local_scalar_dense): the index
    * of the output to download instead of wrapping. */
   int returns_arg; /* -1, or the argument returned as the result */
-  /* Debug mode only: bounds checks computed inside the op's program. */
+  /* Bounds checks computed inside the op's program (exec/async_errors.h). */
   tt_index_check_t checks[TT_LOWER_MAX_CHECKS];
   int nchecks;
 } tt_lower_t;
@@ -83,10 +68,11 @@ void tt_l_output(tt_lower_t *L, tt_val_t v);
 /* Records that tensor argument i (element j of a list) takes value v. */
 void tt_l_write(tt_lower_t *L, int i, int j, tt_val_t v);
 
-/* Debug mode (TORCH_TPU_LAUNCH_BLOCKING=1): checks integer indices idx (any
- * shape) against [lo, size) on device (lo = -size where negatives wrap) and
- * raises at this op if one is out of range; `dim` and `size` go in the
- * message. Strict mode: does nothing (gathers clamp, scatters drop).
+/* Checks integer indices idx (any shape) against [lo, size) on device
+ * (lo = -size where negatives wrap); `dim` and `size` go in the message.
+ * Debug mode (TORCH_TPU_LAUNCH_BLOCKING=1) raises at this op; Strict and
+ * DeferAndFuse raise at the next synchronization point (exec/async_errors.h),
+ * the op itself clamping (gathers) or dropping (scatters) bad indices.
  * The _mask form takes the "bad" predicate (idx's shape) computed by the op. */
 void tt_l_check_index(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, int dim, tt_check_kind_t kind);
 void tt_l_check_index_mask(tt_lower_t *L, tt_val_t idx, tt_val_t bad, int64_t size, int dim, tt_check_kind_t kind);

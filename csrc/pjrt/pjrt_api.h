@@ -200,6 +200,13 @@ typedef struct {
 typedef struct {
   size_t struct_size;
   PJRT_Extension_Base *extension_start;
+  PJRT_Event *event;
+  bool is_ready; /* out */
+} PJRT_Event_IsReady_Args;
+
+typedef struct {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
   const PJRT_NamedValue *create_options;
   size_t num_options;
   void *kv_get_callback;
@@ -388,6 +395,7 @@ enum {
   TT_PJRT_SLOT_Plugin_Initialize = 3,
   TT_PJRT_SLOT_Plugin_Attributes = 4,
   TT_PJRT_SLOT_Event_Destroy = 5,
+  TT_PJRT_SLOT_Event_IsReady = 6,
   TT_PJRT_SLOT_Event_Await = 8,
   TT_PJRT_SLOT_Client_Create = 10,
   TT_PJRT_SLOT_Client_Destroy = 11,

@@ -142,3 +142,76 @@ def test_debug_training_step_matches_strict():
         debug = loss_fn("transformer", model(x), y)
         debug.backward()
     torch.testing.assert_close(debug.cpu(), strict.cpu())
+
+
+# Strict and DeferAndFuse: the same checks run inside the op's program and
+# raise at the next synchronization point (CUDA's device-side assert).
+ASYNC_MODES = ["strict", "defer_and_fuse"]
+
+
+def _check_async(err, cpu_err):
+    assert type(err) is type(cpu_err), (err, cpu_err)
+    assert str(err).startswith(str(cpu_err).split("\n")[0]), (str(err), str(cpu_err))
+    assert "aten::" in str(err) and "asynchronously" in str(err)
+
+
+@pytest.mark.parametrize("mode", ASYNC_MODES)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_async_out_of_range_raises_at_synchronize(name, mode):
+    fn, t, bad, good = CASES[name]
+    cpu_err = _error_of(lambda: fn(t, bad))
+    tt, tbad, tgood = to_tpu(t), to_tpu(bad), to_tpu(good)
+    with torch.tpu.eager_mode(mode):
+        fn(tt, tbad)  # no wait here: nothing raises at the op
+        err = _error_of(torch.tpu.synchronize)
+        _check_async(err, cpu_err)
+        torch.tpu.synchronize()  # raised once
+        res = fn(tt, tgood)
+        expected = fn(t, good)
+        if expected is not None:
+            torch.testing.assert_close(res.cpu(), expected)
+
+
+@pytest.mark.parametrize("mode", ASYNC_MODES)
+@pytest.mark.parametrize("read", ["cpu", "item", "print"])
+def test_async_out_of_range_raises_at_a_read(mode, read):
+    v = torch.arange(5.0, device="tpu")
+    with torch.tpu.eager_mode(mode):
+        r = torch.index_select(v, 0, torch.tensor([1, 7], device="tpu")).sum()
+        with pytest.raises(IndexError, match=r"^index out of range in self \(aten::index_select: index 7, dimension 0 with size 5; raised asynchronously"):
+            {"cpu": r.cpu, "item": r.item, "print": lambda: str(r)}[read]()
+        # State stays sane: later programs run and read normally.
+        assert (v * 2).sum().item() == 20.0
+        torch.tpu.synchronize()
+
+
+@pytest.mark.parametrize("mode", ASYNC_MODES)
+def test_async_error_of_an_earlier_op_names_that_op(mode):
+    v = torch.arange(5.0, device="tpu")
+    with torch.tpu.eager_mode(mode):
+        v[torch.tensor([9], device="tpu")] = 1.0  # index_put_: dropped, flagged
+        w = v + 1
+        with pytest.raises(IndexError, match="index 9 is out of bounds for dimension 0 with size 5 \\(aten::_index_put_impl_"):
+            w.cpu()
+        # The write was dropped (the clamped computation's result); v is usable.
+        torch.testing.assert_close(v.cpu(), torch.arange(5.0))
+
+
+def test_async_only_first_error_raised_then_cleared():
+    v = torch.arange(5.0, device="tpu")
+    torch.gather(v, 0, torch.tensor([8], device="tpu"))
+    torch.index_select(v, 0, torch.tensor([6], device="tpu"))
+    with pytest.raises(RuntimeError, match="index 8 is out of bounds") as info:
+        torch.tpu.synchronize()
+    assert type(info.value) is RuntimeError  # gather's error, not index_select's IndexError
+    torch.tpu.synchronize()
+    assert v.sum().item() == 10.0
+
+
+def test_async_in_range_ops_train_without_errors():
+    emb = torch.nn.Embedding(10, 4).to("tpu")
+    idx = torch.tensor([[0, 9], [3, 3]], device="tpu")
+    for _ in range(3):
+        emb(idx).sum().backward()
+    torch.tpu.synchronize()
+    assert emb.weight.grad.cpu()[3].sum().item() == 24.0  # 2 uses x 4 features x 3 steps

@@ -920,6 +920,7 @@ def err_mask_shape_mismatch(m):
 def err_index_out_of_range(m):
     x = m(4, 5)
     x[m.tensor([0, 7])] = 1.0
+    x.cpu()  # as on CUDA, the error surfaces at the next synchronization point
 
 
 @error
@@ -940,14 +941,7 @@ def test_scenario(name):
     run(SCENARIOS[name])
 
 
-# Known gap, a silent wrong answer today: out-of-range index tensors are
-# clamped/dropped by XLA's gather/scatter instead of raising (the check needs
-# the index values, i.e. a device sync or an asynchronous error flag).
-KNOWN_GAPS = {"err_index_out_of_range"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="out-of-range indices are not detected on TPU"))
-                                  if n in KNOWN_GAPS else n for n in sorted(ERRORS)])
+@pytest.mark.parametrize("name", sorted(ERRORS))
 def test_error(name):
     expected = _outcome(ERRORS[name], "cpu")
     assert expected is not None, "the scenario must raise on CPU"
@@ -960,3 +954,43 @@ def test_error(name):
 
 def test_scenario_count():
     assert len(SCENARIOS) + len(ERRORS) >= 60
+
+
+# Storages report their real size and a unique address that is never
+# dereferenced (reserved, inaccessible host address space): data_ptr()
+# comparisons behave as on CPU.
+def test_storage_nbytes_and_data_ptr_as_on_cpu():
+    for dev in ("cpu", "tpu"):
+        x = torch.arange(24.0, device=dev).reshape(4, 6)
+        s = x.untyped_storage()
+        assert s.nbytes() == 96 and x.data_ptr() != 0 and s.data_ptr() == x.data_ptr()
+        assert x[1].data_ptr() == x.data_ptr() + 6 * 4
+        assert x[:, 2].data_ptr() == x.data_ptr() + 8
+        assert x.t().data_ptr() == x.data_ptr() == x.view(-1).data_ptr() == x.reshape(24).data_ptr()
+        assert x.view(torch.int16).untyped_storage().data_ptr() == s.data_ptr()
+        y = x.clone()
+        assert y.data_ptr() != x.data_ptr()
+        assert torch.empty(0, device=dev).untyped_storage().nbytes() == 0
+
+
+def test_storage_addresses_are_unique_among_live_storages():
+    xs = [torch.full((n % 7 + 1,), float(n), device="tpu") for n in range(200)]
+    spans = sorted((t.data_ptr(), t.data_ptr() + t.untyped_storage().nbytes()) for t in xs)
+    assert all(a_end <= b for (_, a_end), (b, _) in zip(spans, spans[1:]))
+
+
+def test_storage_resize_and_set_keep_pointer_and_size_coherent():
+    x = torch.arange(4.0, device="tpu")
+    x.resize_(10)
+    assert x.untyped_storage().nbytes() == 40 and x.untyped_storage().data_ptr() == x.data_ptr()
+    torch.testing.assert_close(x[:4].cpu(), torch.arange(4.0))
+    y = torch.empty(0, device="tpu").set_(x.untyped_storage(), 2, (2, 2), (2, 1))
+    assert y.data_ptr() == x.data_ptr() + 8 and y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    torch.testing.assert_close(y.cpu(), torch.tensor([[2.0, 3.0], [0.0, 0.0]]))
+    # set_ reaching past the end grows the storage (CPU resizes it too).
+    z = torch.empty(0, device="tpu").set_(x.untyped_storage(), 8, (4,), (1,))
+    assert x.untyped_storage().nbytes() == 48 and z.data_ptr() == x.untyped_storage().data_ptr() + 32
+    w = torch.empty(0, device="tpu").set_(x)
+    assert w.data_ptr() == x.data_ptr() and w.shape == x.shape
+    with pytest.raises(RuntimeError, match="out of bounds for storage"):
+        x.as_strided((20,), (1,))
