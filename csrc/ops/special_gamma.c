@@ -125,8 +125,9 @@ static tt_status_t lower_polygamma(tt_lower_t *L) {
 
 /* mvlgamma(x, p) = sum_{j<p} lgamma(x - j/2) + p (p - 1) / 4 log(pi). CPU
  * builds it from tensor ops in the result type: x + shift, lgamma, the sum
- * and the final add each round to it (emulated for bf16/f16). CPU's data check
- * (all x > (p - 1) / 2) needs the values on the host: not done here. */
+ * and the final add each round to it (emulated for bf16/f16). PyTorch 2.13's
+ * CPU kernel does not check x > (p - 1) / 2 (its docs say it must hold): like
+ * CPU, values outside give what the formula gives. */
 static tt_val_t round_to(tt_graph_t *g, tt_val_t v, tt_dtype_t out) {
   tt_dtype_t ct = tt_graph_type(g, v)->dtype;
   return out == ct ? v : tt_b_convert(g, tt_b_convert(g, v, out), ct);
