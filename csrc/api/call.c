@@ -67,9 +67,10 @@ static int partial_overlap(tt_lower_t *L, const tt_tensor_ref_t *t, int i, int j
     const tt_arg_t *a = &L->args[k];
     if (k == i || (a->kind != TT_ARG_TENSOR && a->kind != TT_ARG_TENSORS)) continue;
     int n = a->kind == TT_ARG_TENSOR ? 1 : a->n;
-    for (int e = 0; e < n; e++) {
-      /* Lists pair up element-wise (foreach ops). */
-      if (a->kind == TT_ARG_TENSORS && L->args[i].kind == TT_ARG_TENSORS && L->args[i].n == n && e != j) continue;
+    /* Lists of one length pair up element-wise (foreach ops): only element j
+     * meets the written one, so a foreach write checks one ref, not n. */
+    int paired = a->kind == TT_ARG_TENSORS && L->args[i].kind == TT_ARG_TENSORS && L->args[i].n == n;
+    for (int e = paired ? j : 0; e < (paired ? j + 1 : n); e++) {
       const tt_tensor_ref_t *r = &a->t[e];
       if (r->storage != t->storage || !r->storage) continue;
       if (tt_view_overlap(&t->view, ts, &r->view, tt_dtype_size(r->dtype)) == TT_OVERLAP_PARTIAL) return 1;
