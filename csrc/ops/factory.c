@@ -1,9 +1,10 @@
-/* Factories computed on device: full, arange, linspace, logspace. Uninitialized
+/* Factories computed on device: full, arange, linspace, logspace, eye. Uninitialized
  * tensors (empty) need no program: the binding makes a lazy storage. */
 #include <math.h>
 
 #include "ops/common.h"
 #include "ops/families.h"
+#include "ops/linalg_util.h"
 
 /* full(size, fill_value, *, dtype, layout, device, pin_memory) */
 static tt_status_t lower_full(tt_lower_t *L) {
@@ -100,6 +101,44 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
 static tt_status_t lower_linspace_out(tt_lower_t *L) { return space_common(L, 0); }
 static tt_status_t lower_logspace_out(tt_lower_t *L) { return space_common(L, 1); }
 
+/* eye(n[, m]) and their out= forms (which take the dtype from out). */
+static tt_val_t eye_value(tt_lower_t *L, int64_t n, int64_t m, tt_dtype_t dt) {
+  if (n < 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "n must be greater or equal to 0, got %lld", (long long)n);
+  if (m < 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "m must be greater or equal to 0, got %lld", (long long)m);
+  int64_t d[2] = {n, m};
+  return tt_la_eye(L->g, dt, 2, d);
+}
+
+static tt_dtype_t dtype_or_default(tt_lower_t *L, int i) {
+  tt_dtype_t dt = tt_l_dtype(L, i);
+  return dt == TT_DTYPE_INVALID ? TT_F32 : dt;
+}
+static tt_status_t lower_eye(tt_lower_t *L) {
+  int64_t n = tt_l_int(L, 0, 0);
+  tt_l_output(L, eye_value(L, n, n, dtype_or_default(L, 1)));
+  return NULL;
+}
+static tt_status_t lower_eye_m(tt_lower_t *L) {
+  tt_l_output(L, eye_value(L, tt_l_int(L, 0, 0), tt_l_int(L, 1, 0), dtype_or_default(L, 2)));
+  return NULL;
+}
+
+static tt_status_t eye_out(tt_lower_t *L, int64_t n, int64_t m, int outi) {
+  const tt_tensor_ref_t *out = tt_l_ref(L, outi);
+  if (!out) return tt_status_make(TT_TYPE_ERROR, "%s: out must be a Tensor", L->op);
+  if (out->view.rank != 2 || out->view.sizes[0] != n || out->view.sizes[1] != m)
+    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: resizing `out` is not supported on TPU yet; pass an out tensor of shape [%lld, %lld]",
+                          L->op, (long long)n, (long long)m);
+  tt_l_write(L, outi, 0, eye_value(L, n, m, out->dtype));
+  L->returns_arg = outi;
+  return NULL;
+}
+static tt_status_t lower_eye_out(tt_lower_t *L) {
+  int64_t n = tt_l_int(L, 0, 0);
+  return eye_out(L, n, n, 1);
+}
+static tt_status_t lower_eye_m_out(tt_lower_t *L) { return eye_out(L, tt_l_int(L, 0, 0), tt_l_int(L, 1, 0), 2); }
+
 const tt_op_def_t tt_ops_factory[] = {
     {"full", lower_full, 0},
     {"arange", lower_arange, 0},
@@ -107,5 +146,9 @@ const tt_op_def_t tt_ops_factory[] = {
     {"arange.start_step", lower_arange_start_step, 0},
     {"linspace.out", lower_linspace_out, 0},
     {"logspace.out", lower_logspace_out, 0},
+    {"eye", lower_eye, 0},
+    {"eye.m", lower_eye_m, 0},
+    {"eye.out", lower_eye_out, 0},
+    {"eye.m_out", lower_eye_m_out, 0},
     {NULL, NULL, 0},
 };

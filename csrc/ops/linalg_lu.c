@@ -1,11 +1,12 @@
 /* LU-based linear algebra (lu_factor, lu_unpack, lu, lu_solve, inv, solve,
- * det, slogdet) and eye, built from stablehlo.while loops and
+ * det, slogdet), built from stablehlo.while loops and
  * triangular_solve on the device: batched, no host round trips, computed in
  * float32 for bf16/f16. */
 #include <string.h>
 
 #include "ops/common.h"
 #include "ops/families.h"
+#include "ops/linalg_util.h"
 
 /* A matrix argument's shape split into batch dims and the last two. */
 typedef struct mat_s {
@@ -399,8 +400,7 @@ static tt_status_t lower_inv_ex(tt_lower_t *L) {
   if (!read_mat(L, 0, "linalg.inv", 1, &A)) return NULL;
   tt_graph_t *g = L->g;
   lu_t f = lu_factor(g, tt_b_convert(g, tt_l_tensor(L, 0), A.ct), &A);
-  tt_val_t eye = tt_b_convert(g, tt_b_compare(g, TT_CMP_EQ, iota_i64(g, A.rank, A.dims, A.nb),
-                                              iota_i64(g, A.rank, A.dims, A.nb + 1)), A.ct);
+  tt_val_t eye = tt_la_eye(g, A.ct, A.rank, A.dims);
   tt_val_t x = lu_solve_left(g, f.lu, f.perm, eye, A.nb, A.dims, A.n, 0);
   tt_l_output(L, tt_b_convert(g, x, A.dt));
   tt_l_output(L, f.info);
@@ -538,7 +538,7 @@ static tt_status_t lower_matrix_exp(tt_lower_t *L) {
   sf = tt_b_select(g, fin, tt_b_clamp(g, tt_b_like_f(g, sf, 0.0), sf, tt_b_like_f(g, sf, 64.0)), tt_b_like_f(g, sf, 0.0));
   tt_val_t scale = tt_b_binary(g, TT_BIN_POW, tt_b_like_f(g, sf, 2.0), tt_b_unary(g, TT_UN_NEG, sf));
   tt_val_t as = tt_b_binary(g, TT_BIN_MUL, a, bcast_lead(g, scale, rank, A.dims));
-  tt_val_t eye = tt_b_convert(g, tt_b_compare(g, TT_CMP_EQ, iota_i64(g, rank, A.dims, nb), iota_i64(g, rank, A.dims, nb + 1)), A.ct);
+  tt_val_t eye = tt_la_eye(g, A.ct, rank, A.dims);
 #define LIN(x, c) tt_b_binary(g, TT_BIN_MUL, (x), tt_b_like_f(g, (x), (c)))
 #define ADD(x, y) tt_b_binary(g, TT_BIN_ADD, (x), (y))
   tt_val_t a2 = bmm(g, as, as, nb), a4 = bmm(g, a2, a2, nb), a6 = bmm(g, a4, a2, nb);
@@ -566,45 +566,6 @@ static tt_status_t lower_matrix_exp(tt_lower_t *L) {
   return NULL;
 }
 
-/* eye(n[, m]) and their out= forms (which take the dtype from out). */
-static tt_val_t eye_value(tt_lower_t *L, int64_t n, int64_t m, tt_dtype_t dt) {
-  if (n < 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "n must be greater or equal to 0, got %lld", (long long)n);
-  if (m < 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "m must be greater or equal to 0, got %lld", (long long)m);
-  int64_t d[2] = {n, m};
-  tt_graph_t *g = L->g;
-  return tt_b_convert(g, tt_b_compare(g, TT_CMP_EQ, iota_i64(g, 2, d, 0), iota_i64(g, 2, d, 1)), dt);
-}
-
-static tt_dtype_t dtype_or_default(tt_lower_t *L, int i) {
-  tt_dtype_t dt = tt_l_dtype(L, i);
-  return dt == TT_DTYPE_INVALID ? TT_F32 : dt;
-}
-static tt_status_t lower_eye(tt_lower_t *L) {
-  int64_t n = tt_l_int(L, 0, 0);
-  tt_l_output(L, eye_value(L, n, n, dtype_or_default(L, 1)));
-  return NULL;
-}
-static tt_status_t lower_eye_m(tt_lower_t *L) {
-  tt_l_output(L, eye_value(L, tt_l_int(L, 0, 0), tt_l_int(L, 1, 0), dtype_or_default(L, 2)));
-  return NULL;
-}
-
-static tt_status_t eye_out(tt_lower_t *L, int64_t n, int64_t m, int outi) {
-  const tt_tensor_ref_t *out = tt_l_ref(L, outi);
-  if (!out) return tt_status_make(TT_TYPE_ERROR, "%s: out must be a Tensor", L->op);
-  if (out->view.rank != 2 || out->view.sizes[0] != n || out->view.sizes[1] != m)
-    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: resizing `out` is not supported on TPU yet; pass an out tensor of shape [%lld, %lld]",
-                          L->op, (long long)n, (long long)m);
-  tt_l_write(L, outi, 0, eye_value(L, n, m, out->dtype));
-  L->returns_arg = outi;
-  return NULL;
-}
-static tt_status_t lower_eye_out(tt_lower_t *L) {
-  int64_t n = tt_l_int(L, 0, 0);
-  return eye_out(L, n, n, 1);
-}
-static tt_status_t lower_eye_m_out(tt_lower_t *L) { return eye_out(L, tt_l_int(L, 0, 0), tt_l_int(L, 1, 0), 2); }
-
 const tt_op_def_t tt_ops_linalg_lu[] = {
     {"linalg_lu_factor_ex", lower_lu_factor_ex, 0},
     {"lu_unpack", lower_lu_unpack, 0},
@@ -615,9 +576,5 @@ const tt_op_def_t tt_ops_linalg_lu[] = {
     {"_linalg_det", lower_det, 0},
     {"_linalg_slogdet", lower_slogdet, 0},
     {"linalg_matrix_exp", lower_matrix_exp, 0},
-    {"eye", lower_eye, 0},
-    {"eye.m", lower_eye_m, 0},
-    {"eye.out", lower_eye_out, 0},
-    {"eye.m_out", lower_eye_m_out, 0},
     {NULL, NULL, 0},
 };

@@ -143,8 +143,7 @@ void tt_la_geqrf(tt_graph_t *g, tt_val_t a, tt_val_t *out_packed, tt_val_t *out_
 /* Identity-like [B, m, n] (ones on the main diagonal). */
 static tt_val_t eye3(tt_graph_t *g, tt_dtype_t dt, int64_t B, int64_t m, int64_t n) {
   int64_t d[3] = {B, m, n};
-  tt_val_t on = tt_b_compare(g, TT_CMP_EQ, tt_b_iota(g, TT_I64, 3, d, 1), tt_b_iota(g, TT_I64, 3, d, 2));
-  return tt_b_select(g, on, tt_b_full_f(g, dt, 3, d, 1.0), tt_b_full_f(g, dt, 3, d, 0.0));
+  return tt_la_eye(g, dt, 3, d);
 }
 
 /* geqrf(self) -> (a, tau) */

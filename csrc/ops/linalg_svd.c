@@ -51,8 +51,7 @@ static tt_val_t complete_basis(tt_graph_t *g, tt_val_t x);
 static void jacobi_svd(tt_graph_t *g, tt_val_t a, tt_val_t *out_u, tt_val_t *out_s, tt_val_t *out_v) {
   tt_type_t t = *tt_graph_type(g, a);
   int64_t n = t.dims[2], vd[3] = {t.dims[0], n, n};
-  tt_val_t eye = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, tt_b_iota(g, TT_I64, 3, vd, 1), tt_b_iota(g, TT_I64, 3, vd, 2)),
-                             tt_b_full_f(g, t.dtype, 3, vd, 1.0), tt_b_full_f(g, t.dtype, 3, vd, 0.0));
+  tt_val_t eye = tt_la_eye(g, t.dtype, 3, vd);
   if (n == 0 || t.dims[0] == 0 || t.dims[1] == 0) { /* nothing to rotate; a = 0 columns or rows */
     int64_t sd[2] = {t.dims[0], n};
     *out_u = tt_b_like_f(g, a, 0.0);
@@ -110,8 +109,7 @@ static tt_val_t complete_basis(tt_graph_t *g, tt_val_t x) {
   int64_t r = t.dims[1], k = t.dims[2], qd[3] = {t.dims[0], r, r};
   tt_val_t packed, tau;
   tt_la_geqrf(g, x, &packed, &tau);
-  tt_val_t eye = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, tt_b_iota(g, TT_I64, 3, qd, 1), tt_b_iota(g, TT_I64, 3, qd, 2)),
-                             tt_b_full_f(g, t.dtype, 3, qd, 1.0), tt_b_full_f(g, t.dtype, 3, qd, 0.0));
+  tt_val_t eye = tt_la_eye(g, t.dtype, 3, qd);
   tt_val_t q = tt_la_apply_reflectors(g, packed, tau, eye, 1, 0);
   tt_val_t d = tt_la_diag(g, packed); /* [B, k] */
   tt_val_t one = tt_b_like_f(g, d, 1.0);

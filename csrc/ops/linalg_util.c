@@ -42,34 +42,39 @@ tt_val_t tt_la_mT(tt_graph_t *g, tt_val_t x) {
   return tt_b_transpose(g, x, perm);
 }
 
-/* Row and column iotas (i64) over x's shape. */
-static void row_col(tt_graph_t *g, const tt_type_t *t, tt_val_t *row, tt_val_t *col) {
-  *row = tt_b_iota(g, TT_I64, t->rank, t->dims, t->rank - 2);
-  *col = tt_b_iota(g, TT_I64, t->rank, t->dims, t->rank - 1);
+/* col - row (i64) over the last two dims [rows, cols], broadcast to rank/dims. */
+static tt_val_t col_minus_row(tt_graph_t *g, int rank, const int64_t *dims) {
+  int64_t d2[2] = {dims[rank - 2], dims[rank - 1]}, keep[2] = {rank - 2, rank - 1};
+  tt_val_t diff = tt_b_binary(g, TT_BIN_SUB, tt_b_iota(g, TT_I64, 2, d2, 1), tt_b_iota(g, TT_I64, 2, d2, 0));
+  return tt_b_broadcast(g, diff, rank, dims, keep);
+}
+
+/* Where col - row == k (k = 0: the main diagonal). */
+static tt_val_t on_diagonal(tt_graph_t *g, int rank, const int64_t *dims) {
+  return tt_b_compare(g, TT_CMP_EQ, col_minus_row(g, rank, dims), tt_b_full_i(g, TT_I64, rank, dims, 0));
 }
 
 tt_val_t tt_la_tri(tt_graph_t *g, tt_val_t x, int lower, int64_t k) {
   if (x < 0 || tt_graph_failed(g)) return -1;
   tt_type_t t = *tt_graph_type(g, x);
   /* A mask that keeps all or nothing is static (and XLA CPU folds a 1x1 mask
-   * wrongly). col - row spans [1 - rows, cols - 1]. */
+   * wrongly: tril(x, -1) of a 1x1 kept x). col - row spans [1 - rows, cols - 1]. */
   int64_t lo = 1 - t.dims[t.rank - 2], hi = t.dims[t.rank - 1] - 1;
   if (lower ? k >= hi : k <= lo) return x;
   if (lower ? k < lo : k > hi) return tt_b_like_f(g, x, 0.0);
-  tt_val_t row, col;
-  row_col(g, &t, &row, &col);
-  tt_val_t shifted = tt_b_binary(g, TT_BIN_ADD, row, tt_b_full_i(g, TT_I64, t.rank, t.dims, k));
-  tt_val_t keep = tt_b_compare(g, lower ? TT_CMP_LE : TT_CMP_GE, col, shifted);
+  tt_val_t diff = col_minus_row(g, t.rank, t.dims);
+  tt_val_t keep = tt_b_compare(g, lower ? TT_CMP_LE : TT_CMP_GE, diff, tt_b_full_i(g, TT_I64, t.rank, t.dims, k));
   return tt_b_select(g, keep, x, tt_b_like_f(g, x, 0.0));
+}
+
+tt_val_t tt_la_eye(tt_graph_t *g, tt_dtype_t dt, int rank, const int64_t *dims) {
+  return tt_b_convert(g, on_diagonal(g, rank, dims), dt);
 }
 
 tt_val_t tt_la_eye_like(tt_graph_t *g, tt_val_t x) {
   if (x < 0 || tt_graph_failed(g)) return -1;
   tt_type_t t = *tt_graph_type(g, x);
-  tt_val_t row, col;
-  row_col(g, &t, &row, &col);
-  tt_val_t on = tt_b_compare(g, TT_CMP_EQ, row, col);
-  return tt_b_select(g, on, tt_b_like_f(g, x, 1.0), tt_b_like_f(g, x, 0.0));
+  return tt_la_eye(g, t.dtype, t.rank, t.dims);
 }
 
 tt_val_t tt_la_diag(tt_graph_t *g, tt_val_t x) {
@@ -79,9 +84,7 @@ tt_val_t tt_la_diag(tt_graph_t *g, tt_val_t x) {
   x = tt_b_slice_dim(g, tt_b_slice_dim(g, x, t.rank - 2, 0, k, 1), t.rank - 1, 0, k, 1);
   if (tt_graph_failed(g)) return -1;
   t = *tt_graph_type(g, x);
-  tt_val_t row, col;
-  row_col(g, &t, &row, &col);
-  tt_val_t masked = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, row, col), x, tt_b_like_f(g, x, 0.0));
+  tt_val_t masked = tt_b_select(g, on_diagonal(g, t.rank, t.dims), x, tt_b_like_f(g, x, 0.0));
   int64_t d = t.rank - 1;
   return tt_b_reduce(g, TT_RED_SUM, masked, 1, &d);
 }

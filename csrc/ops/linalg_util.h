@@ -15,6 +15,9 @@ tt_val_t tt_la_mT(tt_graph_t *g, tt_val_t x);
 tt_val_t tt_la_tri(tt_graph_t *g, tt_val_t x, int lower, int64_t k);
 /* Identity matrices shaped like x [..., n, n] (x's dtype). */
 tt_val_t tt_la_eye_like(tt_graph_t *g, tt_val_t x);
+/* Ones where row == col on the last two dims of a rank >= 2 shape, zeros
+ * elsewhere (rectangular allowed), in any dtype. */
+tt_val_t tt_la_eye(tt_graph_t *g, tt_dtype_t dt, int rank, const int64_t *dims);
 /* The diagonal [..., min(m, n)] of x [..., m, n]. */
 tt_val_t tt_la_diag(tt_graph_t *g, tt_val_t x);
 /* x [..., m, k] @ y [..., k, n] with equal batch dims, in x's dtype. */

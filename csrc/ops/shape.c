@@ -6,6 +6,7 @@
 
 #include "ops/common.h"
 #include "ops/families.h"
+#include "ops/linalg_util.h"
 #include "views/view.h"
 
 /* PyTorch skips legacy empty 1-D tensors of shape [0] in cat. */
@@ -189,28 +190,8 @@ static tt_status_t tri(tt_lower_t *L, int lower) {
   int rank = tt_l_arg_rank(L, 0);
   if (rank < 2)
     return tt_status_make(TT_INVALID_ARGUMENT, "%s: input tensor must have at least 2 dimensions", lower ? "tril" : "triu");
-  const int64_t *sz = tt_l_arg_sizes(L, 0);
   int64_t k = tt_l_int(L, 1, 0);
-  tt_graph_t *g = L->g;
-  tt_val_t x = tt_l_tensor(L, 0);
-  int64_t d2[2] = {sz[rank - 2], sz[rank - 1]};
-  /* col - row spans [1 - rows, cols - 1]: when k puts every element on one
-   * side the result is x or zeros. Also sidesteps XLA CPU folding the 1x1
-   * mask wrongly (tril(x, -1) of a 1x1 kept x). */
-  int64_t lo = 1 - d2[0], hi = d2[1] - 1;
-  if (lower ? k >= hi : k <= lo) {
-    tt_l_output(L, x);
-    return NULL;
-  }
-  if (lower ? k < lo : k > hi) {
-    tt_l_output(L, tt_b_like_f(g, x, 0));
-    return NULL;
-  }
-  tt_val_t diff = tt_b_binary(g, TT_BIN_SUB, tt_b_iota(g, TT_I64, 2, d2, 1), tt_b_iota(g, TT_I64, 2, d2, 0));
-  tt_val_t kk = tt_b_full_i(g, TT_I64, 2, d2, k);
-  tt_val_t keep = tt_b_compare(g, lower ? TT_CMP_LE : TT_CMP_GE, diff, kk);
-  keep = tt_b_broadcast_to(g, keep, rank, sz);
-  tt_l_output(L, tt_b_select(g, keep, x, tt_b_like_f(g, x, 0)));
+  tt_l_output(L, tt_la_tri(L->g, tt_l_tensor(L, 0), lower, k));
   return NULL;
 }
 static tt_status_t lower_tril(tt_lower_t *L) { return tri(L, 1); }
