@@ -22,12 +22,16 @@ entry is recorded and the run goes on.
   python tools/opinfo.py --merge build/opinfo.jsonl build/opinfo2.jsonl    # report from logs
 """
 import argparse
+import contextlib
 import json
 import os
 import select
 import subprocess
 import sys
 import time
+
+if os.path.dirname(os.path.abspath(__file__)) not in sys.path:  # for tools/opinfo_props.py when loaded by path
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 DTYPE_NAMES = ("float32", "bfloat16", "float16", "int32", "int64", "bool")
 TEST = ("TestCommon", "test_compare_cpu")
@@ -114,11 +118,17 @@ class _Recorder:
 
 def _run_unit(op, dtype_name, max_samples, backward):
     import torch
+
+    import opinfo_props
     from torch.utils._pytree import tree_flatten, tree_map
 
     dtype = getattr(torch, dtype_name)
     skip, tol = _decorations(op, dtype)
     res = {"entry": entry_name(op), "dtype": dtype_name}
+    # random values cannot match CPU's: checked by their properties instead (tools/opinfo_props.py)
+    random_values = bool(skip) and "non-deterministic" in skip
+    if random_values:
+        res["random_reason"], skip = skip, None
     if skip:
         res.update(fwd="skip", fwd_msg=skip)
         return res
@@ -182,18 +192,19 @@ def _run_unit(op, dtype_name, max_samples, backward):
         try:
             x, a, k = device_args(s)
             torch.manual_seed(1)
-            if rec:
-                with rec.mode:
-                    got = op(x, *a, **k)
-            else:
+            with rec.mode if rec else contextlib.nullcontext():
                 got = op(x, *a, **k)
             flat, _ = tree_flatten(got)
             if not any(isinstance(t, torch.Tensor) and t.device.type == "tpu" for t in flat) and any(
                     isinstance(t, torch.Tensor) for t in flat):
                 raise AssertionError("the result is not on tpu")
-            # PyTorch's test_compare_cpu compares after output_process_fn_grad, which makes results that are
-            # not unique (signs of singular vectors, ...) comparable.
-            check(s.output_process_fn_grad(got), s.output_process_fn_grad(want))
+            if random_values:
+                torch.manual_seed(1)
+                opinfo_props.check(res["entry"], s, got, op(x, *a, **k), want)
+            else:
+                # PyTorch's test_compare_cpu compares after output_process_fn_grad, which makes results that
+                # are not unique (signs of singular vectors, ...) comparable.
+                check(s.output_process_fn_grad(got), s.output_process_fn_grad(want))
             fwd["pass"] += 1
         except NotImplementedError as e:
             fwd["notimpl"] += 1
@@ -212,7 +223,7 @@ def _run_unit(op, dtype_name, max_samples, backward):
     if ran == 0:
         res.update(fwd="skip", fwd_msg=res.get("sample_error") or "no sample runs on CPU for this dtype")
         return res
-    res["fwd"] = "fail" if fwd["fail"] else "notimpl" if fwd["notimpl"] else "pass"
+    res["fwd"] = "fail" if fwd["fail"] else "notimpl" if fwd["notimpl"] else "prop" if random_values else "pass"
     if msg:
         res["fwd_msg"] = msg
     xfail = _expected_failure(op, dtype)
@@ -220,11 +231,12 @@ def _run_unit(op, dtype_name, max_samples, backward):
         # run anyway: a pass counts as a pass; a failure PyTorch expects is listed with the skips
         res.update(fwd="skip", fwd_msg=f"expected failure: {xfail}; here: {msg}")
         return res
-    if not (backward and op.supports_autograd and dtype == torch.float32):
+    if random_values or not (backward and op.supports_autograd and dtype == torch.float32):
         return res
 
     bwd = {"pass": 0, "fail": 0, "notimpl": 0, "cpu_error": 0}
     bmsg = None
+    bwd_rec = _Recorder()
     for s in samples(True):
         try:
             inputs = [t for t in tree_flatten((s.input, s.args, s.kwargs))[0]
@@ -244,9 +256,10 @@ def _run_unit(op, dtype_name, max_samples, backward):
             x, a, k = device_args(s)
             dev_inputs = [t for t in tree_flatten((x, a, k))[0] if isinstance(t, torch.Tensor) and t.requires_grad]
             torch.manual_seed(1)
-            douts = [t for t in tree_flatten(s.output_process_fn_grad(op(x, *a, **k)))[0]
-                     if isinstance(t, torch.Tensor) and t.requires_grad]
-            got = torch.autograd.grad(douts, dev_inputs, [g.to("tpu") for g in gos], allow_unused=True)
+            with bwd_rec.mode:
+                douts = [t for t in tree_flatten(s.output_process_fn_grad(op(x, *a, **k)))[0]
+                         if isinstance(t, torch.Tensor) and t.requires_grad]
+                got = torch.autograd.grad(douts, dev_inputs, [g.to("tpu") for g in gos], allow_unused=True)
             check(got, want)
             bwd["pass"] += 1
         except NotImplementedError as e:
@@ -262,6 +275,7 @@ def _run_unit(op, dtype_name, max_samples, backward):
     res["bwd_counts"] = bwd
     if bwd["pass"] + bwd["fail"] + bwd["notimpl"]:
         res["bwd"] = "fail" if bwd["fail"] else "notimpl" if bwd["notimpl"] else "pass"
+        res["aten_bwd"] = sorted(bwd_rec.seen)
         if bmsg:
             res["bwd_msg"] = bmsg
     return res
@@ -395,13 +409,24 @@ def drive(args):
     return results
 
 
+def _packets(names):
+    # an overload packet is the op without its overload name: aten::add for add.Tensor and add.Scalar
+    return {n.rsplit(".", 1)[0] for n in names}
+
+
 def summarize(results):
-    fwd = [r for r in results if r.get("fwd") != "skip"]
+    fwd = [r for r in results if r.get("fwd") != "skip" and "random_reason" not in r]
+    rnd = [r for r in results if r.get("fwd") != "skip" and "random_reason" in r]
     f32 = [r for r in fwd if r["dtype"] == "float32"]
-    aten_pass = set()
+    aten_pass, aten_prop, aten_bwd = set(), set(), set()
     for r in f32:
         if r["fwd"] == "pass":
             aten_pass.update(r.get("aten", ()))
+        if r.get("bwd") == "pass":
+            aten_bwd.update(r.get("aten_bwd", ()))
+    for r in rnd:
+        if r["fwd"] == "prop" and r["dtype"] == "float32":
+            aten_prop.update(r.get("aten", ()))
     bwd = [r for r in results if "bwd" in r]
     missing = {}
     for r in results:
@@ -417,9 +442,14 @@ def summarize(results):
         "f32_run": len(f32),
         "f32_pass": sum(r["fwd"] == "pass" for r in f32),
         "aten_f32_pass": len(aten_pass),
-        # an overload packet is the op without its overload name: aten::add for add.Tensor and add.Scalar
-        "aten_f32_packets": len({n.rsplit(".", 1)[0] for n in aten_pass}),
+        "aten_f32_packets": len(_packets(aten_pass)),
         "aten_f32_pass_names": sorted(aten_pass),
+        "rnd_run": len(rnd),
+        "rnd_pass": sum(r["fwd"] == "prop" for r in rnd),
+        "aten_prop_extra_names": sorted(_packets(aten_prop) - _packets(aten_pass)),
+        "aten_fwd_bwd_packets": len(_packets(aten_pass | aten_bwd)),
+        "aten_bwd_extra_names": sorted(_packets(aten_bwd) - _packets(aten_pass)),
+        "bwd_logged": sum("aten_bwd" in r for r in bwd),
         "bwd_run": len(bwd),
         "bwd_pass": sum(r["bwd"] == "pass" for r in bwd),
         "bwd_fail": sum(r["bwd"] == "fail" for r in bwd),
@@ -435,7 +465,7 @@ def _pct(a, b):
 
 def report(results, total, not_run, elapsed, args):
     s = summarize(results)
-    cell = {"pass": "pass", "fail": "FAIL", "notimpl": "n/i", "skip": "skip"}
+    cell = {"pass": "pass", "fail": "FAIL", "notimpl": "n/i", "skip": "skip", "prop": "prop"}
     lines = [
         "# ATen op coverage (OpInfo)",
         "",
@@ -453,6 +483,11 @@ def report(results, total, not_run, elapsed, args):
         "test_compare_cpu for it (its reason is listed), or expects it to fail on an accelerator and it failed "
         "here too (an expected failure that passes counts as a pass), or no sample runs on CPU. randn and "
         "randint are counted as non-deterministic like their *_like siblings.",
+        "",
+        "prop = an entry whose values are random (the OpInfo skips test_compare_cpu as non-deterministic): "
+        "its samples ran on tpu and the results have CPU's structure, shapes and dtypes, are reproducible under "
+        "the same seed, finite where CPU's are, and lie in the distribution's support "
+        "(tools/opinfo_props.py). These are counted apart, not as passes.",
         "",
         "Known harness limits: samples are made on CPU and every tensor in them is moved to tpu, so an op that "
         "requires a CPU tensor argument (tensor_split's indices tensor) fails here for that reason; samples "
@@ -480,6 +515,12 @@ def report(results, total, not_run, elapsed, args):
         f"| distinct ATen overloads run by passing float32 forward entries | {s['aten_f32_pass']} |",
         f"| float32 backward pass | {s['bwd_pass']} / {s['bwd_run']} ({_pct(s['bwd_pass'], s['bwd_run'])}) |",
         f"| float32 backward fail / not implemented | {s['bwd_fail']} / {s['bwd_notimpl']} |",
+        f"| distinct ATen ops (overload packets) run by passing float32 forward or backward entries (backward "
+        f"ops recorded for {s['bwd_logged']} of {s['bwd_run']} backward units) | {s['aten_fwd_bwd_packets']} |",
+        f"| random-valued (entry, dtype) units passing the property check (not counted above) | "
+        f"{s['rnd_pass']} / {s['rnd_run']} |",
+        f"| further ATen ops run only by passing float32 random-valued entries (not counted above) | "
+        f"{len(s['aten_prop_extra_names'])} |",
         f"| worker crashes (process died) | {len(s['crashes'])} |",
         "",
     ]
@@ -514,6 +555,10 @@ def report(results, total, not_run, elapsed, args):
         lines += ["", f"## Not run ({len(not_run)})", "", ", ".join(f"{e} ({d})" for e, d in not_run)]
     lines += ["", "## ATen ops run by passing float32 forward entries", "",
               ", ".join(f"`{n}`" for n in s["aten_f32_pass_names"]), ""]
+    lines += ["## Further ATen ops (packets) run only by passing float32 backward entries", "",
+              ", ".join(f"`{n}`" for n in s["aten_bwd_extra_names"]), ""]
+    lines += ["## Further ATen ops (packets) run only by float32 random-valued entries passing the property check",
+              "", ", ".join(f"`{n}`" for n in s["aten_prop_extra_names"]), ""]
     return "\n".join(lines)
 
 

@@ -53,3 +53,32 @@ def test_harness_reports_an_unlowered_op_as_not_implemented():
         "__call__": lambda self, x, *a, **k: torch.ops.tt_opinfo_test.twice(x)})()
     res = harness._run_unit(unlowered, "float32", max_samples=3, backward=False)
     assert res["fwd"] == "notimpl" and res["missing"] == ["tt_opinfo_test::twice.default"], res
+
+
+def test_random_entry_is_checked_by_properties_not_skipped():
+    res = harness._run_unit(_BY_NAME["bernoulli"], "float32", max_samples=1000, backward=True)
+    assert res["fwd"] == "prop" and res["fwd_counts"]["pass"] > 0, res
+    assert "aten::bernoulli.default" in res["aten"] or "aten::bernoulli_.float" in res["aten"], res["aten"]
+
+
+def test_property_check_rejects_wrong_support_and_irreproducible_values():
+    import opinfo_props
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    s = SampleInput(torch.full((4,), 0.5))
+    ok = torch.tensor([0.0, 1.0, 1.0, 0.0])
+    opinfo_props.check("bernoulli", s, ok, ok.clone(), ok)
+    with pytest.raises(AssertionError, match="support"):
+        opinfo_props.check("bernoulli", s, ok + 2, ok + 2, ok)
+    with pytest.raises(AssertionError, match="reproducible"):
+        opinfo_props.check("bernoulli", s, ok, 1 - ok, ok)
+    with pytest.raises(AssertionError, match="shape or dtype"):
+        opinfo_props.check("bernoulli", s, ok[:3], ok[:3], ok)
+    many = SampleInput(torch.tensor([[0.0, 1.0, 1.0]]), 2)
+    with pytest.raises(AssertionError, match="zero-probability"):
+        opinfo_props.check("multinomial", many, torch.tensor([[0, 1]]), torch.tensor([[0, 1]]), torch.tensor([[1, 2]]))
+
+
+def test_backward_ops_are_recorded():
+    res = harness._run_unit(_BY_NAME["nn.functional.relu"], "float32", max_samples=1000, backward=True)
+    assert res["bwd"] == "pass" and "aten::threshold_backward.default" in res["aten_bwd"], res
