@@ -162,6 +162,12 @@ def test_multinomial_one_sample():
         assert one.tolist() == [2]
 
 
+def test_multinomial_strided_input():
+    q = torch.tensor([[0.0, 1.0], [1.0, 0.0], [2.0, 0.0], [0.0, 1.0]], device="tpu").t()  # (2, 4), not contiguous
+    s = torch.multinomial(q, 2).cpu()
+    assert sorted(s[0].tolist()) == [1, 2] and sorted(s[1].tolist()) == [0, 3]
+
+
 def test_multinomial_out_and_empty():
     out = torch.empty(0, dtype=torch.long, device="tpu")
     torch.multinomial(torch.tensor([1.0, 1.0], device="tpu"), 5, True, out=out)
@@ -241,6 +247,15 @@ def test_rrelu_functional_and_inplace():
     a = F.rrelu(x.to("tpu"), training=True).cpu()
     torch.manual_seed(3)
     assert torch.equal(F.rrelu(x.to("tpu"), training=True).cpu(), a)
+
+
+def test_rrelu_noise_view():
+    """The noise written through a strided view lands in its base only."""
+    x = make((6, 4), torch.float32)
+    base = torch.zeros(6, 8, device="tpu")
+    y = A.rrelu_with_noise(x.to("tpu"), base[:, ::2], 0.1, 0.3, True).cpu()
+    b = base.cpu()
+    assert (b[:, 1::2] == 0).all() and torch.equal(y, torch.where(x <= 0, x * b[:, ::2], x))
 
 
 def test_rrelu_backward_vs_cpu():
