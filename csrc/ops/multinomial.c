@@ -33,6 +33,12 @@ static tt_status_t check_args(tt_lower_t *L) {
   if (!tt_l_bool(L, 2, 0) && n > cats)
     return tt_status_make(TT_INVALID_ARGUMENT, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   if (cats > (1 << 24)) return tt_status_make(TT_INVALID_ARGUMENT, "number of categories cannot exceed 2^24");
+  /* No rows: an empty result. Rows of no categories fail CPU's min/max scan
+   * (one draw) or have no mass (several draws with replacement). */
+  if (cats == 0 && (rank == 1 || tt_l_arg_sizes(L, 0)[0] > 0))
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s",
+                          n == 1 ? "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
+                                 : "invalid multinomial distribution (sum of probabilities <= 0)");
   return NULL;
 }
 
@@ -57,10 +63,15 @@ static tt_val_t any_of(tt_graph_t *g, tt_val_t pred, int64_t code) {
 
 /* _tt_size:multinomial(self, n, replacement, generator) -> int64[1]: the BAD_* bits found. */
 static tt_status_t lower_multinomial_size(tt_lower_t *L) {
-  tt_status_t st = check_args(L);
-  if (st) return st;
   tt_graph_t *g = L->g;
   int64_t rows, cats, one = 1;
+  /* Bad arguments: no code; multinomial itself raises, under its own name. */
+  tt_status_t st = check_args(L);
+  if (st) {
+    tt_status_free(st);
+    tt_l_output(L, tt_b_full_i(g, TT_I64, 1, &one, 0));
+    return NULL;
+  }
   tt_val_t p = probs_2d(L, &rows, &cats);
   if (rows * cats == 0) {
     tt_l_output(L, tt_b_full_i(g, TT_I64, 1, &one, 0));

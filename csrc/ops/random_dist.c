@@ -90,7 +90,10 @@ static tt_status_t lower_geometric_(tt_lower_t *L) {
   tt_dtype_t ct = tt_dtype_is_float(s->dtype) ? tt_rand_compute_type(s->dtype) : TT_F64;
   tt_val_t u = tt_rand_uniform_open(L, ct, r, d);
   tt_val_t k = tt_b_binary(g, TT_BIN_DIV, tt_b_unary(g, TT_UN_LOG, u), tt_b_full_f(g, ct, r, d, log1p(-p)));
-  return write_self(L, tt_b_unary(g, TT_UN_CEIL, k));
+  k = tt_b_unary(g, TT_UN_CEIL, k);
+  /* Narrow integer types keep the low bits of large draws, as CPU's casts do. */
+  if (!tt_dtype_is_float(s->dtype)) k = tt_b_convert(g, k, TT_I64);
+  return write_self(L, k);
 }
 
 const tt_op_def_t tt_ops_random_dist[] = {

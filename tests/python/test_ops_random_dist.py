@@ -65,6 +65,13 @@ def test_geometric(dtype):
     assert abs((x == 2).double().mean() - p * (1 - p)) < 0.015
 
 
+def test_geometric_narrow_ints_wrap():
+    # Draws above the type's range keep their low bits, as CPU's casts do: zeros and negatives appear.
+    for dt in (torch.uint8, torch.int8):
+        x = torch.empty(N, device="tpu", dtype=dt).geometric_(0.01).cpu()
+        assert (x == 0).any() and (dt == torch.uint8 or (x < 0).any())
+
+
 def test_distribution_errors():
     for fn, dt in [(lambda t: t.cauchy_(0, 0), torch.float32), (lambda t: t.cauchy_(), torch.int64),
                    (lambda t: t.log_normal_(0, 0), torch.float32), (lambda t: t.log_normal_(), torch.int64),
@@ -179,7 +186,7 @@ def test_multinomial_out_and_empty():
     ([0.0, 0.0], 1, False), ([0.0, 0.0], 2, True), ([[1.0, 1.0], [0.0, 0.0]], 1, False),
     ([-1.0, 1.0], 2, True), ([-1.0, 1.0], 1, False), ([math.inf, 1.0], 2, True), ([math.inf, 1.0], 1, False),
     ([math.nan, 1.0], 2, True), ([math.nan, 1.0], 2, False), ([1.0, 1.0], 3, False), ([1.0, 1.0], 0, True),
-    ([[[1.0]]], 1, False),
+    ([[[1.0]]], 1, False), ([[], []], 1, True), ([[], []], 3, True), ([], 2, True),
 ])
 def test_multinomial_errors(probs, n, repl):
     same_error(lambda p: torch.multinomial(p, n, repl), [torch.tensor(probs)])
