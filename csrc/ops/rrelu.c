@@ -74,10 +74,10 @@ static tt_status_t forward(tt_lower_t *L, const char *op, tt_val_t *out_y, tt_va
   int r = tt_l_arg_rank(L, 0);
   const int64_t *d = tt_l_arg_sizes(L, 0);
   tt_dtype_t ct = tt_rand_compute_type(dt);
-  /* The slope rounds to x's type before the product, as CPU's does. */
+  /* CPU takes the bounds in x's type and rounds the slope to it before the product. */
+  tt_val_t lov = tt_b_convert(g, tt_b_full_f(g, dt, r, d, lo), ct), hiv = tt_b_convert(g, tt_b_full_f(g, dt, r, d, hi), ct);
   tt_val_t u = tt_rand_uniform01(L, ct, r, d);
-  tt_val_t slope = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, u, tt_b_full_f(g, ct, r, d, hi - lo)),
-                               tt_b_full_f(g, ct, r, d, lo));
+  tt_val_t slope = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, u, tt_b_binary(g, TT_BIN_SUB, hiv, lov)), lov);
   slope = tt_b_convert(g, tt_b_convert(g, slope, dt), ct);
   tt_val_t xf = tt_b_convert(g, x, ct);
   /* NaN is not <= 0: it passes through with noise 1, as on CPU. */
