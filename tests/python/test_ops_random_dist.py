@@ -368,6 +368,15 @@ def test_fractional_max_pool_module():
     assert y3.shape == (1, 2, 4, 4, 4)
 
 
+def test_fractional_max_pool_out_overload():
+    """The .output overload names two outs (output=, indices=)."""
+    x, s = _fmp_case(torch.float32, (1, 2, 8, 8), [2, 2], [3, 3])
+    o, i = torch.empty(0, device="tpu"), torch.empty(0, dtype=torch.long, device="tpu")
+    A.fractional_max_pool2d.output(x.to("tpu"), [2, 2], [3, 3], s.to("tpu"), output=o, indices=i)
+    ref = A.fractional_max_pool2d(x, [2, 2], [3, 3], s)
+    assert torch.equal(o.cpu(), ref[0]) and torch.equal(i.cpu(), ref[1])
+
+
 @pytest.mark.parametrize("case", [
     ((1, 2, 5, 5), [2, 2], [5, 3], (1, 2, 2)), ((1, 2, 5, 5), [2, 2], [3, 5], (1, 2, 2)),
     ((2, 2, 6, 6), [2, 2], [3, 3], (1, 2, 2)), ((1, 2, 6, 6), [2, 2], [3, 3], (1, 3, 2)),
