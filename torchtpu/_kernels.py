@@ -217,12 +217,14 @@ def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causa
     return int(torch.nn.attention.SDPBackend.MATH.value)
 
 
-def _out_variant(functional):
+def _out_variant(functional, out_names=("out",)):
     """`op.out(..., out=t)`: the functional op, then its result written into
-    `out` (PyTorch's resize rule: a shape change replaces out's contents)."""
+    `out` (PyTorch's resize rule: a shape change replaces out's contents).
+    Overloads with several outs name each (`output=, indices=`)."""
 
     def kernel(*args, **kwargs):
-        out = kwargs.pop("out")
+        outs = [kwargs.pop(n) for n in out_names]
+        out = outs[0] if len(outs) == 1 else outs
         _check_out_overlap(out, args)
         result = functional(*args, **kwargs)
         if isinstance(out, (list, tuple)):
@@ -390,7 +392,8 @@ def register_all():
             functional = sigs.get(_signature(out_schema))
             if functional is None:
                 continue
-            _lib.impl(out_name, _out_variant(getattr(pk, functional)), "PrivateUse1")
+            out_names = tuple(a.name for a in out_schema.arguments if a.is_out)
+            _lib.impl(out_name, _out_variant(getattr(pk, functional), out_names), "PrivateUse1")
             _registered.append(out_name)
     global _fallback_lib
     _fallback_lib = torch.library.Library("_", "IMPL")

@@ -54,5 +54,9 @@ extern const tt_op_def_t tt_ops_unique[];
 extern const tt_op_def_t tt_ops_bincount[];
 extern const tt_op_def_t tt_ops_repeat_interleave[];
 extern const tt_op_def_t tt_ops_embedding_bag[];
+extern const tt_op_def_t tt_ops_random_dist[];
+extern const tt_op_def_t tt_ops_multinomial[];
+extern const tt_op_def_t tt_ops_rrelu[];
+extern const tt_op_def_t tt_ops_fractional_pool[];
 
 #endif

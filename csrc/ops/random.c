@@ -6,9 +6,10 @@
 
 #include "ops/common.h"
 #include "ops/families.h"
+#include "ops/random.h"
 
 /* Fresh random bits of element type bt (TT_U32 or TT_U64). */
-static tt_val_t rng_bits(tt_lower_t *L, tt_dtype_t bt, int rank, const int64_t *dims) {
+tt_val_t tt_rand_bits(tt_lower_t *L, tt_dtype_t bt, int rank, const int64_t *dims) {
   tt_val_t ns;
   tt_type_t t = tt_type_make(bt, rank, dims);
   return tt_b_rng(L->g, tt_l_rng_state(L), &t, &ns);
@@ -25,19 +26,32 @@ static int mant_bits(tt_dtype_t dt) {
 }
 
 /* The type samplers compute in: f64 for f64, else f32. */
-static tt_dtype_t compute_type(tt_dtype_t dt) { return dt == TT_F64 ? TT_F64 : TT_F32; }
+tt_dtype_t tt_rand_compute_type(tt_dtype_t dt) { return dt == TT_F64 ? TT_F64 : TT_F32; }
 
 /* Uniform in [0, 1) with the precision of `prec` (k bits: multiples of 2^-k,
  * so converting to prec is exact and never rounds up to 1), in compute type. */
-static tt_val_t uniform01(tt_lower_t *L, tt_dtype_t prec, int rank, const int64_t *dims) {
+tt_val_t tt_rand_uniform01(tt_lower_t *L, tt_dtype_t prec, int rank, const int64_t *dims) {
   tt_graph_t *g = L->g;
   int k = mant_bits(prec);
-  tt_dtype_t ct = compute_type(prec);
+  tt_dtype_t ct = tt_rand_compute_type(prec);
   tt_dtype_t bt = ct == TT_F64 ? TT_U64 : TT_U32;
   int width = ct == TT_F64 ? 64 : 32;
-  tt_val_t bits = rng_bits(L, bt, rank, dims);
+  tt_val_t bits = tt_rand_bits(L, bt, rank, dims);
   bits = tt_b_binary(g, TT_BIN_SHR_L, bits, tt_b_full_i(g, bt, rank, dims, width - k));
   tt_val_t f = tt_b_convert(g, bits, ct);
+  return tt_b_binary(g, TT_BIN_MUL, f, tt_b_full_f(g, ct, rank, dims, ldexp(1.0, -k)));
+}
+
+/* (m + 1/2) 2^-(k-1) for k-1 random bits m: every value is exact in ct and
+ * both endpoints are excluded. */
+tt_val_t tt_rand_uniform_open(tt_lower_t *L, tt_dtype_t ct, int rank, const int64_t *dims) {
+  tt_graph_t *g = L->g;
+  int k = mant_bits(ct) - 1;
+  tt_dtype_t bt = ct == TT_F64 ? TT_U64 : TT_U32;
+  int width = ct == TT_F64 ? 64 : 32;
+  tt_val_t bits = tt_rand_bits(L, bt, rank, dims);
+  bits = tt_b_binary(g, TT_BIN_SHR_L, bits, tt_b_full_i(g, bt, rank, dims, width - k));
+  tt_val_t f = tt_b_binary(g, TT_BIN_ADD, tt_b_convert(g, bits, ct), tt_b_full_f(g, ct, rank, dims, 0.5));
   return tt_b_binary(g, TT_BIN_MUL, f, tt_b_full_f(g, ct, rank, dims, ldexp(1.0, -k)));
 }
 
@@ -69,22 +83,22 @@ static tt_status_t lower_uniform_(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   int r = s->view.rank;
   const int64_t *d = s->view.sizes;
-  tt_dtype_t ct = compute_type(s->dtype);
-  tt_val_t u = uniform01(L, s->dtype, r, d);
+  tt_dtype_t ct = tt_rand_compute_type(s->dtype);
+  tt_val_t u = tt_rand_uniform01(L, s->dtype, r, d);
   u = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, u, tt_b_full_f(g, ct, r, d, to - from)),
                   tt_b_full_f(g, ct, r, d, from));
   return write_self(L, u);
 }
 
 /* Standard normal samples by Box-Muller, in the compute type of dt. */
-static tt_val_t std_normal(tt_lower_t *L, tt_dtype_t dt, int rank, const int64_t *dims) {
+tt_val_t tt_rand_std_normal(tt_lower_t *L, tt_dtype_t dt, int rank, const int64_t *dims) {
   tt_graph_t *g = L->g;
-  tt_dtype_t ct = compute_type(dt);
+  tt_dtype_t ct = tt_rand_compute_type(dt);
   int64_t d2[TT_MAX_RANK + 1];
   d2[0] = 2;
   memcpy(d2 + 1, dims, sizeof(int64_t) * (size_t)rank);
   /* Full compute precision for the two uniforms, whatever dt is. */
-  tt_val_t u = uniform01(L, ct, rank + 1, d2);
+  tt_val_t u = tt_rand_uniform01(L, ct, rank + 1, d2);
   tt_val_t u1 = tt_b_reshape(g, tt_b_slice_dim(g, u, 0, 0, 1, 1), rank, dims);
   tt_val_t u2 = tt_b_reshape(g, tt_b_slice_dim(g, u, 0, 1, 2, 1), rank, dims);
   /* 1 - u1 lies in (0, 1]: log never sees 0. */
@@ -106,8 +120,8 @@ static tt_status_t lower_normal_(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   int r = s->view.rank;
   const int64_t *d = s->view.sizes;
-  tt_dtype_t ct = compute_type(s->dtype);
-  tt_val_t z = std_normal(L, s->dtype, r, d);
+  tt_dtype_t ct = tt_rand_compute_type(s->dtype);
+  tt_val_t z = tt_rand_std_normal(L, s->dtype, r, d);
   z = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, z, tt_b_full_f(g, ct, r, d, std)), tt_b_full_f(g, ct, r, d, mean));
   return write_self(L, z);
 }
@@ -121,9 +135,9 @@ static tt_status_t lower_normal_fn(tt_lower_t *L) {
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);
   if (L->args[1].kind == TT_ARG_FLOAT && L->args[1].f < 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "normal expects std >= 0.0, but found std %g", L->args[1].f);
-  tt_dtype_t ct = compute_type(dt);
+  tt_dtype_t ct = tt_rand_compute_type(dt);
   tt_val_t mean = tt_op_operand(L, 0, ct, rank, dims), std = tt_op_operand(L, 1, ct, rank, dims);
-  tt_val_t z = std_normal(L, dt, rank, dims);
+  tt_val_t z = tt_rand_std_normal(L, dt, rank, dims);
   z = tt_b_binary(L->g, TT_BIN_ADD, tt_b_binary(L->g, TT_BIN_MUL, z, std), mean);
   tt_l_output(L, tt_b_convert(L->g, z, dt));
   return NULL;
@@ -140,15 +154,15 @@ static tt_status_t lower_exponential_(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   int r = s->view.rank;
   const int64_t *d = s->view.sizes;
-  tt_dtype_t ct = compute_type(s->dtype);
-  tt_val_t u = uniform01(L, ct, r, d);
+  tt_dtype_t ct = tt_rand_compute_type(s->dtype);
+  tt_val_t u = tt_rand_uniform01(L, ct, r, d);
   tt_val_t e = tt_b_unary(g, TT_UN_NEG, tt_b_unary(g, TT_UN_LOG1P, tt_b_unary(g, TT_UN_NEG, u)));
   return write_self(L, tt_b_binary(g, TT_BIN_DIV, e, tt_b_full_f(g, ct, r, d, lambd)));
 }
 
 /* A bernoulli draw with probability p (a value of compute type, shape dims), as dtype. */
 static tt_val_t bernoulli_draw(tt_lower_t *L, tt_val_t p, tt_dtype_t ct, tt_dtype_t dtype, int r, const int64_t *d) {
-  tt_val_t u = uniform01(L, ct, r, d);
+  tt_val_t u = tt_rand_uniform01(L, ct, r, d);
   return tt_b_convert(L->g, tt_b_compare(L->g, TT_CMP_LT, u, p), dtype);
 }
 
@@ -158,7 +172,7 @@ static tt_status_t lower_bernoulli_float_(tt_lower_t *L) {
   if (!s) return tt_status_make(TT_TYPE_ERROR, "bernoulli_: self must be a Tensor");
   double p = tt_l_float(L, 1, 0.5);
   if (!(p >= 0 && p <= 1)) return tt_status_make(TT_INVALID_ARGUMENT, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
-  tt_dtype_t ct = compute_type(s->dtype);
+  tt_dtype_t ct = tt_rand_compute_type(s->dtype);
   tt_val_t pv = tt_b_full_f(L->g, ct, s->view.rank, s->view.sizes, p);
   tt_l_write(L, 0, 0, bernoulli_draw(L, pv, ct, s->dtype, s->view.rank, s->view.sizes));
   L->returns_arg = 0;
@@ -170,7 +184,7 @@ static tt_status_t lower_bernoulli_tensor_(tt_lower_t *L) {
   const tt_tensor_ref_t *s = self_ref(L);
   if (!s) return tt_status_make(TT_TYPE_ERROR, "bernoulli_: self must be a Tensor");
   tt_dtype_t pdt = tt_op_arg_dtype(L, 1);
-  tt_dtype_t ct = compute_type(tt_dtype_is_float(pdt) ? pdt : s->dtype);
+  tt_dtype_t ct = tt_rand_compute_type(tt_dtype_is_float(pdt) ? pdt : s->dtype);
   tt_val_t p = tt_op_operand(L, 1, ct, s->view.rank, s->view.sizes);
   tt_l_write(L, 0, 0, bernoulli_draw(L, p, ct, s->dtype, s->view.rank, s->view.sizes));
   L->returns_arg = 0;
@@ -183,7 +197,7 @@ static tt_status_t lower_bernoulli(tt_lower_t *L) {
   if (!s) return tt_status_make(TT_TYPE_ERROR, "bernoulli: self must be a Tensor");
   tt_status_t st = need_float(L, "bernoulli");
   if (st) return st;
-  tt_dtype_t ct = compute_type(s->dtype);
+  tt_dtype_t ct = tt_rand_compute_type(s->dtype);
   tt_val_t p = tt_b_convert(L->g, tt_l_tensor(L, 0), ct);
   tt_l_output(L, bernoulli_draw(L, p, ct, s->dtype, s->view.rank, s->view.sizes));
   return NULL;
@@ -195,7 +209,7 @@ static tt_status_t lower_bernoulli_p(tt_lower_t *L) {
   if (!s) return tt_status_make(TT_TYPE_ERROR, "bernoulli: self must be a Tensor");
   double p = tt_l_float(L, 1, 0.5);
   if (!(p >= 0 && p <= 1)) return tt_status_make(TT_INVALID_ARGUMENT, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
-  tt_dtype_t ct = compute_type(s->dtype);
+  tt_dtype_t ct = tt_rand_compute_type(s->dtype);
   tt_val_t pv = tt_b_full_f(L->g, ct, s->view.rank, s->view.sizes, p);
   tt_l_output(L, bernoulli_draw(L, pv, ct, s->dtype, s->view.rank, s->view.sizes));
   return NULL;
@@ -207,7 +221,7 @@ static tt_status_t random_range(tt_lower_t *L, int64_t from, uint64_t range) {
   tt_graph_t *g = L->g;
   int r = s->view.rank;
   const int64_t *d = s->view.sizes;
-  tt_val_t bits = rng_bits(L, TT_U64, r, d);
+  tt_val_t bits = tt_rand_bits(L, TT_U64, r, d);
   if (range) bits = tt_b_binary(g, TT_BIN_REM, bits, tt_b_full_i(g, TT_U64, r, d, (int64_t)range));
   tt_val_t v = tt_b_binary(g, TT_BIN_ADD, tt_b_convert(g, bits, TT_I64), tt_b_full_i(g, TT_I64, r, d, from));
   tt_l_write(L, 0, 0, tt_b_convert(g, v, s->dtype));
@@ -284,9 +298,9 @@ static tt_status_t lower_native_dropout(tt_lower_t *L) {
     tt_l_output(L, tt_b_full_i(g, TT_BOOL, r, d, train ? 0 : 1));
     return NULL;
   }
-  tt_dtype_t ct = compute_type(s->dtype);
+  tt_dtype_t ct = tt_rand_compute_type(s->dtype);
   double p1m = 1.0 - p, scale = p1m == 0 ? 0.0 : 1.0 / p1m;
-  tt_val_t mask = tt_b_compare(g, TT_CMP_LT, uniform01(L, ct, r, d), tt_b_full_f(g, ct, r, d, p1m));
+  tt_val_t mask = tt_b_compare(g, TT_CMP_LT, tt_rand_uniform01(L, ct, r, d), tt_b_full_f(g, ct, r, d, p1m));
   /* x * mask is exact; the scale rounds once, in float32 for half types as PyTorch does. */
   tt_val_t xf = tt_b_convert(g, x, ct);
   tt_val_t y = tt_b_select(g, mask, tt_b_binary(g, TT_BIN_MUL, xf, tt_b_full_f(g, ct, r, d, scale)), tt_b_full_f(g, ct, r, d, 0));
@@ -302,7 +316,7 @@ static tt_status_t lower_native_dropout_backward(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   int r = s->view.rank;
   const int64_t *d = s->view.sizes;
-  tt_dtype_t ct = compute_type(s->dtype);
+  tt_dtype_t ct = tt_rand_compute_type(s->dtype);
   tt_val_t gr = tt_b_convert(g, tt_l_tensor(L, 0), ct);
   tt_val_t m = tt_op_operand(L, 1, ct, r, d);
   tt_val_t y = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_MUL, gr, m), tt_b_full_f(g, ct, r, d, tt_l_float(L, 2, 1)));
@@ -321,7 +335,7 @@ static tt_status_t lower_randperm(tt_lower_t *L) {
     tt_l_output(L, tt_b_full_i(g, dt, 1, &n, 0));
     return NULL;
   }
-  tt_val_t ops[2] = {rng_bits(L, TT_U64, 1, &n), tt_b_iota(g, TT_I64, 1, &n, 0)};
+  tt_val_t ops[2] = {tt_rand_bits(L, TT_U64, 1, &n), tt_b_iota(g, TT_I64, 1, &n, 0)};
   tt_val_t srt = tt_b_sort(g, 2, ops, 0, 0, 1);
   tt_l_output(L, tt_b_convert(g, tt_b_get(g, srt, 1), dt));
   return NULL;

@@ -58,6 +58,10 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_bincount,
       tt_ops_repeat_interleave,
       tt_ops_embedding_bag,
+      tt_ops_random_dist,
+      tt_ops_multinomial,
+      tt_ops_rrelu,
+      tt_ops_fractional_pool,
       NULL,
   };
   return list;
