@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "ops/common.h"
 #include "ops/families.h"
+#include "ops/nn_util.h"
 
 /* Geometry of one pooling call over the two trailing dims. */
 typedef struct {
@@ -143,26 +143,9 @@ static tt_status_t lower_max_pool2d_backward(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
   int64_t planes = 1;
   for (int i = 0; i < r - 2; i++) planes *= xs[i];
-  int64_t nout = q.out[0] * q.out[1];
-  int64_t d2[2] = {planes, nout};
-  tt_val_t gy = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 0), ct), 2, d2);
-  tt_val_t idx = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 7), TT_I64), 2, d2);
-  int64_t d3[3] = {planes, nout, 1};
-  tt_val_t plane = tt_b_iota(g, TT_I64, 3, d3, 0);
-  tt_val_t both[2] = {plane, tt_b_reshape(g, idx, 3, d3)};
-  tt_val_t indices = tt_b_concat(g, 2, both, 2);
-  int64_t od[2] = {planes, q.in[0] * q.in[1]};
-  tt_val_t zeros = tt_b_full_f(g, ct, 2, od, 0);
-  tt_scatter_dims_t sd;
-  memset(&sd, 0, sizeof sd);
-  sd.n_window = 0;
-  sd.n_inserted = 2;
-  sd.inserted_window_dims[0] = 0;
-  sd.inserted_window_dims[1] = 1;
-  sd.n_to_operand = 2;
-  sd.scatter_to_operand[0] = 0;
-  sd.scatter_to_operand[1] = 1;
-  tt_val_t gx = tt_b_scatter(g, TT_RED_SUM, zeros, indices, gy, &sd);
+  tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
+  tt_val_t idx = tt_b_convert(g, tt_l_tensor(L, 7), TT_I64);
+  tt_val_t gx = tt_nn_scatter_flat(g, gy, idx, planes, q.out[0] * q.out[1], q.in[0] * q.in[1]);
   tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, gx, r, xs), dt));
   return NULL;
 }
