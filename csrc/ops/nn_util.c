@@ -52,3 +52,25 @@ tt_val_t tt_nn_scatter_flat(tt_graph_t *g, tt_val_t upd, tt_val_t idx, int64_t p
   int64_t d2[2] = {planes, n};
   return tt_b_scatter(g, TT_RED_SUM, tt_b_full_f(g, ut->dtype, 2, od, 0), coords, tt_b_reshape(g, upd, 2, d2), &sd);
 }
+
+tt_val_t tt_nn_avg_divisor(tt_lower_t *L, const tt_nn_pool_t *q, int count_include_pad, int idiv, tt_dtype_t ct) {
+  tt_graph_t *g = L->g;
+  int n = q->nsp;
+  if (!tt_l_is_none(L, idiv)) {
+    int64_t dv = tt_l_int(L, idiv, 1);
+    if (dv == 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "divisor must be not zero");
+    return tt_b_full_f(g, ct, n, q->out, (double)dv);
+  }
+  tt_val_t ones = tt_b_full_f(g, ct, n, q->in, 1);
+  int64_t lo[3], hi[3];
+  if (count_include_pad) {
+    /* Padding counts, but not the extra ceil-mode area past in + pad. */
+    ones = tt_b_pad(g, ones, tt_b_const_f(g, ct, 1), q->p, q->p, NULL);
+    for (int i = 0; i < n; i++) lo[i] = 0, hi[i] = q->pad_hi[i] > q->p[i] ? q->pad_hi[i] - q->p[i] : 0;
+  } else {
+    for (int i = 0; i < n; i++) lo[i] = q->p[i], hi[i] = q->pad_hi[i];
+  }
+  tt_val_t cnt = tt_b_reduce_window(g, TT_RED_SUM, ones, -1, q->k, q->s, lo, hi);
+  int64_t s0[3] = {0, 0, 0}, st[3] = {1, 1, 1};
+  return tt_b_slice(g, cnt, s0, q->out, st);
+}

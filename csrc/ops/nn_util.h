@@ -13,6 +13,18 @@ tt_val_t tt_nn_apply_dim(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, in
 /* Sum of scatter-adds: (planes, n) updates to flat positions idx (planes, n)
  * of a zero (planes, size) tensor. */
 tt_val_t tt_nn_scatter_flat(tt_graph_t *g, tt_val_t upd, tt_val_t idx, int64_t planes, int64_t n, int64_t size);
+/* Geometry of one pooling call over the nsp (2 or 3) trailing dims of a
+ * rank-`rank` input: spatial sizes, kernel, stride, padding, dilation. */
+typedef struct {
+  int rank, nsp;
+  int64_t in[3], out[3], k[3], s[3], p[3], d[3];
+  int64_t pad_hi[3]; /* high padding that makes exactly out windows */
+  int ceil_mode;
+} tt_nn_pool_t;
+/* The average-pool divisor per output cell (shape q->out) in ct: argument
+ * idiv's divisor_override when given (zero fails as on CPU), otherwise the
+ * window sizes, counting the padding when count_include_pad. */
+tt_val_t tt_nn_avg_divisor(tt_lower_t *L, const tt_nn_pool_t *q, int count_include_pad, int idiv, tt_dtype_t ct);
 /* Elementwise helpers over same-shaped values. */
 tt_val_t tt_nn_addc(tt_graph_t *g, tt_val_t x, double c);
 tt_val_t tt_nn_mulc(tt_graph_t *g, tt_val_t x, double c);

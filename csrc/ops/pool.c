@@ -7,16 +7,6 @@
 #include "ops/families.h"
 #include "ops/nn_util.h"
 
-/* Geometry of one pooling call over the two trailing dims. */
-typedef struct {
-  int rank;              /* of the input: 3 or 4 */
-  int64_t in[2], out[2]; /* spatial sizes */
-  int64_t k[2], s[2], p[2], d[2];
-  int64_t pad_hi[2]; /* high padding that makes exactly out windows */
-  int ceil_mode;
-} pool_t;
-
-
 /* Reads an int[2] argument (one value means both); dflt when empty/None. */
 static int read_pair(tt_lower_t *L, int i, const int64_t *dflt, int64_t *out) {
   int64_t v[4];
@@ -37,11 +27,12 @@ static int64_t out_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, 
 }
 
 /* Validates and fills the geometry; is_max selects max-pool messages. */
-static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil_mode, int is_max, pool_t *q) {
+static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil_mode, int is_max, tt_nn_pool_t *q) {
   const tt_tensor_ref_t *x = tt_l_ref(L, ix);
   if (!x) { tt_l_fail(L, TT_TYPE_ERROR, "%s: expected a Tensor input", L->op); return 0; }
   memset(q, 0, sizeof *q);
   q->rank = x->view.rank;
+  q->nsp = 2;
   if (q->rank != 3 && q->rank != 4) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "non-empty 3D or 4D (batch mode) tensor expected for input");
     return 0;
@@ -92,7 +83,7 @@ static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil
 }
 
 /* Full-rank window attributes with the spatial values in the last two dims. */
-static void window_attrs(const pool_t *q, int64_t *win, int64_t *str, int64_t *lo, int64_t *hi, int use_pad) {
+static void window_attrs(const tt_nn_pool_t *q, int64_t *win, int64_t *str, int64_t *lo, int64_t *hi, int use_pad) {
   for (int i = 0; i < q->rank; i++) win[i] = str[i] = 1, lo[i] = hi[i] = 0;
   for (int i = 0; i < 2; i++) {
     int a = q->rank - 2 + i;
@@ -107,7 +98,7 @@ static void window_attrs(const pool_t *q, int64_t *win, int64_t *str, int64_t *l
  * PyTorch's scan rule (take a value if it is greater or NaN; the first
  * in-bounds position is the default) as one (value, index) window reduction. */
 static tt_status_t lower_max_pool2d(tt_lower_t *L) {
-  pool_t q;
+  tt_nn_pool_t q;
   if (!setup(L, 0, 1, 2, 3, 4, tt_l_bool(L, 5, 0), 1, &q)) return NULL;
   tt_graph_t *g = L->g;
   tt_val_t x = tt_l_tensor(L, 0);
@@ -135,7 +126,7 @@ static tt_status_t lower_max_pool2d(tt_lower_t *L) {
  * padding, dilation, ceil_mode, indices): scatter-add of the gradients to
  * the recorded in-plane positions, accumulated in float32 for bf16/f16. */
 static tt_status_t lower_max_pool2d_backward(tt_lower_t *L) {
-  pool_t q;
+  tt_nn_pool_t q;
   if (!setup(L, 1, 2, 3, 4, 5, tt_l_bool(L, 6, 0), 1, &q)) return NULL;
   tt_graph_t *g = L->g;
   int r = q.rank;
@@ -150,32 +141,9 @@ static tt_status_t lower_max_pool2d_backward(tt_lower_t *L) {
   return NULL;
 }
 
-/* The avg-pool divisor per output position (out[0], out[1]) in ct. */
-static tt_val_t avg_divisor(tt_lower_t *L, const pool_t *q, int count_include_pad, int idiv, tt_dtype_t ct) {
-  tt_graph_t *g = L->g;
-  if (!tt_l_is_none(L, idiv)) {
-    int64_t dv = tt_l_int(L, idiv, 1);
-    if (dv == 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "divisor must be not zero");
-    return tt_b_full_f(g, ct, 2, q->out, (double)dv);
-  }
-  tt_val_t ones = tt_b_full_f(g, ct, 2, q->in, 1);
-  int64_t win[2] = {q->k[0], q->k[1]}, str[2] = {q->s[0], q->s[1]}, lo[2], hi[2];
-  if (count_include_pad) {
-    /* Padding counts, but not the extra ceil-mode area past in + pad. */
-    ones = tt_b_pad(g, ones, tt_b_const_f(g, ct, 1), q->p, q->p, NULL);
-    for (int i = 0; i < 2; i++) lo[i] = 0, hi[i] = q->pad_hi[i] > q->p[i] ? q->pad_hi[i] - q->p[i] : 0;
-  } else {
-    for (int i = 0; i < 2; i++) lo[i] = q->p[i], hi[i] = q->pad_hi[i];
-  }
-  tt_val_t cnt = tt_b_reduce_window(g, TT_RED_SUM, ones, -1, win, str, lo, hi);
-  int64_t s0[2] = {0, 0};
-  int64_t st[2] = {1, 1};
-  return tt_b_slice(g, cnt, s0, q->out, st);
-}
-
 /* avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) */
 static tt_status_t lower_avg_pool2d(tt_lower_t *L) {
-  pool_t q;
+  tt_nn_pool_t q;
   if (!setup(L, 0, 1, 2, 3, -1, tt_l_bool(L, 4, 0), 0, &q)) return NULL;
   tt_graph_t *g = L->g;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(dt);
@@ -183,7 +151,7 @@ static tt_status_t lower_avg_pool2d(tt_lower_t *L) {
   window_attrs(&q, win, str, lo, hi, 1);
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), ct);
   tt_val_t sum = tt_b_reduce_window(g, TT_RED_SUM, x, -1, win, str, lo, hi);
-  tt_val_t div = avg_divisor(L, &q, tt_l_bool(L, 5, 1), 6, ct);
+  tt_val_t div = tt_nn_avg_divisor(L, &q, tt_l_bool(L, 5, 1), 6, ct);
   if (tt_graph_failed(g)) return NULL;
   const tt_type_t *st = tt_graph_type(g, sum);
   tt_val_t y = tt_b_binary(g, TT_BIN_DIV, sum, tt_b_broadcast_to(g, div, st->rank, st->dims));
@@ -196,13 +164,13 @@ static tt_status_t lower_avg_pool2d(tt_lower_t *L) {
  * grad/divisor over the windows covering it, i.e. a stride-1 window sum over
  * the gradient dilated by the stride. */
 static tt_status_t lower_avg_pool2d_backward(tt_lower_t *L) {
-  pool_t q;
+  tt_nn_pool_t q;
   if (!setup(L, 1, 2, 3, 4, -1, tt_l_bool(L, 5, 0), 0, &q)) return NULL;
   tt_graph_t *g = L->g;
   int r = q.rank;
   tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
   tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
-  tt_val_t div = avg_divisor(L, &q, tt_l_bool(L, 6, 1), 7, ct);
+  tt_val_t div = tt_nn_avg_divisor(L, &q, tt_l_bool(L, 6, 1), 7, ct);
   if (tt_graph_failed(g)) return NULL;
   const tt_type_t *gt = tt_graph_type(g, gy);
   gy = tt_b_binary(g, TT_BIN_DIV, gy, tt_b_broadcast_to(g, div, gt->rank, gt->dims));

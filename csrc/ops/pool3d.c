@@ -7,11 +7,6 @@
 #include "ops/families.h"
 #include "ops/nn_util.h"
 
-typedef struct {
-  int rank;
-  int64_t in[3], out[3], k[3], s[3], p[3], d[3], pad_hi[3];
-} p3_t;
-
 static int read3(tt_lower_t *L, int i, const int64_t *dflt, int64_t *out) {
   int64_t v[4];
   int n = (i < 0 || tt_l_is_none(L, i)) ? 0 : tt_l_ints(L, i, v, 4);
@@ -29,9 +24,11 @@ static int64_t out_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, 
   return o;
 }
 
-static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip, int id, int ceil_mode, int is_max, p3_t *q) {
+static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip, int id, int ceil_mode, int is_max, tt_nn_pool_t *q) {
   memset(q, 0, sizeof *q);
   q->rank = tt_l_arg_rank(L, ix);
+  q->nsp = 3;
+  q->ceil_mode = ceil_mode;
   const int64_t *xs = tt_l_arg_sizes(L, ix);
   if (q->rank != 4 && q->rank != 5) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "non-empty 4D or 5D (batch mode) tensor expected for input");
@@ -77,7 +74,7 @@ static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip
 
 /* max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode) */
 static tt_status_t lower_max_pool3d(tt_lower_t *L) {
-  p3_t q;
+  tt_nn_pool_t q;
   if (!setup(L, "max_pool3d", 0, 1, 2, 3, 4, tt_l_bool(L, 5, 0), 1, &q)) return NULL;
   tt_graph_t *g = L->g;
   int r = q.rank, b0 = r - 3;
@@ -105,7 +102,7 @@ static tt_status_t lower_max_pool3d(tt_lower_t *L) {
 /* max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride,
  * padding, dilation, ceil_mode, indices) */
 static tt_status_t lower_max_pool3d_backward(tt_lower_t *L) {
-  p3_t q;
+  tt_nn_pool_t q;
   if (!setup(L, "max_pool3d_with_indices_backward", 1, 2, 3, 4, 5, tt_l_bool(L, 6, 0), 1, &q)) return NULL;
   tt_graph_t *g = L->g;
   int r = q.rank;
@@ -119,31 +116,9 @@ static tt_status_t lower_max_pool3d_backward(tt_lower_t *L) {
   return NULL;
 }
 
-/* The avg-pool divisor per output cell (out[0], out[1], out[2]) in ct. */
-static tt_val_t avg_divisor(tt_lower_t *L, const p3_t *q, int count_include_pad, int idiv, tt_dtype_t ct) {
-  tt_graph_t *g = L->g;
-  if (!tt_l_is_none(L, idiv)) {
-    int64_t dv = tt_l_int(L, idiv, 1);
-    if (dv == 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "divisor must be not zero");
-    return tt_b_full_f(g, ct, 3, q->out, (double)dv);
-  }
-  tt_val_t ones = tt_b_full_f(g, ct, 3, q->in, 1);
-  int64_t lo[3], hi[3];
-  if (count_include_pad) {
-    /* Padding counts, but not the extra ceil-mode area past in + pad. */
-    ones = tt_b_pad(g, ones, tt_b_const_f(g, ct, 1), q->p, q->p, NULL);
-    for (int i = 0; i < 3; i++) lo[i] = 0, hi[i] = q->pad_hi[i] > q->p[i] ? q->pad_hi[i] - q->p[i] : 0;
-  } else {
-    for (int i = 0; i < 3; i++) lo[i] = q->p[i], hi[i] = q->pad_hi[i];
-  }
-  tt_val_t cnt = tt_b_reduce_window(g, TT_RED_SUM, ones, -1, q->k, q->s, lo, hi);
-  int64_t s0[3] = {0, 0, 0}, st[3] = {1, 1, 1};
-  return tt_b_slice(g, cnt, s0, q->out, st);
-}
-
 /* avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) */
 static tt_status_t lower_avg_pool3d(tt_lower_t *L) {
-  p3_t q;
+  tt_nn_pool_t q;
   if (!setup(L, "avg_pool3d", 0, 1, 2, 3, -1, tt_l_bool(L, 4, 0), 0, &q)) return NULL;
   tt_graph_t *g = L->g;
   int r = q.rank;
@@ -152,7 +127,7 @@ static tt_status_t lower_avg_pool3d(tt_lower_t *L) {
   for (int i = 0; i < r; i++) win[i] = str[i] = 1, lo[i] = hi[i] = 0;
   for (int i = 0; i < 3; i++) win[r - 3 + i] = q.k[i], str[r - 3 + i] = q.s[i], lo[r - 3 + i] = q.p[i], hi[r - 3 + i] = q.pad_hi[i];
   tt_val_t sum = tt_b_reduce_window(g, TT_RED_SUM, tt_b_convert(g, tt_l_tensor(L, 0), ct), -1, win, str, lo, hi);
-  tt_val_t div = avg_divisor(L, &q, tt_l_bool(L, 5, 1), 6, ct);
+  tt_val_t div = tt_nn_avg_divisor(L, &q, tt_l_bool(L, 5, 1), 6, ct);
   if (tt_graph_failed(g)) return NULL;
   const tt_type_t *st = tt_graph_type(g, sum);
   tt_l_output(L, tt_b_convert(g, tt_b_binary(g, TT_BIN_DIV, sum, tt_b_broadcast_to(g, div, st->rank, st->dims)), dt));
@@ -163,13 +138,13 @@ static tt_status_t lower_avg_pool3d(tt_lower_t *L) {
  * ceil_mode, count_include_pad, divisor_override): a stride-1 window sum
  * over grad/divisor dilated by the stride. */
 static tt_status_t lower_avg_pool3d_backward(tt_lower_t *L) {
-  p3_t q;
+  tt_nn_pool_t q;
   if (!setup(L, "avg_pool3d_backward", 1, 2, 3, 4, -1, tt_l_bool(L, 5, 0), 0, &q)) return NULL;
   tt_graph_t *g = L->g;
   int r = q.rank;
   tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
   tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
-  tt_val_t div = avg_divisor(L, &q, tt_l_bool(L, 6, 1), 7, ct);
+  tt_val_t div = tt_nn_avg_divisor(L, &q, tt_l_bool(L, 6, 1), 7, ct);
   if (tt_graph_failed(g)) return NULL;
   const tt_type_t *gt = tt_graph_type(g, gy);
   gy = tt_b_binary(g, TT_BIN_DIV, gy, tt_b_broadcast_to(g, div, gt->rank, gt->dims));
