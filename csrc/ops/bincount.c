@@ -7,6 +7,7 @@
 
 #include "ops/common.h"
 #include "ops/families.h"
+#include "ops/size_pair.h"
 
 static tt_status_t check_args(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
@@ -24,18 +25,7 @@ static tt_status_t check_args(tt_lower_t *L) {
 static tt_status_t lower_bincount_size(tt_lower_t *L) {
   tt_status_t st = check_args(L);
   if (st) return st;
-  tt_graph_t *g = L->g;
-  int64_t n = tt_l_arg_sizes(L, 0)[0], two = 2, d0 = 0;
-  if (n == 0) {
-    tt_val_t parts[2] = {tt_b_full_i(g, TT_I64, 1, (int64_t[]){1}, -1), tt_b_full_i(g, TT_I64, 1, (int64_t[]){1}, 0)};
-    tt_l_output(L, tt_b_concat(g, 2, parts, 0));
-    return NULL;
-  }
-  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), TT_I64);
-  tt_val_t parts[2] = {tt_b_reshape(g, tt_b_reduce(g, TT_RED_MAX, x, 1, &d0), 1, (int64_t[]){1}),
-                       tt_b_reshape(g, tt_b_reduce(g, TT_RED_MIN, x, 1, &d0), 1, (int64_t[]){1})};
-  (void)two;
-  tt_l_output(L, tt_b_concat(g, 2, parts, 0));
+  tt_l_output(L, tt_op_size_pair(L, 0, TT_RED_MAX, TT_RED_MIN, -1, 0));
   return NULL;
 }
 
