@@ -3,10 +3,9 @@
  * "_tt_size:bincount" computes {max, min} of self on device; the Python
  * trampoline downloads them and lowers bincount again with them appended, so
  * the result has a known length and negative values raise as on CPU. */
-#include <string.h>
-
 #include "ops/common.h"
 #include "ops/families.h"
+#include "ops/nn_util.h"
 #include "ops/size_pair.h"
 
 static tt_status_t check_args(tt_lower_t *L) {
@@ -45,13 +44,7 @@ static tt_status_t lower_bincount(tt_lower_t *L) {
   tt_val_t out = tt_b_full_i(g, rt, 1, &len, 0);
   if (n > 0) {
     tt_val_t w = weighted ? tt_b_convert(g, tt_l_tensor(L, 1), rt) : tt_b_full_i(g, rt, 1, &n, 1);
-    int64_t cd[2] = {n, 1};
-    tt_scatter_dims_t sd;
-    memset(&sd, 0, sizeof sd);
-    sd.inserted_window_dims[sd.n_inserted++] = 0;
-    sd.scatter_to_operand[sd.n_to_operand++] = 0;
-    tt_val_t idx = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 0), TT_I64), 2, cd);
-    out = tt_b_scatter(g, TT_RED_SUM, out, idx, w, &sd);
+    out = tt_nn_scatter_dim0(g, TT_RED_SUM, out, tt_b_convert(g, tt_l_tensor(L, 0), TT_I64), w, n);
   }
   tt_l_output(L, out);
   return NULL;

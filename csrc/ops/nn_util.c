@@ -25,6 +25,18 @@ tt_val_t tt_nn_gather_dim(tt_graph_t *g, tt_val_t x, int a, tt_val_t idx, int64_
   return tt_b_gather(g, x, coords, &gd);
 }
 
+tt_val_t tt_nn_scatter_dim0(tt_graph_t *g, tt_reduce_t kind, tt_val_t out, tt_val_t idx, tt_val_t upd, int64_t n) {
+  const tt_type_t *t = tt_graph_type(g, out);
+  if (!t) return -1;
+  tt_scatter_dims_t sd;
+  memset(&sd, 0, sizeof sd);
+  for (int i = 1; i < t->rank; i++) sd.update_window_dims[sd.n_window++] = i;
+  sd.inserted_window_dims[sd.n_inserted++] = 0;
+  sd.scatter_to_operand[sd.n_to_operand++] = 0;
+  int64_t d2[2] = {n, 1};
+  return tt_b_scatter(g, kind, out, tt_b_reshape(g, idx, 2, d2), upd, &sd);
+}
+
 tt_val_t tt_nn_apply_dim(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, int mdim) {
   int64_t lc = a, rc = mdim;
   tt_val_t y = tt_b_dot(g, x, m, 0, NULL, NULL, 1, &lc, &rc);

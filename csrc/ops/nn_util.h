@@ -7,6 +7,10 @@
 
 /* x with dim a replaced by x[..., idx[k], ...] for the n int64 indices idx (n). */
 tt_val_t tt_nn_gather_dim(tt_graph_t *g, tt_val_t x, int a, tt_val_t idx, int64_t n);
+/* out with out[idx[k], ...] (kind)= upd[k, ...] for the n int64 indices idx
+ * (n): the scatter counterpart of tt_nn_gather_dim along dim 0. Indices out
+ * of range are dropped (XLA's scatter semantics). */
+tt_val_t tt_nn_scatter_dim0(tt_graph_t *g, tt_reduce_t kind, tt_val_t out, tt_val_t idx, tt_val_t upd, int64_t n);
 /* Contracts dim a of x (rank r) with dim `mdim` of the matrix m; the other
  * dim of m takes dim a's place. */
 tt_val_t tt_nn_apply_dim(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, int mdim);

@@ -4,10 +4,9 @@
  * device; the op is then lowered with them appended. Index j of the result is
  * the number of bag ends (inclusive cumsum of repeats) at or before j: a
  * scatter-add of ones at the ends followed by a prefix sum, O(total + n). */
-#include <string.h>
-
 #include "ops/common.h"
 #include "ops/families.h"
+#include "ops/nn_util.h"
 #include "ops/scan.h"
 #include "ops/size_pair.h"
 
@@ -45,13 +44,7 @@ static tt_status_t lower_repeat_interleave(tt_lower_t *L) {
   }
   tt_val_t ends = tt_op_scan(g, TT_RED_SUM, tt_b_convert(g, tt_l_tensor(L, 0), TT_I64), 0);
   /* Ends at `total` (the last bags) fall outside and are dropped by the scatter. */
-  tt_scatter_dims_t sd;
-  memset(&sd, 0, sizeof sd);
-  sd.inserted_window_dims[sd.n_inserted++] = 0;
-  sd.scatter_to_operand[sd.n_to_operand++] = 0;
-  int64_t cd[2] = {n, 1};
-  tt_val_t marks = tt_b_scatter(g, TT_RED_SUM, tt_b_full_i(g, TT_I64, 1, &total, 0), tt_b_reshape(g, ends, 2, cd),
-                                tt_b_full_i(g, TT_I64, 1, &n, 1), &sd);
+  tt_val_t marks = tt_nn_scatter_dim0(g, TT_RED_SUM, tt_b_full_i(g, TT_I64, 1, &total, 0), ends, tt_b_full_i(g, TT_I64, 1, &n, 1), n);
   tt_l_output(L, tt_b_convert(g, tt_op_scan(g, TT_RED_SUM, marks, 0), dt));
   return NULL;
 }

@@ -151,12 +151,7 @@ static tt_status_t lower_unique(tt_lower_t *L, const unique_form_t *f, int size_
                                tt_b_full_i(g, TT_I64, 1, &n, 1));
     tt_val_t inv = gid;
     if (f->sorts && n) {
-      tt_scatter_dims_t sd;
-      memset(&sd, 0, sizeof sd);
-      sd.inserted_window_dims[sd.n_inserted++] = 0;
-      sd.scatter_to_operand[sd.n_to_operand++] = 0;
-      int64_t pd[2] = {n, 1};
-      inv = tt_b_scatter(g, TT_RED_SET, tt_b_full_i(g, TT_I64, 1, &n, 0), tt_b_reshape(g, perm, 2, pd), gid, &sd);
+      inv = tt_nn_scatter_dim0(g, TT_RED_SET, tt_b_full_i(g, TT_I64, 1, &n, 0), perm, gid, n);
     }
     if (dim < 0) inv = tt_b_reshape(g, inv, tt_l_arg_rank(L, 0), tt_l_arg_sizes(L, 0));
     tt_l_output(L, inv);
