@@ -65,6 +65,26 @@ tt_val_t tt_nn_scatter_flat(tt_graph_t *g, tt_val_t upd, tt_val_t idx, int64_t p
   return tt_b_scatter(g, TT_RED_SUM, tt_b_full_f(g, ut->dtype, 2, od, 0), coords, tt_b_reshape(g, upd, 2, d2), &sd);
 }
 
+int64_t tt_nn_pool_out_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {
+  int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+  /* In ceil mode the last window must start inside the input or its left padding. */
+  if (ceil_mode && (o - 1) * s >= in + p) o--;
+  return o;
+}
+
+int tt_nn_pool_ints(tt_lower_t *L, int i, int nsp, const int64_t *dflt, int64_t *out) {
+  int64_t v[4];
+  int n = (i < 0 || tt_l_is_none(L, i)) ? 0 : tt_l_ints(L, i, v, 4);
+  if (n == 0 && dflt) {
+    for (int j = 0; j < nsp; j++) out[j] = dflt[j];
+    return 1;
+  }
+  if (n != 1 && n != nsp) return 0;
+  for (int j = 0; j < nsp; j++) out[j] = v[n == 1 ? 0 : j];
+  return 1;
+}
+
 tt_val_t tt_nn_avg_divisor(tt_lower_t *L, const tt_nn_pool_t *q, int count_include_pad, int idiv, tt_dtype_t ct) {
   tt_graph_t *g = L->g;
   int n = q->nsp;

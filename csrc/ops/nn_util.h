@@ -25,6 +25,11 @@ typedef struct {
   int64_t pad_hi[3]; /* high padding that makes exactly out windows */
   int ceil_mode;
 } tt_nn_pool_t;
+/* PyTorch's pooling_output_shape for one spatial dim. */
+int64_t tt_nn_pool_out_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode);
+/* Reads the int[nsp] argument i into out (one value means all of them);
+ * dflt when i < 0 or the argument is None or empty. 0 when malformed. */
+int tt_nn_pool_ints(tt_lower_t *L, int i, int nsp, const int64_t *dflt, int64_t *out);
 /* The average-pool divisor per output cell (shape q->out) in ct: argument
  * idiv's divisor_override when given (zero fails as on CPU), otherwise the
  * window sizes, counting the padding when count_include_pad. */

@@ -7,25 +7,6 @@
 #include "ops/families.h"
 #include "ops/nn_util.h"
 
-/* Reads an int[2] argument (one value means both); dflt when empty/None. */
-static int read_pair(tt_lower_t *L, int i, const int64_t *dflt, int64_t *out) {
-  int64_t v[4];
-  int n = tt_l_is_none(L, i) ? 0 : tt_l_ints(L, i, v, 4);
-  if (n == 0 && dflt) { out[0] = dflt[0]; out[1] = dflt[1]; return 1; }
-  if (n != 1 && n != 2) return 0;
-  out[0] = v[0];
-  out[1] = n == 2 ? v[1] : v[0];
-  return 1;
-}
-
-/* PyTorch's pooling_output_shape. */
-static int64_t out_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {
-  int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
-  if (ceil_mode && (o - 1) * s >= in + p) o--;
-  return o;
-}
-
 /* Validates and fills the geometry; is_max selects max-pool messages. */
 static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil_mode, int is_max, tt_nn_pool_t *q) {
   const tt_tensor_ref_t *x = tt_l_ref(L, ix);
@@ -45,11 +26,12 @@ static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil
     return 0;
   }
   static const int64_t zero[2] = {0, 0}, one[2] = {1, 1};
-  if (!read_pair(L, ik, NULL, q->k)) {
+  if (!tt_nn_pool_ints(L, ik, 2, NULL, q->k)) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: kernel_size must either be a single int, or a tuple of two ints", L->op);
     return 0;
   }
-  if (!read_pair(L, is, q->k, q->s) || !read_pair(L, ip, zero, q->p) || (id >= 0 && !read_pair(L, id, one, q->d))) {
+  if (!tt_nn_pool_ints(L, is, 2, q->k, q->s) || !tt_nn_pool_ints(L, ip, 2, zero, q->p) ||
+      (id >= 0 && !tt_nn_pool_ints(L, id, 2, one, q->d))) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: stride, padding and dilation must be a single int or a tuple of two ints", L->op);
     return 0;
   }
@@ -70,7 +52,7 @@ static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil
                   (long long)q->p[1], (long long)q->p[0], (long long)q->k[1], (long long)q->k[0]);
       return 0;
     }
-    q->out[i] = out_size(q->in[i], q->k[i], q->p[i], q->s[i], q->d[i], ceil_mode);
+    q->out[i] = tt_nn_pool_out_size(q->in[i], q->k[i], q->p[i], q->s[i], q->d[i], ceil_mode);
     int64_t need = (q->out[i] - 1) * q->s[i] + q->d[i] * (q->k[i] - 1) + 1 - q->in[i] - q->p[i];
     q->pad_hi[i] = need > 0 ? need : 0;
   }
@@ -237,7 +219,7 @@ static int adaptive_setup(tt_lower_t *L, int ix, int64_t *out) {
  * matrices, divided by the window areas as PyTorch does. */
 static tt_status_t lower_adaptive_avg_pool2d(tt_lower_t *L) {
   int64_t os[2];
-  if (!adaptive_setup(L, 0, os) || !read_pair(L, 1, NULL, os)) {
+  if (!adaptive_setup(L, 0, os) || !tt_nn_pool_ints(L, 1, 2, NULL, os)) {
     if (!tt_graph_failed(L->g)) tt_l_fail(L, TT_INVALID_ARGUMENT, "adaptive_avg_pool2d: output_size must be 2");
     return NULL;
   }

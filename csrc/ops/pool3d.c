@@ -7,23 +7,6 @@
 #include "ops/families.h"
 #include "ops/nn_util.h"
 
-static int read3(tt_lower_t *L, int i, const int64_t *dflt, int64_t *out) {
-  int64_t v[4];
-  int n = (i < 0 || tt_l_is_none(L, i)) ? 0 : tt_l_ints(L, i, v, 4);
-  if (n == 0 && dflt) { memcpy(out, dflt, 3 * sizeof(int64_t)); return 1; }
-  if (n != 1 && n != 3) return 0;
-  for (int j = 0; j < 3; j++) out[j] = v[n == 3 ? j : 0];
-  return 1;
-}
-
-/* PyTorch's pooling_output_shape. */
-static int64_t out_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {
-  int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
-  if (ceil_mode && (o - 1) * s >= in + p) o--;
-  return o;
-}
-
 static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip, int id, int ceil_mode, int is_max, tt_nn_pool_t *q) {
   memset(q, 0, sizeof *q);
   q->rank = tt_l_arg_rank(L, ix);
@@ -40,11 +23,11 @@ static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip
     return 0;
   }
   static const int64_t zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
-  if (!read3(L, ik, NULL, q->k)) {
+  if (!tt_nn_pool_ints(L, ik, 3, NULL, q->k)) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: kernel_size must either be a single int, or a tuple of three ints", name);
     return 0;
   }
-  if (!read3(L, is, q->k, q->s) || !read3(L, ip, zero, q->p) || !read3(L, id, one, q->d)) {
+  if (!tt_nn_pool_ints(L, is, 3, q->k, q->s) || !tt_nn_pool_ints(L, ip, 3, zero, q->p) || !tt_nn_pool_ints(L, id, 3, one, q->d)) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: stride, padding and dilation must be a single int or a tuple of three ints", name);
     return 0;
   }
@@ -60,7 +43,7 @@ static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip
                 (long long)q->p[i], (long long)q->k[i]);
       return 0;
     }
-    q->out[i] = out_size(q->in[i], q->k[i], q->p[i], q->s[i], q->d[i], ceil_mode);
+    q->out[i] = tt_nn_pool_out_size(q->in[i], q->k[i], q->p[i], q->s[i], q->d[i], ceil_mode);
     if (q->out[i] < 1) {
       tt_l_fail(L, TT_INVALID_ARGUMENT, "Given input size: (%lldx%lldx%lld). Calculated output size is too small", (long long)xs[q->rank - 3],
                 (long long)xs[q->rank - 2], (long long)xs[q->rank - 1]);
