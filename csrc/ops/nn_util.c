@@ -106,3 +106,52 @@ tt_val_t tt_nn_avg_divisor(tt_lower_t *L, const tt_nn_pool_t *q, int count_inclu
   int64_t s0[3] = {0, 0, 0}, st[3] = {1, 1, 1};
   return tt_b_slice(g, cnt, s0, q->out, st);
 }
+
+/* Full-rank window attributes with q's spatial values in the trailing dims. */
+static void pool_window(const tt_nn_pool_t *q, int64_t *win, int64_t *str, int64_t *lo, int64_t *hi, int use_pad) {
+  for (int i = 0; i < q->rank; i++) win[i] = str[i] = 1, lo[i] = hi[i] = 0;
+  for (int i = 0; i < q->nsp; i++) {
+    int a = q->rank - q->nsp + i;
+    win[a] = q->k[i];
+    str[a] = q->s[i];
+    lo[a] = use_pad ? q->p[i] : 0;
+    hi[a] = use_pad ? q->pad_hi[i] : 0;
+  }
+}
+
+tt_status_t tt_nn_avg_pool(tt_lower_t *L, const tt_nn_pool_t *q, int count_include_pad, int idiv) {
+  tt_graph_t *g = L->g;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(dt);
+  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], lo[TT_MAX_RANK], hi[TT_MAX_RANK];
+  pool_window(q, win, str, lo, hi, 1);
+  tt_val_t sum = tt_b_reduce_window(g, TT_RED_SUM, tt_b_convert(g, tt_l_tensor(L, 0), ct), -1, win, str, lo, hi);
+  tt_val_t div = tt_nn_avg_divisor(L, q, count_include_pad, idiv, ct);
+  if (tt_graph_failed(g)) return NULL;
+  const tt_type_t *st = tt_graph_type(g, sum);
+  tt_l_output(L, tt_b_convert(g, tt_b_binary(g, TT_BIN_DIV, sum, tt_b_broadcast_to(g, div, st->rank, st->dims)), dt));
+  return NULL;
+}
+
+tt_status_t tt_nn_avg_pool_backward(tt_lower_t *L, const tt_nn_pool_t *q, int count_include_pad, int idiv) {
+  tt_graph_t *g = L->g;
+  int r = q->rank;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
+  tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
+  tt_val_t div = tt_nn_avg_divisor(L, q, count_include_pad, idiv, ct);
+  if (tt_graph_failed(g)) return NULL;
+  const tt_type_t *gt = tt_graph_type(g, gy);
+  gy = tt_b_binary(g, TT_BIN_DIV, gy, tt_b_broadcast_to(g, div, gt->rank, gt->dims));
+  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0}, inter[TT_MAX_RANK] = {0};
+  for (int i = 0; i < q->nsp; i++) {
+    int a = r - q->nsp + i;
+    lo[a] = q->k[i] - 1 - q->p[i];
+    hi[a] = q->in[i] + q->p[i] - (q->out[i] - 1) * q->s[i] - 1;
+    inter[a] = q->s[i] - 1;
+  }
+  tt_val_t f = tt_b_pad(g, gy, tt_b_const_f(g, ct, 0), lo, hi, inter);
+  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], zl[TT_MAX_RANK], zh[TT_MAX_RANK];
+  pool_window(q, win, str, zl, zh, 0);
+  for (int i = 0; i < r; i++) str[i] = 1;
+  tt_l_output(L, tt_b_convert(g, tt_b_reduce_window(g, TT_RED_SUM, f, -1, win, str, zl, zh), dt));
+  return NULL;
+}

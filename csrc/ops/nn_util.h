@@ -1,5 +1,5 @@
-/* Helpers shared by the nn lowerings (upsampling, adaptive pools, padding):
- * per-dim gathers, per-dim weight matrices and scatters to flat indices. */
+/* Helpers shared by the nn lowerings (upsampling, pools, padding): per-dim
+ * gathers, per-dim weight matrices, scatters, pooling geometry. */
 #ifndef TT_OPS_NN_UTIL_H
 #define TT_OPS_NN_UTIL_H
 
@@ -34,6 +34,13 @@ int tt_nn_pool_ints(tt_lower_t *L, int i, int nsp, const int64_t *dflt, int64_t 
  * idiv's divisor_override when given (zero fails as on CPU), otherwise the
  * window sizes, counting the padding when count_include_pad. */
 tt_val_t tt_nn_avg_divisor(tt_lower_t *L, const tt_nn_pool_t *q, int count_include_pad, int idiv, tt_dtype_t ct);
+/* avg_pool2d/3d(self, ...) with geometry q: window sums in the math type
+ * divided by tt_nn_avg_divisor; outputs the result in self's type. */
+tt_status_t tt_nn_avg_pool(tt_lower_t *L, const tt_nn_pool_t *q, int count_include_pad, int idiv);
+/* avg_pool2d/3d_backward(grad_output, self, ...): each input position sums
+ * grad/divisor over the windows covering it, i.e. a stride-1 window sum over
+ * the gradient dilated by the stride. Outputs the gradient of self. */
+tt_status_t tt_nn_avg_pool_backward(tt_lower_t *L, const tt_nn_pool_t *q, int count_include_pad, int idiv);
 /* Elementwise helpers over same-shaped values. */
 tt_val_t tt_nn_addc(tt_graph_t *g, tt_val_t x, double c);
 tt_val_t tt_nn_mulc(tt_graph_t *g, tt_val_t x, double c);

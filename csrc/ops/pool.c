@@ -64,18 +64,6 @@ static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil
   return 1;
 }
 
-/* Full-rank window attributes with the spatial values in the last two dims. */
-static void window_attrs(const tt_nn_pool_t *q, int64_t *win, int64_t *str, int64_t *lo, int64_t *hi, int use_pad) {
-  for (int i = 0; i < q->rank; i++) win[i] = str[i] = 1, lo[i] = hi[i] = 0;
-  for (int i = 0; i < 2; i++) {
-    int a = q->rank - 2 + i;
-    win[a] = q->k[i];
-    str[a] = q->s[i];
-    lo[a] = use_pad ? q->p[i] : 0;
-    hi[a] = use_pad ? q->pad_hi[i] : 0;
-  }
-}
-
 /* max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
  * PyTorch's scan rule (take a value if it is greater or NaN; the first
  * in-bounds position is the default) as one (value, index) window reduction. */
@@ -127,49 +115,15 @@ static tt_status_t lower_max_pool2d_backward(tt_lower_t *L) {
 static tt_status_t lower_avg_pool2d(tt_lower_t *L) {
   tt_nn_pool_t q;
   if (!setup(L, 0, 1, 2, 3, -1, tt_l_bool(L, 4, 0), 0, &q)) return NULL;
-  tt_graph_t *g = L->g;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(dt);
-  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], lo[TT_MAX_RANK], hi[TT_MAX_RANK];
-  window_attrs(&q, win, str, lo, hi, 1);
-  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), ct);
-  tt_val_t sum = tt_b_reduce_window(g, TT_RED_SUM, x, -1, win, str, lo, hi);
-  tt_val_t div = tt_nn_avg_divisor(L, &q, tt_l_bool(L, 5, 1), 6, ct);
-  if (tt_graph_failed(g)) return NULL;
-  const tt_type_t *st = tt_graph_type(g, sum);
-  tt_val_t y = tt_b_binary(g, TT_BIN_DIV, sum, tt_b_broadcast_to(g, div, st->rank, st->dims));
-  tt_l_output(L, tt_b_convert(g, y, dt));
-  return NULL;
+  return tt_nn_avg_pool(L, &q, tt_l_bool(L, 5, 1), 6);
 }
 
 /* avg_pool2d_backward(grad_output, self, kernel_size, stride, padding,
- * ceil_mode, count_include_pad, divisor_override): each input position sums
- * grad/divisor over the windows covering it, i.e. a stride-1 window sum over
- * the gradient dilated by the stride. */
+ * ceil_mode, count_include_pad, divisor_override) */
 static tt_status_t lower_avg_pool2d_backward(tt_lower_t *L) {
   tt_nn_pool_t q;
   if (!setup(L, 1, 2, 3, 4, -1, tt_l_bool(L, 5, 0), 0, &q)) return NULL;
-  tt_graph_t *g = L->g;
-  int r = q.rank;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
-  tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
-  tt_val_t div = tt_nn_avg_divisor(L, &q, tt_l_bool(L, 6, 1), 7, ct);
-  if (tt_graph_failed(g)) return NULL;
-  const tt_type_t *gt = tt_graph_type(g, gy);
-  gy = tt_b_binary(g, TT_BIN_DIV, gy, tt_b_broadcast_to(g, div, gt->rank, gt->dims));
-  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0}, inter[TT_MAX_RANK] = {0};
-  for (int i = 0; i < 2; i++) {
-    int a = r - 2 + i;
-    lo[a] = q.k[i] - 1 - q.p[i];
-    hi[a] = q.in[i] + q.p[i] - (q.out[i] - 1) * q.s[i] - 1;
-    inter[a] = q.s[i] - 1;
-  }
-  tt_val_t f = tt_b_pad(g, gy, tt_b_const_f(g, ct, 0), lo, hi, inter);
-  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], zl[TT_MAX_RANK], zh[TT_MAX_RANK];
-  window_attrs(&q, win, str, zl, zh, 0);
-  for (int i = 0; i < r; i++) str[i] = 1;
-  tt_val_t gx = tt_b_reduce_window(g, TT_RED_SUM, f, -1, win, str, zl, zh);
-  tt_l_output(L, tt_b_convert(g, gx, dt));
-  return NULL;
+  return tt_nn_avg_pool_backward(L, &q, tt_l_bool(L, 6, 1), 7);
 }
 
 /* Adaptive pooling along one dim as a 0/1 matrix M (out, in) with the

@@ -1,6 +1,6 @@
 /* Lowerings of 3-D pooling over the last three dims of (N, C, D, H, W) or
  * (C, D, H, W): max_pool3d_with_indices (+ backward), avg_pool3d (+
- * backward). Same methods as pool.c's 2-D versions, written over three dims. */
+ * backward). Same methods as pool.c's 2-D versions; the average pools share nn_util's code. */
 #include <math.h>
 #include <string.h>
 
@@ -103,48 +103,15 @@ static tt_status_t lower_max_pool3d_backward(tt_lower_t *L) {
 static tt_status_t lower_avg_pool3d(tt_lower_t *L) {
   tt_nn_pool_t q;
   if (!setup(L, "avg_pool3d", 0, 1, 2, 3, -1, tt_l_bool(L, 4, 0), 0, &q)) return NULL;
-  tt_graph_t *g = L->g;
-  int r = q.rank;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(dt);
-  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], lo[TT_MAX_RANK], hi[TT_MAX_RANK];
-  for (int i = 0; i < r; i++) win[i] = str[i] = 1, lo[i] = hi[i] = 0;
-  for (int i = 0; i < 3; i++) win[r - 3 + i] = q.k[i], str[r - 3 + i] = q.s[i], lo[r - 3 + i] = q.p[i], hi[r - 3 + i] = q.pad_hi[i];
-  tt_val_t sum = tt_b_reduce_window(g, TT_RED_SUM, tt_b_convert(g, tt_l_tensor(L, 0), ct), -1, win, str, lo, hi);
-  tt_val_t div = tt_nn_avg_divisor(L, &q, tt_l_bool(L, 5, 1), 6, ct);
-  if (tt_graph_failed(g)) return NULL;
-  const tt_type_t *st = tt_graph_type(g, sum);
-  tt_l_output(L, tt_b_convert(g, tt_b_binary(g, TT_BIN_DIV, sum, tt_b_broadcast_to(g, div, st->rank, st->dims)), dt));
-  return NULL;
+  return tt_nn_avg_pool(L, &q, tt_l_bool(L, 5, 1), 6);
 }
 
 /* avg_pool3d_backward(grad_output, self, kernel_size, stride, padding,
- * ceil_mode, count_include_pad, divisor_override): a stride-1 window sum
- * over grad/divisor dilated by the stride. */
+ * ceil_mode, count_include_pad, divisor_override) */
 static tt_status_t lower_avg_pool3d_backward(tt_lower_t *L) {
   tt_nn_pool_t q;
   if (!setup(L, "avg_pool3d_backward", 1, 2, 3, 4, -1, tt_l_bool(L, 5, 0), 0, &q)) return NULL;
-  tt_graph_t *g = L->g;
-  int r = q.rank;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
-  tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
-  tt_val_t div = tt_nn_avg_divisor(L, &q, tt_l_bool(L, 6, 1), 7, ct);
-  if (tt_graph_failed(g)) return NULL;
-  const tt_type_t *gt = tt_graph_type(g, gy);
-  gy = tt_b_binary(g, TT_BIN_DIV, gy, tt_b_broadcast_to(g, div, gt->rank, gt->dims));
-  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0}, inter[TT_MAX_RANK] = {0};
-  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], zl[TT_MAX_RANK] = {0}, zh[TT_MAX_RANK] = {0};
-  for (int i = 0; i < r; i++) win[i] = str[i] = 1;
-  for (int i = 0; i < 3; i++) {
-    int a = r - 3 + i;
-    lo[a] = q.k[i] - 1 - q.p[i];
-    hi[a] = q.in[i] + q.p[i] - (q.out[i] - 1) * q.s[i] - 1;
-    inter[a] = q.s[i] - 1;
-    win[a] = q.k[i];
-  }
-  tt_val_t f = tt_b_pad(g, gy, tt_b_const_f(g, ct, 0), lo, hi, inter);
-  tt_val_t gx = tt_b_reduce_window(g, TT_RED_SUM, f, -1, win, str, zl, zh);
-  tt_l_output(L, tt_b_convert(g, gx, dt));
-  return NULL;
+  return tt_nn_avg_pool_backward(L, &q, tt_l_bool(L, 6, 1), 7);
 }
 
 const tt_op_def_t tt_ops_pool3d[] = {
