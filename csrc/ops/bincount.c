@@ -35,7 +35,7 @@ static tt_status_t lower_bincount(tt_lower_t *L) {
   if (st) return st;
   tt_graph_t *g = L->g;
   int64_t mm[2];
-  if (tt_l_ints(L, 3, mm, 2) != 2) return tt_l_fail(L, TT_INTERNAL, "%s: missing downloaded max/min", L->op), NULL;
+  if (!tt_op_size_pair_arg(L, 3, mm)) return NULL;
   if (mm[1] < 0) return tt_status_make(TT_INVALID_ARGUMENT, "bincount only supports 1-d non-negative integral inputs.");
   int64_t n = tt_l_arg_sizes(L, 0)[0], len = mm[0] + 1, minlength = tt_l_int(L, 2, 0);
   if (len < minlength) len = minlength;

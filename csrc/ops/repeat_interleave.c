@@ -32,7 +32,7 @@ static tt_status_t lower_repeat_interleave(tt_lower_t *L) {
   if (st) return st;
   tt_graph_t *g = L->g;
   int64_t sm[2];
-  if (tt_l_ints(L, 2, sm, 2) != 2) return tt_l_fail(L, TT_INTERNAL, "%s: missing downloaded sum/min", L->op), NULL;
+  if (!tt_op_size_pair_arg(L, 2, sm)) return NULL;
   if (sm[1] < 0) return tt_status_make(TT_INVALID_ARGUMENT, "repeats can not be negative");
   int64_t total = sm[0], n = tt_l_arg_sizes(L, 0)[0];
   if (!tt_l_is_none(L, 1) && tt_l_int(L, 1, 0) != total)

@@ -1,4 +1,4 @@
-/* The int64[2] result of two reductions of a 1-D integer argument, for "_tt_size:" companion ops. */
+/* The int64[2] size pair of "_tt_size:" companion ops (bincount, repeat_interleave): built on device, read back as an argument. */
 #include "ops/size_pair.h"
 
 tt_val_t tt_op_size_pair(tt_lower_t *L, int i, tt_reduce_t r0, tt_reduce_t r1, int64_t e0, int64_t e1) {
@@ -15,4 +15,10 @@ tt_val_t tt_op_size_pair(tt_lower_t *L, int i, tt_reduce_t r0, tt_reduce_t r1, i
     parts[1] = tt_b_reshape(g, tt_b_reduce(g, r1, x, 1, &d0), 1, &one);
   }
   return tt_b_concat(g, 2, parts, 0);
+}
+
+int tt_op_size_pair_arg(tt_lower_t *L, int i, int64_t out[2]) {
+  if (tt_l_ints(L, i, out, 2) == 2) return 1;
+  tt_l_fail(L, TT_INTERNAL, "%s: missing the downloaded size pair (the \"_tt_size:\" companion's result)", L->op);
+  return 0;
 }
