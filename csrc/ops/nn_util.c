@@ -48,6 +48,10 @@ tt_val_t tt_nn_apply_dim(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, in
 }
 
 tt_val_t tt_nn_scatter_flat(tt_graph_t *g, tt_val_t upd, tt_val_t idx, int64_t planes, int64_t n, int64_t size) {
+  return tt_nn_scatter_flat_kind(g, TT_RED_SUM, upd, idx, planes, n, size);
+}
+
+tt_val_t tt_nn_scatter_flat_kind(tt_graph_t *g, tt_reduce_t kind, tt_val_t upd, tt_val_t idx, int64_t planes, int64_t n, int64_t size) {
   int64_t d3[3] = {planes, n, 1}, od[2] = {planes, size};
   tt_val_t both[2] = {tt_b_iota(g, TT_I64, 3, d3, 0), tt_b_reshape(g, idx, 3, d3)};
   tt_val_t coords = tt_b_concat(g, 2, both, 2);
@@ -62,7 +66,7 @@ tt_val_t tt_nn_scatter_flat(tt_graph_t *g, tt_val_t upd, tt_val_t idx, int64_t p
   sd.scatter_to_operand[0] = 0;
   sd.scatter_to_operand[1] = 1;
   int64_t d2[2] = {planes, n};
-  return tt_b_scatter(g, TT_RED_SUM, tt_b_full_f(g, ut->dtype, 2, od, 0), coords, tt_b_reshape(g, upd, 2, d2), &sd);
+  return tt_b_scatter(g, kind, tt_b_full_f(g, ut->dtype, 2, od, 0), coords, tt_b_reshape(g, upd, 2, d2), &sd);
 }
 
 int64_t tt_nn_pool_out_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {

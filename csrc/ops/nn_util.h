@@ -17,6 +17,8 @@ tt_val_t tt_nn_apply_dim(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, in
 /* Sum of scatter-adds: (planes, n) updates to flat positions idx (planes, n)
  * of a zero (planes, size) tensor. */
 tt_val_t tt_nn_scatter_flat(tt_graph_t *g, tt_val_t upd, tt_val_t idx, int64_t planes, int64_t n, int64_t size);
+/* The same scatter with another combiner (TT_RED_SET: stores). */
+tt_val_t tt_nn_scatter_flat_kind(tt_graph_t *g, tt_reduce_t kind, tt_val_t upd, tt_val_t idx, int64_t planes, int64_t n, int64_t size);
 /* Geometry of one pooling call over the nsp (2 or 3) trailing dims of a
  * rank-`rank` input: spatial sizes, kernel, stride, padding, dilation. */
 typedef struct {

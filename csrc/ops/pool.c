@@ -241,18 +241,10 @@ static tt_status_t max_unpool(tt_lower_t *L, int nsp) {
   int64_t planes = 1, nin = 1, nout = 1;
   for (int i = 0; i < r - nsp; i++) planes *= xs[i];
   for (int i = 0; i < nsp; i++) { nin *= xs[r - nsp + i]; nout *= osz[i]; }
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  int64_t d2[2] = {planes, nin}, d3[3] = {planes, nin, 1}, od[2] = {planes, nout};
-  tt_val_t x = tt_b_reshape(g, tt_l_tensor(L, 0), 2, d2);
+  int64_t d3[3] = {planes, nin, 1};
   tt_val_t idx = tt_b_reshape(g, tt_l_tensor(L, 1), 3, d3);
   tt_l_check_index(L, idx, 0, nout, r - nsp, TT_CHECK_DIM);
-  tt_val_t both[2] = {tt_b_iota(g, TT_I64, 3, d3, 0), idx};
-  tt_val_t coords = tt_b_concat(g, 2, both, 2);
-  tt_scatter_dims_t sd;
-  memset(&sd, 0, sizeof sd);
-  sd.n_inserted = 2; sd.inserted_window_dims[0] = 0; sd.inserted_window_dims[1] = 1;
-  sd.n_to_operand = 2; sd.scatter_to_operand[0] = 0; sd.scatter_to_operand[1] = 1;
-  tt_val_t y = tt_b_scatter(g, TT_RED_SET, tt_b_full_f(g, dt, 2, od, 0), coords, x, &sd);
+  tt_val_t y = tt_nn_scatter_flat_kind(g, TT_RED_SET, tt_l_tensor(L, 0), idx, planes, nin, nout);
   int64_t ys[TT_MAX_RANK];
   for (int i = 0; i < r - nsp; i++) ys[i] = xs[i];
   for (int i = 0; i < nsp; i++) ys[r - nsp + i] = osz[i];
