@@ -313,7 +313,7 @@ def _host_lengths(op, lengths):
     so, as for CPU and CUDA (ctc_loss_tensor), they are read on the host."""
     if lengths.is_floating_point() or lengths.is_complex() or lengths.dtype == torch.bool:
         raise RuntimeError(f"{op}: input_lengths and target_lengths must be of an integral dtype, got {lengths.dtype}")
-    return lengths.to("cpu", torch.long).reshape(-1).tolist()
+    return _host_ints(lengths)
 
 
 def _ctc_loss_tensor(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):

@@ -3,10 +3,10 @@
  * "_tt_size:bincount" computes {max, min} of self on device; the Python
  * trampoline downloads them and lowers bincount again with them appended, so
  * the result has a known length and negative values raise as on CPU. */
-#include <string.h>
-
 #include "ops/common.h"
 #include "ops/families.h"
+#include "ops/nn_util.h"
+#include "ops/size_pair.h"
 
 static tt_status_t check_args(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
@@ -24,18 +24,7 @@ static tt_status_t check_args(tt_lower_t *L) {
 static tt_status_t lower_bincount_size(tt_lower_t *L) {
   tt_status_t st = check_args(L);
   if (st) return st;
-  tt_graph_t *g = L->g;
-  int64_t n = tt_l_arg_sizes(L, 0)[0], two = 2, d0 = 0;
-  if (n == 0) {
-    tt_val_t parts[2] = {tt_b_full_i(g, TT_I64, 1, (int64_t[]){1}, -1), tt_b_full_i(g, TT_I64, 1, (int64_t[]){1}, 0)};
-    tt_l_output(L, tt_b_concat(g, 2, parts, 0));
-    return NULL;
-  }
-  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), TT_I64);
-  tt_val_t parts[2] = {tt_b_reshape(g, tt_b_reduce(g, TT_RED_MAX, x, 1, &d0), 1, (int64_t[]){1}),
-                       tt_b_reshape(g, tt_b_reduce(g, TT_RED_MIN, x, 1, &d0), 1, (int64_t[]){1})};
-  (void)two;
-  tt_l_output(L, tt_b_concat(g, 2, parts, 0));
+  tt_l_output(L, tt_op_size_pair(L, 0, TT_RED_MAX, TT_RED_MIN, -1, 0));
   return NULL;
 }
 
@@ -46,7 +35,7 @@ static tt_status_t lower_bincount(tt_lower_t *L) {
   if (st) return st;
   tt_graph_t *g = L->g;
   int64_t mm[2];
-  if (tt_l_ints(L, 3, mm, 2) != 2) return tt_l_fail(L, TT_INTERNAL, "%s: missing downloaded max/min", L->op), NULL;
+  if (!tt_op_size_pair_arg(L, 3, mm)) return NULL;
   if (mm[1] < 0) return tt_status_make(TT_INVALID_ARGUMENT, "bincount only supports 1-d non-negative integral inputs.");
   int64_t n = tt_l_arg_sizes(L, 0)[0], len = mm[0] + 1, minlength = tt_l_int(L, 2, 0);
   if (len < minlength) len = minlength;
@@ -55,13 +44,7 @@ static tt_status_t lower_bincount(tt_lower_t *L) {
   tt_val_t out = tt_b_full_i(g, rt, 1, &len, 0);
   if (n > 0) {
     tt_val_t w = weighted ? tt_b_convert(g, tt_l_tensor(L, 1), rt) : tt_b_full_i(g, rt, 1, &n, 1);
-    int64_t cd[2] = {n, 1};
-    tt_scatter_dims_t sd;
-    memset(&sd, 0, sizeof sd);
-    sd.inserted_window_dims[sd.n_inserted++] = 0;
-    sd.scatter_to_operand[sd.n_to_operand++] = 0;
-    tt_val_t idx = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 0), TT_I64), 2, cd);
-    out = tt_b_scatter(g, TT_RED_SUM, out, idx, w, &sd);
+    out = tt_nn_scatter_dim0(g, TT_RED_SUM, out, tt_b_convert(g, tt_l_tensor(L, 0), TT_I64), w, n);
   }
   tt_l_output(L, out);
   return NULL;

@@ -17,46 +17,18 @@
 
 #include "ops/common.h"
 #include "ops/families.h"
+#include "ops/nn_util.h"
 #include "ops/scan.h"
 
 enum { MODE_SUM = 0, MODE_MEAN = 1, MODE_MAX = 2 };
 
 static tt_val_t i64_full(tt_graph_t *g, int64_t n, int64_t v) { return tt_b_full_i(g, TT_I64, 1, &n, v); }
 
-/* Rows of x[V, D] at idx[n] -> [n, D]. */
-static tt_val_t take_rows(tt_graph_t *g, tt_val_t x, tt_val_t idx, int64_t n, int64_t d) {
-  tt_gather_dims_t gd;
-  memset(&gd, 0, sizeof gd);
-  gd.offset_dims[gd.n_offset++] = 1;
-  gd.collapsed[gd.n_collapsed++] = 0;
-  gd.start_index_map[gd.n_start_map++] = 0;
-  gd.slice_sizes[0] = 1;
-  gd.slice_sizes[1] = d;
-  int64_t id[2] = {n, 1};
-  return tt_b_gather(g, x, tt_b_reshape(g, idx, 2, id), &gd);
-}
-
-/* out[rows[i], :] (kind)= upd[i, :] for out [R, D], upd [n, D]. */
-static tt_val_t scatter_rows(tt_graph_t *g, tt_reduce_t kind, tt_val_t out, tt_val_t rows, tt_val_t upd, int64_t n) {
-  tt_scatter_dims_t sd;
-  memset(&sd, 0, sizeof sd);
-  sd.update_window_dims[sd.n_window++] = 1;
-  sd.inserted_window_dims[sd.n_inserted++] = 0;
-  sd.scatter_to_operand[sd.n_to_operand++] = 0;
-  int64_t id[2] = {n, 1};
-  return tt_b_scatter(g, kind, out, tt_b_reshape(g, rows, 2, id), upd, &sd);
-}
-
 /* Bag of each of n indices: (number of offsets[0..nbags) <= i) - 1, at least 0. */
 static tt_val_t bag_of(tt_graph_t *g, tt_val_t offsets, int64_t n, int64_t nbags) {
   if (nbags == 0) return i64_full(g, n, 0);
   tt_val_t starts = tt_b_convert(g, tt_b_slice_dim(g, offsets, 0, 0, nbags, 1), TT_I64);
-  tt_scatter_dims_t sd;
-  memset(&sd, 0, sizeof sd);
-  sd.inserted_window_dims[sd.n_inserted++] = 0;
-  sd.scatter_to_operand[sd.n_to_operand++] = 0;
-  int64_t id[2] = {nbags, 1};
-  tt_val_t marks = tt_b_scatter(g, TT_RED_SUM, i64_full(g, n, 0), tt_b_reshape(g, starts, 2, id), i64_full(g, nbags, 1), &sd);
+  tt_val_t marks = tt_nn_scatter_dim0(g, TT_RED_SUM, i64_full(g, n, 0), starts, i64_full(g, nbags, 1), nbags);
   tt_val_t bag = tt_b_binary(g, TT_BIN_SUB, tt_op_scan(g, TT_RED_SUM, marks, 0), i64_full(g, n, 1));
   return tt_b_binary(g, TT_BIN_MAX, bag, i64_full(g, n, 0));
 }
@@ -101,32 +73,32 @@ static tt_status_t embedding_bag(tt_lower_t *L, int forward_only) {
   tt_val_t keep = kept(g, idx, n, padding_idx);
   tt_val_t safe = tt_b_clamp(g, tt_b_const_i(g, TT_I64, 0), idx, tt_b_const_i(g, TT_I64, V > 0 ? V - 1 : 0));
   tt_l_check_index(L, idx, 0, V, 0, TT_CHECK_SELF);
-  tt_val_t rows = tt_b_convert(g, take_rows(g, tt_l_tensor(L, 0), safe, n, D), ct);
+  tt_val_t rows = tt_b_convert(g, tt_nn_gather_dim(g, tt_l_tensor(L, 0), 0, safe, n), ct);
   int64_t nd[2] = {n, D}, bd[2] = {B, D};
   tt_val_t keep2 = bcast_col(g, keep, n, D);
-  tt_val_t cnt = scatter_rows(g, TT_RED_SUM, tt_b_full_i(g, TT_I64, 2, (int64_t[]){B, 1}, 0), bag,
+  tt_val_t cnt = tt_nn_scatter_dim0(g, TT_RED_SUM, tt_b_full_i(g, TT_I64, 2, (int64_t[]){B, 1}, 0), bag,
                               tt_b_reshape(g, tt_b_convert(g, keep, TT_I64), 2, (int64_t[]){n, 1}), n);
   cnt = tt_b_reshape(g, cnt, 1, &B);
   tt_val_t out, max_idx = -1;
   if (mode == MODE_MAX) {
     tt_val_t v = tt_b_select(g, keep2, rows, tt_b_full_f(g, ct, 2, nd, -INFINITY));
-    tt_val_t mx = scatter_rows(g, TT_RED_MAX, tt_b_full_f(g, ct, 2, bd, -INFINITY), bag, v, n);
+    tt_val_t mx = tt_nn_scatter_dim0(g, TT_RED_MAX, tt_b_full_f(g, ct, 2, bd, -INFINITY), bag, v, n);
     /* The first kept position holding its bag's maximum gives the weight row. */
-    tt_val_t hit = tt_b_binary(g, TT_BIN_AND, keep2, tt_b_compare(g, TT_CMP_EQ, v, take_rows(g, mx, bag, n, D)));
+    tt_val_t hit = tt_b_binary(g, TT_BIN_AND, keep2, tt_b_compare(g, TT_CMP_EQ, v, tt_nn_gather_dim(g, mx, 0, bag, n)));
     tt_val_t pos = tt_b_select(g, hit, tt_b_iota(g, TT_I64, 2, nd, 0), tt_b_full_i(g, TT_I64, 2, nd, n));
-    tt_val_t first = scatter_rows(g, TT_RED_MIN, tt_b_full_i(g, TT_I64, 2, bd, n), bag, pos, n);
+    tt_val_t first = tt_nn_scatter_dim0(g, TT_RED_MIN, tt_b_full_i(g, TT_I64, 2, bd, n), bag, pos, n);
     tt_val_t has = tt_b_compare(g, TT_CMP_LT, first, tt_b_full_i(g, TT_I64, 2, bd, n));
     tt_val_t idx_pad = n ? idx : i64_full(g, 1, 0);
     int64_t np = n ? n : 1;
     tt_val_t fi = tt_b_reshape(g, tt_b_binary(g, TT_BIN_MIN, first, tt_b_full_i(g, TT_I64, 2, bd, np - 1)), 1, (int64_t[]){B * D});
-    tt_val_t w_at = tt_b_reshape(g, take_rows(g, tt_b_reshape(g, idx_pad, 2, (int64_t[]){np, 1}), fi, B * D, 1), 2, bd);
+    tt_val_t w_at = tt_b_reshape(g, tt_nn_gather_dim(g, idx_pad, 0, fi, B * D), 2, bd);
     max_idx = tt_b_select(g, has, w_at, tt_b_full_i(g, TT_I64, 2, bd, 0));
     out = tt_b_select(g, has, mx, tt_b_full_f(g, ct, 2, bd, 0));
   } else {
     tt_val_t v = rows;
     if (has_psw) v = tt_b_binary(g, TT_BIN_MUL, v, bcast_col(g, tt_b_convert(g, tt_l_tensor(L, 6), ct), n, D));
     v = tt_b_select(g, keep2, v, tt_b_full_f(g, ct, 2, nd, 0));
-    out = scatter_rows(g, TT_RED_SUM, tt_b_full_f(g, ct, 2, bd, 0), bag, v, n);
+    out = tt_nn_scatter_dim0(g, TT_RED_SUM, tt_b_full_f(g, ct, 2, bd, 0), bag, v, n);
     if (mode == MODE_MEAN) {
       tt_val_t den = tt_b_convert(g, tt_b_binary(g, TT_BIN_MAX, cnt, i64_full(g, B, 1)), ct);
       out = tt_b_binary(g, TT_BIN_DIV, out, bcast_col(g, den, B, D));
@@ -163,7 +135,7 @@ static tt_status_t dense_backward(tt_lower_t *L, const bwd_args_t *a) {
   int64_t B = tt_l_arg_sizes(L, a->grad)[0], D = tt_l_arg_sizes(L, a->grad)[1], n = tt_l_arg_sizes(L, a->indices)[0];
   int64_t V = tt_l_int(L, a->num_weights, 0), mode = tt_l_int(L, a->mode, 0), padding_idx = tt_l_int(L, a->padding_idx, -1);
   int scale = tt_l_bool(L, a->scale, 0), has_psw = !tt_l_is_none(L, a->psw);
-  int64_t vd[2] = {V, D}, bd[2] = {B, D}, nd[2] = {n, D};
+  int64_t vd[2] = {V, D}, bd[2] = {B, D};
   tt_val_t grad = tt_b_convert(g, tt_l_tensor(L, a->grad), ct);
   tt_val_t gw = tt_b_full_f(g, ct, 2, vd, 0);
   if (mode == MODE_MAX) {
@@ -171,7 +143,7 @@ static tt_status_t dense_backward(tt_lower_t *L, const bwd_args_t *a) {
     tt_val_t mi = tt_b_convert(g, tt_l_tensor(L, a->max_indices), TT_I64);
     tt_val_t nonempty = tt_b_compare(g, TT_CMP_GT, tt_b_convert(g, tt_l_tensor(L, a->bag_size), TT_I64), i64_full(g, B, 0));
     grad = tt_b_select(g, bcast_col(g, nonempty, B, D), grad, tt_b_full_f(g, ct, 2, bd, 0));
-    int64_t b3[3] = {B, D, 1}, c3[3] = {B, D, 2};
+    int64_t b3[3] = {B, D, 1};
     tt_val_t coords[2] = {tt_b_reshape(g, mi, 3, b3), tt_b_iota(g, TT_I64, 3, b3, 1)};
     tt_scatter_dims_t sd;
     memset(&sd, 0, sizeof sd);
@@ -179,7 +151,6 @@ static tt_status_t dense_backward(tt_lower_t *L, const bwd_args_t *a) {
     sd.inserted_window_dims[sd.n_inserted++] = 1;
     sd.scatter_to_operand[sd.n_to_operand++] = 0;
     sd.scatter_to_operand[sd.n_to_operand++] = 1;
-    (void)c3;
     gw = tt_b_scatter(g, TT_RED_SUM, gw, tt_b_concat(g, 2, coords, 2), grad, &sd);
   } else if (n > 0) {
     tt_val_t idx = tt_b_convert(g, tt_l_tensor(L, a->indices), TT_I64);
@@ -193,26 +164,24 @@ static tt_status_t dense_backward(tt_lower_t *L, const bwd_args_t *a) {
       return tt_status_make(TT_INVALID_ARGUMENT, "%s: offset2bag must have the shape of indices [%lld]", L->op, (long long)n);
     }
     bag = tt_b_clamp(g, tt_b_const_i(g, TT_I64, 0), bag, tt_b_const_i(g, TT_I64, B > 0 ? B - 1 : 0));
-    tt_val_t v = take_rows(g, grad, bag, n, D);
+    tt_val_t v = tt_nn_gather_dim(g, grad, 0, bag, n);
     tt_val_t w = tt_b_full_f(g, ct, 1, &n, 1);
     if (has_psw) w = tt_b_convert(g, tt_l_tensor(L, a->psw), ct);
     if (mode == MODE_MEAN) {
       tt_val_t bs = tt_b_convert(g, tt_l_tensor(L, a->bag_size), TT_I64);
-      tt_val_t bsz = take_rows(g, tt_b_reshape(g, bs, 2, (int64_t[]){B, 1}), bag, n, 1);
-      bsz = tt_b_binary(g, TT_BIN_MAX, tt_b_reshape(g, bsz, 1, &n), i64_full(g, n, 1));
+      tt_val_t bsz = tt_b_binary(g, TT_BIN_MAX, tt_nn_gather_dim(g, bs, 0, bag, n), i64_full(g, n, 1));
       w = tt_b_binary(g, TT_BIN_DIV, w, tt_b_convert(g, bsz, ct));
     }
     if (scale) {
       /* Divided by how often each weight row occurs in indices. */
-      tt_val_t freq = scatter_rows(g, TT_RED_SUM, tt_b_full_i(g, TT_I64, 2, (int64_t[]){V, 1}, 0), idx,
+      tt_val_t freq = tt_nn_scatter_dim0(g, TT_RED_SUM, tt_b_full_i(g, TT_I64, 2, (int64_t[]){V, 1}, 0), idx,
                                    tt_b_full_i(g, TT_I64, 2, (int64_t[]){n, 1}, 1), n);
-      tt_val_t f = tt_b_reshape(g, take_rows(g, freq, idx, n, 1), 1, &n);
+      tt_val_t f = tt_b_reshape(g, tt_nn_gather_dim(g, freq, 0, idx, n), 1, &n);
       w = tt_b_binary(g, TT_BIN_DIV, w, tt_b_convert(g, f, ct));
     }
     w = tt_b_select(g, kept(g, idx, n, padding_idx), w, tt_b_full_f(g, ct, 1, &n, 0));
     v = tt_b_binary(g, TT_BIN_MUL, v, bcast_col(g, w, n, D));
-    (void)nd;
-    gw = scatter_rows(g, TT_RED_SUM, gw, idx, v, n);
+    gw = tt_nn_scatter_dim0(g, TT_RED_SUM, gw, idx, v, n);
   }
   tt_l_output(L, tt_b_convert(g, gw, gt));
   return NULL;
@@ -239,7 +208,7 @@ static tt_status_t lower_psw_backward(tt_lower_t *L) {
   if (tt_l_int(L, 5, 0) != MODE_SUM)
     return tt_status_make(TT_INVALID_ARGUMENT, "embedding_bag_backward: per_sample_weights only supported for mode='sum'");
   tt_dtype_t gt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(gt);
-  int64_t B = tt_l_arg_sizes(L, 0)[0], D = tt_l_arg_sizes(L, 0)[1], n = tt_l_arg_sizes(L, 2)[0];
+  int64_t B = tt_l_arg_sizes(L, 0)[0], n = tt_l_arg_sizes(L, 2)[0];
   int64_t V = tt_l_arg_sizes(L, 1)[0], padding_idx = tt_l_int(L, 6, -1);
   tt_val_t bag;
   if (tt_l_arg_rank(L, 4) == 1 && tt_l_arg_sizes(L, 4)[0] == n && n > 0) {
@@ -254,8 +223,8 @@ static tt_status_t lower_psw_backward(tt_lower_t *L) {
   }
   tt_val_t idx = tt_b_convert(g, tt_l_tensor(L, 2), TT_I64);
   tt_val_t safe = tt_b_clamp(g, tt_b_const_i(g, TT_I64, 0), idx, tt_b_const_i(g, TT_I64, V > 0 ? V - 1 : 0));
-  tt_val_t a = take_rows(g, tt_b_convert(g, tt_l_tensor(L, 0), ct), bag, n, D);
-  tt_val_t b = take_rows(g, tt_b_convert(g, tt_l_tensor(L, 1), ct), safe, n, D);
+  tt_val_t a = tt_nn_gather_dim(g, tt_b_convert(g, tt_l_tensor(L, 0), ct), 0, bag, n);
+  tt_val_t b = tt_nn_gather_dim(g, tt_b_convert(g, tt_l_tensor(L, 1), ct), 0, safe, n);
   int64_t one = 1;
   tt_val_t r = tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, a, b), 1, &one);
   r = tt_b_select(g, kept(g, idx, n, padding_idx), r, tt_b_full_f(g, ct, 1, &n, 0));
@@ -280,7 +249,7 @@ static tt_status_t lower_embedding_renorm(tt_lower_t *L) {
   }
   tt_val_t idx = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 1), TT_I64), 1, &n);
   tt_l_check_index(L, idx, 0, V, 0, TT_CHECK_SELF);
-  tt_val_t sel = scatter_rows(g, TT_RED_MAX, tt_b_full_i(g, TT_I64, 2, (int64_t[]){V, 1}, 0), idx,
+  tt_val_t sel = tt_nn_scatter_dim0(g, TT_RED_MAX, tt_b_full_i(g, TT_I64, 2, (int64_t[]){V, 1}, 0), idx,
                               tt_b_full_i(g, TT_I64, 2, (int64_t[]){n, 1}, 1), n);
   sel = tt_b_compare(g, TT_CMP_GT, tt_b_reshape(g, sel, 1, &V), i64_full(g, V, 0));
   int64_t one = 1, vd[2] = {V, D};

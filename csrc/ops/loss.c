@@ -186,37 +186,36 @@ typedef struct {
   int rank;
   int64_t dims[TT_MAX_RANK];
   tt_val_t x, t;
+  int64_t red; /* the reduction argument, checked */
 } pair_t;
 
-static int pair_prepare(tt_lower_t *L, int xi, int ti, pair_t *p) {
+static int pair_prepare(tt_lower_t *L, int xi, int ti, int ri, pair_t *p) {
   int argi[2] = {xi, ti};
   p->dt = tt_op_result_type(L, argi, 2);
   p->acc = tt_op_math_type(p->dt);
   p->rank = tt_op_broadcast_shape(L, argi, 2, p->dims);
   p->x = tt_op_operand(L, xi, p->acc, p->rank, p->dims);
   p->t = tt_op_operand(L, ti, p->acc, p->rank, p->dims);
-  return !tt_graph_failed(L->g);
+  if (tt_graph_failed(L->g)) return 0;
+  p->red = tt_l_int(L, ri, RED_MEAN);
+  return check_reduction(L, p->red);
 }
 
 /* mse_loss(self, target, reduction) */
 static tt_status_t lower_mse(tt_lower_t *L) {
   pair_t p;
-  if (!pair_prepare(L, 0, 1, &p)) return NULL;
-  int64_t red = tt_l_int(L, 2, RED_MEAN);
-  if (!check_reduction(L, red)) return NULL;
+  if (!pair_prepare(L, 0, 1, 2, &p)) return NULL;
   tt_val_t d = tt_b_binary(L->g, TT_BIN_SUB, p.x, p.t);
-  tt_l_output(L, tt_b_convert(L->g, apply_reduction(L->g, tt_b_binary(L->g, TT_BIN_MUL, d, d), red), p.dt));
+  tt_l_output(L, tt_b_convert(L->g, apply_reduction(L->g, tt_b_binary(L->g, TT_BIN_MUL, d, d), p.red), p.dt));
   return NULL;
 }
 
 /* mse_loss_backward(grad_output, self, target, reduction): 2 (x - t) g */
 static tt_status_t lower_mse_bwd(tt_lower_t *L) {
   pair_t p;
-  if (!pair_prepare(L, 1, 2, &p)) return NULL;
-  int64_t red = tt_l_int(L, 3, RED_MEAN);
-  if (!check_reduction(L, red)) return NULL;
+  if (!pair_prepare(L, 1, 2, 3, &p)) return NULL;
   tt_graph_t *g = L->g;
-  tt_val_t go = grad_scale(L, 0, red, p.acc, p.rank, p.dims);
+  tt_val_t go = grad_scale(L, 0, p.red, p.acc, p.rank, p.dims);
   tt_val_t d = tt_b_binary(g, TT_BIN_SUB, p.x, p.t);
   tt_val_t r = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_MUL, d, tt_b_like_f(g, d, 2.0)), go);
   tt_l_output(L, tt_b_convert(g, r, tt_l_arg_dtype(L, 1)));
@@ -232,9 +231,7 @@ static tt_val_t opt_weight(tt_lower_t *L, int wi, tt_val_t v, const pair_t *p) {
 /* binary_cross_entropy(self, target, weight?, reduction): logs clamped at -100 as PyTorch. */
 static tt_status_t lower_bce(tt_lower_t *L) {
   pair_t p;
-  if (!pair_prepare(L, 0, 1, &p)) return NULL;
-  int64_t red = tt_l_int(L, 3, RED_MEAN);
-  if (!check_reduction(L, red)) return NULL;
+  if (!pair_prepare(L, 0, 1, 3, &p)) return NULL;
   tt_graph_t *g = L->g;
   tt_val_t one = tt_b_like_f(g, p.x, 1.0), lo = tt_b_like_f(g, p.x, -100.0);
   tt_val_t lx = tt_b_binary(g, TT_BIN_MAX, tt_b_unary(g, TT_UN_LOG, p.x), lo);
@@ -242,7 +239,7 @@ static tt_status_t lower_bce(tt_lower_t *L) {
   tt_val_t v = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, p.t, lx),
                            tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_SUB, one, p.t), l1x));
   v = opt_weight(L, 2, tt_b_unary(g, TT_UN_NEG, v), &p);
-  tt_l_output(L, tt_b_convert(g, apply_reduction(g, v, red), p.dt));
+  tt_l_output(L, tt_b_convert(g, apply_reduction(g, v, p.red), p.dt));
   return NULL;
 }
 
@@ -250,11 +247,9 @@ static tt_status_t lower_bce(tt_lower_t *L) {
  * g (x - t) / max(x (1 - x), 1e-12) */
 static tt_status_t lower_bce_bwd(tt_lower_t *L) {
   pair_t p;
-  if (!pair_prepare(L, 1, 2, &p)) return NULL;
-  int64_t red = tt_l_int(L, 4, RED_MEAN);
-  if (!check_reduction(L, red)) return NULL;
+  if (!pair_prepare(L, 1, 2, 4, &p)) return NULL;
   tt_graph_t *g = L->g;
-  tt_val_t go = grad_scale(L, 0, red, p.acc, p.rank, p.dims);
+  tt_val_t go = grad_scale(L, 0, p.red, p.acc, p.rank, p.dims);
   tt_val_t one = tt_b_like_f(g, p.x, 1.0);
   tt_val_t den = tt_b_binary(g, TT_BIN_MAX, tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_SUB, one, p.x), p.x),
                              tt_b_like_f(g, p.x, 1e-12));
@@ -267,9 +262,7 @@ static tt_status_t lower_bce_bwd(tt_lower_t *L) {
 /* smooth_l1_loss(self, target, reduction, beta): quadratic below beta. */
 static tt_status_t lower_smooth_l1(tt_lower_t *L) {
   pair_t p;
-  if (!pair_prepare(L, 0, 1, &p)) return NULL;
-  int64_t red = tt_l_int(L, 2, RED_MEAN);
-  if (!check_reduction(L, red)) return NULL;
+  if (!pair_prepare(L, 0, 1, 2, &p)) return NULL;
   double beta = tt_l_float(L, 3, 1.0);
   if (beta < 0) return tt_status_make(TT_INVALID_ARGUMENT, "smooth_l1_loss does not support negative values for beta.");
   tt_graph_t *g = L->g;
@@ -280,19 +273,17 @@ static tt_status_t lower_smooth_l1(tt_lower_t *L) {
     tt_val_t lin = tt_b_binary(g, TT_BIN_SUB, d, tt_b_like_f(g, d, 0.5 * beta));
     v = tt_b_select(g, tt_b_compare(g, TT_CMP_LT, d, tt_b_like_f(g, d, beta)), q, lin);
   }
-  tt_l_output(L, tt_b_convert(g, apply_reduction(g, v, red), p.dt));
+  tt_l_output(L, tt_b_convert(g, apply_reduction(g, v, p.red), p.dt));
   return NULL;
 }
 
 /* smooth_l1_loss_backward(grad_output, self, target, reduction, beta) */
 static tt_status_t lower_smooth_l1_bwd(tt_lower_t *L) {
   pair_t p;
-  if (!pair_prepare(L, 1, 2, &p)) return NULL;
-  int64_t red = tt_l_int(L, 3, RED_MEAN);
-  if (!check_reduction(L, red)) return NULL;
+  if (!pair_prepare(L, 1, 2, 3, &p)) return NULL;
   double beta = tt_l_float(L, 4, 1.0);
   tt_graph_t *g = L->g;
-  tt_val_t go = grad_scale(L, 0, red, p.acc, p.rank, p.dims);
+  tt_val_t go = grad_scale(L, 0, p.red, p.acc, p.rank, p.dims);
   tt_val_t d = tt_b_binary(g, TT_BIN_SUB, p.x, p.t);
   tt_val_t r = tt_b_unary(g, TT_UN_SIGN, d);
   if (beta > 0)
@@ -305,9 +296,7 @@ static tt_status_t lower_smooth_l1_bwd(tt_lower_t *L) {
 /* huber_loss(self, target, reduction, delta): |d| < delta ? d^2 / 2 : delta (|d| - delta / 2). */
 static tt_status_t lower_huber(tt_lower_t *L) {
   pair_t p;
-  if (!pair_prepare(L, 0, 1, &p)) return NULL;
-  int64_t red = tt_l_int(L, 2, RED_MEAN);
-  if (!check_reduction(L, red)) return NULL;
+  if (!pair_prepare(L, 0, 1, 2, &p)) return NULL;
   double delta = tt_l_float(L, 3, 1.0);
   if (delta <= 0) return tt_status_make(TT_INVALID_ARGUMENT, "huber_loss does not support non-positive values for delta.");
   tt_graph_t *g = L->g;
@@ -315,19 +304,17 @@ static tt_status_t lower_huber(tt_lower_t *L) {
   tt_val_t q = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_MUL, d, d), tt_b_like_f(g, d, 0.5));
   tt_val_t lin = tt_b_binary(g, TT_BIN_MUL, tt_b_like_f(g, d, delta), tt_b_binary(g, TT_BIN_SUB, d, tt_b_like_f(g, d, 0.5 * delta)));
   tt_val_t v = tt_b_select(g, tt_b_compare(g, TT_CMP_LT, d, tt_b_like_f(g, d, delta)), q, lin);
-  tt_l_output(L, tt_b_convert(g, apply_reduction(g, v, red), p.dt));
+  tt_l_output(L, tt_b_convert(g, apply_reduction(g, v, p.red), p.dt));
   return NULL;
 }
 
 /* huber_loss_backward(grad_output, self, target, reduction, delta): d clamped to [-delta, delta]. */
 static tt_status_t lower_huber_bwd(tt_lower_t *L) {
   pair_t p;
-  if (!pair_prepare(L, 1, 2, &p)) return NULL;
-  int64_t red = tt_l_int(L, 3, RED_MEAN);
-  if (!check_reduction(L, red)) return NULL;
+  if (!pair_prepare(L, 1, 2, 3, &p)) return NULL;
   double delta = tt_l_float(L, 4, 1.0);
   tt_graph_t *g = L->g;
-  tt_val_t go = grad_scale(L, 0, red, p.acc, p.rank, p.dims);
+  tt_val_t go = grad_scale(L, 0, p.red, p.acc, p.rank, p.dims);
   tt_val_t d = tt_b_binary(g, TT_BIN_SUB, p.x, p.t);
   tt_val_t r = tt_b_select(g, tt_b_compare(g, TT_CMP_LE, d, tt_b_like_f(g, d, -delta)), tt_b_like_f(g, d, -delta),
                            tt_b_select(g, tt_b_compare(g, TT_CMP_GE, d, tt_b_like_f(g, d, delta)), tt_b_like_f(g, d, delta), d));

@@ -4,44 +4,16 @@
 #include <math.h>
 #include <string.h>
 
-#include "ops/common.h"
 #include "ops/families.h"
-
-/* Geometry of one pooling call over the two trailing dims. */
-typedef struct {
-  int rank;              /* of the input: 3 or 4 */
-  int64_t in[2], out[2]; /* spatial sizes */
-  int64_t k[2], s[2], p[2], d[2];
-  int64_t pad_hi[2]; /* high padding that makes exactly out windows */
-  int ceil_mode;
-} pool_t;
-
-
-/* Reads an int[2] argument (one value means both); dflt when empty/None. */
-static int read_pair(tt_lower_t *L, int i, const int64_t *dflt, int64_t *out) {
-  int64_t v[4];
-  int n = tt_l_is_none(L, i) ? 0 : tt_l_ints(L, i, v, 4);
-  if (n == 0 && dflt) { out[0] = dflt[0]; out[1] = dflt[1]; return 1; }
-  if (n != 1 && n != 2) return 0;
-  out[0] = v[0];
-  out[1] = n == 2 ? v[1] : v[0];
-  return 1;
-}
-
-/* PyTorch's pooling_output_shape. */
-static int64_t out_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {
-  int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
-  if (ceil_mode && (o - 1) * s >= in + p) o--;
-  return o;
-}
+#include "ops/nn_util.h"
 
 /* Validates and fills the geometry; is_max selects max-pool messages. */
-static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil_mode, int is_max, pool_t *q) {
+static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil_mode, int is_max, tt_nn_pool_t *q) {
   const tt_tensor_ref_t *x = tt_l_ref(L, ix);
   if (!x) { tt_l_fail(L, TT_TYPE_ERROR, "%s: expected a Tensor input", L->op); return 0; }
   memset(q, 0, sizeof *q);
   q->rank = x->view.rank;
+  q->nsp = 2;
   if (q->rank != 3 && q->rank != 4) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "non-empty 3D or 4D (batch mode) tensor expected for input");
     return 0;
@@ -54,11 +26,12 @@ static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil
     return 0;
   }
   static const int64_t zero[2] = {0, 0}, one[2] = {1, 1};
-  if (!read_pair(L, ik, NULL, q->k)) {
+  if (!tt_nn_pool_ints(L, ik, 2, NULL, q->k)) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: kernel_size must either be a single int, or a tuple of two ints", L->op);
     return 0;
   }
-  if (!read_pair(L, is, q->k, q->s) || !read_pair(L, ip, zero, q->p) || (id >= 0 && !read_pair(L, id, one, q->d))) {
+  if (!tt_nn_pool_ints(L, is, 2, q->k, q->s) || !tt_nn_pool_ints(L, ip, 2, zero, q->p) ||
+      (id >= 0 && !tt_nn_pool_ints(L, id, 2, one, q->d))) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: stride, padding and dilation must be a single int or a tuple of two ints", L->op);
     return 0;
   }
@@ -79,7 +52,7 @@ static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil
                   (long long)q->p[1], (long long)q->p[0], (long long)q->k[1], (long long)q->k[0]);
       return 0;
     }
-    q->out[i] = out_size(q->in[i], q->k[i], q->p[i], q->s[i], q->d[i], ceil_mode);
+    q->out[i] = tt_nn_pool_out_size(q->in[i], q->k[i], q->p[i], q->s[i], q->d[i], ceil_mode);
     int64_t need = (q->out[i] - 1) * q->s[i] + q->d[i] * (q->k[i] - 1) + 1 - q->in[i] - q->p[i];
     q->pad_hi[i] = need > 0 ? need : 0;
   }
@@ -91,23 +64,11 @@ static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil
   return 1;
 }
 
-/* Full-rank window attributes with the spatial values in the last two dims. */
-static void window_attrs(const pool_t *q, int64_t *win, int64_t *str, int64_t *lo, int64_t *hi, int use_pad) {
-  for (int i = 0; i < q->rank; i++) win[i] = str[i] = 1, lo[i] = hi[i] = 0;
-  for (int i = 0; i < 2; i++) {
-    int a = q->rank - 2 + i;
-    win[a] = q->k[i];
-    str[a] = q->s[i];
-    lo[a] = use_pad ? q->p[i] : 0;
-    hi[a] = use_pad ? q->pad_hi[i] : 0;
-  }
-}
-
 /* max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
  * PyTorch's scan rule (take a value if it is greater or NaN; the first
  * in-bounds position is the default) as one (value, index) window reduction. */
 static tt_status_t lower_max_pool2d(tt_lower_t *L) {
-  pool_t q;
+  tt_nn_pool_t q;
   if (!setup(L, 0, 1, 2, 3, 4, tt_l_bool(L, 5, 0), 1, &q)) return NULL;
   tt_graph_t *g = L->g;
   tt_val_t x = tt_l_tensor(L, 0);
@@ -135,7 +96,7 @@ static tt_status_t lower_max_pool2d(tt_lower_t *L) {
  * padding, dilation, ceil_mode, indices): scatter-add of the gradients to
  * the recorded in-plane positions, accumulated in float32 for bf16/f16. */
 static tt_status_t lower_max_pool2d_backward(tt_lower_t *L) {
-  pool_t q;
+  tt_nn_pool_t q;
   if (!setup(L, 1, 2, 3, 4, 5, tt_l_bool(L, 6, 0), 1, &q)) return NULL;
   tt_graph_t *g = L->g;
   int r = q.rank;
@@ -143,100 +104,26 @@ static tt_status_t lower_max_pool2d_backward(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
   int64_t planes = 1;
   for (int i = 0; i < r - 2; i++) planes *= xs[i];
-  int64_t nout = q.out[0] * q.out[1];
-  int64_t d2[2] = {planes, nout};
-  tt_val_t gy = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 0), ct), 2, d2);
-  tt_val_t idx = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 7), TT_I64), 2, d2);
-  int64_t d3[3] = {planes, nout, 1};
-  tt_val_t plane = tt_b_iota(g, TT_I64, 3, d3, 0);
-  tt_val_t both[2] = {plane, tt_b_reshape(g, idx, 3, d3)};
-  tt_val_t indices = tt_b_concat(g, 2, both, 2);
-  int64_t od[2] = {planes, q.in[0] * q.in[1]};
-  tt_val_t zeros = tt_b_full_f(g, ct, 2, od, 0);
-  tt_scatter_dims_t sd;
-  memset(&sd, 0, sizeof sd);
-  sd.n_window = 0;
-  sd.n_inserted = 2;
-  sd.inserted_window_dims[0] = 0;
-  sd.inserted_window_dims[1] = 1;
-  sd.n_to_operand = 2;
-  sd.scatter_to_operand[0] = 0;
-  sd.scatter_to_operand[1] = 1;
-  tt_val_t gx = tt_b_scatter(g, TT_RED_SUM, zeros, indices, gy, &sd);
+  tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
+  tt_val_t idx = tt_b_convert(g, tt_l_tensor(L, 7), TT_I64);
+  tt_val_t gx = tt_nn_scatter_flat(g, gy, idx, planes, q.out[0] * q.out[1], q.in[0] * q.in[1]);
   tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, gx, r, xs), dt));
   return NULL;
 }
 
-/* The avg-pool divisor per output position (out[0], out[1]) in ct. */
-static tt_val_t avg_divisor(tt_lower_t *L, const pool_t *q, int count_include_pad, int idiv, tt_dtype_t ct) {
-  tt_graph_t *g = L->g;
-  if (!tt_l_is_none(L, idiv)) {
-    int64_t dv = tt_l_int(L, idiv, 1);
-    if (dv == 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "divisor must be not zero");
-    return tt_b_full_f(g, ct, 2, q->out, (double)dv);
-  }
-  tt_val_t ones = tt_b_full_f(g, ct, 2, q->in, 1);
-  int64_t win[2] = {q->k[0], q->k[1]}, str[2] = {q->s[0], q->s[1]}, lo[2], hi[2];
-  if (count_include_pad) {
-    /* Padding counts, but not the extra ceil-mode area past in + pad. */
-    ones = tt_b_pad(g, ones, tt_b_const_f(g, ct, 1), q->p, q->p, NULL);
-    for (int i = 0; i < 2; i++) lo[i] = 0, hi[i] = q->pad_hi[i] > q->p[i] ? q->pad_hi[i] - q->p[i] : 0;
-  } else {
-    for (int i = 0; i < 2; i++) lo[i] = q->p[i], hi[i] = q->pad_hi[i];
-  }
-  tt_val_t cnt = tt_b_reduce_window(g, TT_RED_SUM, ones, -1, win, str, lo, hi);
-  int64_t s0[2] = {0, 0};
-  int64_t st[2] = {1, 1};
-  return tt_b_slice(g, cnt, s0, q->out, st);
-}
-
 /* avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) */
 static tt_status_t lower_avg_pool2d(tt_lower_t *L) {
-  pool_t q;
+  tt_nn_pool_t q;
   if (!setup(L, 0, 1, 2, 3, -1, tt_l_bool(L, 4, 0), 0, &q)) return NULL;
-  tt_graph_t *g = L->g;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(dt);
-  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], lo[TT_MAX_RANK], hi[TT_MAX_RANK];
-  window_attrs(&q, win, str, lo, hi, 1);
-  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), ct);
-  tt_val_t sum = tt_b_reduce_window(g, TT_RED_SUM, x, -1, win, str, lo, hi);
-  tt_val_t div = avg_divisor(L, &q, tt_l_bool(L, 5, 1), 6, ct);
-  if (tt_graph_failed(g)) return NULL;
-  const tt_type_t *st = tt_graph_type(g, sum);
-  tt_val_t y = tt_b_binary(g, TT_BIN_DIV, sum, tt_b_broadcast_to(g, div, st->rank, st->dims));
-  tt_l_output(L, tt_b_convert(g, y, dt));
-  return NULL;
+  return tt_nn_avg_pool(L, &q, tt_l_bool(L, 5, 1), 6);
 }
 
 /* avg_pool2d_backward(grad_output, self, kernel_size, stride, padding,
- * ceil_mode, count_include_pad, divisor_override): each input position sums
- * grad/divisor over the windows covering it, i.e. a stride-1 window sum over
- * the gradient dilated by the stride. */
+ * ceil_mode, count_include_pad, divisor_override) */
 static tt_status_t lower_avg_pool2d_backward(tt_lower_t *L) {
-  pool_t q;
+  tt_nn_pool_t q;
   if (!setup(L, 1, 2, 3, 4, -1, tt_l_bool(L, 5, 0), 0, &q)) return NULL;
-  tt_graph_t *g = L->g;
-  int r = q.rank;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
-  tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
-  tt_val_t div = avg_divisor(L, &q, tt_l_bool(L, 6, 1), 7, ct);
-  if (tt_graph_failed(g)) return NULL;
-  const tt_type_t *gt = tt_graph_type(g, gy);
-  gy = tt_b_binary(g, TT_BIN_DIV, gy, tt_b_broadcast_to(g, div, gt->rank, gt->dims));
-  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0}, inter[TT_MAX_RANK] = {0};
-  for (int i = 0; i < 2; i++) {
-    int a = r - 2 + i;
-    lo[a] = q.k[i] - 1 - q.p[i];
-    hi[a] = q.in[i] + q.p[i] - (q.out[i] - 1) * q.s[i] - 1;
-    inter[a] = q.s[i] - 1;
-  }
-  tt_val_t f = tt_b_pad(g, gy, tt_b_const_f(g, ct, 0), lo, hi, inter);
-  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], zl[TT_MAX_RANK], zh[TT_MAX_RANK];
-  window_attrs(&q, win, str, zl, zh, 0);
-  for (int i = 0; i < r; i++) str[i] = 1;
-  tt_val_t gx = tt_b_reduce_window(g, TT_RED_SUM, f, -1, win, str, zl, zh);
-  tt_l_output(L, tt_b_convert(g, gx, dt));
-  return NULL;
+  return tt_nn_avg_pool_backward(L, &q, tt_l_bool(L, 6, 1), 7);
 }
 
 /* Adaptive pooling along one dim as a 0/1 matrix M (out, in) with the
@@ -286,7 +173,7 @@ static int adaptive_setup(tt_lower_t *L, int ix, int64_t *out) {
  * matrices, divided by the window areas as PyTorch does. */
 static tt_status_t lower_adaptive_avg_pool2d(tt_lower_t *L) {
   int64_t os[2];
-  if (!adaptive_setup(L, 0, os) || !read_pair(L, 1, NULL, os)) {
+  if (!adaptive_setup(L, 0, os) || !tt_nn_pool_ints(L, 1, 2, NULL, os)) {
     if (!tt_graph_failed(L->g)) tt_l_fail(L, TT_INVALID_ARGUMENT, "adaptive_avg_pool2d: output_size must be 2");
     return NULL;
   }
@@ -354,18 +241,10 @@ static tt_status_t max_unpool(tt_lower_t *L, int nsp) {
   int64_t planes = 1, nin = 1, nout = 1;
   for (int i = 0; i < r - nsp; i++) planes *= xs[i];
   for (int i = 0; i < nsp; i++) { nin *= xs[r - nsp + i]; nout *= osz[i]; }
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  int64_t d2[2] = {planes, nin}, d3[3] = {planes, nin, 1}, od[2] = {planes, nout};
-  tt_val_t x = tt_b_reshape(g, tt_l_tensor(L, 0), 2, d2);
+  int64_t d3[3] = {planes, nin, 1};
   tt_val_t idx = tt_b_reshape(g, tt_l_tensor(L, 1), 3, d3);
   tt_l_check_index(L, idx, 0, nout, r - nsp, TT_CHECK_DIM);
-  tt_val_t both[2] = {tt_b_iota(g, TT_I64, 3, d3, 0), idx};
-  tt_val_t coords = tt_b_concat(g, 2, both, 2);
-  tt_scatter_dims_t sd;
-  memset(&sd, 0, sizeof sd);
-  sd.n_inserted = 2; sd.inserted_window_dims[0] = 0; sd.inserted_window_dims[1] = 1;
-  sd.n_to_operand = 2; sd.scatter_to_operand[0] = 0; sd.scatter_to_operand[1] = 1;
-  tt_val_t y = tt_b_scatter(g, TT_RED_SET, tt_b_full_f(g, dt, 2, od, 0), coords, x, &sd);
+  tt_val_t y = tt_nn_scatter_flat_kind(g, TT_RED_SET, tt_l_tensor(L, 0), idx, planes, nin, nout);
   int64_t ys[TT_MAX_RANK];
   for (int i = 0; i < r - nsp; i++) ys[i] = xs[i];
   for (int i = 0; i < nsp; i++) ys[r - nsp + i] = osz[i];

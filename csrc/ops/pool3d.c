@@ -1,37 +1,17 @@
 /* Lowerings of 3-D pooling over the last three dims of (N, C, D, H, W) or
  * (C, D, H, W): max_pool3d_with_indices (+ backward), avg_pool3d (+
- * backward). Same methods as pool.c's 2-D versions, written over three dims. */
+ * backward). Same methods as pool.c's 2-D versions; the average pools share nn_util's code. */
 #include <math.h>
 #include <string.h>
 
 #include "ops/families.h"
 #include "ops/nn_util.h"
 
-typedef struct {
-  int rank;
-  int64_t in[3], out[3], k[3], s[3], p[3], d[3], pad_hi[3];
-} p3_t;
-
-static int read3(tt_lower_t *L, int i, const int64_t *dflt, int64_t *out) {
-  int64_t v[4];
-  int n = (i < 0 || tt_l_is_none(L, i)) ? 0 : tt_l_ints(L, i, v, 4);
-  if (n == 0 && dflt) { memcpy(out, dflt, 3 * sizeof(int64_t)); return 1; }
-  if (n != 1 && n != 3) return 0;
-  for (int j = 0; j < 3; j++) out[j] = v[n == 3 ? j : 0];
-  return 1;
-}
-
-/* PyTorch's pooling_output_shape. */
-static int64_t out_size(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, int ceil_mode) {
-  int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
-  if (ceil_mode && (o - 1) * s >= in + p) o--;
-  return o;
-}
-
-static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip, int id, int ceil_mode, int is_max, p3_t *q) {
+static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip, int id, int ceil_mode, int is_max, tt_nn_pool_t *q) {
   memset(q, 0, sizeof *q);
   q->rank = tt_l_arg_rank(L, ix);
+  q->nsp = 3;
+  q->ceil_mode = ceil_mode;
   const int64_t *xs = tt_l_arg_sizes(L, ix);
   if (q->rank != 4 && q->rank != 5) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "non-empty 4D or 5D (batch mode) tensor expected for input");
@@ -43,11 +23,11 @@ static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip
     return 0;
   }
   static const int64_t zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
-  if (!read3(L, ik, NULL, q->k)) {
+  if (!tt_nn_pool_ints(L, ik, 3, NULL, q->k)) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: kernel_size must either be a single int, or a tuple of three ints", name);
     return 0;
   }
-  if (!read3(L, is, q->k, q->s) || !read3(L, ip, zero, q->p) || !read3(L, id, one, q->d)) {
+  if (!tt_nn_pool_ints(L, is, 3, q->k, q->s) || !tt_nn_pool_ints(L, ip, 3, zero, q->p) || !tt_nn_pool_ints(L, id, 3, one, q->d)) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: stride, padding and dilation must be a single int or a tuple of three ints", name);
     return 0;
   }
@@ -63,7 +43,7 @@ static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip
                 (long long)q->p[i], (long long)q->k[i]);
       return 0;
     }
-    q->out[i] = out_size(q->in[i], q->k[i], q->p[i], q->s[i], q->d[i], ceil_mode);
+    q->out[i] = tt_nn_pool_out_size(q->in[i], q->k[i], q->p[i], q->s[i], q->d[i], ceil_mode);
     if (q->out[i] < 1) {
       tt_l_fail(L, TT_INVALID_ARGUMENT, "Given input size: (%lldx%lldx%lld). Calculated output size is too small", (long long)xs[q->rank - 3],
                 (long long)xs[q->rank - 2], (long long)xs[q->rank - 1]);
@@ -77,7 +57,7 @@ static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip
 
 /* max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode) */
 static tt_status_t lower_max_pool3d(tt_lower_t *L) {
-  p3_t q;
+  tt_nn_pool_t q;
   if (!setup(L, "max_pool3d", 0, 1, 2, 3, 4, tt_l_bool(L, 5, 0), 1, &q)) return NULL;
   tt_graph_t *g = L->g;
   int r = q.rank, b0 = r - 3;
@@ -105,7 +85,7 @@ static tt_status_t lower_max_pool3d(tt_lower_t *L) {
 /* max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride,
  * padding, dilation, ceil_mode, indices) */
 static tt_status_t lower_max_pool3d_backward(tt_lower_t *L) {
-  p3_t q;
+  tt_nn_pool_t q;
   if (!setup(L, "max_pool3d_with_indices_backward", 1, 2, 3, 4, 5, tt_l_bool(L, 6, 0), 1, &q)) return NULL;
   tt_graph_t *g = L->g;
   int r = q.rank;
@@ -119,74 +99,19 @@ static tt_status_t lower_max_pool3d_backward(tt_lower_t *L) {
   return NULL;
 }
 
-/* The avg-pool divisor per output cell (out[0], out[1], out[2]) in ct. */
-static tt_val_t avg_divisor(tt_lower_t *L, const p3_t *q, int count_include_pad, int idiv, tt_dtype_t ct) {
-  tt_graph_t *g = L->g;
-  if (!tt_l_is_none(L, idiv)) {
-    int64_t dv = tt_l_int(L, idiv, 1);
-    if (dv == 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "divisor must be not zero");
-    return tt_b_full_f(g, ct, 3, q->out, (double)dv);
-  }
-  tt_val_t ones = tt_b_full_f(g, ct, 3, q->in, 1);
-  int64_t lo[3], hi[3];
-  if (count_include_pad) {
-    /* Padding counts, but not the extra ceil-mode area past in + pad. */
-    ones = tt_b_pad(g, ones, tt_b_const_f(g, ct, 1), q->p, q->p, NULL);
-    for (int i = 0; i < 3; i++) lo[i] = 0, hi[i] = q->pad_hi[i] > q->p[i] ? q->pad_hi[i] - q->p[i] : 0;
-  } else {
-    for (int i = 0; i < 3; i++) lo[i] = q->p[i], hi[i] = q->pad_hi[i];
-  }
-  tt_val_t cnt = tt_b_reduce_window(g, TT_RED_SUM, ones, -1, q->k, q->s, lo, hi);
-  int64_t s0[3] = {0, 0, 0}, st[3] = {1, 1, 1};
-  return tt_b_slice(g, cnt, s0, q->out, st);
-}
-
 /* avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) */
 static tt_status_t lower_avg_pool3d(tt_lower_t *L) {
-  p3_t q;
+  tt_nn_pool_t q;
   if (!setup(L, "avg_pool3d", 0, 1, 2, 3, -1, tt_l_bool(L, 4, 0), 0, &q)) return NULL;
-  tt_graph_t *g = L->g;
-  int r = q.rank;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(dt);
-  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], lo[TT_MAX_RANK], hi[TT_MAX_RANK];
-  for (int i = 0; i < r; i++) win[i] = str[i] = 1, lo[i] = hi[i] = 0;
-  for (int i = 0; i < 3; i++) win[r - 3 + i] = q.k[i], str[r - 3 + i] = q.s[i], lo[r - 3 + i] = q.p[i], hi[r - 3 + i] = q.pad_hi[i];
-  tt_val_t sum = tt_b_reduce_window(g, TT_RED_SUM, tt_b_convert(g, tt_l_tensor(L, 0), ct), -1, win, str, lo, hi);
-  tt_val_t div = avg_divisor(L, &q, tt_l_bool(L, 5, 1), 6, ct);
-  if (tt_graph_failed(g)) return NULL;
-  const tt_type_t *st = tt_graph_type(g, sum);
-  tt_l_output(L, tt_b_convert(g, tt_b_binary(g, TT_BIN_DIV, sum, tt_b_broadcast_to(g, div, st->rank, st->dims)), dt));
-  return NULL;
+  return tt_nn_avg_pool(L, &q, tt_l_bool(L, 5, 1), 6);
 }
 
 /* avg_pool3d_backward(grad_output, self, kernel_size, stride, padding,
- * ceil_mode, count_include_pad, divisor_override): a stride-1 window sum
- * over grad/divisor dilated by the stride. */
+ * ceil_mode, count_include_pad, divisor_override) */
 static tt_status_t lower_avg_pool3d_backward(tt_lower_t *L) {
-  p3_t q;
+  tt_nn_pool_t q;
   if (!setup(L, "avg_pool3d_backward", 1, 2, 3, 4, -1, tt_l_bool(L, 5, 0), 0, &q)) return NULL;
-  tt_graph_t *g = L->g;
-  int r = q.rank;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
-  tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
-  tt_val_t div = avg_divisor(L, &q, tt_l_bool(L, 6, 1), 7, ct);
-  if (tt_graph_failed(g)) return NULL;
-  const tt_type_t *gt = tt_graph_type(g, gy);
-  gy = tt_b_binary(g, TT_BIN_DIV, gy, tt_b_broadcast_to(g, div, gt->rank, gt->dims));
-  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0}, inter[TT_MAX_RANK] = {0};
-  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], zl[TT_MAX_RANK] = {0}, zh[TT_MAX_RANK] = {0};
-  for (int i = 0; i < r; i++) win[i] = str[i] = 1;
-  for (int i = 0; i < 3; i++) {
-    int a = r - 3 + i;
-    lo[a] = q.k[i] - 1 - q.p[i];
-    hi[a] = q.in[i] + q.p[i] - (q.out[i] - 1) * q.s[i] - 1;
-    inter[a] = q.s[i] - 1;
-    win[a] = q.k[i];
-  }
-  tt_val_t f = tt_b_pad(g, gy, tt_b_const_f(g, ct, 0), lo, hi, inter);
-  tt_val_t gx = tt_b_reduce_window(g, TT_RED_SUM, f, -1, win, str, zl, zh);
-  tt_l_output(L, tt_b_convert(g, gx, dt));
-  return NULL;
+  return tt_nn_avg_pool_backward(L, &q, tt_l_bool(L, 6, 1), 7);
 }
 
 const tt_op_def_t tt_ops_pool3d[] = {

@@ -4,11 +4,11 @@
  * device; the op is then lowered with them appended. Index j of the result is
  * the number of bag ends (inclusive cumsum of repeats) at or before j: a
  * scatter-add of ones at the ends followed by a prefix sum, O(total + n). */
-#include <string.h>
-
 #include "ops/common.h"
 #include "ops/families.h"
+#include "ops/nn_util.h"
 #include "ops/scan.h"
+#include "ops/size_pair.h"
 
 static tt_status_t check_repeats(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
@@ -22,16 +22,7 @@ static tt_status_t check_repeats(tt_lower_t *L) {
 static tt_status_t lower_size(tt_lower_t *L) {
   tt_status_t st = check_repeats(L);
   if (st) return st;
-  tt_graph_t *g = L->g;
-  int64_t n = tt_l_arg_sizes(L, 0)[0], d0 = 0, one = 1;
-  if (n == 0) {
-    tt_l_output(L, tt_b_full_i(g, TT_I64, 1, (int64_t[]){2}, 0));
-    return NULL;
-  }
-  tt_val_t r = tt_b_convert(g, tt_l_tensor(L, 0), TT_I64);
-  tt_val_t parts[2] = {tt_b_reshape(g, tt_b_reduce(g, TT_RED_SUM, r, 1, &d0), 1, &one),
-                       tt_b_reshape(g, tt_b_reduce(g, TT_RED_MIN, r, 1, &d0), 1, &one)};
-  tt_l_output(L, tt_b_concat(g, 2, parts, 0));
+  tt_l_output(L, tt_op_size_pair(L, 0, TT_RED_SUM, TT_RED_MIN, 0, 0));
   return NULL;
 }
 
@@ -41,7 +32,7 @@ static tt_status_t lower_repeat_interleave(tt_lower_t *L) {
   if (st) return st;
   tt_graph_t *g = L->g;
   int64_t sm[2];
-  if (tt_l_ints(L, 2, sm, 2) != 2) return tt_l_fail(L, TT_INTERNAL, "%s: missing downloaded sum/min", L->op), NULL;
+  if (!tt_op_size_pair_arg(L, 2, sm)) return NULL;
   if (sm[1] < 0) return tt_status_make(TT_INVALID_ARGUMENT, "repeats can not be negative");
   int64_t total = sm[0], n = tt_l_arg_sizes(L, 0)[0];
   if (!tt_l_is_none(L, 1) && tt_l_int(L, 1, 0) != total)
@@ -53,13 +44,7 @@ static tt_status_t lower_repeat_interleave(tt_lower_t *L) {
   }
   tt_val_t ends = tt_op_scan(g, TT_RED_SUM, tt_b_convert(g, tt_l_tensor(L, 0), TT_I64), 0);
   /* Ends at `total` (the last bags) fall outside and are dropped by the scatter. */
-  tt_scatter_dims_t sd;
-  memset(&sd, 0, sizeof sd);
-  sd.inserted_window_dims[sd.n_inserted++] = 0;
-  sd.scatter_to_operand[sd.n_to_operand++] = 0;
-  int64_t cd[2] = {n, 1};
-  tt_val_t marks = tt_b_scatter(g, TT_RED_SUM, tt_b_full_i(g, TT_I64, 1, &total, 0), tt_b_reshape(g, ends, 2, cd),
-                                tt_b_full_i(g, TT_I64, 1, &n, 1), &sd);
+  tt_val_t marks = tt_nn_scatter_dim0(g, TT_RED_SUM, tt_b_full_i(g, TT_I64, 1, &total, 0), ends, tt_b_full_i(g, TT_I64, 1, &n, 1), n);
   tt_l_output(L, tt_b_convert(g, tt_op_scan(g, TT_RED_SUM, marks, 0), dt));
   return NULL;
 }

@@ -10,25 +10,8 @@
 
 #include "ops/common.h"
 #include "ops/families.h"
+#include "ops/nn_util.h"
 #include "ops/scan.h"
-
-/* x[idx] along dim 0 of a rank-2 x[n, m]; idx is [k] int64. */
-static tt_val_t take_rows(tt_graph_t *g, tt_val_t x, tt_val_t idx, int64_t k, int64_t m) {
-  tt_gather_dims_t gd;
-  memset(&gd, 0, sizeof gd);
-  gd.offset_dims[gd.n_offset++] = 1;
-  gd.collapsed[gd.n_collapsed++] = 0;
-  gd.start_index_map[gd.n_start_map++] = 0;
-  gd.slice_sizes[0] = 1;
-  gd.slice_sizes[1] = m;
-  int64_t id[2] = {k, 1};
-  return tt_b_gather(g, x, tt_b_reshape(g, idx, 2, id), &gd);
-}
-
-static tt_val_t take_1d(tt_graph_t *g, tt_val_t x, tt_val_t idx, int64_t n, int64_t k) {
-  int64_t xd[2] = {n, 1};
-  return tt_b_reshape(g, take_rows(g, tt_b_reshape(g, x, 2, xd), idx, k, 1), 1, &k);
-}
 
 /* The problem as rows: self with `dim` moved to the front, [n, m] (dim < 0: all
  * elements, m = 1). `keys` is the same in a type that sorts and compares as
@@ -84,7 +67,7 @@ static tt_val_t sort_perm(tt_graph_t *g, const rows_t *r) {
   tt_val_t perm = tt_b_iota(g, TT_I64, 1, &r->n, 0);
   for (int64_t c = r->m - 1; c >= 0; c--) {
     tt_val_t col = tt_b_reshape(g, tt_b_slice_dim(g, r->keys, 1, c, c + 1, 1), 1, &r->n);
-    tt_val_t ops[2] = {c == r->m - 1 ? col : take_1d(g, col, perm, r->n, r->n), perm};
+    tt_val_t ops[2] = {c == r->m - 1 ? col : tt_nn_gather_dim(g, col, 0, perm, r->n), perm};
     perm = tt_b_get(g, tt_b_sort(g, 2, ops, 0, 0, 1), 1);
   }
   return perm;
@@ -129,7 +112,7 @@ static tt_status_t lower_unique(tt_lower_t *L, const unique_form_t *f, int size_
   int64_t n = r.n, m = r.m;
   tt_val_t perm = n && f->sorts ? sort_perm(g, &r) : tt_b_iota(g, TT_I64, 1, &n, 0);
   int64_t nm[2] = {n, m};
-  tt_val_t keys = n && f->sorts ? take_rows(g, r.keys, perm, n, m) : r.keys;
+  tt_val_t keys = n && f->sorts ? tt_nn_gather_dim(g, r.keys, 0, perm, n) : r.keys;
   tt_val_t is_new = n ? group_starts(g, keys, n, m) : tt_b_full_i(g, TT_BOOL, 1, &n, 0);
   (void)nm;
   if (size_only) {
@@ -147,7 +130,7 @@ static tt_status_t lower_unique(tt_lower_t *L, const unique_form_t *f, int size_
     starts = tt_b_slice_dim(g, tt_b_get(g, tt_b_sort(g, 2, so, 0, 0, 1), 1), 0, 0, k, 1);
   }
   /* Values: the first row of each group, in the input's type. */
-  tt_val_t vals = k ? take_rows(g, r.x, take_1d(g, perm, starts, n, k), k, m) : tt_b_slice_dim(g, r.x, 0, 0, 0, 1);
+  tt_val_t vals = k ? tt_nn_gather_dim(g, r.x, 0, tt_nn_gather_dim(g, perm, 0, starts, k), k) : tt_b_slice_dim(g, r.x, 0, 0, 0, 1);
   if (dim < 0) {
     vals = tt_b_reshape(g, vals, 1, &k);
   } else {
@@ -168,12 +151,7 @@ static tt_status_t lower_unique(tt_lower_t *L, const unique_form_t *f, int size_
                                tt_b_full_i(g, TT_I64, 1, &n, 1));
     tt_val_t inv = gid;
     if (f->sorts && n) {
-      tt_scatter_dims_t sd;
-      memset(&sd, 0, sizeof sd);
-      sd.inserted_window_dims[sd.n_inserted++] = 0;
-      sd.scatter_to_operand[sd.n_to_operand++] = 0;
-      int64_t pd[2] = {n, 1};
-      inv = tt_b_scatter(g, TT_RED_SET, tt_b_full_i(g, TT_I64, 1, &n, 0), tt_b_reshape(g, perm, 2, pd), gid, &sd);
+      inv = tt_nn_scatter_dim0(g, TT_RED_SET, tt_b_full_i(g, TT_I64, 1, &n, 0), perm, gid, n);
     }
     if (dim < 0) inv = tt_b_reshape(g, inv, tt_l_arg_rank(L, 0), tt_l_arg_sizes(L, 0));
     tt_l_output(L, inv);
