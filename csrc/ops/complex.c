@@ -88,6 +88,58 @@ static tt_status_t lower_reciprocal(tt_lower_t *L) {
   return NULL;
 }
 
+/* Analytic functions StableHLO defines on complex values (principal branches,
+ * as std::complex and PyTorch's CPU kernels). */
+static tt_status_t unary(tt_lower_t *L, tt_unary_t op) {
+  tt_dtype_t dt;
+  tt_l_output(L, tt_b_unary(L->g, op, complex_arg(L, 0, &dt)));
+  return NULL;
+}
+/* sqrt with the sign of its imaginary part taken from z's, signed zero
+ * included: on the branch cut sqrt(-4 - 0j) is -2j (C99, CPU); XLA's
+ * expansion gives +2j there. */
+static tt_val_t sqrt_signed(tt_graph_t *g, tt_val_t z) {
+  tt_val_t r = tt_b_unary(g, TT_UN_SQRT, z), zi = im_of(g, z);
+  tt_dtype_t pt = tt_graph_type(g, zi)->dtype, it = pt == TT_F64 ? TT_I64 : TT_I32;
+  tt_val_t neg = tt_b_compare(g, TT_CMP_LT, tt_b_bitcast(g, zi, it), tt_b_like_f(g, tt_b_bitcast(g, zi, it), 0));
+  tt_val_t mag = tt_b_unary(g, TT_UN_ABS, im_of(g, r));
+  return tt_b_binary(g, TT_BIN_COMPLEX, re_of(g, r), tt_b_select(g, neg, tt_b_unary(g, TT_UN_NEG, mag), mag));
+}
+static tt_status_t lower_sqrt(tt_lower_t *L) {
+  tt_dtype_t dt;
+  tt_l_output(L, sqrt_signed(L->g, complex_arg(L, 0, &dt)));
+  return NULL;
+}
+/* 1 / sqrt(z), as CPU computes it */
+static tt_status_t lower_rsqrt(tt_lower_t *L) {
+  tt_dtype_t dt;
+  tt_val_t r = sqrt_signed(L->g, complex_arg(L, 0, &dt));
+  tt_l_output(L, tt_b_binary(L->g, TT_BIN_DIV, tt_b_like_f(L->g, r, 1.0), r));
+  return NULL;
+}
+static tt_status_t lower_log(tt_lower_t *L) { return unary(L, TT_UN_LOG); }
+static tt_status_t lower_log1p(tt_lower_t *L) { return unary(L, TT_UN_LOG1P); }
+static tt_status_t lower_expm1(tt_lower_t *L) { return unary(L, TT_UN_EXPM1); }
+static tt_status_t lower_sin(tt_lower_t *L) { return unary(L, TT_UN_SIN); }
+static tt_status_t lower_cos(tt_lower_t *L) { return unary(L, TT_UN_COS); }
+static tt_status_t lower_tan(tt_lower_t *L) { return unary(L, TT_UN_TAN); }
+static tt_status_t lower_tanh(tt_lower_t *L) { return unary(L, TT_UN_TANH); }
+static tt_status_t lower_sigmoid(tt_lower_t *L) { return unary(L, TT_UN_LOGISTIC); }
+static tt_status_t lower_pow(tt_lower_t *L) { return binary(L, TT_BIN_POW); }
+
+/* vdot(a, b) = sum(conj(a) * b) */
+static tt_status_t lower_vdot(tt_lower_t *L) {
+  tt_graph_t *g = L->g;
+  pair_t p;
+  if (!pair(L, &p)) return NULL;
+  if (p.rank != 1)
+    return tt_status_make(TT_INVALID_ARGUMENT, "1D tensors expected, but got %dD and %dD tensors", tt_l_arg_rank(L, 0),
+                          tt_l_arg_rank(L, 1));
+  int64_t d0 = 0;
+  tt_l_output(L, tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, conj_of(g, p.x), p.y), 1, &d0));
+  return NULL;
+}
+
 /* |z|: XLA's abs of a complex value (scaled, no overflow), in the real type. */
 static tt_status_t lower_abs(tt_lower_t *L) {
   tt_l_output(L, tt_b_unary(L->g, TT_UN_ABS, tt_l_tensor(L, 0)));
@@ -208,6 +260,14 @@ const tt_complex_rule_t tt_complex_elementwise[] = {
     {"neg", lower_neg}, {"neg_", lower_neg},
     {"exp", lower_exp}, {"exp_", lower_exp},
     {"reciprocal", lower_reciprocal}, {"reciprocal_", lower_reciprocal},
+    {"sqrt", lower_sqrt}, {"sqrt_", lower_sqrt}, {"rsqrt", lower_rsqrt}, {"rsqrt_", lower_rsqrt},
+    {"log", lower_log}, {"log_", lower_log}, {"log1p", lower_log1p}, {"log1p_", lower_log1p},
+    {"expm1", lower_expm1}, {"expm1_", lower_expm1}, {"sin", lower_sin}, {"sin_", lower_sin},
+    {"cos", lower_cos}, {"cos_", lower_cos}, {"tan", lower_tan}, {"tan_", lower_tan},
+    {"tanh", lower_tanh}, {"tanh_", lower_tanh}, {"sigmoid", lower_sigmoid}, {"sigmoid_", lower_sigmoid},
+    {"pow.Tensor_Scalar", lower_pow}, {"pow_.Scalar", lower_pow}, {"pow.Tensor_Tensor", lower_pow},
+    {"pow_.Tensor", lower_pow}, {"pow.Scalar", lower_pow},
+    {"vdot", lower_vdot},
     {"abs", lower_abs}, /* abs_ stays refused: CPU refuses an in-place abs of complex values */
     {"angle", lower_angle},
     {"sgn", lower_sgn}, {"sgn_", lower_sgn},

@@ -162,13 +162,63 @@ def test_complex_and_polar_with_backward():
 
 def test_unchecked_op_is_refused():
     t = cmake((3,)).to("tpu")
-    with pytest.raises(NotImplementedError, match="sin: complex dtype complex64 is not supported on TPU yet"):
-        torch.sin(t)
-    with pytest.raises(NotImplementedError, match="complex dtype"):
+    with pytest.raises(NotImplementedError, match="sinh: complex dtype complex64 is not supported on TPU yet"):
+        torch.sinh(t)
+    with pytest.raises(NotImplementedError, match="cumsum: complex dtype complex64"):
         torch.cumsum(t, 0)
+    with pytest.raises(NotImplementedError, match="prod: complex dtype complex128"):
+        torch.prod(t.to(torch.complex128))
     with pytest.raises(RuntimeError, match="ComplexFloat"):  # as on CPU: no ordering
         t < t
     with pytest.raises(RuntimeError, match="ComplexFloat"):
         torch.clamp(t, 0, 1)
     with pytest.raises(NotImplementedError):  # CPU refuses an in-place abs of complex values; so do we
         t.abs_()
+
+
+ANALYTIC = ["sqrt", "rsqrt", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sigmoid"]
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("name", ANALYTIC)
+def test_analytic_functions_vs_cpu(name, dtype):
+    compare(getattr(torch, name), cmake((3, 4), dtype, 3))
+
+
+def test_sqrt_branch_cut_follows_signed_zero():
+    z = torch.tensor([complex(-4, 0.0), complex(-4, -0.0), complex(9, -0.0)])
+    r = torch.sqrt(z.to("tpu")).cpu()
+    torch.testing.assert_close(r, torch.sqrt(z))
+    assert r[1].imag < 0 and r[0].imag > 0  # -2j and +2j, as on CPU
+    torch.testing.assert_close(torch.rsqrt(z.to("tpu")).cpu(), torch.rsqrt(z))
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_pow_vs_cpu(dtype):
+    x, y = cmake((3, 4), dtype, 4), cmake((3, 4), dtype, 5)
+    compare(lambda a: a ** 2, x)
+    compare(lambda a: a ** (1 + 1j), x)
+    compare(lambda a, b: a ** b, x, y)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_matmul_dot_vdot_with_conj(dtype):
+    a, b = cmake((4, 5), dtype, 6), cmake((5, 3), dtype, 7)
+    compare(torch.mm, a, b)
+    compare(lambda x, y: x.conj() @ y, a, b)
+    compare(lambda x, y: torch.bmm(x[None], y[None]), a, b)
+    compare(torch.dot, a[0], a[1])
+    compare(torch.vdot, a[0], a[1])
+    compare(lambda x: torch.dot(x[0].conj(), x[1]), a)
+
+
+def test_indexing_ops_vs_cpu():
+    x = cmake((4, 5))
+    idx = torch.tensor([2, 0, 1])
+    compare(lambda a: a.index_select(1, idx.to(a.device)), x)
+    compare(lambda a: a.gather(1, torch.tensor([[0, 1]] * 4, device=a.device)), x)
+    compare(lambda a: a[idx.to(a.device)], x)
+    compare(lambda a: a.masked_fill(a.real > 0, 2 - 1j), x)
+    compare(lambda a: torch.tril(a) + torch.triu(a, 1), x)
+    compare(lambda a: a.index_put((idx.to(a.device),), a[:3] * 1j, accumulate=True), x)
+    compare(lambda a: torch.constant_pad_nd(a, (1, 2)), x)
