@@ -13,7 +13,7 @@ static const tt_complex_rule_t as_is[] = {
     {"zero_", TT_COMPLEX_AS_IS}, {"cat", TT_COMPLEX_AS_IS}, {"stack", TT_COMPLEX_AS_IS},
     {"select_scatter", TT_COMPLEX_AS_IS}, {"slice_scatter", TT_COMPLEX_AS_IS},
     {"flip", TT_COMPLEX_AS_IS}, {"roll", TT_COMPLEX_AS_IS}, {"repeat", TT_COMPLEX_AS_IS},
-    {"constant_pad_nd", TT_COMPLEX_AS_IS}, {"mm", TT_COMPLEX_AS_IS}, {"bmm", TT_COMPLEX_AS_IS},
+    {"constant_pad_nd", TT_COMPLEX_AS_IS}, {"full", TT_COMPLEX_AS_IS}, {"mm", TT_COMPLEX_AS_IS}, {"bmm", TT_COMPLEX_AS_IS},
     {"dot", TT_COMPLEX_AS_IS}, {"index_select", TT_COMPLEX_AS_IS}, {"gather", TT_COMPLEX_AS_IS},
     {"index.Tensor", TT_COMPLEX_AS_IS}, {"masked_fill.Scalar", TT_COMPLEX_AS_IS},
     {"masked_fill_.Scalar", TT_COMPLEX_AS_IS}, {"masked_fill.Tensor", TT_COMPLEX_AS_IS},

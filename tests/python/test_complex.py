@@ -222,3 +222,12 @@ def test_indexing_ops_vs_cpu():
     compare(lambda a: torch.tril(a) + torch.triu(a, 1), x)
     compare(lambda a: a.index_put((idx.to(a.device),), a[:3] * 1j, accumulate=True), x)
     compare(lambda a: torch.constant_pad_nd(a, (1, 2)), x)
+
+
+def test_factories():
+    assert torch.equal(torch.ones(3, dtype=torch.complex64, device="tpu").cpu(), torch.ones(3, dtype=torch.complex64))
+    assert torch.equal(torch.full((2,), 1 + 2j, device="tpu").cpu(), torch.full((2,), 1 + 2j))
+    assert torch.equal(torch.full((2,), 3, dtype=torch.complex128, device="tpu").cpu(),
+                       torch.full((2,), 3, dtype=torch.complex128))
+    with pytest.raises(NotImplementedError, match="normal_: complex dtype complex64"):
+        torch.randn(2, dtype=torch.complex64, device="tpu")
