@@ -23,9 +23,11 @@ static tt_graph_t *shared_graph(tt_status_t *out_status) {
   return g;
 }
 
-/* PyTorch's canCast: no float -> integral, no non-bool -> bool. */
+/* PyTorch's canCast: no complex -> non-complex, no float -> integral, no
+ * non-bool -> bool. */
 static int can_cast(tt_dtype_t from, tt_dtype_t to) {
-  if (tt_dtype_is_float(from) && !tt_dtype_is_float(to)) return 0;
+  if (tt_dtype_is_complex(from) && !tt_dtype_is_complex(to)) return 0;
+  if (tt_dtype_is_float(from) && !tt_dtype_is_float(to) && !tt_dtype_is_complex(to)) return 0;
   if (from != TT_BOOL && to == TT_BOOL) return 0;
   return 1;
 }

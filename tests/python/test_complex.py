@@ -231,3 +231,10 @@ def test_factories():
                        torch.full((2,), 3, dtype=torch.complex128))
     with pytest.raises(NotImplementedError, match="normal_: complex dtype complex64"):
         torch.randn(2, dtype=torch.complex64, device="tpu")
+
+
+def test_inplace_complex_result_into_real_tensor_is_refused_like_cpu():
+    with pytest.raises(RuntimeError, match="ComplexFloat can't be cast to the desired output type Float"):
+        torch.zeros(3, device="tpu").add_(torch.ones(3, dtype=torch.complex64, device="tpu"))
+    same(torch.zeros(3, dtype=torch.complex64, device="tpu").add_(torch.ones(3, device="tpu")),
+         torch.ones(3, dtype=torch.complex64))
