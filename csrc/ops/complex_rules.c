@@ -57,8 +57,8 @@ static tt_dtype_t complex_in(const tt_arg_t *args, int nargs) {
     int n = a->kind == TT_ARG_TENSOR ? 1 : a->kind == TT_ARG_TENSORS ? a->n : 0;
     for (int j = 0; j < n; j++) {
       const tt_tensor_ref_t *r = &a->t[j];
+      /* a real view of complex storage (view_as_real, .imag) reads as real */
       if (tt_dtype_is_complex(r->dtype)) return r->dtype;
-      if (r->storage && tt_dtype_is_complex(r->storage->dtype) && (r->conj || r->neg)) return r->storage->dtype;
     }
   }
   return TT_DTYPE_INVALID;
