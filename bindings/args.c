@@ -39,13 +39,24 @@ static int host_scalar(PyObject *obj, tt_tensor_ref_t *out) {
   } else if (PyLong_Check(v)) {
     out->host_i = PyLong_AsLongLong(v);
     out->host_f = (double)out->host_i;
+  } else if (PyComplex_Check(v)) {
+    out->host_f = PyComplex_RealAsDouble(v);
+    out->host_im = PyComplex_ImagAsDouble(v);
   } else {
     Py_DECREF(v);
-    PyErr_SetString(PyExc_NotImplementedError, "complex tensors are not supported on TPU yet");
+    PyErr_SetString(PyExc_TypeError, "a 0-dim host tensor of an unsupported type");
     return 0;
   }
   Py_DECREF(v);
   return 1;
+}
+
+static int math_bit(PyObject *obj, PyObject *method) {
+  PyObject *v = PyObject_CallMethodNoArgs(obj, method);
+  if (!v) return -1;
+  int r = PyObject_IsTrue(v);
+  Py_DECREF(v);
+  return r;
 }
 
 int tt_py_tensor_ref(PyObject *obj, const char *op, tt_tensor_ref_t *out) {
@@ -57,12 +68,18 @@ int tt_py_tensor_ref(PyObject *obj, const char *op, tt_tensor_ref_t *out) {
     PyObject *r = PyObject_Str(dt);
     PyErr_Format(PyExc_NotImplementedError,
                  "%s: dtype %s is not supported on TPU yet (supported: float32, bfloat16, float16, "
-                 "float64, int64, int32, int16, int8, uint8, bool)", op, r ? PyUnicode_AsUTF8(r) : "?");
+                 "float64, complex64, complex128, int64, int32, int16, int8, uint8, bool)", op, r ? PyUnicode_AsUTF8(r) : "?");
     Py_XDECREF(r);
     Py_DECREF(dt);
     return 0;
   }
   Py_DECREF(dt);
+  /* PyTorch's lazy conj/neg bits exist only on complex (conj) and on
+   * floating/complex (neg, e.g. the imag of a conj view) tensors. */
+  if (tt_dtype_is_complex(out->dtype) || tt_dtype_is_float(out->dtype)) {
+    if (tt_dtype_is_complex(out->dtype) && (out->conj = math_bit(obj, tt_py.str_is_conj)) < 0) return 0;
+    if ((out->neg = math_bit(obj, tt_py.str_is_neg)) < 0) return 0;
+  }
   out->storage = tt_py_tensor_storage(obj);
   PyObject *shape = PyObject_GetAttr(obj, tt_py.str_shape);
   if (!shape) return 0;
@@ -201,8 +218,10 @@ static int convert_one(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t 
       type_named(obj, "torch.memory_format") || type_named(obj, "torch.Generator"))
     return 1; /* placement and layout hints: nothing for the core */
   if (PyComplex_Check(obj)) {
-    PyErr_Format(PyExc_NotImplementedError, "%s: complex numbers are not supported on TPU yet", op);
-    return 0;
+    out->kind = TT_ARG_COMPLEX;
+    out->f = PyComplex_RealAsDouble(obj);
+    out->f_im = PyComplex_ImagAsDouble(obj);
+    return 1;
   }
   /* SymInt-like objects that convert to int. */
   PyObject *idx = PyNumber_Index(obj);

@@ -179,7 +179,7 @@ static PyObject *py_upload(PyObject *self, PyObject *args) {
   tt_storage_t *tmp;
   s = tt_storage_from_host(ptr, dt, numel, &tmp);
   if (s) return tt_py_raise(s);
-  if (dt == ref.dtype && ref.storage->dtype == dt && tt_view_is_whole(&ref.view, ref.storage->numel) &&
+  if (dt == ref.dtype && ref.storage->dtype == dt && !ref.conj && !ref.neg && tt_view_is_whole(&ref.view, ref.storage->numel) &&
       numel == ref.storage->numel) {
     tt_storage_set_buffer(ref.storage, tt_storage_take_buffer(tmp)); /* steal: no device copy */
   } else {
@@ -513,6 +513,8 @@ PyMODINIT_FUNC PyInit__C(void) {
   INTERN(str_shape, "shape");
   INTERN(str_dtype, "dtype");
   INTERN(str_item, "item");
+  INTERN(str_is_conj, "is_conj");
+  INTERN(str_is_neg, "is_neg");
   INTERN(str_dim, "dim");
   INTERN(str_data_ptr, "data_ptr");
   INTERN(str_is_contiguous, "is_contiguous");

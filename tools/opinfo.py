@@ -164,13 +164,14 @@ def _run_unit(op, dtype_name, max_samples, backward):
         return args[0], args[1], tree_map(to_tpu, kwargs)
 
     def check(got, want):
-        """Floating results within (atol, rtol); integer and bool results, and everything else, exact."""
+        """Floating and complex results within (atol, rtol); integer and bool results, and everything else, exact."""
         got, gspec = tree_flatten(tree_map(to_cpu, got))
         want, wspec = tree_flatten(want)
         if gspec != wspec:
             raise AssertionError(f"result structure differs: {gspec} vs {wspec}")
         for g, w in zip(got, want):
-            exact = not (isinstance(w, torch.Tensor) and w.dtype.is_floating_point or isinstance(w, float))
+            inexact = isinstance(w, torch.Tensor) and (w.dtype.is_floating_point or w.dtype.is_complex)
+            exact = not (inexact or isinstance(w, (float, complex)))
             torch.testing.assert_close(g, w, atol=0 if exact else atol, rtol=0 if exact else rtol, equal_nan=True,
                                        check_device=False, check_stride=False, check_layout=False)
 

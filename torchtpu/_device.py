@@ -12,6 +12,7 @@ from . import _C, _plugin
 DTYPES = (
     torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
     torch.float16, torch.bfloat16, torch.float32, torch.float64, None, None,
+    torch.complex64, torch.complex128,
 )
 
 _init_error = None  # (exception type, message) of a failed first init

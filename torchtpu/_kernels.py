@@ -4,6 +4,7 @@ kernels written here only move data between host and device or ask PyTorch's
 Meta kernels for view metadata; none computes anything."""
 import keyword
 import math
+import warnings
 
 import torch
 
@@ -109,13 +110,21 @@ def _on_tpu(t):
     return t.device.type == "tpu"
 
 
+def _warn_discard_imag(src, dtype):
+    # CPU's copy_ warns (once) when a complex -> real copy drops the imaginary part.
+    if src.is_complex() and not dtype.is_complex:
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+
+
 def _copy_(self, src, non_blocking=False):
+    _warn_discard_imag(src, self.dtype)
     if _on_tpu(self) and _on_tpu(src):
         return _C.call(_COPY_ID, (self, src, non_blocking))
     if _on_tpu(self):  # host -> device
         if src.dim() == 0 and self.dim() != 0:
             return _C.call(_COPY_ID, (self, src, non_blocking))
-        host = src.to(dtype=self.dtype).expand(self.shape).contiguous()
+        # the bytes must be the values: resolve lazy conj/neg bits first
+        host = src.resolve_conj().resolve_neg().to(dtype=self.dtype).expand(self.shape).contiguous()
         return _C.upload(self, host)
     # device -> host
     host = torch.empty(src.shape, dtype=self.dtype if self.dtype in _device.DTYPES else src.dtype)
@@ -133,6 +142,8 @@ def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_bl
     strided = _strided_result(self, memory_format, dtype)
     if strided is not None:
         return strided
+    if dtype is not None:
+        _warn_discard_imag(self, dtype)
     return _C.call(_TO_COPY_ID, (self, dtype, layout, device, pin_memory, non_blocking, memory_format))
 
 
@@ -358,7 +369,7 @@ def register_all():
     special["as_strided"] = _as_strided
     if "_ctc_loss" in ids:
         special.update({"_ctc_loss.Tensor": _ctc_loss_tensor, "_ctc_loss_backward.Tensor": _ctc_loss_backward_tensor})
-    for view in ("view", "_reshape_alias", "unfold", "alias"):
+    for view in ("view", "_reshape_alias", "unfold", "alias", "view_as_real", "view_as_complex"):
         special[view] = _meta_view(getattr(torch.ops.aten, view).default)
     for name, fn in special.items():
         _lib.impl(name, fn, "PrivateUse1")

@@ -16,6 +16,10 @@ typedef struct tt_tensor_ref_s {
   int is_host_scalar;
   double host_f;
   int64_t host_i;
+  double host_im; /* imaginary part of a complex host scalar */
+  /* PyTorch's lazy math bits (Tensor.conj(), _neg_view): the stored values
+   * are read conjugated / negated, and written back through the inverse. */
+  int conj, neg;
 } tt_tensor_ref_t;
 
 typedef enum tt_arg_kind_e {
@@ -29,12 +33,14 @@ typedef enum tt_arg_kind_e {
   TT_ARG_TENSORS, /* entries may have storage NULL and dtype INVALID for None */
   TT_ARG_STR,
   TT_ARG_DTYPE,
+  TT_ARG_COMPLEX, /* a Python complex: f + f_im * 1j */
 } tt_arg_kind_t;
 
 typedef struct tt_arg_s {
   tt_arg_kind_t kind;
   int64_t i;           /* INT, BOOL, DTYPE */
-  double f;            /* FLOAT */
+  double f;            /* FLOAT; COMPLEX: real part */
+  double f_im;         /* COMPLEX: imaginary part */
   int n;               /* INTS, FLOATS, TENSORS */
   int64_t *ints;       /* borrowed */
   double *floats;      /* borrowed */

@@ -11,6 +11,7 @@
 #include "exec/inflight.h"
 #include "exec/region.h"
 #include "ops/common.h"
+#include "ops/complex_rules.h"
 #include "ops/registry.h"
 
 
@@ -22,9 +23,11 @@ static tt_graph_t *shared_graph(tt_status_t *out_status) {
   return g;
 }
 
-/* PyTorch's canCast: no float -> integral, no non-bool -> bool. */
+/* PyTorch's canCast: no complex -> non-complex, no float -> integral, no
+ * non-bool -> bool. */
 static int can_cast(tt_dtype_t from, tt_dtype_t to) {
-  if (tt_dtype_is_float(from) && !tt_dtype_is_float(to)) return 0;
+  if (tt_dtype_is_complex(from) && !tt_dtype_is_complex(to)) return 0;
+  if (tt_dtype_is_float(from) && !tt_dtype_is_float(to) && !tt_dtype_is_complex(to)) return 0;
   if (from != TT_BOOL && to == TT_BOOL) return 0;
   return 1;
 }
@@ -103,6 +106,7 @@ static int apply_writes(tt_lower_t *L, int flags, tt_storage_t **written, tt_val
     }
     tt_val_t v = tt_b_convert(L->g, L->write_val[w], t->dtype);
     if (v < 0) return 0;
+    v = tt_l_apply_math_bits(L->g, t, v); /* conj and neg are their own inverses */
     if (tt_graph_type(L->g, v)->rank != t->view.rank ||
         memcmp(tt_graph_type(L->g, v)->dims, t->view.sizes, sizeof(int64_t) * (size_t)t->view.rank))
       v = tt_b_broadcast_to(L->g, v, t->view.rank, t->view.sizes);
@@ -207,6 +211,16 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   const tt_op_def_t *def = tt_ops_get(op_id);
   if (!def) return tt_status_make(TT_INTERNAL, "unknown op id %d", op_id);
   if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
+  /* Complex values reach only the lowerings checked on them (ops/complex_rules.c). */
+  tt_op_def_t cdef;
+  tt_lower_fn fn;
+  tt_status_t cs = tt_complex_route(op_id, def, args, nargs, &fn);
+  if (cs) return cs;
+  if (fn != def->fn) {
+    cdef = *def;
+    cdef.fn = fn;
+    def = &cdef;
+  }
   tt_graph_t *g = tt_region_graph();
   if (!g) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory creating the region graph");
   static tt_lower_t L; /* large; one call at a time */
@@ -267,7 +281,7 @@ tt_status_t tt_tensor_to_host(const tt_tensor_ref_t *t, tt_dtype_t dtype, void *
                           (long long)numel, tt_dtype_name(dtype));
   if (numel == 0) return TT_OK_STATUS;
   TT_RETURN_IF_ERROR(tt_region_flush("a copy to the host"));
-  if (dtype == t->dtype && t->dtype == t->storage->dtype && tt_view_is_whole(&t->view, t->storage->numel)) {
+  if (dtype == t->dtype && t->dtype == t->storage->dtype && !t->conj && !t->neg && tt_view_is_whole(&t->view, t->storage->numel)) {
     tt_pjrt_buffer_t *buf;
     TT_RETURN_IF_ERROR(tt_storage_buffer(t->storage, &buf));
     TT_RETURN_IF_ERROR(tt_pjrt_buffer_to_host(tt_ctx()->rt, buf, dst, nbytes));

@@ -12,6 +12,7 @@ static const struct {
     [TT_F16] = {"float16", "f16", 2},     [TT_BF16] = {"bfloat16", "bf16", 2},
     [TT_F32] = {"float32", "f32", 4},     [TT_F64] = {"float64", "f64", 8},
     [TT_U32] = {"uint32", "ui32", 4},     [TT_U64] = {"uint64", "ui64", 8},
+    [TT_C64] = {"complex64", "complex<f32>", 8}, [TT_C128] = {"complex128", "complex<f64>", 16},
 };
 
 int tt_dtype_valid(int dt) { return dt >= 0 && dt < TT_DTYPE_COUNT; }
@@ -21,11 +22,23 @@ const char *tt_dtype_mlir(tt_dtype_t dt) { return tt_dtype_valid(dt) ? info[dt].
 int tt_dtype_is_float(tt_dtype_t dt) { return dt >= TT_F16 && dt <= TT_F64; }
 int tt_dtype_is_int(tt_dtype_t dt) { return (dt >= TT_U8 && dt <= TT_I64) || dt == TT_U32 || dt == TT_U64; }
 int tt_dtype_is_unsigned(tt_dtype_t dt) { return dt == TT_U8 || dt == TT_U32 || dt == TT_U64 || dt == TT_BOOL; }
+int tt_dtype_is_complex(tt_dtype_t dt) { return dt == TT_C64 || dt == TT_C128; }
+tt_dtype_t tt_dtype_real_part(tt_dtype_t dt) { return dt == TT_C64 ? TT_F32 : dt == TT_C128 ? TT_F64 : dt; }
+tt_dtype_t tt_dtype_to_complex(tt_dtype_t dt) {
+  if (tt_dtype_is_complex(dt)) return dt;
+  return dt == TT_F64 ? TT_C128 : TT_C64;
+}
 
 tt_dtype_t tt_dtype_promote(tt_dtype_t a, tt_dtype_t b) {
   if (a == b) return a;
   if (a == TT_BOOL) return b;
   if (b == TT_BOOL) return a;
+  /* complex wins; its precision is the wider of the two parts (complex64
+   * with float64 is complex128), as in PyTorch. */
+  if (tt_dtype_is_complex(a) || tt_dtype_is_complex(b)) {
+    tt_dtype_t pa = tt_dtype_real_part(a), pb = tt_dtype_real_part(b);
+    return pa == TT_F64 || pb == TT_F64 ? TT_C128 : TT_C64;
+  }
   int fa = tt_dtype_is_float(a), fb = tt_dtype_is_float(b);
   if (fa && !fb) return a;
   if (fb && !fa) return b;

@@ -19,6 +19,8 @@ typedef enum tt_dtype_e {
   TT_F64,
   TT_U32, /* internal only: RNG bits */
   TT_U64, /* internal only: RNG state */
+  TT_C64,  /* complex<f32>: interleaved (re, im) pairs of float32 */
+  TT_C128, /* complex<f64> */
   TT_DTYPE_COUNT,
   TT_DTYPE_INVALID = -1
 } tt_dtype_t;
@@ -31,6 +33,11 @@ const char *tt_dtype_mlir(tt_dtype_t dt);
 int tt_dtype_is_float(tt_dtype_t dt);
 int tt_dtype_is_int(tt_dtype_t dt); /* integral, bool excluded */
 int tt_dtype_is_unsigned(tt_dtype_t dt);
+int tt_dtype_is_complex(tt_dtype_t dt);
+/* complex64 -> float32, complex128 -> float64; other types unchanged. */
+tt_dtype_t tt_dtype_real_part(tt_dtype_t dt);
+/* PyTorch's toComplexType: float64 -> complex128, other floats -> complex64. */
+tt_dtype_t tt_dtype_to_complex(tt_dtype_t dt);
 int tt_dtype_valid(int dt);
 /* PyTorch's promote_types for two dtypes. */
 tt_dtype_t tt_dtype_promote(tt_dtype_t a, tt_dtype_t b);

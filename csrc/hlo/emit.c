@@ -19,6 +19,7 @@ static const char *unary_name(int op) {
       [TT_UN_IS_FINITE] = "is_finite", [TT_UN_CBRT] = "cbrt", [TT_UN_ERF] = NULL,
       [TT_UN_LGAMMA] = "chlo.lgamma", [TT_UN_DIGAMMA] = "chlo.digamma", [TT_UN_ERF_INV] = "chlo.erf_inv",
       [TT_UN_ERFC] = "chlo.erfc", [TT_UN_BESSEL_I1E] = "chlo.bessel_i1e",
+      [TT_UN_REAL] = "real", [TT_UN_IMAG] = "imag",
   };
   return op >= 0 && op < TT_UN_COUNT ? names[op] : NULL;
 }
@@ -32,6 +33,7 @@ static const char *binary_name(int op) {
       [TT_BIN_SHL] = "shift_left", [TT_BIN_SHR_A] = "shift_right_arithmetic",
       [TT_BIN_SHR_L] = "shift_right_logical",
       [TT_BIN_POLYGAMMA] = "chlo.polygamma", [TT_BIN_ZETA] = "chlo.zeta", [TT_BIN_NEXT_AFTER] = "chlo.next_after",
+      [TT_BIN_COMPLEX] = "complex",
   };
   return op >= 0 && op < TT_BIN_COUNT ? names[op] : NULL;
 }
@@ -379,6 +381,15 @@ static tt_status_t emit_node(const tt_graph_t *g, int v, tt_strbuf_t *sb) {
                         n->ints[0] ? "true" : "false", n->ints[1] ? "true" : "false",
                         n->ints[2] ? "true" : "false", n->ints[3] ? "TRANSPOSE" : "NO_TRANSPOSE");
       break;
+    case TT_OPK_FFT: {
+      static const char *types[] = {"FFT", "IFFT", "RFFT", "IRFFT"};
+      tt_strbuf_append(sb, "\"stablehlo.fft\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_appendf(sb, " {fft_type = #stablehlo<fft_type %s>, fft_length = ", types[n->sub & 3]);
+      tt_hlo_i64_array(sb, n->ints, n->nints);
+      tt_strbuf_append(sb, "}");
+      break;
+    }
     default:
       return tt_status_make(TT_INTERNAL, "emitter: unknown node kind %d", (int)n->kind);
   }

@@ -22,13 +22,15 @@ tt_val_t tt_b_param(tt_graph_t *g, const tt_type_t *type) {
 }
 
 tt_val_t tt_b_const_f(tt_graph_t *g, tt_dtype_t dtype, double v) {
+  /* complex constants: a real one converted (imaginary part zero) */
+  if (tt_dtype_is_complex(dtype)) return tt_b_convert(g, tt_b_const_f(g, tt_dtype_real_part(dtype), v), dtype);
   if (!tt_dtype_is_float(dtype)) return tt_b_const_i(g, dtype, (int64_t)v);
   int64_t bits = 0;
   return node1(g, TT_OPK_CONSTANT, 0, NULL, 0, &bits, 1, v, tt_type_make(dtype, 0, NULL));
 }
 
 tt_val_t tt_b_const_i(tt_graph_t *g, tt_dtype_t dtype, int64_t v) {
-  if (tt_dtype_is_float(dtype)) return tt_b_const_f(g, dtype, (double)v);
+  if (tt_dtype_is_float(dtype) || tt_dtype_is_complex(dtype)) return tt_b_const_f(g, dtype, (double)v);
   if (dtype == TT_BOOL) v = v != 0;
   return node1(g, TT_OPK_CONSTANT, 0, NULL, 0, &v, 1, (double)v, tt_type_make(dtype, 0, NULL));
 }
@@ -59,6 +61,11 @@ tt_val_t tt_b_unary(tt_graph_t *g, tt_unary_t op, tt_val_t x) {
   CHECK_VAL(x);
   tt_type_t t = *T(x);
   if (op == TT_UN_IS_FINITE) t.dtype = TT_BOOL;
+  if (op == TT_UN_ABS && tt_dtype_is_complex(t.dtype)) t.dtype = tt_dtype_real_part(t.dtype); /* |z| is real */
+  if (op == TT_UN_REAL || op == TT_UN_IMAG) {
+    if (!tt_dtype_is_complex(t.dtype)) return tt_graph_fail(g, TT_INTERNAL, "real/imag of a non-complex value");
+    t.dtype = tt_dtype_real_part(t.dtype);
+  }
   return node1(g, TT_OPK_UNARY, (int)op, &x, 1, NULL, 0, 0.0, t);
 }
 
@@ -84,7 +91,12 @@ tt_val_t tt_b_binary(tt_graph_t *g, tt_binary_t op, tt_val_t x, tt_val_t y) {
   CHECK_VAL(y);
   if (check_same(g, x, y, "binary op", 1) < 0) return -1;
   tt_val_t in[2] = {x, y};
-  return node1(g, TT_OPK_BINARY, (int)op, in, 2, NULL, 0, 0.0, *T(x));
+  tt_type_t t = *T(x);
+  if (op == TT_BIN_COMPLEX) {
+    if (t.dtype != TT_F32 && t.dtype != TT_F64) return tt_graph_fail(g, TT_INTERNAL, "complex of %s parts", tt_dtype_name(t.dtype));
+    t.dtype = tt_dtype_to_complex(t.dtype);
+  }
+  return node1(g, TT_OPK_BINARY, (int)op, in, 2, NULL, 0, 0.0, t);
 }
 
 tt_val_t tt_b_compare(tt_graph_t *g, tt_cmp_t cmp, tt_val_t x, tt_val_t y) {
@@ -117,7 +129,18 @@ tt_val_t tt_b_clamp(tt_graph_t *g, tt_val_t lo, tt_val_t x, tt_val_t hi) {
 
 tt_val_t tt_b_convert(tt_graph_t *g, tt_val_t x, tt_dtype_t dtype) {
   CHECK_VAL(x);
-  if (T(x)->dtype == dtype) return x;
+  tt_dtype_t from = T(x)->dtype;
+  if (from == dtype) return x;
+  /* Complex <-> real spelled out, as PyTorch defines them: to real keeps the
+   * real part, to bool tests both parts, from real sets a zero imaginary part. */
+  if (tt_dtype_is_complex(from) && !tt_dtype_is_complex(dtype)) {
+    if (dtype == TT_BOOL) return tt_b_compare(g, TT_CMP_NE, x, tt_b_like_f(g, x, 0.0));
+    return tt_b_convert(g, tt_b_unary(g, TT_UN_REAL, x), dtype);
+  }
+  if (!tt_dtype_is_complex(from) && tt_dtype_is_complex(dtype)) {
+    tt_val_t re = tt_b_convert(g, x, tt_dtype_real_part(dtype));
+    return tt_b_binary(g, TT_BIN_COMPLEX, re, tt_b_like_f(g, re, 0.0));
+  }
   tt_type_t t = *T(x);
   t.dtype = dtype;
   return node1(g, TT_OPK_CONVERT, 0, &x, 1, NULL, 0, 0.0, t);
@@ -130,6 +153,8 @@ tt_val_t tt_b_bitcast(tt_graph_t *g, tt_val_t x, tt_dtype_t dtype) {
   size_t from = tt_dtype_size(t.dtype), to = tt_dtype_size(dtype);
   if (t.dtype == TT_BOOL || dtype == TT_BOOL)
     return tt_graph_fail(g, TT_INTERNAL, "bitcast to or from bool (i1 has no byte layout)");
+  if (tt_dtype_is_complex(t.dtype) || tt_dtype_is_complex(dtype))
+    return tt_graph_fail(g, TT_INTERNAL, "bitcast to or from complex (split it into real and imaginary parts)");
   /* StableHLO's rule: a narrower type adds a trailing dim of the size ratio;
    * a wider one consumes a trailing dim of that size. */
   if (to < from) {
@@ -647,4 +672,24 @@ tt_val_t tt_b_triangular_solve(tt_graph_t *g, tt_val_t a, tt_val_t b, int left_s
   int64_t ints[4] = {left_side != 0, lower != 0, unit_diagonal != 0, transpose_a != 0};
   tt_val_t ins[2] = {a, b};
   return node1(g, TT_OPK_TRIANGULAR_SOLVE, 0, ins, 2, ints, 4, 0.0, *tb);
+}
+
+tt_val_t tt_b_fft(tt_graph_t *g, tt_val_t x, tt_fft_t type, int n, const int64_t *lengths) {
+  CHECK_VAL(x);
+  tt_type_t t = *T(x);
+  if (n < 1 || n > 3 || n > t.rank) return tt_graph_fail(g, TT_INTERNAL, "fft over %d of %d dims", n, t.rank);
+  for (int i = 0; i < n; i++) {
+    int d = t.rank - n + i;
+    /* IRFFT reads length/2+1 elements of the last dim; all else the length */
+    int64_t want = type == TT_FFT_IRFFT && i == n - 1 ? lengths[i] / 2 + 1 : lengths[i];
+    if (t.dims[d] != want) return tt_graph_fail(g, TT_INTERNAL, "fft: dim %d is %lld, expected %lld", d, (long long)t.dims[d], (long long)want);
+    if (type == TT_FFT_RFFT && i == n - 1) t.dims[d] = lengths[i] / 2 + 1;
+    if (type == TT_FFT_IRFFT && i == n - 1) t.dims[d] = lengths[i];
+  }
+  int real_in = type == TT_FFT_RFFT;
+  if (real_in ? !(t.dtype == TT_F32 || t.dtype == TT_F64) : !tt_dtype_is_complex(t.dtype))
+    return tt_graph_fail(g, TT_INTERNAL, "fft: operand of type %s", tt_dtype_name(t.dtype));
+  if (type == TT_FFT_RFFT) t.dtype = tt_dtype_to_complex(t.dtype);
+  if (type == TT_FFT_IRFFT) t.dtype = tt_dtype_real_part(t.dtype);
+  return node1(g, TT_OPK_FFT, (int)type, &x, 1, lengths, n, 0.0, t);
 }

@@ -171,4 +171,10 @@ tt_val_t tt_b_for_end(tt_graph_t *g, tt_loop_t *lp, const tt_val_t *next, tt_val
  * that is not positive definite gives NaNs (XLA's expansion). */
 tt_val_t tt_b_cholesky(tt_graph_t *g, tt_val_t a, int lower);
 
+/* stablehlo.fft over the n (1..3) innermost dims with the given lengths:
+ * FFT/IFFT complex -> complex, RFFT real -> complex (last dim length/2+1),
+ * IRFFT complex (last dim length/2+1) -> real. Unnormalized forward; IFFT
+ * and IRFFT divide by the product of the lengths (XLA's convention). */
+tt_val_t tt_b_fft(tt_graph_t *g, tt_val_t x, tt_fft_t type, int n, const int64_t *lengths);
+
 #endif

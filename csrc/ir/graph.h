@@ -62,6 +62,7 @@ typedef enum tt_opk_e {
   TT_OPK_RETURN,
   TT_OPK_CHOLESKY,    /* ints[0] = lower */
   TT_OPK_TRIANGULAR_SOLVE, /* (a, b); ints = left_side, lower, unit_diagonal, transpose_a */
+  TT_OPK_FFT,         /* sub = tt_fft_t; ints = fft_length (1 to 3 innermost dims) */
   TT_OPK_COUNT
 } tt_opk_t;
 
@@ -71,6 +72,8 @@ typedef enum tt_unary_e {
   TT_UN_ROUND_EVEN, TT_UN_SIGN, TT_UN_NOT, TT_UN_IS_FINITE, TT_UN_CBRT, TT_UN_ERF,
   /* CHLO ops: XLA expands them during PJRT compile (CPU, GPU and TPU alike). */
   TT_UN_LGAMMA, TT_UN_DIGAMMA, TT_UN_ERF_INV, TT_UN_ERFC, TT_UN_BESSEL_I1E,
+  /* complex -> its real type */
+  TT_UN_REAL, TT_UN_IMAG,
   TT_UN_COUNT
 } tt_unary_t;
 
@@ -79,8 +82,11 @@ typedef enum tt_binary_e {
   TT_BIN_AND, TT_BIN_OR, TT_BIN_XOR, TT_BIN_ATAN2, TT_BIN_SHL, TT_BIN_SHR_A, TT_BIN_SHR_L,
   /* CHLO ops (see above): polygamma(n, x), zeta(s, q), next_after(x, y). */
   TT_BIN_POLYGAMMA, TT_BIN_ZETA, TT_BIN_NEXT_AFTER,
+  TT_BIN_COMPLEX, /* (re, im) of a real type -> its complex type */
   TT_BIN_COUNT
 } tt_binary_t;
+
+typedef enum tt_fft_e { TT_FFT_FFT, TT_FFT_IFFT, TT_FFT_RFFT, TT_FFT_IRFFT } tt_fft_t;
 
 typedef enum tt_cmp_e { TT_CMP_EQ, TT_CMP_NE, TT_CMP_LT, TT_CMP_LE, TT_CMP_GT, TT_CMP_GE } tt_cmp_t;
 

@@ -15,6 +15,8 @@ const char *tt_op_type_name(tt_dtype_t dt) {
     case TT_BF16: return "BFloat16";
     case TT_F32: return "Float";
     case TT_F64: return "Double";
+    case TT_C64: return "ComplexFloat";
+    case TT_C128: return "ComplexDouble";
     default: return tt_dtype_name(dt);
   }
 }
@@ -31,6 +33,7 @@ tt_dtype_t tt_op_arg_dtype(tt_lower_t *L, int i) {
     case TT_ARG_INT: return TT_I64;
     case TT_ARG_FLOAT: return TT_F32;
     case TT_ARG_BOOL: return TT_BOOL;
+    case TT_ARG_COMPLEX: return TT_C64;
     default: return TT_DTYPE_INVALID;
   }
 }
@@ -41,11 +44,17 @@ static tt_dtype_t promote_skip(tt_dtype_t a, tt_dtype_t b) {
   return tt_dtype_promote(a, b);
 }
 
+/* bool < integral < floating < complex */
+static int category(tt_dtype_t dt) {
+  return dt == TT_BOOL ? 0 : tt_dtype_is_complex(dt) ? 3 : tt_dtype_is_float(dt) ? 2 : 1;
+}
+
+/* A lower-priority participant (0-dim tensor, number) changes the result
+ * only when its category is higher. */
 static tt_dtype_t combine(tt_dtype_t higher, tt_dtype_t lower) {
-  if (higher != TT_DTYPE_INVALID && tt_dtype_is_float(higher)) return higher;
-  if (higher == TT_BOOL || (lower != TT_DTYPE_INVALID && tt_dtype_is_float(lower)))
-    return promote_skip(higher, lower);
-  return higher != TT_DTYPE_INVALID ? higher : lower;
+  if (higher == TT_DTYPE_INVALID) return lower;
+  if (lower == TT_DTYPE_INVALID) return higher;
+  return category(lower) > category(higher) ? tt_dtype_promote(higher, lower) : higher;
 }
 
 tt_dtype_t tt_op_result_type(tt_lower_t *L, const int *argi, int n) {

@@ -58,5 +58,7 @@ extern const tt_op_def_t tt_ops_random_dist[];
 extern const tt_op_def_t tt_ops_multinomial[];
 extern const tt_op_def_t tt_ops_rrelu[];
 extern const tt_op_def_t tt_ops_fractional_pool[];
+extern const tt_op_def_t tt_ops_complex[];
+extern const tt_op_def_t tt_ops_fft[];
 
 #endif

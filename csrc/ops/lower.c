@@ -1,6 +1,7 @@
 /* Lowering context helpers: argument readers, parameters, results, writes. */
 #include "ops/lower.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "api/context.h"
@@ -35,10 +36,20 @@ tt_val_t tt_l_storage_base(tt_lower_t *L, tt_storage_t *s) {
 }
 
 tt_val_t tt_l_scalar(tt_lower_t *L, tt_dtype_t dtype, double f, int64_t iv, int is_float) {
+  if (tt_dtype_is_complex(dtype)) return tt_l_scalar_c(L, dtype, is_float ? f : (double)iv, 0.0);
   tt_type_t t = tt_type_make(dtype, 0, NULL);
   tt_binding_t b = {.kind = TT_BIND_SCALAR, .dtype = dtype,
                     .bits = tt_scalar_bits(dtype, f, iv, is_float)};
   return add_param(L, &t, b);
+}
+
+tt_val_t tt_l_scalar_c(tt_lower_t *L, tt_dtype_t dtype, double re, double im) {
+  tt_dtype_t pt = tt_dtype_real_part(dtype);
+  tt_val_t r = tt_l_scalar(L, pt, re, 0, 1);
+  if (!tt_dtype_is_complex(dtype)) return r;
+  /* a zero imaginary part is baked in: real scalars stay one parameter */
+  tt_val_t i = im == 0.0 && !signbit(im) ? tt_b_const_f(L->g, pt, 0.0) : tt_l_scalar(L, pt, im, 0, 1);
+  return tt_b_binary(L->g, TT_BIN_COMPLEX, r, i);
 }
 
 tt_val_t tt_l_rng_state(tt_lower_t *L) {
@@ -51,7 +62,15 @@ tt_val_t tt_l_rng_state(tt_lower_t *L) {
   return add_param(L, &t, b);
 }
 
+tt_val_t tt_l_apply_math_bits(tt_graph_t *g, const tt_tensor_ref_t *r, tt_val_t v) {
+  if (r->conj && tt_dtype_is_complex(r->dtype))
+    v = tt_b_binary(g, TT_BIN_COMPLEX, tt_b_unary(g, TT_UN_REAL, v), tt_b_unary(g, TT_UN_NEG, tt_b_unary(g, TT_UN_IMAG, v)));
+  if (r->neg) v = tt_b_unary(g, TT_UN_NEG, v);
+  return v;
+}
+
 static tt_val_t read_ref(tt_lower_t *L, const tt_tensor_ref_t *r) {
+  if (r->is_host_scalar && tt_dtype_is_complex(r->dtype)) return tt_l_scalar_c(L, r->dtype, r->host_f, r->host_im);
   if (r->is_host_scalar)
     return tt_l_scalar(L, r->dtype, r->host_f, r->host_i, tt_dtype_is_float(r->dtype));
   if (!r->storage) return tt_l_fail(L, TT_INTERNAL, "%s: tensor without storage", L->op);
@@ -59,7 +78,7 @@ static tt_val_t read_ref(tt_lower_t *L, const tt_tensor_ref_t *r) {
   if (r->dtype != r->storage->dtype) /* Tensor.view(dtype): the bytes as r->dtype */
     base = tt_view_bitcast_flat(L->g, base, r->dtype,
                                 tt_view_bitcast_numel(r->storage->dtype, r->storage->numel, r->dtype));
-  return tt_view_read(L->g, base, &r->view);
+  return tt_l_apply_math_bits(L->g, r, tt_view_read(L->g, base, &r->view));
 }
 
 tt_val_t tt_l_tensor(tt_lower_t *L, int i) {
@@ -168,6 +187,16 @@ tt_dtype_t tt_l_dtype(tt_lower_t *L, int i) {
 tt_val_t tt_l_scalar_arg(tt_lower_t *L, int i, tt_dtype_t dtype) {
   const tt_arg_t *a = arg(L, i);
   if (a->kind == TT_ARG_FLOAT) return tt_l_scalar(L, dtype, a->f, 0, 1);
+  if (a->kind == TT_ARG_COMPLEX) {
+    if (!tt_dtype_is_complex(dtype))
+      return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: a complex number where %s is expected", L->op, tt_dtype_name(dtype));
+    return tt_l_scalar_c(L, dtype, a->f, a->f_im);
+  }
+  if (a->kind == TT_ARG_TENSOR && a->t->is_host_scalar && tt_dtype_is_complex(a->t->dtype)) {
+    if (!tt_dtype_is_complex(dtype))
+      return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: a complex number where %s is expected", L->op, tt_dtype_name(dtype));
+    return tt_l_scalar_c(L, dtype, a->t->host_f, a->t->host_im);
+  }
   if (a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL) return tt_l_scalar(L, dtype, 0, a->i, 0);
   if (a->kind == TT_ARG_TENSOR && a->t->is_host_scalar)
     return tt_l_scalar(L, dtype, a->t->host_f, a->t->host_i, tt_dtype_is_float(a->t->dtype));

@@ -59,6 +59,12 @@ const int64_t *tt_l_arg_sizes(tt_lower_t *L, int i);
 tt_val_t tt_l_storage_base(tt_lower_t *L, tt_storage_t *s);
 /* A Python number as a runtime rank-0 parameter of dtype (not baked in). */
 tt_val_t tt_l_scalar(tt_lower_t *L, tt_dtype_t dtype, double f, int64_t iv, int is_float);
+/* A complex number re + im*1j as a runtime scalar of complex dtype (of its
+ * real part type when dtype is real). */
+tt_val_t tt_l_scalar_c(tt_lower_t *L, tt_dtype_t dtype, double re, double im);
+/* A value read through ref r with r's conj/neg bits applied (reads of
+ * arguments do this already; for code that reads storages itself). */
+tt_val_t tt_l_apply_math_bits(tt_graph_t *g, const tt_tensor_ref_t *r, tt_val_t v);
 /* Scalar argument i (INT/FLOAT/BOOL) converted to dtype as a runtime parameter. */
 tt_val_t tt_l_scalar_arg(tt_lower_t *L, int i, tt_dtype_t dtype);
 /* The next RNG state (ui64[2]) as a parameter; advances the generator. */

@@ -62,6 +62,8 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_multinomial,
       tt_ops_rrelu,
       tt_ops_fractional_pool,
+      tt_ops_complex,
+      tt_ops_fft,
       NULL,
   };
   return list;

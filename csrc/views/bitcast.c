@@ -25,6 +25,24 @@ tt_val_t tt_view_bitcast_flat(tt_graph_t *g, tt_val_t flat, tt_dtype_t to, int64
   tt_dtype_t from = tt_graph_type(g, flat)->dtype;
   if (from == to) return fit(g, flat, to_numel);
   /* i1 has no byte layout in StableHLO: bool storage is bytes of 0/1. */
+  /* Complex types have no bitcast in StableHLO: a complex element is its two
+   * parts side by side (re, im), as in memory. */
+  if (tt_dtype_is_complex(from)) {
+    int64_t n = tt_graph_type(g, flat)->dims[0], two[2] = {n, 1}, n2 = 2 * n;
+    tt_val_t parts[2] = {tt_b_reshape(g, tt_b_unary(g, TT_UN_REAL, flat), 2, two),
+                         tt_b_reshape(g, tt_b_unary(g, TT_UN_IMAG, flat), 2, two)};
+    tt_val_t pairs = tt_b_reshape(g, tt_b_concat(g, 2, parts, 1), 1, &n2);
+    return tt_view_bitcast_flat(g, pairs, to, to_numel);
+  }
+  if (tt_dtype_is_complex(to)) {
+    tt_dtype_t pt = tt_dtype_real_part(to);
+    int64_t pairs[2] = {to_numel, 2};
+    tt_val_t x = tt_b_reshape(g, tt_view_bitcast_flat(g, flat, pt, 2 * to_numel), 2, pairs);
+    int64_t n = to_numel;
+    tt_val_t re = tt_b_reshape(g, tt_b_slice_dim(g, x, 1, 0, 1, 1), 1, &n);
+    tt_val_t im = tt_b_reshape(g, tt_b_slice_dim(g, x, 1, 1, 2, 1), 1, &n);
+    return tt_b_binary(g, TT_BIN_COMPLEX, re, im);
+  }
   if (from == TT_BOOL) return tt_view_bitcast_flat(g, tt_b_convert(g, flat, TT_U8), to, to_numel);
   if (to == TT_BOOL) return tt_b_convert(g, tt_view_bitcast_flat(g, flat, TT_U8, to_numel), TT_BOOL);
   int64_t fs = (int64_t)tt_dtype_size(from), ts = (int64_t)tt_dtype_size(to);

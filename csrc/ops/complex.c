@@ -1,0 +1,282 @@
+/* Complex elementwise ops and reductions: the complex64/complex128 forms of
+ * arithmetic, abs/angle/sgn, exp, sum/mean (routed here by complex_rules.c),
+ * and complex/polar/_conj_physical, which exist only for complex values. */
+#include "ops/common.h"
+#include "ops/complex_rules.h"
+#include "ops/families.h"
+
+static tt_val_t re_of(tt_graph_t *g, tt_val_t z) { return tt_b_unary(g, TT_UN_REAL, z); }
+static tt_val_t im_of(tt_graph_t *g, tt_val_t z) { return tt_b_unary(g, TT_UN_IMAG, z); }
+static tt_val_t conj_of(tt_graph_t *g, tt_val_t z) {
+  return tt_b_binary(g, TT_BIN_COMPLEX, re_of(g, z), tt_b_unary(g, TT_UN_NEG, im_of(g, z)));
+}
+
+typedef struct {
+  tt_dtype_t dt;
+  int rank;
+  int64_t dims[TT_MAX_RANK];
+  tt_val_t x, y;
+} pair_t;
+
+/* Both operands in the promoted type, broadcast. */
+static int pair(tt_lower_t *L, pair_t *p) {
+  int argi[2] = {0, 1};
+  p->dt = tt_op_result_type(L, argi, 2);
+  p->rank = tt_op_broadcast_shape(L, argi, 2, p->dims);
+  p->x = tt_op_operand(L, 0, p->dt, p->rank, p->dims);
+  p->y = tt_op_operand(L, 1, p->dt, p->rank, p->dims);
+  return !tt_graph_failed(L->g);
+}
+
+/* add/sub(self, other, alpha): alpha may be any number, complex included. */
+static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
+  pair_t p;
+  if (!pair(L, &p)) return NULL;
+  tt_val_t y = p.y;
+  if (!tt_l_is_none(L, 2)) {
+    const tt_arg_t *al = &L->args[2];
+    int one = (al->kind == TT_ARG_INT && al->i == 1) || (al->kind == TT_ARG_FLOAT && al->f == 1.0);
+    if (!one) y = tt_b_binary(L->g, TT_BIN_MUL, y, tt_op_fit(L, tt_l_scalar_arg(L, 2, p.dt), p.dt, p.rank, p.dims));
+  }
+  tt_l_output(L, tt_b_binary(L->g, op, p.x, y));
+  return NULL;
+}
+static tt_status_t lower_add(tt_lower_t *L) { return add_sub(L, TT_BIN_ADD); }
+static tt_status_t lower_sub(tt_lower_t *L) { return add_sub(L, TT_BIN_SUB); }
+
+/* rsub(self, other, alpha) = other - alpha * self */
+static tt_status_t lower_rsub(tt_lower_t *L) {
+  pair_t p;
+  if (!pair(L, &p)) return NULL;
+  tt_val_t x = p.x;
+  if (!tt_l_is_none(L, 2))
+    x = tt_b_binary(L->g, TT_BIN_MUL, x, tt_op_fit(L, tt_l_scalar_arg(L, 2, p.dt), p.dt, p.rank, p.dims));
+  tt_l_output(L, tt_b_binary(L->g, TT_BIN_SUB, p.y, x));
+  return NULL;
+}
+
+static tt_status_t binary(tt_lower_t *L, tt_binary_t op) {
+  pair_t p;
+  if (!pair(L, &p)) return NULL;
+  tt_l_output(L, tt_b_binary(L->g, op, p.x, p.y));
+  return NULL;
+}
+static tt_status_t lower_mul(tt_lower_t *L) { return binary(L, TT_BIN_MUL); }
+static tt_status_t lower_div(tt_lower_t *L) { return binary(L, TT_BIN_DIV); }
+
+/* The complex type of argument 0 (real inputs go to their complex type). */
+static tt_val_t complex_arg(tt_lower_t *L, int i, tt_dtype_t *out_dt) {
+  tt_dtype_t dt = tt_l_arg_dtype(L, i);
+  if (!tt_dtype_is_complex(dt)) dt = tt_dtype_to_complex(tt_op_float_type(dt));
+  *out_dt = dt;
+  return tt_b_convert(L->g, tt_l_tensor(L, i), dt);
+}
+
+static tt_status_t lower_neg(tt_lower_t *L) {
+  tt_l_output(L, tt_b_unary(L->g, TT_UN_NEG, tt_l_tensor(L, 0)));
+  return NULL;
+}
+static tt_status_t lower_exp(tt_lower_t *L) {
+  tt_dtype_t dt;
+  tt_l_output(L, tt_b_unary(L->g, TT_UN_EXP, complex_arg(L, 0, &dt)));
+  return NULL;
+}
+static tt_status_t lower_reciprocal(tt_lower_t *L) {
+  tt_dtype_t dt;
+  tt_val_t z = complex_arg(L, 0, &dt);
+  tt_l_output(L, tt_b_binary(L->g, TT_BIN_DIV, tt_b_like_f(L->g, z, 1.0), z));
+  return NULL;
+}
+
+/* Analytic functions StableHLO defines on complex values (principal branches,
+ * as std::complex and PyTorch's CPU kernels). */
+static tt_status_t unary(tt_lower_t *L, tt_unary_t op) {
+  tt_dtype_t dt;
+  tt_l_output(L, tt_b_unary(L->g, op, complex_arg(L, 0, &dt)));
+  return NULL;
+}
+/* sqrt with the sign of its imaginary part taken from z's, signed zero
+ * included: on the branch cut sqrt(-4 - 0j) is -2j (C99, CPU); XLA's
+ * expansion gives +2j there. */
+static tt_val_t sqrt_signed(tt_graph_t *g, tt_val_t z) {
+  tt_val_t r = tt_b_unary(g, TT_UN_SQRT, z), zi = im_of(g, z);
+  tt_dtype_t pt = tt_graph_type(g, zi)->dtype, it = pt == TT_F64 ? TT_I64 : TT_I32;
+  tt_val_t neg = tt_b_compare(g, TT_CMP_LT, tt_b_bitcast(g, zi, it), tt_b_like_f(g, tt_b_bitcast(g, zi, it), 0));
+  tt_val_t mag = tt_b_unary(g, TT_UN_ABS, im_of(g, r));
+  return tt_b_binary(g, TT_BIN_COMPLEX, re_of(g, r), tt_b_select(g, neg, tt_b_unary(g, TT_UN_NEG, mag), mag));
+}
+static tt_status_t lower_sqrt(tt_lower_t *L) {
+  tt_dtype_t dt;
+  tt_l_output(L, sqrt_signed(L->g, complex_arg(L, 0, &dt)));
+  return NULL;
+}
+/* 1 / sqrt(z), as CPU computes it */
+static tt_status_t lower_rsqrt(tt_lower_t *L) {
+  tt_dtype_t dt;
+  tt_val_t r = sqrt_signed(L->g, complex_arg(L, 0, &dt));
+  tt_l_output(L, tt_b_binary(L->g, TT_BIN_DIV, tt_b_like_f(L->g, r, 1.0), r));
+  return NULL;
+}
+static tt_status_t lower_log(tt_lower_t *L) { return unary(L, TT_UN_LOG); }
+static tt_status_t lower_log1p(tt_lower_t *L) { return unary(L, TT_UN_LOG1P); }
+static tt_status_t lower_expm1(tt_lower_t *L) { return unary(L, TT_UN_EXPM1); }
+static tt_status_t lower_sin(tt_lower_t *L) { return unary(L, TT_UN_SIN); }
+static tt_status_t lower_cos(tt_lower_t *L) { return unary(L, TT_UN_COS); }
+static tt_status_t lower_tan(tt_lower_t *L) { return unary(L, TT_UN_TAN); }
+static tt_status_t lower_tanh(tt_lower_t *L) { return unary(L, TT_UN_TANH); }
+static tt_status_t lower_sigmoid(tt_lower_t *L) { return unary(L, TT_UN_LOGISTIC); }
+static tt_status_t lower_pow(tt_lower_t *L) { return binary(L, TT_BIN_POW); }
+
+/* vdot(a, b) = sum(conj(a) * b) */
+static tt_status_t lower_vdot(tt_lower_t *L) {
+  tt_graph_t *g = L->g;
+  pair_t p;
+  if (!pair(L, &p)) return NULL;
+  if (p.rank != 1)
+    return tt_status_make(TT_INVALID_ARGUMENT, "1D tensors expected, but got %dD and %dD tensors", tt_l_arg_rank(L, 0),
+                          tt_l_arg_rank(L, 1));
+  int64_t d0 = 0;
+  tt_l_output(L, tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, conj_of(g, p.x), p.y), 1, &d0));
+  return NULL;
+}
+
+/* |z|: XLA's abs of a complex value (scaled, no overflow), in the real type. */
+static tt_status_t lower_abs(tt_lower_t *L) {
+  tt_l_output(L, tt_b_unary(L->g, TT_UN_ABS, tt_l_tensor(L, 0)));
+  return NULL;
+}
+
+/* angle(z) = atan2(im, re), real-typed. */
+static tt_status_t lower_angle(tt_lower_t *L) {
+  tt_val_t z = tt_l_tensor(L, 0);
+  tt_l_output(L, tt_b_binary(L->g, TT_BIN_ATAN2, im_of(L->g, z), re_of(L->g, z)));
+  return NULL;
+}
+
+/* sgn(z) = z / |z|, and 0 at 0, as on CPU. */
+static tt_status_t lower_sgn(tt_lower_t *L) {
+  tt_graph_t *g = L->g;
+  tt_val_t z = tt_l_tensor(L, 0);
+  tt_val_t a = tt_b_unary(g, TT_UN_ABS, z);
+  tt_val_t zero = tt_b_compare(g, TT_CMP_EQ, a, tt_b_like_f(g, a, 0.0));
+  tt_val_t q = tt_b_binary(g, TT_BIN_DIV, z, tt_b_convert(g, a, tt_graph_type(g, z)->dtype));
+  tt_l_output(L, tt_b_select(g, zero, tt_b_like_f(g, z, 0.0), q));
+  return NULL;
+}
+
+/* _conj_physical / conj_physical_: the conjugate, materialized. */
+static tt_status_t lower_conj_physical(tt_lower_t *L) {
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_l_output(L, tt_dtype_is_complex(tt_l_arg_dtype(L, 0)) ? conj_of(L->g, x) : x);
+  return NULL;
+}
+
+/* complex(real, imag): same floating dtype required, as on CPU. */
+static tt_status_t lower_complex(tt_lower_t *L) {
+  tt_dtype_t a = tt_l_arg_dtype(L, 0), b = tt_l_arg_dtype(L, 1);
+  if (a != b)
+    return tt_status_make(TT_INVALID_ARGUMENT, "Expected object of scalar type %s but got scalar type %s for second argument",
+                          tt_op_type_name(a), tt_op_type_name(b));
+  if (a != TT_F32 && a != TT_F64)
+    return tt_status_make(a == TT_F16 ? TT_NOT_IMPLEMENTED : TT_INVALID_ARGUMENT,
+                          "complex: expected both inputs to be Float or Double tensors but got %s and %s (Half: "
+                          "complex32 has no StableHLO type)", tt_op_type_name(a), tt_op_type_name(b));
+  int argi[2] = {0, 1};
+  int64_t dims[TT_MAX_RANK];
+  int rank = tt_op_broadcast_shape(L, argi, 2, dims);
+  tt_val_t re = tt_op_operand(L, 0, a, rank, dims), im = tt_op_operand(L, 1, a, rank, dims);
+  tt_l_output(L, tt_b_binary(L->g, TT_BIN_COMPLEX, re, im));
+  return NULL;
+}
+
+/* polar(abs, angle) = abs * (cos(angle) + i sin(angle)). */
+static tt_status_t lower_polar(tt_lower_t *L) {
+  tt_dtype_t a = tt_l_arg_dtype(L, 0), b = tt_l_arg_dtype(L, 1);
+  if (a != b)
+    return tt_status_make(TT_INVALID_ARGUMENT, "Expected object of scalar type %s but got scalar type %s for second argument",
+                          tt_op_type_name(a), tt_op_type_name(b));
+  if (a != TT_F32 && a != TT_F64)
+    return tt_status_make(TT_INVALID_ARGUMENT, "polar: expected both inputs to be Float or Double tensors but got %s and %s",
+                          tt_op_type_name(a), tt_op_type_name(b));
+  tt_graph_t *g = L->g;
+  int argi[2] = {0, 1};
+  int64_t dims[TT_MAX_RANK];
+  int rank = tt_op_broadcast_shape(L, argi, 2, dims);
+  tt_val_t r = tt_op_operand(L, 0, a, rank, dims), th = tt_op_operand(L, 1, a, rank, dims);
+  tt_val_t re = tt_b_binary(g, TT_BIN_MUL, r, tt_b_unary(g, TT_UN_COS, th));
+  tt_val_t im = tt_b_binary(g, TT_BIN_MUL, r, tt_b_unary(g, TT_UN_SIN, th));
+  tt_l_output(L, tt_b_binary(g, TT_BIN_COMPLEX, re, im));
+  return NULL;
+}
+
+/* sum/mean over dims (all when none given): the dims argument index, or -1. */
+static tt_status_t reduce(tt_lower_t *L, int dimi, int keepi, int dtypei, int mean) {
+  tt_graph_t *g = L->g;
+  int rank = tt_l_arg_rank(L, 0);
+  const int64_t *sizes = tt_l_arg_sizes(L, 0);
+  tt_dtype_t dt = tt_l_dtype(L, dtypei);
+  if (dt == TT_DTYPE_INVALID) dt = tt_l_arg_dtype(L, 0);
+  if (!tt_dtype_is_complex(dt))
+    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: complex input reduced to dtype %s is not supported on TPU yet",
+                          L->op, tt_dtype_name(dt));
+  int64_t list[TT_MAX_RANK], dims[TT_MAX_RANK];
+  int cnt = dimi < 0 ? 0 : tt_l_ints(L, dimi, list, TT_MAX_RANK);
+  int mask[TT_MAX_RANK] = {0}, n = 0, keep = keepi < 0 ? 0 : tt_l_bool(L, keepi, 0);
+  for (int k = 0; k < cnt; k++) mask[tt_op_wrap_dim(L, list[k], rank)] = 1;
+  if (tt_graph_failed(g)) return NULL;
+  int64_t count = 1, kept[TT_MAX_RANK];
+  for (int d = 0; d < rank; d++) {
+    if (cnt == 0) mask[d] = 1;
+    if (mask[d]) dims[n++] = d, count *= sizes[d];
+    kept[d] = mask[d] ? 1 : sizes[d];
+  }
+  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), dt);
+  tt_val_t s = tt_b_reduce(g, TT_RED_SUM, x, n, dims);
+  if (mean) s = tt_b_binary(g, TT_BIN_DIV, s, tt_b_like_f(g, s, (double)count));
+  if (keep) s = tt_b_reshape(g, s, rank, kept);
+  tt_l_output(L, s);
+  return NULL;
+}
+static tt_status_t lower_sum(tt_lower_t *L) { return reduce(L, -1, -1, 1, 0); }
+static tt_status_t lower_sum_dim(tt_lower_t *L) { return reduce(L, 1, 2, 3, 0); }
+static tt_status_t lower_mean(tt_lower_t *L) { return reduce(L, -1, -1, 1, 1); }
+static tt_status_t lower_mean_dim(tt_lower_t *L) { return reduce(L, 1, 2, 3, 1); }
+
+/* Ops that exist only for complex values (or take real ones too). */
+const tt_op_def_t tt_ops_complex[] = {
+    {"complex", lower_complex, 0},
+    {"polar", lower_polar, 0},
+    {"_conj_physical", lower_conj_physical, 0},
+    {"conj_physical_", lower_conj_physical, TT_OPF_INPLACE},
+    {NULL, NULL, 0},
+};
+
+const tt_complex_rule_t tt_complex_elementwise[] = {
+    {"add.Tensor", lower_add}, {"add.Scalar", lower_add}, {"add_.Tensor", lower_add}, {"add_.Scalar", lower_add},
+    {"sub.Tensor", lower_sub}, {"sub.Scalar", lower_sub}, {"sub_.Tensor", lower_sub}, {"sub_.Scalar", lower_sub},
+    {"rsub.Tensor", lower_rsub}, {"rsub.Scalar", lower_rsub},
+    {"mul.Tensor", lower_mul}, {"mul.Scalar", lower_mul}, {"mul_.Tensor", lower_mul}, {"mul_.Scalar", lower_mul},
+    {"div.Tensor", lower_div}, {"div.Scalar", lower_div}, {"div_.Tensor", lower_div}, {"div_.Scalar", lower_div},
+    {"neg", lower_neg}, {"neg_", lower_neg},
+    {"exp", lower_exp}, {"exp_", lower_exp},
+    {"reciprocal", lower_reciprocal}, {"reciprocal_", lower_reciprocal},
+    {"sqrt", lower_sqrt}, {"sqrt_", lower_sqrt}, {"rsqrt", lower_rsqrt}, {"rsqrt_", lower_rsqrt},
+    {"log", lower_log}, {"log_", lower_log}, {"log1p", lower_log1p}, {"log1p_", lower_log1p},
+    {"expm1", lower_expm1}, {"expm1_", lower_expm1}, {"sin", lower_sin}, {"sin_", lower_sin},
+    {"cos", lower_cos}, {"cos_", lower_cos}, {"tan", lower_tan}, {"tan_", lower_tan},
+    {"tanh", lower_tanh}, {"tanh_", lower_tanh}, {"sigmoid", lower_sigmoid}, {"sigmoid_", lower_sigmoid},
+    {"pow.Tensor_Scalar", lower_pow}, {"pow_.Scalar", lower_pow}, {"pow.Tensor_Tensor", lower_pow},
+    {"pow_.Tensor", lower_pow}, {"pow.Scalar", lower_pow},
+    {"vdot", lower_vdot},
+    {"abs", lower_abs}, /* abs_ stays refused: CPU refuses an in-place abs of complex values */
+    {"angle", lower_angle},
+    {"sgn", lower_sgn}, {"sgn_", lower_sgn},
+    {"sum", lower_sum}, {"sum.dim_IntList", lower_sum_dim},
+    {"mean", lower_mean}, {"mean.dim", lower_mean_dim},
+    {"eq.Tensor", TT_COMPLEX_AS_IS}, {"eq.Scalar", TT_COMPLEX_AS_IS},
+    {"ne.Tensor", TT_COMPLEX_AS_IS}, {"ne.Scalar", TT_COMPLEX_AS_IS},
+    {"where.self", TT_COMPLEX_AS_IS},
+    {"complex", TT_COMPLEX_AS_IS}, {"polar", TT_COMPLEX_AS_IS},
+    {"_conj_physical", TT_COMPLEX_AS_IS}, {"conj_physical_", TT_COMPLEX_AS_IS},
+    {NULL, NULL},
+};

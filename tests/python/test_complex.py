@@ -1,0 +1,240 @@
+"""complex64/complex128 on "tpu": round trips, views (view_as_real, real/imag,
+the lazy conj bit), elementwise ops against CPU, and the refusal of ops that
+were not checked on complex values."""
+import warnings
+
+import pytest
+import torch
+
+from conftest import compare
+
+CDTYPES = [torch.complex64, torch.complex128]
+
+
+def cmake(shape, dtype=torch.complex64, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.complex(torch.randn(shape, generator=g, dtype=torch.float64),
+                         torch.randn(shape, generator=g, dtype=torch.float64)).to(dtype)
+
+
+def same(actual, expected):
+    """Values, dtype and shape as on CPU (conj/neg bits resolved on both sides)."""
+    a = actual.detach().cpu().resolve_conj().resolve_neg()
+    torch.testing.assert_close(a, expected.detach().resolve_conj().resolve_neg())
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_round_trip_item_and_print(dtype):
+    x = cmake((3, 4), dtype)
+    t = x.to("tpu")
+    assert t.dtype == dtype and t.device.type == "tpu"
+    assert torch.equal(t.cpu(), x)
+    assert t[1, 2].item() == x[1, 2].item() and isinstance(t[1, 2].item(), complex)
+    assert "j" in str(t)
+    assert torch.equal(torch.zeros(2, dtype=dtype, device="tpu").cpu(), torch.zeros(2, dtype=dtype))
+
+
+@pytest.mark.parametrize("src,dst", [(torch.float32, torch.complex64), (torch.float64, torch.complex64),
+                                     (torch.int64, torch.complex128), (torch.complex64, torch.complex128),
+                                     (torch.complex128, torch.complex64)])
+def test_to_copy_between_real_and_complex(src, dst):
+    x = cmake((5,), src) if src.is_complex else torch.arange(-2, 3).to(src)
+    same(x.to("tpu").to(dst), x.to(dst))
+
+
+def test_complex_to_real_keeps_real_part_and_warns():
+    x = cmake((4,))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = x.to("tpu").to(torch.float32)
+    assert any("discards the imaginary part" in str(m.message) for m in w)
+    same(r, x.real)
+    b = torch.tensor([0j, 1j, 2 + 0j, 0j]).to("tpu").to(torch.bool)
+    assert b.cpu().tolist() == [False, True, True, False]
+    out = torch.empty(4, device="tpu")
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        out.copy_(x.to("tpu"))
+    same(out, x.real)
+
+
+def test_complex32_is_refused_clearly():
+    with pytest.raises(NotImplementedError, match="complex32"):
+        torch.zeros(2, dtype=torch.complex32, device="tpu")
+
+
+def test_view_as_real_shares_storage_and_writes_through():
+    x = cmake((3, 4))
+    t = x.to("tpu")
+    r = torch.view_as_real(t)
+    assert r.shape == (3, 4, 2) and r.dtype == torch.float32
+    same(r, torch.view_as_real(x))
+    r[1, 2, 1] = 7.0
+    torch.view_as_real(x)[1, 2, 1] = 7.0
+    same(t, x)
+    r[:, 0].mul_(2)
+    torch.view_as_real(x)[:, 0].mul_(2)
+    same(t, x)
+    c = torch.view_as_complex(r)
+    assert c.dtype == torch.complex64
+    c[0, 0] = 5 - 2j
+    x[0, 0] = 5 - 2j
+    same(t, x)
+
+
+def test_real_imag_views_read_and_write():
+    x = cmake((2, 5), torch.complex128)
+    t = x.to("tpu")
+    same(t.real, x.real)
+    same(t.imag, x.imag)
+    t.imag[0] = 3.0
+    x.imag[0] = 3.0
+    t.real[:, 1] += 1.0
+    x.real[:, 1] += 1.0
+    same(t, x)
+
+
+def test_conj_bit_is_honored():
+    x = cmake((3, 3))
+    t = x.to("tpu")
+    c = t.conj()
+    assert c.is_conj()
+    same(c, x.conj())                       # download of a conj view
+    same(c.clone(), x.conj())               # clone materializes
+    same(c.resolve_conj(), x.conj())
+    same(torch.conj_physical(t), x.conj())
+    same(c * t, x.conj() * x)               # an op on a conj view
+    same(c.imag, x.conj().imag)             # neg bit
+    same(c.imag * 2, x.conj().imag * 2)
+    host = torch.empty(3, 3, dtype=torch.complex64)
+    host.copy_(c)
+    same(host, x.conj())
+    # writes through a conj view store the conjugate
+    c[0, 1] = 1 + 2j
+    xc = x.conj()
+    xc[0, 1] = 1 + 2j
+    same(t, x)
+    c.copy_(torch.full((3, 3), 2 - 1j))
+    same(t, torch.full((3, 3), 2 + 1j))
+    t2 = torch.zeros(3, 3, dtype=torch.complex64, device="tpu")
+    t2.conj().copy_(x)                      # host -> device into a conj view
+    same(t2, x.conj())
+
+
+BINARY = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": torch.mul, "div": torch.div,
+          "add_alpha": lambda a, b: torch.add(a, b, alpha=2 - 1j), "rsub": lambda a, b: 3 - a,
+          "eq": torch.eq, "ne": torch.ne, "where": lambda a, b: torch.where(a.real > 0, a, b)}
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_vs_cpu(name, dtype):
+    compare(BINARY[name], cmake((3, 4), dtype, 1), cmake((4,), dtype, 2))
+
+
+@pytest.mark.parametrize("name,fn", [("real_times_complex", lambda a, b: a.real * b), ("times_j", lambda a, b: a * 1j),
+                                     ("float_plus_complex_scalar", lambda a, b: a.real + (1 + 2j)),
+                                     ("c64_plus_f64", lambda a, b: a + b.real.double())])
+def test_mixed_real_complex_promotion(name, fn):
+    compare(fn, cmake((3, 4), seed=1), cmake((3, 4), seed=2))
+
+
+UNARY = {"neg": torch.neg, "exp": torch.exp, "abs": torch.abs, "angle": torch.angle, "sgn": torch.sgn,
+         "reciprocal": torch.reciprocal, "sum": torch.sum, "sum_dim": lambda a: a.sum(1, keepdim=True),
+         "mean": torch.mean, "mean_dim": lambda a: a.mean(0), "clone": torch.clone,
+         "cat": lambda a: torch.cat([a, a], 1), "stack": lambda a: torch.stack([a, a]), "flip": lambda a: a.flip(0)}
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_vs_cpu(name, dtype):
+    x = cmake((3, 4), dtype)
+    x[0, 0] = 0
+    compare(UNARY[name], x)
+
+
+def test_complex_and_polar_with_backward():
+    a, b = torch.randn(5), torch.randn(5)
+    compare(lambda x, y: torch.view_as_real(torch.complex(x, y)), a, b, grad=True)
+    compare(lambda x, y: torch.view_as_real(torch.polar(x, y)), a.abs() + 0.1, b, grad=True)
+    compare(lambda x: torch.view_as_complex(x).abs(), torch.randn(4, 2), grad=True)
+
+
+def test_unchecked_op_is_refused():
+    t = cmake((3,)).to("tpu")
+    with pytest.raises(NotImplementedError, match="sinh: complex dtype complex64 is not supported on TPU yet"):
+        torch.sinh(t)
+    with pytest.raises(NotImplementedError, match="cumsum: complex dtype complex64"):
+        torch.cumsum(t, 0)
+    with pytest.raises(NotImplementedError, match="prod: complex dtype complex128"):
+        torch.prod(t.to(torch.complex128))
+    with pytest.raises(RuntimeError, match="ComplexFloat"):  # as on CPU: no ordering
+        t < t
+    with pytest.raises(RuntimeError, match="ComplexFloat"):
+        torch.clamp(t, 0, 1)
+    with pytest.raises(NotImplementedError):  # CPU refuses an in-place abs of complex values; so do we
+        t.abs_()
+
+
+ANALYTIC = ["sqrt", "rsqrt", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sigmoid"]
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("name", ANALYTIC)
+def test_analytic_functions_vs_cpu(name, dtype):
+    compare(getattr(torch, name), cmake((3, 4), dtype, 3))
+
+
+def test_sqrt_branch_cut_follows_signed_zero():
+    z = torch.tensor([complex(-4, 0.0), complex(-4, -0.0), complex(9, -0.0)])
+    r = torch.sqrt(z.to("tpu")).cpu()
+    torch.testing.assert_close(r, torch.sqrt(z))
+    assert r[1].imag < 0 and r[0].imag > 0  # -2j and +2j, as on CPU
+    torch.testing.assert_close(torch.rsqrt(z.to("tpu")).cpu(), torch.rsqrt(z))
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_pow_vs_cpu(dtype):
+    x, y = cmake((3, 4), dtype, 4), cmake((3, 4), dtype, 5)
+    compare(lambda a: a ** 2, x)
+    compare(lambda a: a ** (1 + 1j), x)
+    compare(lambda a, b: a ** b, x, y)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_matmul_dot_vdot_with_conj(dtype):
+    a, b = cmake((4, 5), dtype, 6), cmake((5, 3), dtype, 7)
+    compare(torch.mm, a, b)
+    compare(lambda x, y: x.conj() @ y, a, b)
+    compare(lambda x, y: torch.bmm(x[None], y[None]), a, b)
+    compare(torch.dot, a[0], a[1])
+    compare(torch.vdot, a[0], a[1])
+    compare(lambda x: torch.dot(x[0].conj(), x[1]), a)
+
+
+def test_indexing_ops_vs_cpu():
+    x = cmake((4, 5))
+    idx = torch.tensor([2, 0, 1])
+    compare(lambda a: a.index_select(1, idx.to(a.device)), x)
+    compare(lambda a: a.gather(1, torch.tensor([[0, 1]] * 4, device=a.device)), x)
+    compare(lambda a: a[idx.to(a.device)], x)
+    compare(lambda a: a.masked_fill(a.real > 0, 2 - 1j), x)
+    compare(lambda a: torch.tril(a) + torch.triu(a, 1), x)
+    compare(lambda a: a.index_put((idx.to(a.device),), a[:3] * 1j, accumulate=True), x)
+    compare(lambda a: torch.constant_pad_nd(a, (1, 2)), x)
+
+
+def test_factories():
+    assert torch.equal(torch.ones(3, dtype=torch.complex64, device="tpu").cpu(), torch.ones(3, dtype=torch.complex64))
+    assert torch.equal(torch.full((2,), 1 + 2j, device="tpu").cpu(), torch.full((2,), 1 + 2j))
+    assert torch.equal(torch.full((2,), 3, dtype=torch.complex128, device="tpu").cpu(),
+                       torch.full((2,), 3, dtype=torch.complex128))
+    with pytest.raises(NotImplementedError, match="normal_: complex dtype complex64"):
+        torch.randn(2, dtype=torch.complex64, device="tpu")
+
+
+def test_inplace_complex_result_into_real_tensor_is_refused_like_cpu():
+    with pytest.raises(RuntimeError, match="ComplexFloat can't be cast to the desired output type Float"):
+        torch.zeros(3, device="tpu").add_(torch.ones(3, dtype=torch.complex64, device="tpu"))
+    same(torch.zeros(3, dtype=torch.complex64, device="tpu").add_(torch.ones(3, device="tpu")),
+         torch.ones(3, dtype=torch.complex64))
