@@ -4,12 +4,15 @@ import glob
 from setuptools import Extension, setup
 
 sources = sorted(glob.glob("csrc/**/*.c", recursive=True)) + sorted(glob.glob("bindings/*.c"))
+# a changed header rebuilds the extension (without this, objects compiled against an older struct survive)
+headers = sorted(glob.glob("csrc/**/*.h", recursive=True)) + sorted(glob.glob("bindings/*.h"))
 
 setup(
     ext_modules=[
         Extension(
             "torchtpu._C",
             sources=sources,
+            depends=headers,
             include_dirs=["csrc", "bindings"],
             extra_compile_args=["-std=c11", "-D_GNU_SOURCE", "-O2", "-Wall", "-Wno-missing-field-initializers"],
             libraries=["dl", "pthread", "m"],
