@@ -290,10 +290,12 @@ static PyObject *py_cache_stats(PyObject *self, PyObject *unused) {
       "write_errors", (unsigned long long)s->write_errors, "load_seconds", s->load_seconds, "tier2_dir",
       dir_path(tt_ctx()->tier2), "tier3_dir", dir_path(tt_ctx()->tier3));
   if (!out) return NULL;
-  PyObject *extra = Py_BuildValue("{s:K,s:K,s:K,s:K}", "tier2_evicted", (unsigned long long)d2.evicted,
-                                  "tier3_evicted", (unsigned long long)d3.evicted, "stale_temps_removed",
-                                  (unsigned long long)(d2.stale_temps_removed + d3.stale_temps_removed),
-                                  "compile_waits", (unsigned long long)s->compile_waits);
+  PyObject *extra = Py_BuildValue(
+      "{s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "tier2_evicted", (unsigned long long)d2.evicted, "tier3_evicted",
+      (unsigned long long)d3.evicted, "stale_temps_removed",
+      (unsigned long long)(d2.stale_temps_removed + d3.stale_temps_removed), "compile_waits",
+      (unsigned long long)s->compile_waits, "tier1_evicted", (unsigned long long)s->tier1_evicted, "async_compiles",
+      (unsigned long long)s->async_compiles, "compile_joins", (unsigned long long)s->compile_joins);
   if (!extra || PyDict_Update(out, extra)) {
     Py_XDECREF(extra);
     Py_DECREF(out);
