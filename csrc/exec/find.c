@@ -2,6 +2,7 @@
 #include "exec/find.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,10 +60,17 @@ static void store(tt_cache_stats_t *st, tt_cache_dir_t *d, const tt_cache_key_t 
   (*writes)++;
 }
 
+static const char *_Atomic g_fault;
+
+void tt_exec_set_compile_fault(const char *what_contains) { g_fault = what_contains; }
+
 static tt_status_t compile(tt_ctx_t *c, tt_cache_stats_t *st, const tt_strbuf_t *text, const char *what,
                            int dump_text, tt_pjrt_executable_t **out_exe) {
   double t0 = now_seconds();
-  tt_status_t s = tt_pjrt_compile(c->rt, text->data, text->len, 1, what, out_exe);
+  const char *fault = g_fault;
+  tt_status_t s = fault && strstr(what, fault)
+                      ? tt_status_make(TT_INTERNAL, "compiling %s failed: injected fault (tests)", what)
+                      : tt_pjrt_compile(c->rt, text->data, text->len, 1, what, out_exe);
   st->compile_seconds += now_seconds() - t0;
   if (s && dump_text && text->data) s = tt_status_annotate(s, "module text:\n%s\n", text->data);
   if (!s) st->misses++;

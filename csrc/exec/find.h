@@ -29,6 +29,9 @@ tt_status_t tt_exec_find_uncached(tt_ctx_t *c, const tt_cache_entry_id_t *id, co
  * tt_tier1_release). */
 tt_status_t tt_exec_find_executable(tt_ctx_t *c, tt_graph_t *g, const tt_cache_key_t *key, const char *what,
                                     tt_tier1_exe_t **out_exe);
+/* Tests: compiles whose `what` contains this text fail (NULL: none); the
+ * string must outlive its use. */
+void tt_exec_set_compile_fault(const char *what_contains);
 /* Adds a worker's counters to the context's. */
 void tt_exec_stats_add(tt_cache_stats_t *into, const tt_cache_stats_t *delta);
 
