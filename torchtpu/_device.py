@@ -117,7 +117,8 @@ def runtime_info():
 def cache_stats():
     """Compile cache counters: requests, hits (all tiers) and tier1/2/3_hits,
     misses (= compiles), executables, compile_seconds, load_seconds (tiers 2/3),
-    tier2/3_writes, corrupt_entries, write_errors, tier2_dir/tier3_dir (None = off)."""
+    tier2/3_writes, corrupt_entries, write_errors, tier1/2/3_evicted, async_compiles,
+    compile_joins, compile_waits, tier2_dir/tier3_dir (None = off)."""
     _lazy_init()
     return dict(_C.cache_stats())
 
