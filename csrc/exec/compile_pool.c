@@ -248,9 +248,11 @@ void tt_compile_pool_shutdown(void) {
     return;
   }
   stopping = 1;
+  tt_exec_find_cancel(1); /* a worker waiting for another process's compile returns */
   pthread_cond_broadcast(&work_cv);
   pthread_mutex_unlock(&mu);
   for (int i = 0; i < nthreads; i++) pthread_join(threads[i], NULL);
+  tt_exec_find_cancel(0);
   pthread_mutex_lock(&mu);
   /* Queued jobs never started: their launches fail with a clear error. */
   for (tt_compile_job_t *j = queue_head, *next; j; j = next) {

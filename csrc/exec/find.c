@@ -1,6 +1,7 @@
 /* The compile-cache lookup chain: tier 1 -> tier 2 -> tier 3 -> compile. */
 #include "exec/find.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -61,6 +62,9 @@ static void store(tt_cache_stats_t *st, tt_cache_dir_t *d, const tt_cache_key_t 
 }
 
 static const char *_Atomic g_fault;
+static atomic_int g_cancel;
+
+void tt_exec_find_cancel(int cancel) { atomic_store(&g_cancel, cancel); }
 
 void tt_exec_set_compile_fault(const char *what_contains) { g_fault = what_contains; }
 
@@ -127,7 +131,7 @@ static tt_pjrt_executable_t *wait_for_peer(tt_ctx_t *c, tt_cache_stats_t *st, co
       *owned = 1;
       return NULL;
     }
-    if (now_seconds() - t0 > CLAIM_WAIT_SECONDS) return NULL;
+    if (now_seconds() - t0 > CLAIM_WAIT_SECONDS || atomic_load(&g_cancel)) return NULL;
     if (!tt_cache_claim_held(c->tier2, &id->key)) continue; /* owner gone: try to take over */
     waited = 1;
     usleep(sleep_us);
@@ -185,6 +189,9 @@ tt_status_t tt_exec_find_uncached(tt_ctx_t *c, const tt_cache_entry_id_t *id, co
   if (exe) {
     st->hits++;
     st->load_seconds += now_seconds() - t0;
+  } else if (atomic_load(&g_cancel)) { /* shutting down: no compile to wait for at exit */
+    s = tt_status_make(TT_UNAVAILABLE, "compiling %s: cancelled, torchtpu is shutting down", what);
+    if (owned) tt_cache_claim_release(c->tier2, &id->key);
   } else {
     s = compile(c, st, text, what, dump_text, &exe);
     if (!s) write_back(c, st, id, exe);

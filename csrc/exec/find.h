@@ -32,6 +32,9 @@ tt_status_t tt_exec_find_executable(tt_ctx_t *c, tt_graph_t *g, const tt_cache_k
 /* Tests: compiles whose `what` contains this text fail (NULL: none); the
  * string must outlive its use. */
 void tt_exec_set_compile_fault(const char *what_contains);
+/* While set, tt_exec_find_uncached stops waiting for a peer's compile and
+ * starts no compile (it fails as cancelled): the compile pool's shutdown. */
+void tt_exec_find_cancel(int cancel);
 /* Adds a worker's counters to the context's. */
 void tt_exec_stats_add(tt_cache_stats_t *into, const tt_cache_stats_t *delta);
 
