@@ -1,5 +1,6 @@
 """The device module `torch.tpu`: availability, seeds, synchronization,
 runtime facts. One device per process, as in TorchTPU."""
+import atexit
 import contextlib
 import os
 import types
@@ -33,6 +34,9 @@ def _lazy_init():
         # A mode the environment asks for but we lack stays NotImplementedError.
         _init_error = (NotImplementedError if isinstance(e, NotImplementedError) else RuntimeError, str(e))
         raise _init_error[0](_init_error[1]) from None
+    # Background compile threads are joined before the interpreter and the
+    # plugin are torn down (a compile still running then would crash).
+    atexit.register(_C.stop_compiles)
     _initialized = True
 
 
