@@ -11,7 +11,7 @@ CTESTS := $(patsubst tests/c/%.c,build/%,$(CTEST_SRCS))
 CTESTS_SAN := $(patsubst tests/c/%.c,build/san/%,$(CTEST_SRCS))
 PLUGIN = $$($(PY) -c 'import torchtpu._plugin as p; print(p.default_plugin_path())')
 
-.PHONY: all venv install demo test ctest ctest-san pytest bench opinfo clean
+.PHONY: all venv install demo test ctest ctest-san ctest-tsan pytest bench opinfo clean
 
 all: install
 
@@ -48,6 +48,12 @@ build/san/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/*/*.h)
 	@mkdir -p build/san
 	$(CC) $(CFLAGS_CORE) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined $(CORE_SRCS) $< -o $@ -ldl -lpthread -lm
 
+# ThreadSanitizer over the tests that run threads of ours (the compile pool);
+# tests/c/tsan.supp silences reports inside the uninstrumented XLA plugin.
+build/tsan/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/*/*.h)
+	@mkdir -p build/tsan
+	$(CC) $(CFLAGS_CORE) -O1 -fsanitize=thread $(CORE_SRCS) $< -o $@ -ldl -lpthread -lm
+
 build/fakeplugin.so: tests/c/test_pjrt_fakeplugin.c
 	@mkdir -p build
 	$(CC) -std=c11 -shared -fPIC -Icsrc $< -o $@
@@ -58,10 +64,13 @@ ctest: install $(CTESTS) build/fakeplugin.so
 ctest-san: install $(CTESTS_SAN) build/fakeplugin.so
 	@for t in $(CTESTS_SAN); do echo "== $$t (ASan+UBSan)"; LSAN_OPTIONS=suppressions=$(CURDIR)/tests/c/lsan.supp TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) TT_FAKE_PJRT_PLUGIN=build/fakeplugin.so $$t 2>build/san/$$(basename $$t).stderr || { cat build/san/$$(basename $$t).stderr | tail -30; exit 1; }; done
 
+ctest-tsan: install build/tsan/test_async
+	@echo "== build/tsan/test_async (TSan)"; TSAN_OPTIONS=suppressions=$(CURDIR)/tests/c/tsan.supp TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) build/tsan/test_async 2>build/tsan/test_async.stderr || { tail -40 build/tsan/test_async.stderr; exit 1; }
+
 pytest: install $(VENV)/.testdeps
 	$(PY) -m pytest -q -x tests/python
 
-test: ctest ctest-san pytest
+test: ctest ctest-san ctest-tsan pytest
 
 # Every OpInfo entry on tpu vs CPU -> docs/op_coverage.md (see tools/opinfo.py).
 opinfo: install $(VENV)/.testdeps

@@ -3,6 +3,7 @@
 
 #include "api/context.h"
 #include "base/prof.h"
+#include "exec/compile_pool.h"
 #include "exec/region.h"
 #include "bindings.h"
 #include "ops/registry.h"
@@ -253,6 +254,15 @@ static PyObject *py_synchronize(PyObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+/* Registered with Python's atexit: compile threads stop while the plugin is
+ * whole (C-level exit handlers may run after parts of it are torn down). */
+static PyObject *py_stop_compiles(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  tt_compile_pool_shutdown();
+  Py_RETURN_NONE;
+}
+
 static PyObject *py_runtime_info(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
@@ -290,10 +300,12 @@ static PyObject *py_cache_stats(PyObject *self, PyObject *unused) {
       "write_errors", (unsigned long long)s->write_errors, "load_seconds", s->load_seconds, "tier2_dir",
       dir_path(tt_ctx()->tier2), "tier3_dir", dir_path(tt_ctx()->tier3));
   if (!out) return NULL;
-  PyObject *extra = Py_BuildValue("{s:K,s:K,s:K,s:K}", "tier2_evicted", (unsigned long long)d2.evicted,
-                                  "tier3_evicted", (unsigned long long)d3.evicted, "stale_temps_removed",
-                                  (unsigned long long)(d2.stale_temps_removed + d3.stale_temps_removed),
-                                  "compile_waits", (unsigned long long)s->compile_waits);
+  PyObject *extra = Py_BuildValue(
+      "{s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "tier2_evicted", (unsigned long long)d2.evicted, "tier3_evicted",
+      (unsigned long long)d3.evicted, "stale_temps_removed",
+      (unsigned long long)(d2.stale_temps_removed + d3.stale_temps_removed), "compile_waits",
+      (unsigned long long)s->compile_waits, "tier1_evicted", (unsigned long long)s->tier1_evicted, "async_compiles",
+      (unsigned long long)s->async_compiles, "compile_joins", (unsigned long long)s->compile_joins);
   if (!extra || PyDict_Update(out, extra)) {
     Py_XDECREF(extra);
     Py_DECREF(out);
@@ -476,6 +488,7 @@ static PyMethodDef methods[] = {
     {"upload", py_upload, METH_VARARGS, "upload(dst, cpu_src)"},
     {"download", py_download, METH_VARARGS, "download(src, cpu_dst)"},
     {"synchronize", py_synchronize, METH_NOARGS, "wait for all work launched so far"},
+    {"stop_compiles", py_stop_compiles, METH_NOARGS, "join the background compile threads (at exit)"},
     {"runtime_info", py_runtime_info, METH_NOARGS, "plugin and device facts"},
     {"cache_stats", py_cache_stats, METH_NOARGS, "compile cache counters"},
     {"set_eager_mode", py_set_eager_mode, METH_O, "set_eager_mode(name): 'strict', 'debug' or 'defer_and_fuse'"},

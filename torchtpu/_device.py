@@ -1,5 +1,6 @@
 """The device module `torch.tpu`: availability, seeds, synchronization,
 runtime facts. One device per process, as in TorchTPU."""
+import atexit
 import contextlib
 import os
 import types
@@ -34,6 +35,9 @@ def _lazy_init():
         # A mode the environment asks for but we lack stays NotImplementedError.
         _init_error = (NotImplementedError if isinstance(e, NotImplementedError) else RuntimeError, str(e))
         raise _init_error[0](_init_error[1]) from None
+    # Background compile threads are joined before the interpreter and the
+    # plugin are torn down (a compile still running then would crash).
+    atexit.register(_C.stop_compiles)
     _initialized = True
 
 
@@ -118,7 +122,8 @@ def runtime_info():
 def cache_stats():
     """Compile cache counters: requests, hits (all tiers) and tier1/2/3_hits,
     misses (= compiles), executables, compile_seconds, load_seconds (tiers 2/3),
-    tier2/3_writes, corrupt_entries, write_errors, tier2_dir/tier3_dir (None = off)."""
+    tier2/3_writes, corrupt_entries, write_errors, tier1/2/3_evicted, async_compiles,
+    compile_joins, compile_waits, tier2_dir/tier3_dir (None = off)."""
     _lazy_init()
     return dict(_C.cache_stats())
 

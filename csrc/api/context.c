@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "exec/compile_pool.h"
 #include "exec/inflight.h"
 #include "exec/region.h"
 #include "exec/scalars.h"
@@ -37,7 +38,7 @@ tt_status_t tt_init(const char *fallback_plugin) {
   tt_pjrt_options_t opts = {1};
   tt_status_t s = tt_pjrt_runtime_create(path, &opts, &c->rt);
   tt_free(path);
-  if (!s) s = tt_tier1_create(&c->tier1);
+  if (!s) s = tt_tier1_create(c->rt, tt_tier1_max_entries_from_env(), &c->tier1);
   if (s) {
     if (c->rt) tt_pjrt_runtime_destroy(c->rt);
     tt_free(c);
@@ -60,10 +61,11 @@ tt_status_t tt_init(const char *fallback_plugin) {
 void tt_shutdown(void) {
   tt_ctx_t *c = g_ctx;
   if (!c) return;
-  tt_region_shutdown();
+  tt_region_shutdown(); /* runs queued launches: no compile job is left but cancelled ones */
   tt_status_free(tt_inflight_wait_all());
+  tt_compile_pool_shutdown();
   tt_scalars_clear();
-  tt_tier1_destroy(c->tier1, c->rt);
+  tt_tier1_destroy(c->tier1);
   tt_cache_dir_close(c->tier2);
   tt_cache_dir_close(c->tier3);
   tt_pjrt_runtime_destroy(c->rt);

@@ -18,6 +18,9 @@ typedef struct tt_cache_stats_s {
   uint64_t corrupt_entries; /* truncated, corrupt or foreign entries found (and replaced) */
   uint64_t write_errors;    /* entries that could not be stored (full disk, read-only dir) */
   uint64_t compile_waits;   /* compiles avoided by waiting for another process's (cache/claim.h) */
+  uint64_t tier1_evicted;   /* executables evicted from tier 1 by its entry limit */
+  uint64_t async_compiles;  /* tier-1 misses handed to the compile pool (exec/compile_pool.h) */
+  uint64_t compile_joins;   /* misses that joined a compile of the same key already under way */
   double compile_seconds, load_seconds; /* load: reading + deserializing tier 2/3 entries */
 } tt_cache_stats_t;
 

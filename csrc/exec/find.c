@@ -1,7 +1,9 @@
 /* The compile-cache lookup chain: tier 1 -> tier 2 -> tier 3 -> compile. */
 #include "exec/find.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,8 +22,8 @@ static double now_seconds(void) {
 /* Loads id's entry from one directory tier. A bad entry is counted and left
  * to be overwritten by the caller's write-back. On a hit, *out_entry holds the
  * whole file (for copying to a lower tier). */
-static tt_pjrt_executable_t *load(tt_ctx_t *c, tt_cache_dir_t *d, const tt_cache_entry_id_t *id,
-                                  void **out_entry, size_t *out_entry_size) {
+static tt_pjrt_executable_t *load(tt_ctx_t *c, tt_cache_stats_t *st, tt_cache_dir_t *d,
+                                  const tt_cache_entry_id_t *id, void **out_entry, size_t *out_entry_size) {
   *out_entry = NULL;
   if (!d) return NULL;
   void *data;
@@ -38,7 +40,7 @@ static tt_pjrt_executable_t *load(tt_ctx_t *c, tt_cache_dir_t *d, const tt_cache
     }
   }
   if (!exe) {
-    c->stats.corrupt_entries++;
+    st->corrupt_entries++;
     tt_free(data);
     return NULL;
   }
@@ -47,43 +49,53 @@ static tt_pjrt_executable_t *load(tt_ctx_t *c, tt_cache_dir_t *d, const tt_cache
   return exe;
 }
 
-static void store(tt_ctx_t *c, tt_cache_dir_t *d, const tt_cache_key_t *key, const void *header, size_t hn,
+static void store(tt_cache_stats_t *st, tt_cache_dir_t *d, const tt_cache_key_t *key, const void *header, size_t hn,
                   const void *payload, size_t n, uint64_t *writes) {
   if (!d) return;
   tt_status_t s = tt_cache_dir_put(d, key, header, hn, payload, n);
   if (s) { /* a cache that cannot be written is slower, not wrong */
-    c->stats.write_errors++;
+    st->write_errors++;
     tt_status_free(s);
     return;
   }
   (*writes)++;
 }
 
-static tt_status_t compile(tt_ctx_t *c, const tt_strbuf_t *text, const char *what, tt_pjrt_executable_t **out_exe) {
+static const char *_Atomic g_fault;
+static atomic_int g_cancel;
+
+void tt_exec_find_cancel(int cancel) { atomic_store(&g_cancel, cancel); }
+
+void tt_exec_set_compile_fault(const char *what_contains) { g_fault = what_contains; }
+
+static tt_status_t compile(tt_ctx_t *c, tt_cache_stats_t *st, const tt_strbuf_t *text, const char *what,
+                           int dump_text, tt_pjrt_executable_t **out_exe) {
   double t0 = now_seconds();
-  tt_status_t s = tt_pjrt_compile(c->rt, text->data, text->len, 1, what, out_exe);
-  c->stats.compile_seconds += now_seconds() - t0;
-  if (s && getenv("TORCH_TPU_DUMP_HLO_ON_ERROR") && text->data)
-    s = tt_status_annotate(s, "module text:\n%s\n", text->data);
-  if (!s) c->stats.misses++;
+  const char *fault = g_fault;
+  tt_status_t s = fault && strstr(what, fault)
+                      ? tt_status_make(TT_INTERNAL, "compiling %s failed: injected fault (tests)", what)
+                      : tt_pjrt_compile(c->rt, text->data, text->len, 1, what, out_exe);
+  st->compile_seconds += now_seconds() - t0;
+  if (s && dump_text && text->data) s = tt_status_annotate(s, "module text:\n%s\n", text->data);
+  if (!s) st->misses++;
   return s;
 }
 
 /* Serializes a fresh executable into the directory tiers. */
-static void write_back(tt_ctx_t *c, const tt_cache_entry_id_t *id, tt_pjrt_executable_t *exe) {
+static void write_back(tt_ctx_t *c, tt_cache_stats_t *st, const tt_cache_entry_id_t *id, tt_pjrt_executable_t *exe) {
   if (!c->tier2 && !c->tier3) return;
   void *payload;
   size_t n;
   tt_status_t s = tt_pjrt_executable_serialize(c->rt, exe, &payload, &n);
   if (s) {
-    c->stats.write_errors++;
+    st->write_errors++;
     tt_status_free(s);
     return;
   }
   unsigned char header[TT_CACHE_ENTRY_HEADER_SIZE];
   tt_cache_entry_header(id, payload, n, header);
-  store(c, c->tier2, &id->key, header, sizeof header, payload, n, &c->stats.tier2_writes);
-  store(c, c->tier3, &id->key, header, sizeof header, payload, n, &c->stats.tier3_writes);
+  store(st, c->tier2, &id->key, header, sizeof header, payload, n, &st->tier2_writes);
+  store(st, c->tier3, &id->key, header, sizeof header, payload, n, &st->tier3_writes);
   tt_free(payload);
 }
 
@@ -94,7 +106,8 @@ static void write_back(tt_ctx_t *c, const tt_cache_entry_id_t *id, tt_pjrt_execu
 /* After a miss in every tier: if another process of this host is compiling
  * the key, waits for its tier-2 entry (NULL if it never came). Sets *owned
  * when this process took the claim and must compile and release it. */
-static tt_pjrt_executable_t *wait_for_peer(tt_ctx_t *c, const tt_cache_entry_id_t *id, int *owned) {
+static tt_pjrt_executable_t *wait_for_peer(tt_ctx_t *c, tt_cache_stats_t *st, const tt_cache_entry_id_t *id,
+                                           int *owned) {
   *owned = 0;
   if (!c->tier2) return NULL;
   double t0 = now_seconds();
@@ -106,19 +119,19 @@ static tt_pjrt_executable_t *wait_for_peer(tt_ctx_t *c, const tt_cache_entry_id_
     /* Owned or busy: the entry may have landed just before, either way. */
     void *entry = NULL;
     size_t entry_size = 0;
-    tt_pjrt_executable_t *exe = load(c, c->tier2, id, &entry, &entry_size);
+    tt_pjrt_executable_t *exe = load(c, st, c->tier2, id, &entry, &entry_size);
     tt_free(entry);
     if (exe) {
       if (cl == TT_CLAIM_OWNED) tt_cache_claim_release(c->tier2, &id->key);
-      c->stats.tier2_hits++;
-      if (waited) c->stats.compile_waits++;
+      st->tier2_hits++;
+      if (waited) st->compile_waits++;
       return exe;
     }
     if (cl == TT_CLAIM_OWNED) {
       *owned = 1;
       return NULL;
     }
-    if (now_seconds() - t0 > CLAIM_WAIT_SECONDS) return NULL;
+    if (now_seconds() - t0 > CLAIM_WAIT_SECONDS || atomic_load(&g_cancel)) return NULL;
     if (!tt_cache_claim_held(c->tier2, &id->key)) continue; /* owner gone: try to take over */
     waited = 1;
     usleep(sleep_us);
@@ -126,55 +139,103 @@ static tt_pjrt_executable_t *wait_for_peer(tt_ctx_t *c, const tt_cache_entry_id_
   }
 }
 
-tt_status_t tt_exec_find_executable(tt_ctx_t *c, tt_graph_t *g, const tt_cache_key_t *key, const char *what,
-                                    tt_pjrt_executable_t **out_exe) {
-  tt_pjrt_executable_t *exe = tt_tier1_lookup(c->tier1, key);
-  if (exe) {
+tt_tier1_exe_t *tt_exec_find_cached(tt_ctx_t *c, const tt_cache_key_t *key) {
+  tt_tier1_exe_t *e = tt_tier1_lookup(c->tier1, key);
+  if (e) {
     c->stats.hits++;
     c->stats.tier1_hits++;
-    *out_exe = exe;
-    return TT_OK_STATUS;
   }
+  return e;
+}
+
+tt_status_t tt_exec_emit(tt_ctx_t *c, tt_graph_t *g, const tt_cache_key_t *key, tt_strbuf_t *out_text,
+                         tt_cache_entry_id_t *out_id) {
   /* The module text is needed to compile and, for tiers 2 and 3, to check
    * that an entry was built from this very text; emitting it costs far less
    * than compiling. */
-  tt_strbuf_t text;
-  tt_strbuf_init(&text);
-  tt_status_t s = tt_hlo_emit_module(g, &text);
+  tt_strbuf_init(out_text);
+  tt_status_t s = tt_hlo_emit_module(g, out_text);
   if (s) {
-    tt_strbuf_free(&text);
+    tt_strbuf_free(out_text);
     return s;
   }
   tt_cache_entry_id_t id = {*key, tt_pjrt_runtime_info(c->rt)->identity,
-                            tt_hash_bytes(TT_HASH_SEED, text.data, text.len)};
+                            tt_hash_bytes(TT_HASH_SEED, out_text->data, out_text->len)};
+  *out_id = id;
+  return TT_OK_STATUS;
+}
+
+tt_status_t tt_exec_find_uncached(tt_ctx_t *c, const tt_cache_entry_id_t *id, const tt_strbuf_t *text,
+                                  const char *what, int dump_text, tt_cache_stats_t *st,
+                                  tt_pjrt_executable_t **out_exe) {
   void *entry = NULL;
   size_t entry_size = 0;
   double t0 = now_seconds();
-  exe = load(c, c->tier2, &id, &entry, &entry_size);
+  tt_pjrt_executable_t *exe = load(c, st, c->tier2, id, &entry, &entry_size);
   if (exe) {
-    c->stats.tier2_hits++;
+    st->tier2_hits++;
   } else {
-    exe = load(c, c->tier3, &id, &entry, &entry_size);
+    exe = load(c, st, c->tier3, id, &entry, &entry_size);
     if (exe) {
-      c->stats.tier3_hits++;
+      st->tier3_hits++;
       /* Promote to the host tier: the file is already a valid entry. */
-      store(c, c->tier2, key, entry, entry_size, NULL, 0, &c->stats.tier2_writes);
+      store(st, c->tier2, &id->key, entry, entry_size, NULL, 0, &st->tier2_writes);
     }
   }
   tt_free(entry);
   int owned = 0;
-  if (!exe) exe = wait_for_peer(c, &id, &owned);
+  if (!exe) exe = wait_for_peer(c, st, id, &owned);
+  tt_status_t s = TT_OK_STATUS;
   if (exe) {
-    c->stats.hits++;
-    c->stats.load_seconds += now_seconds() - t0;
+    st->hits++;
+    st->load_seconds += now_seconds() - t0;
+  } else if (atomic_load(&g_cancel)) { /* shutting down: no compile to wait for at exit */
+    s = tt_status_make(TT_UNAVAILABLE, "compiling %s: cancelled, torchtpu is shutting down", what);
+    if (owned) tt_cache_claim_release(c->tier2, &id->key);
   } else {
-    s = compile(c, &text, what, &exe);
-    if (!s) write_back(c, &id, exe);
-    if (owned) tt_cache_claim_release(c->tier2, &id.key);
+    s = compile(c, st, text, what, dump_text, &exe);
+    if (!s) write_back(c, st, id, exe);
+    if (owned) tt_cache_claim_release(c->tier2, &id->key);
   }
+  if (!s) *out_exe = exe;
+  return s;
+}
+
+void tt_exec_stats_add(tt_cache_stats_t *into, const tt_cache_stats_t *d) {
+  into->requests += d->requests;
+  into->hits += d->hits;
+  into->misses += d->misses;
+  into->tier1_hits += d->tier1_hits;
+  into->tier2_hits += d->tier2_hits;
+  into->tier3_hits += d->tier3_hits;
+  into->tier2_writes += d->tier2_writes;
+  into->tier3_writes += d->tier3_writes;
+  into->corrupt_entries += d->corrupt_entries;
+  into->write_errors += d->write_errors;
+  into->compile_waits += d->compile_waits;
+  into->compile_seconds += d->compile_seconds;
+  into->load_seconds += d->load_seconds;
+}
+
+tt_status_t tt_exec_find_executable(tt_ctx_t *c, tt_graph_t *g, const tt_cache_key_t *key, const char *what,
+                                    tt_tier1_exe_t **out_exe) {
+  tt_tier1_exe_t *e = tt_exec_find_cached(c, key);
+  if (e) {
+    *out_exe = e;
+    return TT_OK_STATUS;
+  }
+  tt_strbuf_t text;
+  tt_cache_entry_id_t id;
+  TT_RETURN_IF_ERROR(tt_exec_emit(c, g, key, &text, &id));
+  tt_pjrt_executable_t *exe = NULL;
+  tt_status_t s = tt_exec_find_uncached(c, &id, &text, what, getenv("TORCH_TPU_DUMP_HLO_ON_ERROR") != NULL,
+                                        &c->stats, &exe);
   tt_strbuf_free(&text);
   if (s) return s;
-  *out_exe = tt_tier1_insert(c->tier1, c->rt, key, exe);
+  e = tt_tier1_insert(c->tier1, key, exe);
+  if (!e) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory caching the executable of %s", what);
   c->stats.executables = tt_tier1_size(c->tier1);
+  c->stats.tier1_evicted = tt_tier1_evicted(c->tier1);
+  *out_exe = e;
   return TT_OK_STATUS;
 }

@@ -9,6 +9,9 @@
 #include "base/alloc.h"
 #include "base/prof.h"
 #include "exec/async_errors.h"
+#include "exec/compile_pool.h"
+#include "exec/find.h"
+#include "exec/launch_queue.h"
 #include "exec/repeat.h"
 #include "ir/builder.h"
 
@@ -167,31 +170,9 @@ static tt_val_t checks_output(void) {
   return v;
 }
 
-static tt_status_t flush(const char *what, const tt_val_t *extra, int nextra,
-                         tt_status_t (*accept)(void *, tt_pjrt_buffer_t **), void *ctx) {
-  /* A region whose results all died still runs for its index checks (an
-   * out-of-range index raises as on CUDA, whether or not the result is used). */
-  int nflag = R.nchecks > 0;
-  if (!R.g || R.npending + nextra + nflag == 0) {
-    if (R.g && tt_graph_num_nodes(R.g)) reset(); /* everything it computed died */
-    return TT_OK_STATUS;
-  }
-  int nout = R.npending + nextra + nflag;
-  tt_status_t s = TT_OK_STATUS;
-  for (int i = 0; !s && i < R.npending; i++) s = tt_graph_add_output(R.g, R.pending[i]->pending);
-  for (int i = 0; !s && i < nextra; i++) s = tt_graph_add_output(R.g, extra[i]);
-  if (!s && nflag) s = tt_graph_add_output(R.g, checks_output());
-  tt_pjrt_buffer_t *small[64];
-  tt_pjrt_buffer_t **bufs = nout <= 64 ? small : tt_malloc(sizeof(*bufs) * (size_t)nout);
-  if (!s && !bufs) s = tt_status_make(TT_OUT_OF_MEMORY, "out of host memory running a region");
-  int ran = 0;
-  if (!s) {
-    TT_PROF_BEGIN(TT_PROF_FLUSH);
-    s = tt_exec_run(R.g, R.binds, what, bufs);
-    TT_PROF_END(TT_PROF_FLUSH);
-    ran = !s;
-  }
-  if (!s && nextra) s = accept(ctx, bufs + R.npending);
+/* Gives the region's live storages their new buffers (or poisons them when
+ * the launch failed); hands the index-check flags to exec/async_errors. */
+static tt_status_t land(tt_status_t s, int ran, tt_pjrt_buffer_t **bufs, int nout, int nflag) {
   if (s && ran) { /* vetoed: nothing lands, the storages keep their buffers */
     for (int i = 0; i < R.npending; i++) tt_pjrt_buffer_destroy(tt_ctx()->rt, bufs[i]);
     if (nflag) tt_pjrt_buffer_destroy(tt_ctx()->rt, bufs[nout - 1]);
@@ -203,6 +184,121 @@ static tt_status_t flush(const char *what, const tt_val_t *extra, int nextra,
       tt_storage_set_buffer(R.pending[i], bufs[i]);
     }
     if (nflag) s = tt_async_errors_push(bufs[nout - 1], R.checks, R.nchecks);
+  }
+  return s;
+}
+
+/* The region as a queued launch (exec/launch_queue.h), holding references to
+ * its storages and to its executable or compile job. */
+static tt_status_t make_launch(tt_launch_t *l, tt_tier1_exe_t *exe, tt_compile_job_t *job, const char *what) {
+  memset(l, 0, sizeof *l);
+  size_t wn = strlen(what) + 1;
+  l->binds = tt_malloc(sizeof(tt_binding_t) * (size_t)(R.nparams ? R.nparams : 1));
+  l->outs = tt_malloc(sizeof(tt_storage_t *) * (size_t)(R.npending ? R.npending : 1));
+  l->checks = R.nchecks ? tt_malloc(sizeof(tt_index_check_t) * (size_t)R.nchecks) : NULL;
+  l->what = tt_malloc(wn);
+  if (!l->binds || !l->outs || (R.nchecks && !l->checks) || !l->what) {
+    tt_free(l->binds);
+    tt_free(l->outs);
+    tt_free(l->checks);
+    tt_free(l->what);
+    return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory queueing %s", what);
+  }
+  memcpy(l->binds, R.binds, sizeof(tt_binding_t) * (size_t)R.nparams);
+  for (int i = 0; i < R.nparams; i++)
+    if (l->binds[i].kind == TT_BIND_STORAGE) tt_storage_retain(l->binds[i].storage);
+  l->nparams = R.nparams;
+  memcpy(l->outs, R.pending, sizeof(tt_storage_t *) * (size_t)R.npending);
+  for (int i = 0; i < R.npending; i++) tt_storage_retain(l->outs[i]);
+  l->nouts = R.npending;
+  if (R.nchecks) memcpy(l->checks, R.checks, sizeof(tt_index_check_t) * (size_t)R.nchecks);
+  l->nchecks = R.nchecks;
+  memcpy(l->what, what, wn);
+  l->exe = exe;
+  l->job = job;
+  return TT_OK_STATUS;
+}
+
+/* Closes the region with asynchronous compilation: launches it now when its
+ * executable is in tier 1 and nothing is queued before it; otherwise queues
+ * it behind its compile (joining one of the same key under way). */
+static tt_status_t close_async(const char *what, tt_pjrt_buffer_t **bufs, int nout, int nflag) {
+  tt_ctx_t *c = tt_ctx();
+  tt_cache_key_t key = tt_exec_key(R.g);
+  TT_PROF_BEGIN(TT_PROF_FIND);
+  tt_tier1_exe_t *exe = tt_exec_find_cached(c, &key);
+  TT_PROF_END(TT_PROF_FIND);
+  if (exe && !tt_launchq_length()) {
+    tt_status_t s = tt_exec_launch(exe, R.binds, R.nparams, nout, what, bufs);
+    tt_tier1_release(c->tier1, exe);
+    return land(s, 0, bufs, nout, nflag);
+  }
+  tt_compile_job_t *job = NULL;
+  tt_status_t s = TT_OK_STATUS;
+  if (!exe) {
+    job = tt_compile_job_find(&key);
+    if (job) {
+      c->stats.compile_joins++;
+    } else {
+      tt_strbuf_t text;
+      tt_cache_entry_id_t id;
+      s = tt_exec_emit(c, R.g, &key, &text, &id);
+      if (!s) {
+        s = tt_compile_job_start(c, &id, &text, what, &job);
+        tt_strbuf_free(&text);
+      }
+      if (!s) c->stats.async_compiles++;
+    }
+  }
+  tt_launch_t l;
+  if (!s) s = make_launch(&l, exe, job, what);
+  if (s) {
+    tt_tier1_release(c->tier1, exe);
+    tt_compile_job_release(job);
+    poison_pending();
+    return s;
+  }
+  return tt_launchq_push(&l);
+}
+
+static tt_status_t flush(const char *what, const tt_val_t *extra, int nextra,
+                         tt_status_t (*accept)(void *, tt_pjrt_buffer_t **), void *ctx, int drain) {
+  /* A region whose results all died still runs for its index checks (an
+   * out-of-range index raises as on CUDA, whether or not the result is used). */
+  int nflag = R.nchecks > 0;
+  if (!R.g || R.npending + nextra + nflag == 0) {
+    if (R.g && tt_graph_num_nodes(R.g)) reset(); /* everything it computed died */
+    return drain ? tt_launchq_drain() : TT_OK_STATUS;
+  }
+  int nout = R.npending + nextra + nflag;
+  tt_status_t s = TT_OK_STATUS;
+  for (int i = 0; !s && i < R.npending; i++) s = tt_graph_add_output(R.g, R.pending[i]->pending);
+  for (int i = 0; !s && i < nextra; i++) s = tt_graph_add_output(R.g, extra[i]);
+  if (!s && nflag) s = tt_graph_add_output(R.g, checks_output());
+  tt_pjrt_buffer_t *small[64];
+  tt_pjrt_buffer_t **bufs = nout <= 64 ? small : tt_malloc(sizeof(*bufs) * (size_t)nout);
+  if (!s && !bufs) s = tt_status_make(TT_OUT_OF_MEMORY, "out of host memory running a region");
+  /* Extra outputs (Debug's checks) and Debug itself run synchronously, after
+   * everything queued. */
+  int sync = nextra || tt_get_eager_mode() == TT_MODE_DEBUG || !tt_compile_pool_enabled();
+  if (s) {
+    poison_pending();
+  } else if (sync) {
+    int ran = 0;
+    s = tt_launchq_drain();
+    if (!s) {
+      TT_PROF_BEGIN(TT_PROF_FLUSH);
+      s = tt_exec_run(R.g, R.binds, what, bufs);
+      TT_PROF_END(TT_PROF_FLUSH);
+      ran = !s;
+    }
+    if (!s && nextra) s = accept(ctx, bufs + R.npending);
+    s = land(s, ran, bufs, nout, nflag);
+  } else {
+    TT_PROF_BEGIN(TT_PROF_FLUSH);
+    s = close_async(what, bufs, nout, nflag);
+    if (!s && drain) s = tt_launchq_drain();
+    TT_PROF_END(TT_PROF_FLUSH);
   }
   R.stats.flushes++;
   R.stats.last_nodes = (uint64_t)tt_graph_num_nodes(R.g);
@@ -220,7 +316,7 @@ static tt_status_t flush(const char *what, const tt_val_t *extra, int nextra,
  * earlier workload used to cut at shifting places and compile every step). */
 tt_status_t tt_region_flush(const char *what) {
   tt_repeat_reset();
-  return flush(what, NULL, 0, NULL, NULL);
+  return flush(what, NULL, 0, NULL, NULL, 1);
 }
 
 tt_status_t tt_region_flush_checked(const char *what, const tt_val_t *extra, int n,
@@ -228,18 +324,26 @@ tt_status_t tt_region_flush_checked(const char *what, const tt_val_t *extra, int
                                     void *ctx) {
   R.nops++;
   tt_repeat_reset();
-  return flush(what, extra, n, accept, ctx);
+  return flush(what, extra, n, accept, ctx, 1);
 }
 
 tt_status_t tt_region_end_op(uint64_t op_hash, const char *what) {
   R.nops++;
-  if (tt_get_eager_mode() != TT_MODE_DEFER_AND_FUSE) return tt_region_flush(what);
+  /* Strict and Debug: one op per region. Strict does not drain the launch
+   * queue, so an op whose executable is compiling does not stop the host
+   * from lowering the next ones (exec/launch_queue.h). */
+  if (tt_get_eager_mode() != TT_MODE_DEFER_AND_FUSE) {
+    tt_repeat_reset();
+    return flush(what, NULL, 0, NULL, NULL, 0);
+  }
   if (R.repeat_detection && tt_repeat_observe(op_hash)) {
     R.stats.repeat_cuts++;
-    return flush("a repeated op sequence (DeferAndFuse)", NULL, 0, NULL, NULL);
+    return flush("a repeated op sequence (DeferAndFuse)", NULL, 0, NULL, NULL, 0);
   }
-  if (tt_graph_num_nodes(R.g) > MAX_NODES || R.nparams > MAX_PARAMS)
-    return tt_region_flush("a large deferred region (DeferAndFuse)");
+  if (tt_graph_num_nodes(R.g) > MAX_NODES || R.nparams > MAX_PARAMS) {
+    tt_repeat_reset();
+    return flush("a large deferred region (DeferAndFuse)", NULL, 0, NULL, NULL, 0);
+  }
   return TT_OK_STATUS;
 }
 

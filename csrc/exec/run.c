@@ -24,19 +24,19 @@ static tt_status_t bind_param(const tt_binding_t *b, tt_pjrt_buffer_t **out_buf,
   return tt_status_make(TT_INTERNAL, "unknown parameter binding");
 }
 
-tt_status_t tt_exec_run(tt_graph_t *g, const tt_binding_t *binds, const char *what,
-                        tt_pjrt_buffer_t **outs) {
+tt_cache_key_t tt_exec_key(tt_graph_t *g) {
   tt_ctx_t *c = tt_ctx();
   TT_PROF_BEGIN(TT_PROF_FINGERPRINT);
   tt_graph_key_t gk = tt_graph_fingerprint(g);
   TT_PROF_END(TT_PROF_FINGERPRINT);
-  tt_cache_key_t key = {gk.shapeless, gk.dims, c->options_key};
   c->stats.requests++;
-  tt_pjrt_executable_t *exe;
-  TT_PROF_BEGIN(TT_PROF_FIND);
-  TT_RETURN_IF_ERROR(tt_exec_find_executable(c, g, &key, what, &exe));
-  TT_PROF_END(TT_PROF_FIND);
-  int np = tt_graph_num_params(g);
+  tt_cache_key_t key = {gk.shapeless, gk.dims, c->options_key};
+  return key;
+}
+
+tt_status_t tt_exec_launch(tt_tier1_exe_t *exe, const tt_binding_t *binds, int np, int nout, const char *what,
+                           tt_pjrt_buffer_t **outs) {
+  tt_ctx_t *c = tt_ctx();
   tt_scalars_release_evicted();
   tt_pjrt_buffer_t *args_small[16];
   int owned_small[16];
@@ -49,20 +49,33 @@ tt_status_t tt_exec_run(tt_graph_t *g, const tt_binding_t *binds, const char *wh
   TT_PROF_END(TT_PROF_BIND);
   if (s) bound--;
   TT_PROF_BEGIN(TT_PROF_EXECUTE);
-  if (!s) s = tt_pjrt_execute(c->rt, exe, args, (size_t)np, what, outs);
+  if (!s) s = tt_pjrt_execute(c->rt, tt_tier1_executable(exe), args, (size_t)np, what, outs);
   TT_PROF_END(TT_PROF_EXECUTE);
-  if (!s && tt_graph_num_outputs(g) > 0) {
+  if (!s && nout > 0) {
     TT_PROF_BEGIN(TT_PROF_EVENT);
-    s = tt_inflight_push(outs[0]);
+    s = tt_inflight_push(outs[0], exe);
     TT_PROF_END(TT_PROF_EVENT);
     /* Debug: the op's own error surfaces at the op, as with CUDA_LAUNCH_BLOCKING=1. */
     if (!s && c->mode == TT_MODE_DEBUG) s = tt_status_annotate(tt_pjrt_buffer_await(c->rt, outs[0]), "%s", what);
     if (s)
-      for (int i = 0; i < tt_graph_num_outputs(g); i++) tt_pjrt_buffer_destroy(c->rt, outs[i]);
+      for (int i = 0; i < nout; i++) tt_pjrt_buffer_destroy(c->rt, outs[i]);
   }
   for (int i = 0; i < bound; i++)
     if (owned[i]) tt_pjrt_buffer_destroy(c->rt, args[i]);
   if (args != args_small) tt_free(args);
   if (owned != owned_small) tt_free(owned);
+  return s;
+}
+
+tt_status_t tt_exec_run(tt_graph_t *g, const tt_binding_t *binds, const char *what,
+                        tt_pjrt_buffer_t **outs) {
+  tt_ctx_t *c = tt_ctx();
+  tt_cache_key_t key = tt_exec_key(g);
+  tt_tier1_exe_t *exe;
+  TT_PROF_BEGIN(TT_PROF_FIND);
+  TT_RETURN_IF_ERROR(tt_exec_find_executable(c, g, &key, what, &exe));
+  TT_PROF_END(TT_PROF_FIND);
+  tt_status_t s = tt_exec_launch(exe, binds, tt_graph_num_params(g), tt_graph_num_outputs(g), what, outs);
+  tt_tier1_release(c->tier1, exe);
   return s;
 }

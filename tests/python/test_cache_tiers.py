@@ -160,3 +160,52 @@ def test_tier3_size_limit_evicts_and_still_matches(populated, tmp_path):
     again = _run(_env(tier3=small, TORCH_TPU_TIER3_COMPILATION_CACHE_MAX_BYTES=str(limit)))
     assert again["stats"]["corrupt_entries"] == 0 and again["losses"] == runs[0]["losses"]
     assert sum(os.path.getsize(small / f) for f in _entries(small)) <= limit
+
+
+def test_tier1_limit_evicts_and_reloads_from_tier3(populated, tmp_path):
+    """A tier-1 limit below one step's programs: least recently used
+    executables are evicted; a re-miss loads from tier 3 (each program is
+    compiled once), or compiles again without it; the losses never change."""
+    _, t3, runs = populated
+    programs = len(_entries(t3))
+    limited = _run(_env(tier3=tmp_path / "t3", TORCH_TPU_TIER1_COMPILATION_CACHE_MAX_ENTRIES="3"))
+    s = limited["stats"]
+    assert limited["losses"] == runs[0]["losses"]
+    assert s["executables"] <= 3 and s["tier1_evicted"] > 0
+    assert s["misses"] == programs and s["tier3_hits"] > 0
+    alone = _run(_env(TORCH_TPU_TIER1_COMPILATION_CACHE_MAX_ENTRIES="3"))
+    assert alone["losses"] == runs[0]["losses"]
+    assert alone["stats"]["misses"] > programs and alone["stats"]["tier1_evicted"] > 0
+    unlimited = _run(_env(TORCH_TPU_TIER1_COMPILATION_CACHE_MAX_ENTRIES="0"))
+    assert unlimited["stats"]["tier1_evicted"] == 0 and unlimited["stats"]["misses"] == programs
+
+
+@pytest.mark.parametrize("mode", ["strict", "defer_and_fuse"])
+def test_async_compile_gives_the_same_results(mode):
+    """Compiles in the background (default) or on the calling thread
+    (TORCH_TPU_ASYNC_COMPILE=0): the same losses, programs and compiles."""
+    extra = {"TORCH_TPU_DEFER_AND_FUSE": "1"} if mode == "defer_and_fuse" else {}
+    on = _run(_env(**extra))
+    off = _run(_env(TORCH_TPU_ASYNC_COMPILE="0", **extra))
+    assert on["losses"] == off["losses"]
+    assert on["stats"]["async_compiles"] > 0 and off["stats"]["async_compiles"] == 0
+    assert on["stats"]["misses"] == off["stats"]["misses"] == on["stats"]["executables"]
+    # Every background compile is one program; the rest joined one under way.
+    assert on["stats"]["async_compiles"] == on["stats"]["misses"]
+
+
+EXIT_WHILE_COMPILING = r"""
+import torch
+xs = [torch.full((n,), 2.0, device="tpu") for n in range(1, 25)]
+ys = [(x * 3 + 1).exp() for x in xs]  # 24 shapes: compiles queued, nothing waited for
+print("done", flush=True)
+"""
+
+
+def test_exit_with_compiles_under_way_is_clean():
+    """The interpreter exits while compile threads still work: they are
+    joined before the plugin unloads (no crash, no hang, exit status 0)."""
+    p = subprocess.run([sys.executable, "-c", EXIT_WHILE_COMPILING], env=_env(), capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "done"

@@ -1,0 +1,47 @@
+/* Asynchronous compilation: a small pool of threads that finds executables
+ * after a tier-1 miss (tiers 2/3, a peer's claim, else XLA's compile) while
+ * the host goes on lowering and recording the ops that follow. A job is
+ * collected on the host when its launch needs the executable; the first
+ * collection inserts it in tier 1. Concurrent misses of one key share one
+ * job (tt_compile_job_find), so a key compiles once.
+ * TORCH_TPU_ASYNC_COMPILE=0 turns it off (every compile on the calling
+ * thread, as in Debug mode). The threads are joined at exit (atexit) and by
+ * tt_compile_pool_shutdown, so none is left compiling when the plugin unloads.
+ * Thread safety: the tt_compile_job_* functions and shutdown are called by
+ * the host thread (the binding's lock); the pool's own state is locked. */
+#ifndef TT_EXEC_COMPILE_POOL_H
+#define TT_EXEC_COMPILE_POOL_H
+
+#include "api/context.h"
+#include "base/strbuf.h"
+#include "cache/entry.h"
+
+typedef struct tt_compile_job_s tt_compile_job_t;
+
+/* Whether misses compile in the background: TORCH_TPU_ASYNC_COMPILE (on
+ * unless "0", "off" or "false"), unless overridden by set_enabled. */
+int tt_compile_pool_enabled(void);
+/* Tests and benchmarks: 1/0 forces it on or off, -1 returns to the environment. */
+void tt_compile_pool_set_enabled(int enabled);
+
+/* Queues a job for id's executable; takes ownership of *text (emptied).
+ * *out_job is the caller's reference. */
+tt_status_t tt_compile_job_start(tt_ctx_t *c, const tt_cache_entry_id_t *id, tt_strbuf_t *text,
+                                 const char *what, tt_compile_job_t **out_job);
+/* A new reference to the uncollected job of key, or NULL. */
+tt_compile_job_t *tt_compile_job_find(const tt_cache_key_t *key);
+/* Finished (without waiting)? */
+int tt_compile_job_done(tt_compile_job_t *j);
+/* Waits for the job; then a new tier-1 reference to its executable, or the
+ * job's error (the same text for every caller). The first call inserts the
+ * executable in tier 1 and adds the job's counters to the context's. */
+tt_status_t tt_compile_job_result(tt_compile_job_t *j, tt_tier1_exe_t **out_exe);
+void tt_compile_job_release(tt_compile_job_t *j);
+
+/* Waits for the job being compiled, cancels queued ones and joins the
+ * threads; a later start creates them again. */
+void tt_compile_pool_shutdown(void);
+/* Jobs started in the background so far (for cache_stats). */
+uint64_t tt_compile_pool_started(void);
+
+#endif
