@@ -54,5 +54,7 @@ extern const tt_op_def_t tt_ops_unique[];
 extern const tt_op_def_t tt_ops_bincount[];
 extern const tt_op_def_t tt_ops_repeat_interleave[];
 extern const tt_op_def_t tt_ops_embedding_bag[];
+extern const tt_op_def_t tt_ops_tri_indices[];
+extern const tt_op_def_t tt_ops_gcd[];
 
 #endif

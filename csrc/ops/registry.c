@@ -58,6 +58,8 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_bincount,
       tt_ops_repeat_interleave,
       tt_ops_embedding_bag,
+      tt_ops_tri_indices,
+      tt_ops_gcd,
       NULL,
   };
   return list;
