@@ -56,5 +56,6 @@ extern const tt_op_def_t tt_ops_repeat_interleave[];
 extern const tt_op_def_t tt_ops_embedding_bag[];
 extern const tt_op_def_t tt_ops_tri_indices[];
 extern const tt_op_def_t tt_ops_gcd[];
+extern const tt_op_def_t tt_ops_segment_reduce[];
 
 #endif

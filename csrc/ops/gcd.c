@@ -7,13 +7,13 @@
 /* CPU's calc_gcd: a = |x|, b = |y|; while (a != 0) (a, b) = (b % a, a);
  * the answer is b. |INT_MIN| stays INT_MIN, as in two's complement C. */
 static tt_val_t abs_int(tt_graph_t *g, tt_val_t x) {
-  const tt_type_t *t = tt_graph_type(g, x);
-  return t && tt_dtype_is_unsigned(t->dtype) ? x : tt_b_unary(g, TT_UN_ABS, x); /* stablehlo.abs is signed only */
+  if (x < 0 || tt_graph_failed(g)) return -1;
+  return tt_dtype_is_unsigned(tt_graph_type(g, x)->dtype) ? x : tt_b_unary(g, TT_UN_ABS, x); /* stablehlo.abs is signed only */
 }
 
 static tt_val_t gcd_values(tt_graph_t *g, tt_val_t x, tt_val_t y) {
+  if (x < 0 || tt_graph_failed(g)) return -1;
   const tt_type_t *t = tt_graph_type(g, x);
-  if (!t) return -1;
   tt_val_t init[2] = {abs_int(g, x), abs_int(g, y)};
   int rank = t->rank;
   int64_t all[TT_MAX_RANK];

@@ -60,6 +60,7 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_embedding_bag,
       tt_ops_tri_indices,
       tt_ops_gcd,
+      tt_ops_segment_reduce,
       NULL,
   };
   return list;

@@ -55,6 +55,7 @@ static tt_status_t tri_indices(tt_lower_t *L, int lower) {
   tt_val_t diff = tt_b_binary(g, TT_BIN_SUB, c, r);
   tt_val_t keep = tt_b_compare(g, lower ? TT_CMP_LE : TT_CMP_GE, diff, tt_b_full_i(g, TT_I64, 2, gd, offset));
   keep = tt_b_reshape(g, keep, 1, &n);
+  if (tt_graph_failed(g)) return NULL;
   /* Position of each kept cell among the kept ones; the others go past the
    * end, where the scatter drops them. */
   tt_val_t pos = tt_b_binary(g, TT_BIN_SUB, tt_op_scan(g, TT_RED_SUM, tt_b_convert(g, keep, TT_I64), 0), tt_b_full_i(g, TT_I64, 1, &n, 1));
