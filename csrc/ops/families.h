@@ -57,5 +57,6 @@ extern const tt_op_def_t tt_ops_embedding_bag[];
 extern const tt_op_def_t tt_ops_tri_indices[];
 extern const tt_op_def_t tt_ops_gcd[];
 extern const tt_op_def_t tt_ops_segment_reduce[];
+extern const tt_op_def_t tt_ops_histogramdd[];
 
 #endif
