@@ -238,7 +238,9 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   if (s) {
     tt_call_result_clear(out); /* their pending values are forgotten with them */
     tt_region_rollback();
-    return tt_status_annotate(s, "aten::%s", def->name);
+    /* a "_tt_size:" companion's errors are its op's, as the user called that op */
+    const char *name = strncmp(def->name, "_tt_size:", 9) ? def->name : def->name + 9;
+    return tt_status_annotate(s, "aten::%s", name);
   }
   char what[160];
   snprintf(what, sizeof what, "aten::%s", def->name);

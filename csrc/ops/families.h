@@ -60,5 +60,9 @@ extern const tt_op_def_t tt_ops_rrelu[];
 extern const tt_op_def_t tt_ops_fractional_pool[];
 extern const tt_op_def_t tt_ops_complex[];
 extern const tt_op_def_t tt_ops_fft[];
+extern const tt_op_def_t tt_ops_tri_indices[];
+extern const tt_op_def_t tt_ops_gcd[];
+extern const tt_op_def_t tt_ops_segment_reduce[];
+extern const tt_op_def_t tt_ops_histogramdd[];
 
 #endif

@@ -64,6 +64,10 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_fractional_pool,
       tt_ops_complex,
       tt_ops_fft,
+      tt_ops_tri_indices,
+      tt_ops_gcd,
+      tt_ops_segment_reduce,
+      tt_ops_histogramdd,
       NULL,
   };
   return list;

@@ -58,12 +58,12 @@ def test_off_by_default_error_names_op_and_how_to_enable():
 
 
 def test_error_for_an_unlowered_aten_op_names_its_overload():
-    unlowered = [n for n in ("segment_reduce", "_histogramdd_bin_edges")
+    unlowered = [n for n in ("_weight_norm_interface", "linalg_ldl_factor_ex")
                  if n not in torchtpu._kernels.registered_ops()]
     assert unlowered, "all candidate ops are lowered now: pick others"
     x = torch.rand(4, 4).to("tpu")
-    op = {"segment_reduce": lambda: torch.segment_reduce(x, "sum", lengths=torch.tensor([1, 3]).to("tpu")),
-          "_histogramdd_bin_edges": lambda: torch.histogramdd(x, bins=[2, 2, 2, 2])}[unlowered[0]]
+    op = {"_weight_norm_interface": lambda: torch._weight_norm(x, x[:, :1], 0),
+          "linalg_ldl_factor_ex": lambda: torch.linalg.ldl_factor_ex(x)}[unlowered[0]]
     with pytest.raises(NotImplementedError, match=rf"'aten::{unlowered[0]}\.\w+' is not implemented for TPU yet"):
         op()
 
@@ -155,10 +155,10 @@ def test_mixed_returns_and_device_argument(fallback):
 
 
 def test_aten_op_forward_and_backward(fallback):
-    unlowered = [n for n in ("segment_reduce",) if n not in torchtpu._kernels.registered_ops()]
+    unlowered = [n for n in ("_weight_norm_interface",) if n not in torchtpu._kernels.registered_ops()]
     assert unlowered, "all candidate ops are lowered now: pick others"
     x = torch.rand(4, 5)
-    f = {"segment_reduce": lambda t: torch.segment_reduce(t, "sum", lengths=torch.tensor([1, 3], device=t.device))
+    f = {"_weight_norm_interface": lambda t: torch._weight_norm(t, torch.arange(1.0, 5.0, device=t.device)[:, None], 0)
          }[unlowered[0]]
     xc = x.clone().requires_grad_()
     xt = x.to("tpu").requires_grad_()
