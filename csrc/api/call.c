@@ -121,10 +121,12 @@ static int apply_writes(tt_lower_t *L, int flags, tt_storage_t **written, tt_val
     if (base < 0) { /* whole overwrite: no need to read the old contents */
       new_base[k] = tt_b_reshape(L->g, v, 1, &n);
     } else if (t->dtype != sdt) { /* a dtype view: write its bytes, then back to the storage's type */
-      tt_val_t as_t = tt_view_bitcast_flat(L->g, base, t->dtype, tt_view_bitcast_numel(sdt, n, t->dtype));
-      new_base[k] = tt_view_bitcast_flat(L->g, tt_view_write(L->g, as_t, &view, v), sdt, n);
+      int64_t tn = tt_view_bitcast_numel(sdt, n, t->dtype);
+      tt_val_t as_t = tt_view_bitcast_flat(L->g, base, t->dtype, tn);
+      tt_val_t off = tt_l_view_offset(L, &view, tn);
+      new_base[k] = tt_view_bitcast_flat(L->g, tt_view_write_at(L->g, as_t, &view, v, off), sdt, n);
     } else {
-      new_base[k] = tt_view_write(L->g, base, &view, v);
+      new_base[k] = tt_view_write_at(L->g, base, &view, v, tt_l_view_offset(L, &view, n));
     }
   }
   return nw;

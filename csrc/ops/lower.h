@@ -59,6 +59,10 @@ const int64_t *tt_l_arg_sizes(tt_lower_t *L, int i);
 tt_val_t tt_l_storage_base(tt_lower_t *L, tt_storage_t *s);
 /* A Python number as a runtime rank-0 parameter of dtype (not baked in). */
 tt_val_t tt_l_scalar(tt_lower_t *L, tt_dtype_t dtype, double f, int64_t iv, int is_float);
+/* A view's offset as a runtime scalar (rank-0 i64) when other views of its
+ * shape fit elsewhere in a base of base_numel elements (x[i] in a loop: one
+ * program for every i), else -1: the offset is baked in. */
+tt_val_t tt_l_view_offset(tt_lower_t *L, const tt_view_t *v, int64_t base_numel);
 /* Scalar argument i (INT/FLOAT/BOOL) converted to dtype as a runtime parameter. */
 tt_val_t tt_l_scalar_arg(tt_lower_t *L, int i, tt_dtype_t dtype);
 /* The next RNG state (ui64[2]) as a parameter; advances the generator. */
