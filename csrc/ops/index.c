@@ -6,6 +6,7 @@
  * (tt_l_check_index) that raises as PyTorch's CPU kernels do: at the op in
  * debug mode, at the next synchronization point otherwise (exec/async_errors.h). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/common.h"
@@ -660,26 +661,69 @@ static tt_status_t lower_index_fill(tt_lower_t *L) {
   return NULL;
 }
 
+/* sz without dimension `skip` (when rank > 0), as CPU prints a size vector
+ * in index_copy_'s message: "2 3", empty for none. Returns the count. */
+static int drop_dim(int rank, const int64_t *sz, int skip, int64_t *out) {
+  int m = 0;
+  for (int d = 0; d < rank; d++)
+    if (d != skip) out[m++] = sz[d];
+  return m;
+}
+
+static void sizes_text(char *buf, size_t n, int m, const int64_t *sz) {
+  size_t k = 0;
+  buf[0] = 0;
+  for (int d = 0; d < m && k < n; d++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? " " : "", (long long)sz[d]);
+}
+
+/* index_copy's argument checks in CPU's order (its meta function), with
+ * its exception types: a 0-dim self or source counts as one element. */
+static tt_status_t index_copy_checks(tt_lower_t *L, int dim) {
+  int rank = tt_l_arg_rank(L, 0), ir = tt_l_arg_rank(L, 2), sr = tt_l_arg_rank(L, 3);
+  const int64_t *xs = tt_l_arg_sizes(L, 0), *ss = tt_l_arg_sizes(L, 3);
+  if (ir >= 2) return tt_status_make(TT_INDEX_ERROR, "index_copy_(): Index should have dimension 1 or 0 (got %d)", ir);
+  int64_t n = ir == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
+  if (sr == 0 && n != 1)
+    return tt_status_make(TT_INDEX_ERROR, "index_copy_(): When source is scalar, index should have one element (got %lld)", (long long)n);
+  if (sr != 0 && sr != rank && rank != 0)
+    return tt_status_make(TT_INDEX_ERROR, "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+                          "Source dimensionality (%d), destination dimensionality (%d)", sr, rank);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (tt_l_arg_dtype(L, 2) != TT_I64)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_copy_(): Expected a long tensor for index, but got %s", tt_op_type_name(tt_l_arg_dtype(L, 2)));
+  if (tt_l_arg_dtype(L, 3) != dt)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_copy_(): self and source expected to have the same dtype, but got (self) %s and (source) %s",
+                          tt_op_type_name(dt), tt_op_type_name(tt_l_arg_dtype(L, 3)));
+  /* Slice shapes: each shape without `dim` (a 0-dim shape stays empty). */
+  int64_t xa[TT_MAX_RANK], sa[TT_MAX_RANK];
+  int xm = drop_dim(rank, xs, dim, xa), sm = drop_dim(sr, ss, dim, sa);
+  if (xm != sm || memcmp(xa, sa, sizeof(int64_t) * (size_t)xm)) {
+    char a[200], b[200];
+    sizes_text(a, sizeof a, xm, xa);
+    sizes_text(b, sizeof b, sm, sa);
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_copy_(): Source/destination tensor must have same slice shapes. "
+                          "Destination slice shape: %s at dimension %d and source slice shape: %s at dimension 0.", a, dim, b);
+  }
+  if (sr != 0 && n != ss[dim])
+    return tt_status_make(TT_INDEX_ERROR, "index_copy_(): Number of indices (%lld) should be equal to source.size(dim) (%lld)",
+                          (long long)n, (long long)ss[dim]);
+  return NULL;
+}
+
 /* index_copy(self, dim, index, source) */
 static tt_status_t lower_index_copy(tt_lower_t *L) {
   int rank = tt_l_arg_rank(L, 0);
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (tt_l_arg_dtype(L, 3) != dt)
-    return tt_status_make(TT_INVALID_ARGUMENT, "index_copy_(): self and source expected to have the same dtype, but got (self) %s and (source) %s",
-                          tt_op_type_name(dt), tt_op_type_name(tt_l_arg_dtype(L, 3)));
+  tt_status_t st = index_copy_checks(L, dim);
+  if (st) return st;
   int r;
   int64_t xsz[TT_MAX_RANK], tsz[TT_MAX_RANK];
   tt_scatter_dims_t sd;
   tt_val_t coords = index_dim_coords(L, "index_copy_", dim, &r, xsz, tsz, &sd);
   if (tt_graph_failed(L->g)) return NULL;
-  int sr = tt_l_arg_rank(L, 3);
-  int64_t sn = 1, tn = 1;
-  for (int d = 0; d < sr; d++) sn *= tt_l_arg_sizes(L, 3)[d];
+  int64_t tn = 1;
   for (int d = 0; d < r; d++) tn *= tsz[d];
-  if (sn != tn || (sr != 0 && sr != rank))
-    return tt_status_make(TT_INVALID_ARGUMENT, "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape and source slice shape differ along dim %d", dim);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_reshape(g, tt_l_tensor(L, 0), r, xsz);
   if (tn > 0) x = tt_b_scatter(g, TT_RED_SET, x, coords, tt_b_reshape(g, tt_l_tensor(L, 3), r, tsz), &sd);
