@@ -88,14 +88,14 @@ static int apply_writes(tt_lower_t *L, int flags, tt_storage_t **written, tt_val
       tt_l_fail(L, TT_INTERNAL, "%s: write into a non-tensor argument", L->op);
       return 0;
     }
-    int uniform = (flags & TT_OPF_UNIFORM_WRITE) != 0;
+    int uniform = (flags & TT_OPF_UNIFORM_WRITE) != 0 || L->alias_write;
     if (!uniform && tt_view_has_internal_overlap(&t->view)) {
       tt_l_fail(L, TT_INVALID_ARGUMENT,
                 "unsupported operation: more than one element of the written-to tensor refers to a "
                 "single memory location. Please clone() the tensor before performing the operation.");
       return 0;
     }
-    if (!uniform && partial_overlap(L, t, L->write_arg[w], L->write_elem[w])) {
+    if (!(flags & TT_OPF_UNIFORM_WRITE) && partial_overlap(L, t, L->write_arg[w], L->write_elem[w])) {
       tt_l_fail(L, TT_INVALID_ARGUMENT,
                 "unsupported operation: some elements of the input tensor and the written-to tensor refer "
                 "to a single memory location. Please clone() the tensor before performing the operation.");
@@ -206,6 +206,7 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
    * op may touch) and filled before being read: reset only the counters. */
   out->n = 0;
   out->returns_arg = -1;
+  out->warning = NULL;
   const tt_op_def_t *def = tt_ops_get(op_id);
   if (!def) return tt_status_make(TT_INTERNAL, "unknown op id %d", op_id);
   if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
@@ -218,6 +219,8 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   L.args = args;
   L.nargs = nargs;
   L.returns_arg = -1;
+  L.warning = NULL;
+  L.alias_write = 0;
   TT_PROF_BEGIN(TT_PROF_CALL);
   tt_region_begin_op();
   TT_PROF_BEGIN(TT_PROF_LOWER);
@@ -245,6 +248,7 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
     tt_call_result_clear(out);
     return s;
   }
+  out->warning = L.warning;
   return TT_OK_STATUS;
 }
 

@@ -33,6 +33,12 @@ typedef struct tt_lower_s {
   /* Bounds checks computed inside the op's program (exec/async_errors.h). */
   tt_index_check_t checks[TT_LOWER_MAX_CHECKS];
   int nchecks;
+  /* A deprecation warning CPU gives for these arguments (static text), or
+   * NULL; the caller shows it as a UserWarning. */
+  const char *warning;
+  /* Set by an in-place op whose result is the same across the broadcast
+   * (stride-0) dims of its target, like fill_'s: one alias is written. */
+  int alias_write;
 } tt_lower_t;
 
 /* Argument readers. Each checks the kind and records a graph error naming

@@ -71,3 +71,28 @@ def test_uint8_mask_put_warns_per_mask():
         return y.index_put_((m,), y[m] * 3, accumulate=True)
 
     same_as_cpu(fn)
+
+
+@pytest.mark.parametrize("mask_kind", ["all", "rows", "full", "value_tensor"])
+def test_masked_fill_on_expanded_tensor_warns_and_fills_every_selected_alias(mask_kind):
+    def fn(d):
+        base = torch.arange(3.0, device=d).view(3, 1)
+        x = base.expand(3, 4)
+        if mask_kind == "all":
+            m = torch.ones(3, 4, dtype=torch.bool, device=d)
+        elif mask_kind == "rows":
+            m = torch.tensor([True, False, True], device=d).view(3, 1)
+        else:  # one alias of row 1 selected: the shared element is filled
+            m = torch.zeros(3, 4, dtype=torch.bool, device=d)
+            m[1, 2] = True
+        value = torch.tensor(-5.0, device=d) if mask_kind == "value_tensor" else -5.0
+        x.masked_fill_(m, value)
+        return torch.cat([base.flatten(), x.flatten()])
+
+    same_as_cpu(fn)
+
+
+def test_other_inplace_ops_on_expanded_tensors_still_raise():
+    same_as_cpu(lambda d: torch.zeros(3, 1, device=d).expand(3, 4).add_(1))
+    same_as_cpu(lambda d: torch.zeros(3, 1, device=d).expand(3, 4).masked_scatter_(
+        torch.ones(3, 4, dtype=torch.bool, device=d), torch.ones(12, device=d)))
