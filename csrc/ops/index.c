@@ -57,6 +57,15 @@ static int adv_finish(tt_lower_t *L, adv_t *a) {
       return 0;
     }
   }
+  /* CPU's AdvancedIndex check: no index is valid for a dim of size 0, so
+   * indices with elements there are out of range before any kernel runs. */
+  int64_t bn = 1;
+  for (int d = 0; d < a->brank; d++) bn *= a->bdims[d];
+  for (int k = 0; k < a->m && bn > 0; k++)
+    if (a->sizes[a->dims[k]] == 0) {
+      tt_l_fail(L, TT_INDEX_ERROR, "index is out of bounds for dimension with size 0");
+      return 0;
+    }
   int64_t cd[TT_MAX_RANK + 1];
   memcpy(cd, a->bdims, sizeof(int64_t) * (size_t)a->brank);
   cd[a->brank] = 1;
@@ -104,7 +113,14 @@ static int is_identity(const int64_t *perm, int n) {
 }
 
 /* self[indices] in PyTorch's result layout. */
+static int adv_result_shape(const adv_t *a, int64_t *dims);
+
 static tt_val_t adv_gather(tt_lower_t *L, const adv_t *a, tt_val_t x) {
+  int64_t rdims[TT_MAX_RANK], rn = 1;
+  int rr = adv_result_shape(a, rdims);
+  for (int i = 0; i < rr; i++) rn *= rdims[i];
+  if (rn == 0) /* nothing to read (a gather of an empty operand does not verify) */
+    return tt_b_full_i(L->g, tt_graph_type(L->g, x)->dtype, rr, rdims, 0);
   tt_gather_dims_t gd;
   memset(&gd, 0, sizeof gd);
   for (int d = 0; d < a->rank; d++) {

@@ -96,3 +96,18 @@ def test_other_inplace_ops_on_expanded_tensors_still_raise():
     same_as_cpu(lambda d: torch.zeros(3, 1, device=d).expand(3, 4).add_(1))
     same_as_cpu(lambda d: torch.zeros(3, 1, device=d).expand(3, 4).masked_scatter_(
         torch.ones(3, 4, dtype=torch.bool, device=d), torch.ones(12, device=d)))
+
+
+def test_empty_index_results_and_size_zero_dims():
+    same_as_cpu(lambda d: torch.randn(5, device=d)[torch.empty(0, 2, dtype=torch.int64, device=d)])
+    same_as_cpu(lambda d: torch.randn(2, 3, 4, 5, device=d)[:, torch.empty(0, 6, dtype=torch.int64, device=d)])
+    same_as_cpu(lambda d: torch.empty(10, 0, device=d)[[1, 2]])
+    same_as_cpu(lambda d: torch.empty(10, 0, device=d)[[], []])
+    same_as_cpu(lambda d: torch.empty(10, 0, device=d)[:, [0, 1]])  # IndexError: no index fits a size-0 dim
+
+    def put(d):
+        x = torch.empty(10, 0, device=d)
+        x[:, [0, 1]] = 1.0
+        return x
+
+    same_as_cpu(put)
