@@ -81,6 +81,7 @@ static int adv_finish(tt_lower_t *L, adv_t *a) {
     v = tt_b_select(g, neg, tt_b_binary(g, TT_BIN_ADD, v, size), v);
     cols[k] = tt_b_reshape(g, v, a->brank + 1, cd);
   }
+  if (a->m == 0) return !tt_graph_failed(g); /* no index tensors: self itself */
   a->coords = a->m == 1 ? cols[0] : tt_b_concat(g, a->m, cols, a->brank);
   a->adjacent = 1;
   for (int k = 1; k < a->m; k++) a->adjacent &= a->dims[k] == a->dims[k - 1] + 1;
@@ -140,6 +141,12 @@ static tt_val_t adv_gather(tt_lower_t *L, const adv_t *a, tt_val_t x) {
   return is_identity(perm, n) ? r : tt_b_transpose(L->g, r, perm);
 }
 
+static void dims_list(char *buf, size_t n, int rank, const int64_t *d) {
+  size_t k = (size_t)snprintf(buf, n, "[");
+  for (int i = 0; i < rank && k < n; i++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)d[i]);
+  if (k < n) snprintf(buf + k, n - k, "]");
+}
+
 /* The shape of self[indices] in PyTorch's layout. */
 static int adv_result_shape(const adv_t *a, int64_t *dims) {
   int64_t gdims[TT_MAX_RANK], perm[TT_MAX_RANK];
@@ -170,10 +177,9 @@ static tt_val_t adv_scatter(tt_lower_t *L, const adv_t *a, tt_val_t x, tt_val_t 
     for (int j = 0; j < vt->rank; j++) {
       int64_t want = rdims[n - vt->rank + j];
       if (vt->dims[j] != want && vt->dims[j] != 1) {
-        char sv[128], sr[128];
-        tt_type_t tr = tt_type_make(vt->dtype, n, rdims);
-        tt_type_describe(vt, sv, sizeof sv);
-        tt_type_describe(&tr, sr, sizeof sr);
+        char sv[128], sr[128]; /* CPU prints the shapes only: [3, 4] */
+        dims_list(sv, sizeof sv, vt->rank, vt->dims);
+        dims_list(sr, sizeof sr, n, rdims);
         return tt_l_fail(L, TT_INVALID_ARGUMENT, "shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of shape %s", sv, sr);
       }
     }
@@ -204,7 +210,8 @@ static void adv_init(adv_t *a, int rank, const int64_t *sizes) {
 static int adv_from_list(tt_lower_t *L, adv_t *a, int i) {
   adv_init(a, tt_l_arg_rank(L, 0), tt_l_arg_sizes(L, 0));
   const tt_arg_t *arg = &L->args[i];
-  if (arg->kind == TT_ARG_NONE) return adv_finish(L, a);
+  if (arg->kind == TT_ARG_NONE || (arg->kind == TT_ARG_INTS && arg->n == 0)) /* [] arrives as an empty list */
+    return adv_finish(L, a);
   if (arg->kind != TT_ARG_TENSORS) return tt_l_fail(L, TT_TYPE_ERROR, "%s: indices must be a list of Tensors", L->op), 0;
   if (arg->n > a->rank)
     return tt_l_fail(L, TT_INDEX_ERROR, "too many indices for tensor of dimension %d (got %d)", a->rank, arg->n), 0;
@@ -222,6 +229,9 @@ static int adv_from_list(tt_lower_t *L, adv_t *a, int i) {
 
 /* index.Tensor(self, indices) and _unsafe_index */
 static tt_status_t lower_index(tt_lower_t *L) {
+  const tt_arg_t *list = &L->args[1];
+  if ((list->kind == TT_ARG_INTS || list->kind == TT_ARG_TENSORS) && list->n == 0)
+    return tt_status_make(TT_INDEX_ERROR, "at least one index must be provided");
   adv_t a;
   if (!adv_from_list(L, &a, 1)) return NULL;
   tt_val_t x = tt_l_tensor(L, 0);
@@ -234,19 +244,21 @@ static tt_val_t index_put_value(tt_lower_t *L) {
   adv_t a;
   if (!adv_from_list(L, &a, 1)) return -1;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0), vdt = tt_op_arg_dtype(L, 2);
-  if (vdt != dt && tt_l_arg_rank(L, 2) != 0)
+  int acc = tt_l_bool(L, 3, 0);
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_val_t v = tt_b_convert(L->g, tt_l_tensor(L, 2), dt), r;
+  if (a.m == 0) { /* self[...] = v */
+    tt_val_t vb = tt_b_broadcast_to(L->g, v, a.rank, a.sizes);
+    r = acc ? tt_b_binary(L->g, dt == TT_BOOL ? TT_BIN_OR : TT_BIN_ADD, x, vb) : vb;
+  } else {
+    r = adv_scatter(L, &a, x, v, acc ? (dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM) : TT_RED_SET);
+  }
+  /* After the shape check, as on CPU (make_index_put_iterator). */
+  if (!tt_graph_failed(L->g) && vdt != dt && tt_l_arg_rank(L, 2) != 0)
     return tt_l_fail(L, TT_INVALID_ARGUMENT,
                      "Index put requires the source and destination dtypes match, got %s for the destination and %s for the source.",
                      tt_op_type_name(dt), tt_op_type_name(vdt));
-  int acc = tt_l_bool(L, 3, 0);
-  tt_val_t x = tt_l_tensor(L, 0);
-  tt_val_t v = tt_b_convert(L->g, tt_l_tensor(L, 2), dt);
-  if (a.m == 0) { /* self[...] = v */
-    tt_val_t vb = tt_b_broadcast_to(L->g, v, a.rank, a.sizes);
-    return acc ? tt_b_binary(L->g, dt == TT_BOOL ? TT_BIN_OR : TT_BIN_ADD, x, vb) : vb;
-  }
-  tt_reduce_t kind = acc ? (dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM) : TT_RED_SET;
-  return adv_scatter(L, &a, x, v, kind);
+  return r;
 }
 
 static tt_status_t lower_index_put(tt_lower_t *L) {

@@ -111,3 +111,16 @@ def test_empty_index_results_and_size_zero_dims():
         return x
 
     same_as_cpu(put)
+
+
+def test_index_with_an_empty_list_raises_as_on_cpu():
+    same_as_cpu(lambda d: torch.ops.aten.index.Tensor(torch.tensor([1.0], device=d), []))
+
+
+def test_index_put_checks_shape_before_dtype():
+    def fn(d):
+        x = torch.zeros(3, 4, dtype=torch.int64, device=d)
+        x[torch.tensor([True, False, True], device=d)] = torch.ones(3, 4, device=d)  # 2 rows selected, 3 given
+        return x
+
+    same_as_cpu(fn)
