@@ -59,7 +59,9 @@ static tt_val_t read_ref(tt_lower_t *L, const tt_tensor_ref_t *r) {
   if (r->dtype != r->storage->dtype) /* Tensor.view(dtype): the bytes as r->dtype */
     base = tt_view_bitcast_flat(L->g, base, r->dtype,
                                 tt_view_bitcast_numel(r->storage->dtype, r->storage->numel, r->dtype));
-  return tt_view_read_at(L->g, base, &r->view, tt_l_view_offset(L, &r->view, tt_graph_type(L->g, base)->dims[0]));
+  if (base < 0) return -1;
+  int64_t n = tt_graph_type(L->g, base)->dims[0];
+  return tt_view_read_at(L->g, base, &r->view, tt_l_view_offset(L, &r->view, n));
 }
 
 tt_val_t tt_l_view_offset(tt_lower_t *L, const tt_view_t *v, int64_t base_numel) {
