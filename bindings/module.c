@@ -100,6 +100,10 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
   static tt_call_result_t r; /* large; one call at a time under the GIL */
   tt_status_t s = tt_call(id, a.args, a.nargs, &r);
   tt_py_args_free(&a);
+  if (!s && r.warning && PyErr_WarnEx(PyExc_UserWarning, r.warning, 1) < 0) { /* warnings as errors */
+    tt_call_result_clear(&r);
+    return NULL;
+  }
   TT_PROF_BEGIN(TT_PROF_RESULTS);
   PyObject *res = s ? tt_py_raise(s) : results_to_python(&r, argv[1]);
   TT_PROF_END(TT_PROF_RESULTS);

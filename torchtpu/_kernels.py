@@ -287,6 +287,9 @@ def _expand_masks(self, indices):
         if idx is not None and not _on_tpu(idx):  # CPU index tensors are accepted, as on CUDA
             idx = idx.to(self.device)
         if idx is not None and idx.dtype in (torch.bool, torch.uint8):
+            if idx.dtype == torch.uint8:  # CPU's warning, one per byte mask (IndexingUtils.h)
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                              UserWarning, stacklevel=2)
             d = len(out)
             for j, s in enumerate(idx.shape):
                 if d + j >= self.dim() or s != self.shape[d + j]:

@@ -91,14 +91,14 @@ static int apply_writes(tt_lower_t *L, int flags, tt_storage_t **written, tt_val
       tt_l_fail(L, TT_INTERNAL, "%s: write into a non-tensor argument", L->op);
       return 0;
     }
-    int uniform = (flags & TT_OPF_UNIFORM_WRITE) != 0;
+    int uniform = (flags & TT_OPF_UNIFORM_WRITE) != 0 || L->alias_write;
     if (!uniform && tt_view_has_internal_overlap(&t->view)) {
       tt_l_fail(L, TT_INVALID_ARGUMENT,
                 "unsupported operation: more than one element of the written-to tensor refers to a "
                 "single memory location. Please clone() the tensor before performing the operation.");
       return 0;
     }
-    if (!uniform && partial_overlap(L, t, L->write_arg[w], L->write_elem[w])) {
+    if (!(flags & TT_OPF_UNIFORM_WRITE) && partial_overlap(L, t, L->write_arg[w], L->write_elem[w])) {
       tt_l_fail(L, TT_INVALID_ARGUMENT,
                 "unsupported operation: some elements of the input tensor and the written-to tensor refer "
                 "to a single memory location. Please clone() the tensor before performing the operation.");
@@ -125,10 +125,12 @@ static int apply_writes(tt_lower_t *L, int flags, tt_storage_t **written, tt_val
     if (base < 0) { /* whole overwrite: no need to read the old contents */
       new_base[k] = tt_b_reshape(L->g, v, 1, &n);
     } else if (t->dtype != sdt) { /* a dtype view: write its bytes, then back to the storage's type */
-      tt_val_t as_t = tt_view_bitcast_flat(L->g, base, t->dtype, tt_view_bitcast_numel(sdt, n, t->dtype));
-      new_base[k] = tt_view_bitcast_flat(L->g, tt_view_write(L->g, as_t, &view, v), sdt, n);
+      int64_t tn = tt_view_bitcast_numel(sdt, n, t->dtype);
+      tt_val_t as_t = tt_view_bitcast_flat(L->g, base, t->dtype, tn);
+      tt_val_t off = tt_l_view_offset(L, &view, tn);
+      new_base[k] = tt_view_bitcast_flat(L->g, tt_view_write_at(L->g, as_t, &view, v, off), sdt, n);
     } else {
-      new_base[k] = tt_view_write(L->g, base, &view, v);
+      new_base[k] = tt_view_write_at(L->g, base, &view, v, tt_l_view_offset(L, &view, n));
     }
   }
   return nw;
@@ -208,6 +210,7 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
    * op may touch) and filled before being read: reset only the counters. */
   out->n = 0;
   out->returns_arg = -1;
+  out->warning = NULL;
   const tt_op_def_t *def = tt_ops_get(op_id);
   if (!def) return tt_status_make(TT_INTERNAL, "unknown op id %d", op_id);
   if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
@@ -230,6 +233,8 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   L.args = args;
   L.nargs = nargs;
   L.returns_arg = -1;
+  L.warning = NULL;
+  L.alias_write = 0;
   TT_PROF_BEGIN(TT_PROF_CALL);
   tt_region_begin_op();
   TT_PROF_BEGIN(TT_PROF_LOWER);
@@ -259,6 +264,7 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
     tt_call_result_clear(out);
     return s;
   }
+  out->warning = L.warning;
   return TT_OK_STATUS;
 }
 

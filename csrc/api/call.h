@@ -17,6 +17,7 @@ typedef struct tt_call_result_s {
   int n;
   tt_call_out_t outs[TT_LOWER_MAX_OUTS];
   int returns_arg; /* -1, or the argument to return as the result */
+  const char *warning; /* static text of a UserWarning CPU gives for this call, or NULL */
 } tt_call_result_t;
 
 tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out);

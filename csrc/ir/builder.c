@@ -295,6 +295,20 @@ tt_val_t tt_b_dus(tt_graph_t *g, tt_val_t operand, tt_val_t update, const int64_
   return node1(g, TT_OPK_DUS, 0, in, 2 + rank, NULL, 0, 0.0, *T(operand));
 }
 
+tt_val_t tt_b_dus_v(tt_graph_t *g, tt_val_t operand, tt_val_t update, const tt_val_t *starts) {
+  CHECK_VAL(operand);
+  CHECK_VAL(update);
+  tt_val_t in[2 + TT_MAX_RANK];
+  int rank = T(operand)->rank;
+  in[0] = operand;
+  in[1] = update;
+  for (int i = 0; i < rank; i++) {
+    CHECK_VAL(starts[i]);
+    in[2 + i] = starts[i];
+  }
+  return node1(g, TT_OPK_DUS, 0, in, 2 + rank, NULL, 0, 0.0, *T(operand));
+}
+
 tt_val_t tt_b_dslice(tt_graph_t *g, tt_val_t operand, const tt_val_t *starts, const int64_t *sizes) {
   CHECK_VAL(operand);
   const tt_type_t *o = T(operand);

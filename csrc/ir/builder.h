@@ -40,6 +40,8 @@ tt_val_t tt_b_slice_dim(tt_graph_t *g, tt_val_t x, int dim, int64_t start, int64
 tt_val_t tt_b_dus(tt_graph_t *g, tt_val_t operand, tt_val_t update, const int64_t *starts);
 /* Dynamic slice with value indices (rank-0 integer values, one per dim). */
 tt_val_t tt_b_dslice(tt_graph_t *g, tt_val_t operand, const tt_val_t *starts, const int64_t *sizes);
+/* Dynamic update slice with value indices (rank-0 integer values, one per dim). */
+tt_val_t tt_b_dus_v(tt_graph_t *g, tt_val_t operand, tt_val_t update, const tt_val_t *starts);
 tt_val_t tt_b_concat(tt_graph_t *g, int n, const tt_val_t *xs, int dim);
 tt_val_t tt_b_pad(tt_graph_t *g, tt_val_t x, tt_val_t padval, const int64_t *lo, const int64_t *hi,
                   const int64_t *interior);

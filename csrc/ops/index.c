@@ -6,6 +6,7 @@
  * (tt_l_check_index) that raises as PyTorch's CPU kernels do: at the op in
  * debug mode, at the next synchronization point otherwise (exec/async_errors.h). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/common.h"
@@ -56,6 +57,15 @@ static int adv_finish(tt_lower_t *L, adv_t *a) {
       return 0;
     }
   }
+  /* CPU's AdvancedIndex check: no index is valid for a dim of size 0, so
+   * indices with elements there are out of range before any kernel runs. */
+  int64_t bn = 1;
+  for (int d = 0; d < a->brank; d++) bn *= a->bdims[d];
+  for (int k = 0; k < a->m && bn > 0; k++)
+    if (a->sizes[a->dims[k]] == 0) {
+      tt_l_fail(L, TT_INDEX_ERROR, "index is out of bounds for dimension with size 0");
+      return 0;
+    }
   int64_t cd[TT_MAX_RANK + 1];
   memcpy(cd, a->bdims, sizeof(int64_t) * (size_t)a->brank);
   cd[a->brank] = 1;
@@ -71,6 +81,7 @@ static int adv_finish(tt_lower_t *L, adv_t *a) {
     v = tt_b_select(g, neg, tt_b_binary(g, TT_BIN_ADD, v, size), v);
     cols[k] = tt_b_reshape(g, v, a->brank + 1, cd);
   }
+  if (a->m == 0) return !tt_graph_failed(g); /* no index tensors: self itself */
   a->coords = a->m == 1 ? cols[0] : tt_b_concat(g, a->m, cols, a->brank);
   a->adjacent = 1;
   for (int k = 1; k < a->m; k++) a->adjacent &= a->dims[k] == a->dims[k - 1] + 1;
@@ -103,7 +114,14 @@ static int is_identity(const int64_t *perm, int n) {
 }
 
 /* self[indices] in PyTorch's result layout. */
+static int adv_result_shape(const adv_t *a, int64_t *dims);
+
 static tt_val_t adv_gather(tt_lower_t *L, const adv_t *a, tt_val_t x) {
+  int64_t rdims[TT_MAX_RANK], rn = 1;
+  int rr = adv_result_shape(a, rdims);
+  for (int i = 0; i < rr; i++) rn *= rdims[i];
+  if (rn == 0) /* nothing to read (a gather of an empty operand does not verify) */
+    return tt_b_full_i(L->g, tt_graph_type(L->g, x)->dtype, rr, rdims, 0);
   tt_gather_dims_t gd;
   memset(&gd, 0, sizeof gd);
   for (int d = 0; d < a->rank; d++) {
@@ -121,6 +139,12 @@ static tt_val_t adv_gather(tt_lower_t *L, const adv_t *a, tt_val_t x) {
   int64_t perm[TT_MAX_RANK];
   int n = adv_perm(a, perm);
   return is_identity(perm, n) ? r : tt_b_transpose(L->g, r, perm);
+}
+
+static void dims_list(char *buf, size_t n, int rank, const int64_t *d) {
+  size_t k = (size_t)snprintf(buf, n, "[");
+  for (int i = 0; i < rank && k < n; i++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? ", " : "", (long long)d[i]);
+  if (k < n) snprintf(buf + k, n - k, "]");
 }
 
 /* The shape of self[indices] in PyTorch's layout. */
@@ -153,10 +177,9 @@ static tt_val_t adv_scatter(tt_lower_t *L, const adv_t *a, tt_val_t x, tt_val_t 
     for (int j = 0; j < vt->rank; j++) {
       int64_t want = rdims[n - vt->rank + j];
       if (vt->dims[j] != want && vt->dims[j] != 1) {
-        char sv[128], sr[128];
-        tt_type_t tr = tt_type_make(vt->dtype, n, rdims);
-        tt_type_describe(vt, sv, sizeof sv);
-        tt_type_describe(&tr, sr, sizeof sr);
+        char sv[128], sr[128]; /* CPU prints the shapes only: [3, 4] */
+        dims_list(sv, sizeof sv, vt->rank, vt->dims);
+        dims_list(sr, sizeof sr, n, rdims);
         return tt_l_fail(L, TT_INVALID_ARGUMENT, "shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of shape %s", sv, sr);
       }
     }
@@ -187,7 +210,8 @@ static void adv_init(adv_t *a, int rank, const int64_t *sizes) {
 static int adv_from_list(tt_lower_t *L, adv_t *a, int i) {
   adv_init(a, tt_l_arg_rank(L, 0), tt_l_arg_sizes(L, 0));
   const tt_arg_t *arg = &L->args[i];
-  if (arg->kind == TT_ARG_NONE) return adv_finish(L, a);
+  if (arg->kind == TT_ARG_NONE || (arg->kind == TT_ARG_INTS && arg->n == 0)) /* [] arrives as an empty list */
+    return adv_finish(L, a);
   if (arg->kind != TT_ARG_TENSORS) return tt_l_fail(L, TT_TYPE_ERROR, "%s: indices must be a list of Tensors", L->op), 0;
   if (arg->n > a->rank)
     return tt_l_fail(L, TT_INDEX_ERROR, "too many indices for tensor of dimension %d (got %d)", a->rank, arg->n), 0;
@@ -205,6 +229,9 @@ static int adv_from_list(tt_lower_t *L, adv_t *a, int i) {
 
 /* index.Tensor(self, indices) and _unsafe_index */
 static tt_status_t lower_index(tt_lower_t *L) {
+  const tt_arg_t *list = &L->args[1];
+  if ((list->kind == TT_ARG_INTS || list->kind == TT_ARG_TENSORS) && list->n == 0)
+    return tt_status_make(TT_INDEX_ERROR, "at least one index must be provided");
   adv_t a;
   if (!adv_from_list(L, &a, 1)) return NULL;
   tt_val_t x = tt_l_tensor(L, 0);
@@ -217,19 +244,21 @@ static tt_val_t index_put_value(tt_lower_t *L) {
   adv_t a;
   if (!adv_from_list(L, &a, 1)) return -1;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0), vdt = tt_op_arg_dtype(L, 2);
-  if (vdt != dt && tt_l_arg_rank(L, 2) != 0)
+  int acc = tt_l_bool(L, 3, 0);
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_val_t v = tt_b_convert(L->g, tt_l_tensor(L, 2), dt), r;
+  if (a.m == 0) { /* self[...] = v */
+    tt_val_t vb = tt_b_broadcast_to(L->g, v, a.rank, a.sizes);
+    r = acc ? tt_b_binary(L->g, dt == TT_BOOL ? TT_BIN_OR : TT_BIN_ADD, x, vb) : vb;
+  } else {
+    r = adv_scatter(L, &a, x, v, acc ? (dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM) : TT_RED_SET);
+  }
+  /* After the shape check, as on CPU (make_index_put_iterator). */
+  if (!tt_graph_failed(L->g) && vdt != dt && tt_l_arg_rank(L, 2) != 0)
     return tt_l_fail(L, TT_INVALID_ARGUMENT,
                      "Index put requires the source and destination dtypes match, got %s for the destination and %s for the source.",
                      tt_op_type_name(dt), tt_op_type_name(vdt));
-  int acc = tt_l_bool(L, 3, 0);
-  tt_val_t x = tt_l_tensor(L, 0);
-  tt_val_t v = tt_b_convert(L->g, tt_l_tensor(L, 2), dt);
-  if (a.m == 0) { /* self[...] = v */
-    tt_val_t vb = tt_b_broadcast_to(L->g, v, a.rank, a.sizes);
-    return acc ? tt_b_binary(L->g, dt == TT_BOOL ? TT_BIN_OR : TT_BIN_ADD, x, vb) : vb;
-  }
-  tt_reduce_t kind = acc ? (dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM) : TT_RED_SET;
-  return adv_scatter(L, &a, x, v, kind);
+  return r;
 }
 
 static tt_status_t lower_index_put(tt_lower_t *L) {
@@ -660,26 +689,69 @@ static tt_status_t lower_index_fill(tt_lower_t *L) {
   return NULL;
 }
 
+/* sz without dimension `skip` (when rank > 0), as CPU prints a size vector
+ * in index_copy_'s message: "2 3", empty for none. Returns the count. */
+static int drop_dim(int rank, const int64_t *sz, int skip, int64_t *out) {
+  int m = 0;
+  for (int d = 0; d < rank; d++)
+    if (d != skip) out[m++] = sz[d];
+  return m;
+}
+
+static void sizes_text(char *buf, size_t n, int m, const int64_t *sz) {
+  size_t k = 0;
+  buf[0] = 0;
+  for (int d = 0; d < m && k < n; d++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? " " : "", (long long)sz[d]);
+}
+
+/* index_copy's argument checks in CPU's order (its meta function), with
+ * its exception types: a 0-dim self or source counts as one element. */
+static tt_status_t index_copy_checks(tt_lower_t *L, int dim) {
+  int rank = tt_l_arg_rank(L, 0), ir = tt_l_arg_rank(L, 2), sr = tt_l_arg_rank(L, 3);
+  const int64_t *xs = tt_l_arg_sizes(L, 0), *ss = tt_l_arg_sizes(L, 3);
+  if (ir >= 2) return tt_status_make(TT_INDEX_ERROR, "index_copy_(): Index should have dimension 1 or 0 (got %d)", ir);
+  int64_t n = ir == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
+  if (sr == 0 && n != 1)
+    return tt_status_make(TT_INDEX_ERROR, "index_copy_(): When source is scalar, index should have one element (got %lld)", (long long)n);
+  if (sr != 0 && sr != rank && rank != 0)
+    return tt_status_make(TT_INDEX_ERROR, "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+                          "Source dimensionality (%d), destination dimensionality (%d)", sr, rank);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (tt_l_arg_dtype(L, 2) != TT_I64)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_copy_(): Expected a long tensor for index, but got %s", tt_op_type_name(tt_l_arg_dtype(L, 2)));
+  if (tt_l_arg_dtype(L, 3) != dt)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_copy_(): self and source expected to have the same dtype, but got (self) %s and (source) %s",
+                          tt_op_type_name(dt), tt_op_type_name(tt_l_arg_dtype(L, 3)));
+  /* Slice shapes: each shape without `dim` (a 0-dim shape stays empty). */
+  int64_t xa[TT_MAX_RANK], sa[TT_MAX_RANK];
+  int xm = drop_dim(rank, xs, dim, xa), sm = drop_dim(sr, ss, dim, sa);
+  if (xm != sm || memcmp(xa, sa, sizeof(int64_t) * (size_t)xm)) {
+    char a[200], b[200];
+    sizes_text(a, sizeof a, xm, xa);
+    sizes_text(b, sizeof b, sm, sa);
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_copy_(): Source/destination tensor must have same slice shapes. "
+                          "Destination slice shape: %s at dimension %d and source slice shape: %s at dimension 0.", a, dim, b);
+  }
+  if (sr != 0 && n != ss[dim])
+    return tt_status_make(TT_INDEX_ERROR, "index_copy_(): Number of indices (%lld) should be equal to source.size(dim) (%lld)",
+                          (long long)n, (long long)ss[dim]);
+  return NULL;
+}
+
 /* index_copy(self, dim, index, source) */
 static tt_status_t lower_index_copy(tt_lower_t *L) {
   int rank = tt_l_arg_rank(L, 0);
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (tt_l_arg_dtype(L, 3) != dt)
-    return tt_status_make(TT_INVALID_ARGUMENT, "index_copy_(): self and source expected to have the same dtype, but got (self) %s and (source) %s",
-                          tt_op_type_name(dt), tt_op_type_name(tt_l_arg_dtype(L, 3)));
+  tt_status_t st = index_copy_checks(L, dim);
+  if (st) return st;
   int r;
   int64_t xsz[TT_MAX_RANK], tsz[TT_MAX_RANK];
   tt_scatter_dims_t sd;
   tt_val_t coords = index_dim_coords(L, "index_copy_", dim, &r, xsz, tsz, &sd);
   if (tt_graph_failed(L->g)) return NULL;
-  int sr = tt_l_arg_rank(L, 3);
-  int64_t sn = 1, tn = 1;
-  for (int d = 0; d < sr; d++) sn *= tt_l_arg_sizes(L, 3)[d];
+  int64_t tn = 1;
   for (int d = 0; d < r; d++) tn *= tsz[d];
-  if (sn != tn || (sr != 0 && sr != rank))
-    return tt_status_make(TT_INVALID_ARGUMENT, "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape and source slice shape differ along dim %d", dim);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_reshape(g, tt_l_tensor(L, 0), r, xsz);
   if (tn > 0) x = tt_b_scatter(g, TT_RED_SET, x, coords, tt_b_reshape(g, tt_l_tensor(L, 3), r, tsz), &sd);

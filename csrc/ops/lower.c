@@ -78,7 +78,15 @@ static tt_val_t read_ref(tt_lower_t *L, const tt_tensor_ref_t *r) {
   if (r->dtype != r->storage->dtype) /* Tensor.view(dtype): the bytes as r->dtype */
     base = tt_view_bitcast_flat(L->g, base, r->dtype,
                                 tt_view_bitcast_numel(r->storage->dtype, r->storage->numel, r->dtype));
-  return tt_l_apply_math_bits(L->g, r, tt_view_read(L->g, base, &r->view));
+  if (base < 0) return -1;
+  int64_t n = tt_graph_type(L->g, base)->dims[0];
+  tt_val_t v = tt_view_read_at(L->g, base, &r->view, tt_l_view_offset(L, &r->view, n));
+  return v < 0 ? v : tt_l_apply_math_bits(L->g, r, v);
+}
+
+tt_val_t tt_l_view_offset(tt_lower_t *L, const tt_view_t *v, int64_t base_numel) {
+  if (tt_graph_failed(L->g) || !tt_view_offset_may_vary(v, base_numel)) return -1;
+  return tt_l_scalar(L, TT_I64, 0.0, v->offset, 0);
 }
 
 tt_val_t tt_l_tensor(tt_lower_t *L, int i) {

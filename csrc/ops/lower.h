@@ -33,6 +33,12 @@ typedef struct tt_lower_s {
   /* Bounds checks computed inside the op's program (exec/async_errors.h). */
   tt_index_check_t checks[TT_LOWER_MAX_CHECKS];
   int nchecks;
+  /* A deprecation warning CPU gives for these arguments (static text), or
+   * NULL; the caller shows it as a UserWarning. */
+  const char *warning;
+  /* Set by an in-place op whose result is the same across the broadcast
+   * (stride-0) dims of its target, like fill_'s: one alias is written. */
+  int alias_write;
 } tt_lower_t;
 
 /* Argument readers. Each checks the kind and records a graph error naming
@@ -65,6 +71,10 @@ tt_val_t tt_l_scalar_c(tt_lower_t *L, tt_dtype_t dtype, double re, double im);
 /* A value read through ref r with r's conj/neg bits applied (reads of
  * arguments do this already; for code that reads storages itself). */
 tt_val_t tt_l_apply_math_bits(tt_graph_t *g, const tt_tensor_ref_t *r, tt_val_t v);
+/* A view's offset as a runtime scalar (rank-0 i64) when other views of its
+ * shape fit elsewhere in a base of base_numel elements (x[i] in a loop: one
+ * program for every i), else -1: the offset is baked in. */
+tt_val_t tt_l_view_offset(tt_lower_t *L, const tt_view_t *v, int64_t base_numel);
 /* Scalar argument i (INT/FLOAT/BOOL) converted to dtype as a runtime parameter. */
 tt_val_t tt_l_scalar_arg(tt_lower_t *L, int i, tt_dtype_t dtype);
 /* The next RNG state (ui64[2]) as a parameter; advances the generator. */

@@ -22,6 +22,17 @@ int tt_view_is_whole(const tt_view_t *v, int64_t base_numel) {
   return 1;
 }
 
+/* Base elements spanned from the view's first element to its last. */
+static int64_t view_extent(const tt_view_t *v) {
+  int64_t e = 1;
+  for (int i = 0; i < v->rank; i++) e += (v->sizes[i] - 1) * v->strides[i];
+  return e;
+}
+
+int tt_view_offset_may_vary(const tt_view_t *v, int64_t base_numel) {
+  return tt_view_numel(v) > 0 && !tt_view_is_whole(v, base_numel) && view_extent(v) < base_numel;
+}
+
 /* The non-trivial dims of a view sorted by decreasing stride. */
 typedef struct {
   int n;
@@ -132,18 +143,37 @@ static int64_t block_len(const int64_t *dims, int r) {
   return n;
 }
 
-/* base[offset : offset+len], padding past the end with zeros. */
-static tt_val_t region(tt_graph_t *g, tt_val_t base, int64_t offset, int64_t len) {
-  int64_t n = tt_graph_type(g, base)->dims[0];
-  if (offset + len > n) {
-    int64_t lo = 0, hi = offset + len - n, in = 0;
-    base = tt_b_pad(g, base, tt_b_const_i(g, tt_graph_type(g, base)->dtype, 0), &lo, &hi, &in);
-  }
-  return tt_b_slice_dim(g, base, 0, offset, offset + len, 1);
+/* Zeros appended to a base of n elements so that a block of len elements
+ * starting at the view's offset fits. With a runtime offset the amount must
+ * not depend on it: a valid view ends by n, so len - extent always suffices
+ * (whether to pad at all still depends on the offset: at most two programs). */
+static int64_t block_pad(const tt_view_t *v, int64_t n, int64_t len, tt_val_t off) {
+  if (v->offset + len <= n) return 0;
+  return off >= 0 ? len - view_extent(v) : v->offset + len - n;
 }
 
-static tt_val_t flat_indices(tt_graph_t *g, const tt_view_t *v) {
-  tt_val_t idx = tt_b_full_i(g, TT_I64, v->rank, v->sizes, v->offset);
+static tt_val_t pad_end(tt_graph_t *g, tt_val_t base, int64_t hi) {
+  int64_t lo = 0, in = 0;
+  return tt_b_pad(g, base, tt_b_const_i(g, tt_graph_type(g, base)->dtype, 0), &lo, &hi, &in);
+}
+
+/* base[offset : offset+len] of a rank-1 base; off: the offset as a rank-0
+ * i64 runtime value, or -1 to bake v->offset into the program. */
+static tt_val_t take(tt_graph_t *g, tt_val_t base, const tt_view_t *v, int64_t len, tt_val_t off) {
+  if (off < 0) return tt_b_slice_dim(g, base, 0, v->offset, v->offset + len, 1);
+  return tt_b_dslice(g, base, &off, &len);
+}
+
+/* base[offset : offset+len], padding past the end with zeros. */
+static tt_val_t region(tt_graph_t *g, tt_val_t base, const tt_view_t *v, int64_t len, tt_val_t off) {
+  int64_t pad = block_pad(v, tt_graph_type(g, base)->dims[0], len, off);
+  if (pad > 0) base = pad_end(g, base, pad);
+  return take(g, base, v, len, off);
+}
+
+static tt_val_t flat_indices(tt_graph_t *g, const tt_view_t *v, tt_val_t off) {
+  tt_val_t idx = off >= 0 ? tt_b_broadcast(g, off, v->rank, v->sizes, NULL)
+                          : tt_b_full_i(g, TT_I64, v->rank, v->sizes, v->offset);
   for (int i = 0; i < v->rank; i++) {
     if (v->sizes[i] == 1 || v->strides[i] == 0) continue;
     tt_val_t io = tt_b_iota(g, TT_I64, v->rank, v->sizes, i);
@@ -154,7 +184,7 @@ static tt_val_t flat_indices(tt_graph_t *g, const tt_view_t *v) {
   return tt_b_reshape(g, idx, 2, shape);
 }
 
-static tt_val_t gather_read(tt_graph_t *g, tt_val_t base, const tt_view_t *v) {
+static tt_val_t gather_read(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_t off) {
   tt_gather_dims_t d;
   memset(&d, 0, sizeof d);
   d.n_collapsed = 1;
@@ -162,26 +192,28 @@ static tt_val_t gather_read(tt_graph_t *g, tt_val_t base, const tt_view_t *v) {
   d.n_start_map = 1;
   d.start_index_map[0] = 0;
   d.slice_sizes[0] = 1;
-  tt_val_t flat = tt_b_gather(g, base, flat_indices(g, v), &d);
+  tt_val_t flat = tt_b_gather(g, base, flat_indices(g, v, off), &d);
   return tt_b_reshape(g, flat, v->rank, v->sizes);
 }
 
-tt_val_t tt_view_read(tt_graph_t *g, tt_val_t base, const tt_view_t *v) {
+tt_val_t tt_view_read(tt_graph_t *g, tt_val_t base, const tt_view_t *v) { return tt_view_read_at(g, base, v, -1); }
+
+tt_val_t tt_view_read_at(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_t off) {
   if (base < 0) return -1;
   tt_dtype_t dt = tt_graph_type(g, base)->dtype;
   if (tt_view_numel(v) == 0) return tt_b_full_i(g, dt, v->rank, v->sizes, 0);
   if (tt_view_is_whole(v, tt_graph_type(g, base)->dims[0])) return tt_b_reshape(g, base, v->rank, v->sizes);
   sorted_t s;
   sort_dims(v, &s);
-  if (!is_block(&s)) return gather_read(g, base, v);
+  if (!is_block(&s)) return gather_read(g, base, v, off);
   tt_val_t x;
   if (s.n == 0) {
-    x = tt_b_slice_dim(g, base, 0, v->offset, v->offset + 1, 1);
+    x = take(g, base, v, 1, off);
     x = tt_b_reshape(g, x, 0, NULL);
   } else {
     int64_t bd[TT_MAX_RANK + 1];
     int r = block_shape(&s, bd);
-    x = region(g, base, v->offset, block_len(bd, r));
+    x = region(g, base, v, block_len(bd, r), off);
     x = tt_b_reshape(g, x, r, bd);
     int64_t lim[TT_MAX_RANK + 1];
     for (int k = 0; k < s.n; k++) lim[k] = s.size[k];
@@ -208,6 +240,10 @@ tt_val_t tt_view_read(tt_graph_t *g, tt_val_t base, const tt_view_t *v) {
 }
 
 tt_val_t tt_view_write(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_t value) {
+  return tt_view_write_at(g, base, v, value, -1);
+}
+
+tt_val_t tt_view_write_at(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_t value, tt_val_t off) {
   if (base < 0 || value < 0) return -1;
   int64_t n = tt_graph_type(g, base)->dims[0];
   int64_t numel = tt_view_numel(v);
@@ -224,7 +260,7 @@ tt_val_t tt_view_write(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_
     d.n_to_operand = 1;
     d.scatter_to_operand[0] = 0;
     int64_t un[1] = {numel};
-    return tt_b_scatter(g, TT_RED_SET, base, flat_indices(g, v), tt_b_reshape(g, value, 1, un), &d);
+    return tt_b_scatter(g, TT_RED_SET, base, flat_indices(g, v, off), tt_b_reshape(g, value, 1, un), &d);
   }
   /* Value in sorted order with a trailing unit dim, as laid out in the block. */
   tt_val_t x = value;
@@ -256,20 +292,16 @@ tt_val_t tt_view_write(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_
     r = block_shape(&s, bd);
   }
   int64_t len = block_len(bd, r);
-  int64_t padded_n = v->offset + len > n ? v->offset + len : n;
-  tt_val_t b = base;
-  if (padded_n > n) {
-    int64_t lo = 0, hi = padded_n - n, in = 0;
-    b = tt_b_pad(g, b, tt_b_const_i(g, tt_graph_type(g, base)->dtype, 0), &lo, &hi, &in);
-  }
-  tt_val_t blk = tt_b_slice_dim(g, b, 0, v->offset, v->offset + len, 1);
+  int64_t pad = block_pad(v, n, len, off);
+  tt_val_t b = pad > 0 ? pad_end(g, base, pad) : base;
+  tt_val_t blk = take(g, b, v, len, off);
   blk = tt_b_reshape(g, blk, r, bd);
   int64_t zeros[TT_MAX_RANK + 1] = {0};
   blk = tt_b_dus(g, blk, x, zeros);
-  int64_t ln[1] = {len}, off[1] = {v->offset};
+  int64_t ln[1] = {len}, at[1] = {v->offset};
   blk = tt_b_reshape(g, blk, 1, ln);
-  b = tt_b_dus(g, b, blk, off);
-  if (padded_n > n) b = tt_b_slice_dim(g, b, 0, 0, n, 1);
+  b = off >= 0 ? tt_b_dus_v(g, b, blk, &off) : tt_b_dus(g, b, blk, at);
+  if (pad > 0) b = tt_b_slice_dim(g, b, 0, 0, n, 1);
   return b;
 }
 
@@ -286,7 +318,7 @@ tt_val_t tt_view_accumulate(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt
   d.n_to_operand = 1;
   d.scatter_to_operand[0] = 0;
   int64_t un[1] = {numel};
-  return tt_b_scatter(g, TT_RED_SUM, base, flat_indices(g, v), tt_b_reshape(g, value, 1, un), &d);
+  return tt_b_scatter(g, TT_RED_SUM, base, flat_indices(g, v, -1), tt_b_reshape(g, value, 1, un), &d);
 }
 
 static void dims_text(char *buf, size_t n, const int64_t *d, int rank) {

@@ -54,6 +54,16 @@ tt_val_t tt_view_read(tt_graph_t *g, tt_val_t base, const tt_view_t *v);
 /* value: shaped like the view, in the base's dtype. Returns the new base. */
 tt_val_t tt_view_write(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_t value);
 
+/* True when other views of this shape and strides fit elsewhere in the base
+ * (x[i], x[i:j], x[:, j], ...), so that the offset is worth passing to the
+ * program at run time: one program then serves every i. */
+int tt_view_offset_may_vary(const tt_view_t *v, int64_t base_numel);
+/* tt_view_read/tt_view_write with the offset as off, a rank-0 i64 runtime
+ * value holding v->offset (-1: bake v->offset into the program). Only the
+ * choice of padding still depends on v->offset. */
+tt_val_t tt_view_read_at(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_t off);
+tt_val_t tt_view_write_at(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_t value, tt_val_t off);
+
 /* Like tt_view_write, but adds value into the base, summing where elements
  * of the view alias each other (the backward of an overlapping view). */
 tt_val_t tt_view_accumulate(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_val_t value);

@@ -1,0 +1,126 @@
+"""Indexing corner cases compared with CPU: index_copy with 0-dim operands
+and CPU's order of argument checks (and exception types), uint8 masks
+(deprecated on CPU: same warning, same result)."""
+import warnings
+
+import pytest
+import torch
+
+import torchtpu  # noqa: F401
+
+
+def outcome(fn, dev):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            r = fn(dev)
+            res = ("ok", r.cpu() if isinstance(r, torch.Tensor) else r)
+        except Exception as e:  # noqa: BLE001 - the type and text are compared
+            res = (type(e).__name__, str(e).split(": ", 1)[-1] if str(e).startswith("aten::") else str(e))
+    return res, sorted(str(x.message).split(" (Triggered internally")[0] for x in w)
+
+
+def same_as_cpu(fn):
+    (c, cw), (t, tw) = outcome(fn, "cpu"), outcome(fn, "tpu")
+    assert t[0] == c[0], (t, c)
+    if c[0] == "ok":
+        torch.testing.assert_close(t[1], c[1])
+    else:
+        assert t[1] == c[1]
+    assert tw == cw
+
+
+INDEX_COPY = [  # self shape, dim, index, source shape
+    ((2, 3), 0, [1], (3,)), ((2, 3), 0, [1], ()), ((2, 3), 0, [[1]], (1, 3)), ((2, 3), 1, [0, 2], (2, 2)),
+    ((2, 3), 1, [0], (3, 1)), ((3,), 0, [1], ()), ((), 0, [0], (1,)), ((), 0, 0, ()), ((), 0, [0, 0], ()),
+    ((2, 3), 0, [1], (1, 2, 3)), ((2, 3), 0, [1, 0], (2, 3)), ((2, 3), 0, [1], (2, 3)), ((4, 2), -2, [3, 0], (2, 2)),
+]
+
+
+@pytest.mark.parametrize("case", INDEX_COPY, ids=str)
+def test_index_copy_shapes_and_errors(case):
+    xs, dim, idx, ss = case
+
+    def fn(d):
+        src = torch.arange(1.0, 1.0 + torch.Size(ss).numel(), device=d).reshape(ss)
+        return torch.zeros(xs, device=d).index_copy_(dim, torch.tensor(idx, device=d), src)
+
+    same_as_cpu(fn)
+
+
+def test_index_copy_dtype_errors_in_cpu_order():
+    same_as_cpu(lambda d: torch.zeros(2, device=d).index_copy_(0, torch.tensor([0], dtype=torch.int32, device=d),
+                                                                torch.ones(1, device=d)))
+    same_as_cpu(lambda d: torch.zeros(2, device=d).index_copy_(0, torch.tensor([0], device=d),
+                                                                torch.ones(1, dtype=torch.float64, device=d)))
+    # a float index with a bad source rank: the rank check comes first
+    same_as_cpu(lambda d: torch.zeros(2, 2, device=d).index_copy_(0, torch.tensor([0.0], device=d), torch.ones(2, device=d)))
+
+
+def test_uint8_mask_warns_and_reads_like_bool():
+    mask = [1, 0, 1, 1, 0]
+    same_as_cpu(lambda d: torch.arange(15.0, device=d).view(5, 3)[torch.tensor(mask, dtype=torch.uint8, device=d)])
+    same_as_cpu(lambda d: torch.arange(105.0, device=d).view(5, 7, 3)[torch.tensor(mask, dtype=torch.uint8, device=d), :,
+                                                                      torch.tensor([1, 1, 1], dtype=torch.uint8, device=d)])
+
+
+def test_uint8_mask_put_warns_per_mask():
+    def fn(d):
+        y = torch.ones(10, 4, device=d)
+        m = torch.tensor([1, 0] * 5, dtype=torch.uint8, device=d)
+        return y.index_put_((m,), y[m] * 3, accumulate=True)
+
+    same_as_cpu(fn)
+
+
+@pytest.mark.parametrize("mask_kind", ["all", "rows", "full", "value_tensor"])
+def test_masked_fill_on_expanded_tensor_warns_and_fills_every_selected_alias(mask_kind):
+    def fn(d):
+        base = torch.arange(3.0, device=d).view(3, 1)
+        x = base.expand(3, 4)
+        if mask_kind == "all":
+            m = torch.ones(3, 4, dtype=torch.bool, device=d)
+        elif mask_kind == "rows":
+            m = torch.tensor([True, False, True], device=d).view(3, 1)
+        else:  # one alias of row 1 selected: the shared element is filled
+            m = torch.zeros(3, 4, dtype=torch.bool, device=d)
+            m[1, 2] = True
+        value = torch.tensor(-5.0, device=d) if mask_kind == "value_tensor" else -5.0
+        x.masked_fill_(m, value)
+        return torch.cat([base.flatten(), x.flatten()])
+
+    same_as_cpu(fn)
+
+
+def test_other_inplace_ops_on_expanded_tensors_still_raise():
+    same_as_cpu(lambda d: torch.zeros(3, 1, device=d).expand(3, 4).add_(1))
+    same_as_cpu(lambda d: torch.zeros(3, 1, device=d).expand(3, 4).masked_scatter_(
+        torch.ones(3, 4, dtype=torch.bool, device=d), torch.ones(12, device=d)))
+
+
+def test_empty_index_results_and_size_zero_dims():
+    same_as_cpu(lambda d: torch.randn(5, device=d)[torch.empty(0, 2, dtype=torch.int64, device=d)])
+    same_as_cpu(lambda d: torch.randn(2, 3, 4, 5, device=d)[:, torch.empty(0, 6, dtype=torch.int64, device=d)])
+    same_as_cpu(lambda d: torch.empty(10, 0, device=d)[[1, 2]])
+    same_as_cpu(lambda d: torch.empty(10, 0, device=d)[[], []])
+    same_as_cpu(lambda d: torch.empty(10, 0, device=d)[:, [0, 1]])  # IndexError: no index fits a size-0 dim
+
+    def put(d):
+        x = torch.empty(10, 0, device=d)
+        x[:, [0, 1]] = 1.0
+        return x
+
+    same_as_cpu(put)
+
+
+def test_index_with_an_empty_list_raises_as_on_cpu():
+    same_as_cpu(lambda d: torch.ops.aten.index.Tensor(torch.tensor([1.0], device=d), []))
+
+
+def test_index_put_checks_shape_before_dtype():
+    def fn(d):
+        x = torch.zeros(3, 4, dtype=torch.int64, device=d)
+        x[torch.tensor([True, False, True], device=d)] = torch.ones(3, 4, device=d)  # 2 rows selected, 3 given
+        return x
+
+    same_as_cpu(fn)
