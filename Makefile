@@ -40,17 +40,17 @@ install: $(VENV)/.installed $(VENV)/.testdeps
 demo: install
 	$(PY) examples/quickstart.py
 
-build/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/*/*.h)
+build/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/*/*.h) $(wildcard tests/c/*.h)
 	@mkdir -p build
 	$(CC) $(CFLAGS_CORE) -O1 $(CORE_SRCS) $< -o $@ -ldl -lpthread -lm
 
-build/san/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/*/*.h)
+build/san/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/*/*.h) $(wildcard tests/c/*.h)
 	@mkdir -p build/san
 	$(CC) $(CFLAGS_CORE) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined $(CORE_SRCS) $< -o $@ -ldl -lpthread -lm
 
 # ThreadSanitizer over the tests that run threads of ours (the compile pool);
 # tests/c/tsan.supp silences reports inside the uninstrumented XLA plugin.
-build/tsan/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/*/*.h)
+build/tsan/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/*/*.h) $(wildcard tests/c/*.h)
 	@mkdir -p build/tsan
 	$(CC) $(CFLAGS_CORE) -O1 -fsanitize=thread $(CORE_SRCS) $< -o $@ -ldl -lpthread -lm
 

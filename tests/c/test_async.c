@@ -15,36 +15,12 @@
 #include "base/alloc.h"
 #include "cache/tier1.h"
 #include "check.h"
+#include "refs.h"
 #include "exec/compile_pool.h"
 #include "exec/find.h"
 #include "ops/registry.h"
 
 #define LIMIT 3
-
-static tt_storage_t *host_f32(const float *v, int64_t n) {
-  tt_storage_t *s = NULL;
-  CHECK_OK(tt_storage_from_host(v, TT_F32, n, &s));
-  return s;
-}
-
-static tt_tensor_ref_t vec(tt_storage_t *s, int64_t n) {
-  tt_tensor_ref_t r;
-  memset(&r, 0, sizeof r);
-  r.storage = s;
-  r.dtype = s->dtype;
-  r.view.rank = 1;
-  r.view.sizes[0] = n;
-  r.view.strides[0] = 1;
-  return r;
-}
-
-static tt_arg_t tensor_arg(tt_tensor_ref_t *r) {
-  tt_arg_t a;
-  memset(&a, 0, sizeof a);
-  a.kind = TT_ARG_TENSOR;
-  a.t = r;
-  return a;
-}
 
 /* out = a (op) b for two [n] storages; the result storage is the caller's. */
 static tt_status_t binary(const char *op, tt_storage_t *a, tt_storage_t *b, int64_t n, tt_storage_t **out) {

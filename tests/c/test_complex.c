@@ -6,26 +6,8 @@
 #include "api/call.h"
 #include "api/context.h"
 #include "check.h"
+#include "refs.h"
 #include "ops/registry.h"
-
-static tt_tensor_ref_t vec_ref(tt_storage_t *s, int64_t n) {
-  tt_tensor_ref_t r;
-  memset(&r, 0, sizeof r);
-  r.storage = s;
-  r.dtype = s->dtype;
-  r.view.rank = 1;
-  r.view.sizes[0] = n;
-  r.view.strides[0] = 1;
-  return r;
-}
-
-static tt_arg_t tensor_arg(tt_tensor_ref_t *r) {
-  tt_arg_t a;
-  memset(&a, 0, sizeof a);
-  a.kind = TT_ARG_TENSOR;
-  a.t = r;
-  return a;
-}
 
 static void test_promotion(void) {
   CHECK(tt_dtype_promote(TT_C64, TT_F32) == TT_C64);
@@ -41,13 +23,13 @@ static void test_mul_conj_and_refusal(void) {
   float z[4] = {1, 2, 3, -4}, out[4];
   tt_storage_t *s = NULL;
   if (!CHECK_OK(tt_storage_from_host(z, TT_C64, 2, &s))) return;
-  tt_tensor_ref_t a = vec_ref(s, 2), b = vec_ref(s, 2);
+  tt_tensor_ref_t a = vec(s, 2), b = vec(s, 2);
   b.conj = 1;
   tt_arg_t args[2] = {tensor_arg(&a), tensor_arg(&b)};
   tt_call_result_t r;
   if (CHECK_OK(tt_call(tt_ops_find("mul.Tensor"), args, 2, &r))) {
     CHECK(r.outs[0].dtype == TT_C64);
-    tt_tensor_ref_t o = vec_ref(r.outs[0].storage, 2);
+    tt_tensor_ref_t o = vec(r.outs[0].storage, 2);
     if (CHECK_OK(tt_tensor_to_host(&o, TT_C64, out, sizeof out)))
       CHECK(out[0] == 5 && out[1] == 0 && out[2] == 25 && out[3] == 0);
     tt_call_result_clear(&r);
@@ -64,7 +46,7 @@ static void test_fft(void) {
   float x[8] = {1, 1, 1, 1, 1, 1, 1, 1}, out[10];
   tt_storage_t *s = NULL;
   if (!CHECK_OK(tt_storage_from_host(x, TT_F32, 8, &s))) return;
-  tt_tensor_ref_t a = vec_ref(s, 8);
+  tt_tensor_ref_t a = vec(s, 8);
   int64_t dim = 0;
   tt_arg_t args[4];
   memset(args, 0, sizeof args);
@@ -79,7 +61,7 @@ static void test_fft(void) {
   tt_call_result_t r;
   if (CHECK_OK(tt_call(tt_ops_find("_fft_r2c"), args, 4, &r))) {
     CHECK(r.outs[0].dtype == TT_C64 && r.outs[0].sizes[0] == 5);
-    tt_tensor_ref_t o = vec_ref(r.outs[0].storage, 5);
+    tt_tensor_ref_t o = vec(r.outs[0].storage, 5);
     if (CHECK_OK(tt_tensor_to_host(&o, TT_C64, out, sizeof out))) {
       CHECK(fabsf(out[0] - 8.0f / sqrtf(8.0f)) < 1e-5f);
       float rest = 0;

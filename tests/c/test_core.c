@@ -6,34 +6,8 @@
 #include "api/call.h"
 #include "api/context.h"
 #include "check.h"
+#include "refs.h"
 #include "ops/registry.h"
-
-static tt_storage_t *host_f32(const float *v, int64_t n) {
-  tt_storage_t *s = NULL;
-  CHECK_OK(tt_storage_from_host(v, TT_F32, n, &s));
-  return s;
-}
-
-static tt_tensor_ref_t ref_of(tt_storage_t *s, int rank, const int64_t *sizes, const int64_t *strides,
-                              int64_t offset) {
-  tt_tensor_ref_t r;
-  memset(&r, 0, sizeof r);
-  r.storage = s;
-  r.dtype = s->dtype;
-  r.view.rank = rank;
-  memcpy(r.view.sizes, sizes, sizeof(int64_t) * (size_t)rank);
-  memcpy(r.view.strides, strides, sizeof(int64_t) * (size_t)rank);
-  r.view.offset = offset;
-  return r;
-}
-
-static tt_arg_t tensor_arg(tt_tensor_ref_t *r) {
-  tt_arg_t a;
-  memset(&a, 0, sizeof a);
-  a.kind = TT_ARG_TENSOR;
-  a.t = r;
-  return a;
-}
 
 static void test_add(void) {
   float a[6] = {1, 2, 3, 4, 5, 6}, b[3] = {10, 20, 30}, out[6];

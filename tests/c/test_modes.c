@@ -11,6 +11,7 @@
 #include "api/context.h"
 #include "api/mode.h"
 #include "check.h"
+#include "refs.h"
 #include "exec/async_errors.h"
 #include "exec/inflight.h"
 #include "ops/registry.h"
@@ -43,25 +44,6 @@ static void test_names_and_env(void) {
   int status = 0;
   waitpid(pid, &status, 0);
   CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
-static tt_arg_t tensor_arg(tt_tensor_ref_t *r) {
-  tt_arg_t a;
-  memset(&a, 0, sizeof a);
-  a.kind = TT_ARG_TENSOR;
-  a.t = r;
-  return a;
-}
-
-static tt_tensor_ref_t vec(tt_storage_t *s, int64_t n) {
-  tt_tensor_ref_t r;
-  memset(&r, 0, sizeof r);
-  r.storage = s;
-  r.dtype = s->dtype;
-  r.view.rank = 1;
-  r.view.sizes[0] = n;
-  r.view.strides[0] = 1;
-  return r;
 }
 
 /* index_select(x[5], 0, idx) in the current mode. */
