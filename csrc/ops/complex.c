@@ -1,6 +1,8 @@
 /* Complex elementwise ops and reductions: the complex64/complex128 forms of
  * arithmetic, abs/angle/sgn, exp, sum/mean (routed here by complex_rules.c),
  * and complex/polar/_conj_physical, which exist only for complex values. */
+#include <string.h>
+
 #include "ops/common.h"
 #include "ops/complex_rules.h"
 #include "ops/families.h"
@@ -171,16 +173,27 @@ static tt_status_t lower_conj_physical(tt_lower_t *L) {
   return NULL;
 }
 
-/* complex(real, imag): same floating dtype required, as on CPU. */
-static tt_status_t lower_complex(tt_lower_t *L) {
+/* complex()/polar() arguments: one float32 or float64 dtype for both, as on CPU
+ * (Half would need complex32, which has no StableHLO type). */
+static tt_status_t float_pair(tt_lower_t *L, const char *api, tt_dtype_t *dt) {
   tt_dtype_t a = tt_l_arg_dtype(L, 0), b = tt_l_arg_dtype(L, 1);
   if (a != b)
     return tt_status_make(TT_INVALID_ARGUMENT, "Expected object of scalar type %s but got scalar type %s for second argument",
                           tt_op_type_name(a), tt_op_type_name(b));
   if (a != TT_F32 && a != TT_F64)
-    return tt_status_make(a == TT_F16 ? TT_NOT_IMPLEMENTED : TT_INVALID_ARGUMENT,
-                          "complex: expected both inputs to be Float or Double tensors but got %s and %s (Half: "
-                          "complex32 has no StableHLO type)", tt_op_type_name(a), tt_op_type_name(b));
+    return tt_status_make(a == TT_F16 && !strcmp(api, "complex") ? TT_NOT_IMPLEMENTED : TT_INVALID_ARGUMENT,
+                          "%s: expected both inputs to be Float or Double tensors but got %s and %s%s", api,
+                          tt_op_type_name(a), tt_op_type_name(b),
+                          a == TT_F16 && !strcmp(api, "complex") ? " (Half: complex32 has no StableHLO type)" : "");
+  *dt = a;
+  return NULL;
+}
+
+/* complex(real, imag): same floating dtype required, as on CPU. */
+static tt_status_t lower_complex(tt_lower_t *L) {
+  tt_dtype_t a;
+  tt_status_t st = float_pair(L, "complex", &a);
+  if (st) return st;
   int argi[2] = {0, 1};
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);
@@ -191,13 +204,9 @@ static tt_status_t lower_complex(tt_lower_t *L) {
 
 /* polar(abs, angle) = abs * (cos(angle) + i sin(angle)). */
 static tt_status_t lower_polar(tt_lower_t *L) {
-  tt_dtype_t a = tt_l_arg_dtype(L, 0), b = tt_l_arg_dtype(L, 1);
-  if (a != b)
-    return tt_status_make(TT_INVALID_ARGUMENT, "Expected object of scalar type %s but got scalar type %s for second argument",
-                          tt_op_type_name(a), tt_op_type_name(b));
-  if (a != TT_F32 && a != TT_F64)
-    return tt_status_make(TT_INVALID_ARGUMENT, "polar: expected both inputs to be Float or Double tensors but got %s and %s",
-                          tt_op_type_name(a), tt_op_type_name(b));
+  tt_dtype_t a;
+  tt_status_t st = float_pair(L, "polar", &a);
+  if (st) return st;
   tt_graph_t *g = L->g;
   int argi[2] = {0, 1};
   int64_t dims[TT_MAX_RANK];

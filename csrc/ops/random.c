@@ -57,8 +57,7 @@ tt_val_t tt_rand_uniform_open(tt_lower_t *L, tt_dtype_t ct, int rank, const int6
 
 static const tt_tensor_ref_t *self_ref(tt_lower_t *L) { return tt_l_ref(L, 0); }
 
-/* Writes v (any float type) into self, returning self. */
-static tt_status_t write_self(tt_lower_t *L, tt_val_t v) {
+tt_status_t tt_rand_write_self(tt_lower_t *L, tt_val_t v) {
   tt_l_write(L, 0, 0, tt_b_convert(L->g, v, tt_l_arg_dtype(L, 0)));
   L->returns_arg = 0;
   return NULL;
@@ -87,7 +86,7 @@ static tt_status_t lower_uniform_(tt_lower_t *L) {
   tt_val_t u = tt_rand_uniform01(L, s->dtype, r, d);
   u = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, u, tt_b_full_f(g, ct, r, d, to - from)),
                   tt_b_full_f(g, ct, r, d, from));
-  return write_self(L, u);
+  return tt_rand_write_self(L, u);
 }
 
 /* Standard normal samples by Box-Muller, in the compute type of dt. */
@@ -123,7 +122,7 @@ static tt_status_t lower_normal_(tt_lower_t *L) {
   tt_dtype_t ct = tt_rand_compute_type(s->dtype);
   tt_val_t z = tt_rand_std_normal(L, s->dtype, r, d);
   z = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, z, tt_b_full_f(g, ct, r, d, std)), tt_b_full_f(g, ct, r, d, mean));
-  return write_self(L, z);
+  return tt_rand_write_self(L, z);
 }
 
 /* normal.Tensor_float / float_Tensor / Tensor_Tensor: mean + std * z, broadcast. */
@@ -157,7 +156,7 @@ static tt_status_t lower_exponential_(tt_lower_t *L) {
   tt_dtype_t ct = tt_rand_compute_type(s->dtype);
   tt_val_t u = tt_rand_uniform01(L, ct, r, d);
   tt_val_t e = tt_b_unary(g, TT_UN_NEG, tt_b_unary(g, TT_UN_LOG1P, tt_b_unary(g, TT_UN_NEG, u)));
-  return write_self(L, tt_b_binary(g, TT_BIN_DIV, e, tt_b_full_f(g, ct, r, d, lambd)));
+  return tt_rand_write_self(L, tt_b_binary(g, TT_BIN_DIV, e, tt_b_full_f(g, ct, r, d, lambd)));
 }
 
 /* A bernoulli draw with probability p (a value of compute type, shape dims), as dtype. */

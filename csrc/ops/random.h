@@ -17,5 +17,7 @@ tt_val_t tt_rand_uniform01(tt_lower_t *L, tt_dtype_t prec, int rank, const int64
 tt_val_t tt_rand_uniform_open(tt_lower_t *L, tt_dtype_t ct, int rank, const int64_t *dims);
 /* Standard normal samples (Box-Muller) in the compute type of dt. */
 tt_val_t tt_rand_std_normal(tt_lower_t *L, tt_dtype_t dt, int rank, const int64_t *dims);
+/* Writes v (any float type) into argument 0 (self) in self's dtype; the op returns self. */
+tt_status_t tt_rand_write_self(tt_lower_t *L, tt_val_t v);
 
 #endif

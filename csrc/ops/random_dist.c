@@ -31,12 +31,6 @@ static tt_status_t need_float(tt_lower_t *L, const char *dist) {
   return NULL;
 }
 
-static tt_status_t write_self(tt_lower_t *L, tt_val_t v) {
-  tt_l_write(L, 0, 0, tt_b_convert(L->g, v, tt_l_arg_dtype(L, 0)));
-  L->returns_arg = 0;
-  return NULL;
-}
-
 /* cauchy_(self, median, sigma): median + sigma * tan(pi (u - 1/2)), u in (0, 1)
  * so tan never sees +-pi/2. */
 static tt_status_t lower_cauchy_(tt_lower_t *L) {
@@ -54,7 +48,7 @@ static tt_status_t lower_cauchy_(tt_lower_t *L) {
   tt_val_t a = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_SUB, u, tt_b_full_f(g, ct, r, d, 0.5)),
                            tt_b_full_f(g, ct, r, d, M_PI));
   tt_val_t v = tt_b_binary(g, TT_BIN_MUL, tt_b_unary(g, TT_UN_TAN, a), tt_b_full_f(g, ct, r, d, sigma));
-  return write_self(L, tt_b_binary(g, TT_BIN_ADD, v, tt_b_full_f(g, ct, r, d, median)));
+  return tt_rand_write_self(L, tt_b_binary(g, TT_BIN_ADD, v, tt_b_full_f(g, ct, r, d, median)));
 }
 
 /* log_normal_(self, mean, std): exp(mean + std * z). */
@@ -71,7 +65,7 @@ static tt_status_t lower_log_normal_(tt_lower_t *L) {
   tt_dtype_t ct = tt_rand_compute_type(s->dtype);
   tt_val_t z = tt_rand_std_normal(L, s->dtype, r, d);
   z = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, z, tt_b_full_f(g, ct, r, d, std)), tt_b_full_f(g, ct, r, d, mean));
-  return write_self(L, tt_b_unary(g, TT_UN_EXP, z));
+  return tt_rand_write_self(L, tt_b_unary(g, TT_UN_EXP, z));
 }
 
 /* geometric_(self, p): trials up to the first success, ceil(log(u) / log1p(-p))
@@ -93,7 +87,7 @@ static tt_status_t lower_geometric_(tt_lower_t *L) {
   k = tt_b_unary(g, TT_UN_CEIL, k);
   /* Narrow integer types keep the low bits of large draws, as CPU's casts do. */
   if (!tt_dtype_is_float(s->dtype)) k = tt_b_convert(g, k, TT_I64);
-  return write_self(L, k);
+  return tt_rand_write_self(L, k);
 }
 
 const tt_op_def_t tt_ops_random_dist[] = {
