@@ -423,10 +423,24 @@ static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
   const tt_region_stats_t *r = tt_region_stats();
-  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K}", "flushes", (unsigned long long)r->flushes, "last_nodes",
+  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K}", "flushes", (unsigned long long)r->flushes, "last_nodes",
                        (unsigned long long)r->last_nodes, "last_outputs", (unsigned long long)r->last_outputs,
                        "last_ops", (unsigned long long)r->last_ops, "repeat_cuts",
-                       (unsigned long long)r->repeat_cuts);
+                       (unsigned long long)r->repeat_cuts, "chunk_cuts", (unsigned long long)r->chunk_cuts);
+}
+
+static PyObject *py_set_defer_chunk_ops(PyObject *self, PyObject *arg) {
+  (void)self;
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return NULL;
+  tt_region_set_chunk_ops((int)n);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_get_defer_chunk_ops(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyLong_FromLong(tt_region_chunk_ops());
 }
 
 /* partial_overlap(a, b): PyTorch's refusal rule for an op whose input b
@@ -504,6 +518,8 @@ static PyMethodDef methods[] = {
     {"reset_peak_memory", py_reset_peak, METH_NOARGS, "peak := live"},
     {"prof_take", py_prof_take, METH_NOARGS, "phase timers of the op path (built with -DTT_PROFILE=1), reset"},
     {"region_stats", py_region_stats, METH_NOARGS, "counters of the deferred region"},
+    {"_set_defer_chunk_ops", py_set_defer_chunk_ops, METH_O, "DeferAndFuse closes a region after n ops (0: never)"},
+    {"_get_defer_chunk_ops", py_get_defer_chunk_ops, METH_NOARGS, "DeferAndFuse's chunk size in ops (0: none)"},
     {"check_strided", py_check_strided, METH_VARARGS, "check_strided(t, size, stride, offset): as_strided bounds"},
     {"storage_numel", py_storage_numel, METH_O, "elements of a tpu tensor's storage, or None"},
     {"fallback_set_enabled", tt_py_fallback_set_enabled, METH_O, "turn the CPU fallback on or off"},

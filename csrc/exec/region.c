@@ -32,6 +32,7 @@ typedef struct region_s {
   /* Rollback point of the op being lowered. */
   int op_nodes, op_params, op_checks;
   int repeat_detection;
+  int chunk_ops; /* DeferAndFuse closes a region after this many ops (0: never) */
   tt_region_stats_t stats;
 } region_t;
 
@@ -57,6 +58,8 @@ tt_graph_t *tt_region_graph(void) {
     }
     const char *env = getenv("TORCH_TPU_DETECT_REPEATED_OPS");
     if (env && (!strcmp(env, "0") || !strcmp(env, "off"))) R.repeat_detection = 0;
+    const char *ch = getenv("TORCH_TPU_DEFER_CHUNK_OPS");
+    if (ch) R.chunk_ops = atoi(ch);
   }
   return R.g;
 }
@@ -340,6 +343,10 @@ tt_status_t tt_region_end_op(uint64_t op_hash, const char *what) {
     R.stats.repeat_cuts++;
     return flush("a repeated op sequence (DeferAndFuse)", NULL, 0, NULL, NULL, 0);
   }
+  if (R.chunk_ops > 0 && R.nops >= (uint64_t)R.chunk_ops) {
+    R.stats.chunk_cuts++;
+    return flush("a chunk of ops (DeferAndFuse)", NULL, 0, NULL, NULL, 0);
+  }
   if (tt_graph_num_nodes(R.g) > MAX_NODES || R.nparams > MAX_PARAMS) {
     tt_repeat_reset();
     return flush("a large deferred region (DeferAndFuse)", NULL, 0, NULL, NULL, 0);
@@ -348,6 +355,14 @@ tt_status_t tt_region_end_op(uint64_t op_hash, const char *what) {
 }
 
 void tt_region_set_repeat_detection(int enabled) { R.repeat_detection = enabled; }
+void tt_region_set_chunk_ops(int n) {
+  tt_region_graph(); /* reads the environment once: a later first use must not undo this */
+  R.chunk_ops = n > 0 ? n : 0;
+}
+int tt_region_chunk_ops(void) {
+  tt_region_graph();
+  return R.chunk_ops;
+}
 
 const tt_region_stats_t *tt_region_stats(void) { return &R.stats; }
 

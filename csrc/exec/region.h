@@ -20,6 +20,7 @@ typedef struct tt_region_stats_s {
   uint64_t last_outputs; /* live outputs of the last region run */
   uint64_t last_ops;     /* ATen ops in the last region run */
   uint64_t repeat_cuts;  /* regions closed by the repeated-ops heuristic */
+  uint64_t chunk_cuts;   /* regions closed after TORCH_TPU_DEFER_CHUNK_OPS ops */
 } tt_region_stats_t;
 
 /* The region graph; builds append to it. */
@@ -59,6 +60,10 @@ void tt_region_forget(tt_storage_t *s);
 int tt_region_is_pending(const tt_storage_t *s);
 
 void tt_region_set_repeat_detection(int enabled);
+/* DeferAndFuse closes the region after n ops (0: no limit), so that the
+ * device runs one part of a step while the host records the next. */
+void tt_region_set_chunk_ops(int n);
+int tt_region_chunk_ops(void);
 const tt_region_stats_t *tt_region_stats(void);
 /* Frees everything (at shutdown). */
 void tt_region_shutdown(void);

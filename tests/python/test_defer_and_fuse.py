@@ -174,3 +174,56 @@ def test_materialization_restarts_the_repeat_history():
         x = x - 1
         x.cpu()
         assert torch.tpu.region_stats()["repeat_cuts"] == cuts
+
+
+@pytest.fixture
+def chunk_ops():
+    """Sets DeferAndFuse's chunk size for one test and restores the default."""
+    from torchtpu import _C
+    old = _C._get_defer_chunk_ops()
+    yield _C._set_defer_chunk_ops
+    _C._set_defer_chunk_ops(old)
+
+
+def test_chunk_cuts_a_long_region_every_n_ops(chunk_ops):
+    chunk_ops(4)
+    x = torch.randn(8).to("tpu")
+    fns = (torch.sin, torch.cos, torch.tanh, torch.exp, torch.abs, torch.neg, torch.sigmoid, torch.sqrt,
+           torch.log1p, torch.atan)  # 10 different ops: no repeat
+    with torch.tpu.eager_mode("defer_and_fuse"):
+        torch.tpu.synchronize()
+        s0 = torch.tpu.region_stats()
+        y = x
+        for f in fns:
+            y = f(y)
+        s1 = torch.tpu.region_stats()
+        got = y.cpu()
+    assert s1["chunk_cuts"] - s0["chunk_cuts"] == 2  # after ops 4 and 8; ops 9-10 wait for .cpu()
+    assert s1["flushes"] - s0["flushes"] == 2
+    want = x.cpu()
+    for f in fns:
+        want = f(want)
+    torch.testing.assert_close(got, want)
+
+
+def test_chunked_training_matches_strict_and_stops_compiling(chunk_ops):
+    ref = train_losses("strict", steps=6)
+    chunk_ops(7)  # cuts inside forward, backward and the optimizer
+    misses = []
+    torch.manual_seed(0)
+    model = models.make("transformer").to("tpu")
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    x, y = (t.to("tpu") for t in models.batch("transformer"))
+    got = []
+    with torch.tpu.eager_mode("defer_and_fuse"):
+        for _ in range(6):
+            opt.zero_grad()
+            loss = models.loss_fn("transformer", model(x), y)
+            loss.backward()
+            opt.step()
+            got.append(loss.item())
+            misses.append(torch.tpu.cache_stats()["misses"])
+    assert torch.tpu.region_stats()["chunk_cuts"] > 0
+    for a, b in zip(ref, got):
+        assert abs(a - b) <= 1e-5 * abs(a) + 1e-6, (ref, got)
+    assert misses[-1] == misses[2], misses  # the cuts fall at the same places every step
