@@ -20,6 +20,7 @@ import sys
 import time
 
 import torch
+import torchtpu
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "python"))
 import models  # noqa: E402
@@ -86,7 +87,8 @@ def main():
     args = p.parse_args()
     med = statistics.median
     print(f"plugin: {torch.tpu.runtime_info()['plugin_path']}")
-    print(f"{args.repeats} interleaved rounds x {args.steps} steps per run; medians over the rounds")
+    print(f"{args.repeats} interleaved rounds x {args.steps} steps per run; medians over the rounds; "
+          f"DeferAndFuse chunk (TORCH_TPU_DEFER_CHUNK_OPS): {torchtpu._C._get_defer_chunk_ops() or 'none'}")
     print(f"{'model':12s} {'run':16s} {'wall ms/step':>12s} {'cpu ms/step':>12s} {'x strict':>9s} {'x cpu':>7s} "
           f"{'new execs':>10s} {'peak KiB':>9s}")
     summary = []
