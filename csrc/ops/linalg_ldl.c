@@ -17,6 +17,7 @@ typedef struct ldl_s {
   tt_graph_t *g;
   int64_t N, n;
   tt_dtype_t dt;
+  tt_val_t live; /* (N) bool inside a loop body: the matrix still has steps to take */
 } ldl_t;
 
 static tt_val_t iota3(const ldl_t *c, int64_t m, int dim) {
@@ -75,6 +76,22 @@ static tt_val_t mul(const ldl_t *c, tt_val_t a, tt_val_t b) { return tt_b_binary
 static tt_val_t dvd(const ldl_t *c, tt_val_t a, tt_val_t b) { return tt_b_binary(c->g, TT_BIN_DIV, a, b); }
 static tt_val_t sel(const ldl_t *c, tt_val_t p, tt_val_t a, tt_val_t b) { return tt_b_select(c->g, p, a, b); }
 static tt_val_t cmp(const ldl_t *c, tt_cmp_t op, tt_val_t a, tt_val_t b) { return tt_b_compare(c->g, op, a, b); }
+/* v, kept from fusing with the operation that consumes it: XLA's CPU
+ * backend lets LLVM contract a*b+c into an FMA (LAPACK's BLAS rounds the
+ * product on its own here) and XLA rewrites (a / b) / c as a / (b * c). The
+ * bits pass through an xor with a runtime zero (1 only for finished
+ * matrices, whose values are discarded), which no pass can see through; a
+ * select on a runtime predicate is not enough, LLVM unswitches it. */
+static tt_val_t rounded(const ldl_t *c, tt_val_t v) {
+  if (v < 0 || tt_graph_failed(c->g)) return -1;
+  const tt_type_t *t = tt_graph_type(c->g, v);
+  tt_dtype_t it = t->dtype == TT_F64 ? TT_I64 : TT_I32;
+  int64_t d0 = 0;
+  tt_val_t z = tt_b_broadcast(c->g, tt_b_convert(c->g, tt_b_unary(c->g, TT_UN_NOT, c->live), it), t->rank, t->dims, &d0);
+  return tt_b_bitcast(c->g, tt_b_binary(c->g, TT_BIN_XOR, tt_b_bitcast(c->g, v, it), z), t->dtype);
+}
+/* a * b rounded on its own. */
+static tt_val_t rmul(const ldl_t *c, tt_val_t a, tt_val_t b) { return rounded(c, tt_b_binary(c->g, TT_BIN_MUL, a, b)); }
 static tt_val_t nvec(const ldl_t *c, int64_t v) {
   int64_t d = c->N;
   return tt_b_full_i(c->g, TT_I64, 1, &d, v);
@@ -104,9 +121,9 @@ static tt_val_t swap_cols(const ldl_t *c, tt_val_t x, tt_val_t a, tt_val_t p) {
   return sel(c, eq(c, C, spread3(c, a, c->n, 0)), cp, sel(c, eq(c, C, spread3(c, p, c->n, 0)), ca, x));
 }
 
-/* The outer product u_i * w_j of two (N, n) vectors as (N, n, n). */
+/* The outer product u_i * w_j of two (N, n) vectors as (N, n, n), rounded on its own. */
 static tt_val_t outer(const ldl_t *c, tt_val_t u, tt_val_t w) {
-  return mul(c, spread3(c, u, c->n, 1), spread3(c, w, c->n, 2));
+  return rmul(c, spread3(c, u, c->n, 1), spread3(c, w, c->n, 2));
 }
 
 static tt_val_t scalar_f(const ldl_t *c, double v) {
@@ -122,7 +139,8 @@ typedef struct ldl_fact_s {
  * column k (1x1 steps advance k by 1, 2x2 steps by 2, finished matrices stay
  * put). The working matrix is kept symmetric: LAPACK reads and updates only
  * the lower triangle, so after each step the lower triangle is mirrored. */
-static ldl_fact_t sytf2_lower(const ldl_t *c, tt_val_t a) {
+static ldl_fact_t sytf2_lower(const ldl_t *c0, tt_val_t a) {
+  ldl_t cc = *c0, *c = &cc;
   tt_graph_t *g = c->g;
   int64_t n = c->n;
   /* LAPACK's alpha = (1 + sqrt(17)) / 8, evaluated in the working precision. */
@@ -139,6 +157,7 @@ static ldl_fact_t sytf2_lower(const ldl_t *c, tt_val_t a) {
   tt_val_t W = s[0], k = s[1], piv = s[2], info = s[3];
   tt_val_t one = nvec(c, 1), zero_f = scalar_f(c, 0.0), al = scalar_f(c, alpha);
   tt_val_t active = cmp(c, TT_CMP_LT, k, nvec(c, n));
+  cc.live = active;
   /* Pivot search on column k and, if needed, row imax. */
   tt_val_t x0 = col_of(c, W, k);
   tt_val_t absakk = tt_b_unary(g, TT_UN_ABS, elem(c, x0, k));
@@ -167,7 +186,7 @@ static ldl_fact_t sytf2_lower(const ldl_t *c, tt_val_t a) {
   tt_val_t W2 = sel(c, trail, swap_cols(c, swap_rows(c, W, n, kk, kp), kk, kp), W);
   /* 1x1 pivot: rank-1 update with -1/d (dsyr, skipping zero x_j), then L = x / d. */
   tt_val_t x = col_of(c, W2, k);
-  tt_val_t d11 = dvd(c, scalar_f(c, 1.0), elem(c, x, k));
+  tt_val_t d11 = rounded(c, dvd(c, scalar_f(c, 1.0), elem(c, x, k)));
   tt_val_t t = mul(c, spread2(c, tt_b_unary(g, TT_UN_NEG, d11)), x);
   tt_val_t xj = spread3(c, x, n, 2);
   tt_val_t up1 = sel(c, cmp(c, TT_CMP_NE, xj, tt_b_like_f(g, xj, 0.0)), add(c, W2, outer(c, x, t)), W2);
@@ -179,11 +198,13 @@ static ldl_fact_t sytf2_lower(const ldl_t *c, tt_val_t a) {
   tt_val_t y = col_of(c, W2, k1);
   tt_val_t d21 = elem(c, x, k1);
   tt_val_t e11 = dvd(c, elem(c, y, k1), d21), e22 = dvd(c, elem(c, x, k), d21);
-  tt_val_t tt = dvd(c, scalar_f(c, 1.0), sub(c, mul(c, e11, e22), scalar_f(c, 1.0)));
-  tt_val_t f21 = spread2(c, dvd(c, tt, d21));
-  tt_val_t wk = mul(c, f21, sub(c, mul(c, spread2(c, e11), x), y));
-  tt_val_t wkp1 = mul(c, f21, sub(c, mul(c, spread2(c, e22), y), x));
-  tt_val_t up2 = sub(c, sub(c, W2, outer(c, x, wk)), outer(c, y, wkp1));
+  tt_val_t tt = dvd(c, scalar_f(c, 1.0), sub(c, rmul(c, e11, e22), scalar_f(c, 1.0)));
+  /* rounded() keeps XLA from rewriting (1 / z) / d21 as 1 / (z * d21). */
+  tt_val_t f21 = spread2(c, dvd(c, rounded(c, tt), d21));
+  tt_val_t wk = mul(c, f21, sub(c, rmul(c, spread2(c, e11), x), y));
+  tt_val_t wkp1 = mul(c, f21, sub(c, rmul(c, spread2(c, e22), y), x));
+  tt_val_t up2a = sub(c, W2, outer(c, x, wk));
+  tt_val_t up2 = sub(c, up2a, outer(c, y, wkp1));
   tt_val_t k1b = spread3(c, k1, n, 0);
   tt_val_t gt2_r = cmp(c, TT_CMP_GT, R, k1b), gt2_c = cmp(c, TT_CMP_GT, C, k1b);
   tt_val_t Wt = sel(c, and_(c, gt2_r, gt2_c), up2,
@@ -250,7 +271,7 @@ static tt_status_t lower_ldl_factor_ex(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   int rank = tt_l_arg_rank(L, 0);
   const int64_t *s = tt_l_arg_sizes(L, 0);
-  ldl_t c = {g, batch_count(rank, s), s[rank - 1], tt_l_arg_dtype(L, 0)};
+  ldl_t c = {g, batch_count(rank, s), s[rank - 1], tt_l_arg_dtype(L, 0), -1};
   tt_val_t a = tt_l_tensor(L, 0);
   if (c.N == 0 || c.n == 0) {
     tt_l_output(L, a);
@@ -268,7 +289,8 @@ static tt_status_t lower_ldl_factor_ex(tt_lower_t *L) {
 
 /* ?sytrs with uplo = 'L': B (N, n, m) overwritten by A^-1 B from LD (N, n, n)
  * and pivots (N, n) i64, forward through P L D then back through L^T P^T. */
-static tt_val_t sytrs_lower(const ldl_t *c, tt_val_t ld, tt_val_t piv, tt_val_t b, int64_t m) {
+static tt_val_t sytrs_lower(const ldl_t *c0, tt_val_t ld, tt_val_t piv, tt_val_t b, int64_t m) {
+  ldl_t cc = *c0, *c = &cc;
   tt_graph_t *g = c->g;
   int64_t n = c->n;
   tt_val_t R = iota3(c, m, 1), one = nvec(c, 1);
@@ -279,6 +301,7 @@ static tt_val_t sytrs_lower(const ldl_t *c, tt_val_t ld, tt_val_t piv, tt_val_t 
   {
     tt_val_t B = s[0], k = s[1];
     tt_val_t active = cmp(c, TT_CMP_LT, k, nvec(c, n));
+    cc.live = active;
     tt_val_t p = elem(c, piv, k);
     tt_val_t two = cmp(c, TT_CMP_LT, p, nvec(c, 0));
     tt_val_t k1 = add(c, k, one);
@@ -290,20 +313,21 @@ static tt_val_t sytrs_lower(const ldl_t *c, tt_val_t ld, tt_val_t piv, tt_val_t 
     /* dger with alpha = -1: b_i += l_i * (-b_k), columns with b_k == 0 skipped. */
     tt_val_t bkj = spread3(c, bk, m, 2), bk1j = spread3(c, bk1, m, 2);
     tt_val_t g1 = sel(c, cmp(c, TT_CMP_NE, bkj, tt_b_like_f(g, bkj, 0.0)),
-                      add(c, Bs, mul(c, spread3(c, lk, m, 1), tt_b_unary(g, TT_UN_NEG, bkj))), Bs);
+                      add(c, Bs, rmul(c, spread3(c, lk, m, 1), tt_b_unary(g, TT_UN_NEG, bkj))), Bs);
     tt_val_t g2 = sel(c, cmp(c, TT_CMP_NE, bk1j, tt_b_like_f(g, bk1j, 0.0)),
-                      add(c, g1, mul(c, spread3(c, lk1, m, 1), tt_b_unary(g, TT_UN_NEG, bk1j))), g1);
+                      add(c, g1, rmul(c, spread3(c, lk1, m, 1), tt_b_unary(g, TT_UN_NEG, bk1j))), g1);
     tt_val_t bgt = cmp(c, TT_CMP_GT, R, spread3(c, sel(c, two, k1, k), m, 0));
     tt_val_t Bu = sel(c, bgt, sel(c, spread3(c, two, m, 0), g2, g1), Bs);
     /* The diagonal block's inverse. */
     tt_val_t dkk = elem(c, lk, k);
-    tt_val_t r1 = mul(c, bk, spreadm(c, dvd(c, scalar_f(c, 1.0), dkk), m));
+    /* dscal by 1 / d, the reciprocal rounded first. */
+    tt_val_t r1 = mul(c, bk, spreadm(c, rounded(c, dvd(c, scalar_f(c, 1.0), dkk)), m));
     tt_val_t akm1k = elem(c, lk, k1);
     tt_val_t akm1 = dvd(c, dkk, akm1k), ak = dvd(c, elem(c, lk1, k1), akm1k);
-    tt_val_t denom = spreadm(c, sub(c, mul(c, akm1, ak), scalar_f(c, 1.0)), m);
+    tt_val_t denom = spreadm(c, sub(c, rmul(c, akm1, ak), scalar_f(c, 1.0)), m);
     tt_val_t bkm1 = dvd(c, bk, spreadm(c, akm1k, m)), bkk = dvd(c, bk1, spreadm(c, akm1k, m));
-    tt_val_t nk = dvd(c, sub(c, mul(c, spreadm(c, ak, m), bkm1), bkk), denom);
-    tt_val_t nk1 = dvd(c, sub(c, mul(c, spreadm(c, akm1, m), bkk), bkm1), denom);
+    tt_val_t nk = dvd(c, sub(c, rmul(c, spreadm(c, ak, m), bkm1), bkk), denom);
+    tt_val_t nk1 = dvd(c, sub(c, rmul(c, spreadm(c, akm1, m), bkk), bkm1), denom);
     tt_val_t isk = eq(c, R, spread3(c, k, m, 0)), isk1 = eq(c, R, spread3(c, k1, m, 0));
     tt_val_t rowk = sel(c, spreadm(c, two, m), nk, r1);
     tt_val_t Bd = sel(c, isk, spread3(c, rowk, m, 2),
@@ -318,18 +342,31 @@ static tt_val_t sytrs_lower(const ldl_t *c, tt_val_t ld, tt_val_t piv, tt_val_t 
   {
     tt_val_t B = s[0], k = s[1];
     tt_val_t active = cmp(c, TT_CMP_GE, k, nvec(c, 0));
+    cc.live = active;
     tt_val_t kc = tt_b_binary(g, TT_BIN_MAX, k, nvec(c, 0));
     tt_val_t p = elem(c, piv, kc);
     tt_val_t two = cmp(c, TT_CMP_LT, p, nvec(c, 0));
     tt_val_t km1 = sub(c, kc, one);
     tt_val_t kb = spread3(c, kc, m, 0);
-    tt_val_t gt = cmp(c, TT_CMP_GT, R, kb);
-    int64_t rows = 1;
-    /* dgemv with alpha = -1, beta = 1: b_k -= sum_{i>k} b_i l_ik. */
-    tt_val_t lk = spread3(c, col_of(c, ld, kc), m, 1), lkm1 = spread3(c, col_of(c, ld, km1), m, 1);
-    tt_val_t zero3 = tt_b_like_f(g, B, 0.0);
-    tt_val_t sk = tt_b_reduce(g, TT_RED_SUM, sel(c, gt, mul(c, B, lk), zero3), 1, &rows);
-    tt_val_t skm1 = tt_b_reduce(g, TT_RED_SUM, sel(c, gt, mul(c, B, lkm1), zero3), 1, &rows);
+    /* dgemv with alpha = -1, beta = 1: b_k -= sum_{i>k} b_i l_ik, the sum
+     * accumulated in LAPACK's order (a tree reduction rounds differently). */
+    int64_t d2m[2] = {c->N, m};
+    tt_val_t zm = tt_b_full_f(g, c->dt, 2, d2m, 0.0);
+    tt_loop_t li;
+    tt_val_t i, t[2], tres[2], tinit[2] = {zm, zm};
+    tt_b_for_begin(g, &li, 0, n, 2, tinit, &i, t);
+    {
+      tt_val_t z = tt_b_const_i(g, TT_I64, 0);
+      int64_t rb[3] = {c->N, 1, m}, rl[3] = {c->N, 1, n};
+      tt_val_t bi = tt_b_reshape(g, tt_b_dslice(g, B, (tt_val_t[3]){z, i, z}, rb), 2, d2m);
+      tt_val_t li_row = tt_b_reshape(g, tt_b_dslice(g, ld, (tt_val_t[3]){z, i, z}, rl), 2, (int64_t[2]){c->N, n});
+      tt_val_t on = spreadm(c, cmp(c, TT_CMP_GT, tt_b_broadcast(g, i, 1, &c->N, NULL), kc), m);
+      tt_val_t tk = sel(c, on, add(c, t[0], rmul(c, bi, spreadm(c, elem(c, li_row, kc), m))), t[0]);
+      tt_val_t tkm1 = sel(c, on, add(c, t[1], rmul(c, bi, spreadm(c, elem(c, li_row, km1), m))), t[1]);
+      tt_val_t tnext[2] = {tk, tkm1};
+      tt_b_for_end(g, &li, tnext, tres);
+    }
+    tt_val_t sk = tres[0], skm1 = tres[1];
     tt_val_t bk = sub(c, row_of(c, B, m, kc), sk), bkm1 = sub(c, row_of(c, B, m, km1), skm1);
     tt_val_t Bu = sel(c, eq(c, R, kb), spread3(c, bk, m, 2),
                       sel(c, and_(c, spread3(c, two, m, 0), eq(c, R, spread3(c, km1, m, 0))), spread3(c, bkm1, m, 2), B));
@@ -406,7 +443,7 @@ static tt_status_t lower_ldl_solve(tt_lower_t *L) {
     tt_l_output(L, tt_b_full_f(g, dt, nb + 2, od, 0.0));
     return NULL;
   }
-  ldl_t c = {g, N, n, dt};
+  ldl_t c = {g, N, n, dt, -1};
   int64_t d3a[3] = {N, n, n}, d3b[3] = {N, n, m}, d2[2] = {N, n};
   tt_val_t ld = tt_b_reshape(g, to_batch(g, tt_l_tensor(L, 0), nb, bd, 2), 3, d3a);
   tt_val_t piv = tt_b_reshape(g, to_batch(g, tt_b_convert(g, tt_l_tensor(L, 1), TT_I64), nb, bd, 1), 2, d2);
