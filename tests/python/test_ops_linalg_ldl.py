@@ -111,7 +111,7 @@ def solve_both(LD, piv, B, **kw):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("diag", [1.0, 0.0])
 def test_solve_matches_lapack(dtype, diag):
-    for n in (1, 2, 3, 5, 6):
+    for n in (1, 2, 3, 5):
         a = sym((3, n, n), dtype, seed=10 + n, diag=diag)
         LD, piv, _ = torch.linalg.ldl_factor_ex(a)
         for B in (make((3, n, 2), dtype, n), make((n, 4), dtype, n)):
