@@ -33,6 +33,7 @@ extern const tt_op_def_t tt_ops_linalg_eig[];
 extern const tt_op_def_t tt_ops_linalg_svd[];
 extern const tt_op_def_t tt_ops_linalg_lstsq[];
 extern const tt_op_def_t tt_ops_linalg_lu[];
+extern const tt_op_def_t tt_ops_linalg_ldl[];
 extern const tt_op_def_t tt_ops_upsample[];
 extern const tt_op_def_t tt_ops_pad[];
 extern const tt_op_def_t tt_ops_pool_adaptive[];

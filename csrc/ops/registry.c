@@ -37,6 +37,7 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_linalg_svd,
       tt_ops_linalg_lstsq,
       tt_ops_linalg_lu,
+      tt_ops_linalg_ldl,
       tt_ops_upsample,
       tt_ops_pad,
       tt_ops_pool_adaptive,
