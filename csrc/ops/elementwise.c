@@ -37,9 +37,7 @@ static tt_dtype_t scalar_other_type(tt_lower_t *L, tt_dtype_t result) {
 static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
   binop_t p;
   if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
-  tt_graph_t *g = L->g;
-  tt_val_t x = p.x, y = p.y;
-  tt_dtype_t ct = p.result;
+  tt_val_t y = p.y;
   if (!tt_l_is_none(L, 2)) {
     const tt_arg_t *al = &L->args[2];
     int is_one = (al->kind == TT_ARG_INT && al->i == 1) || (al->kind == TT_ARG_FLOAT && al->f == 1.0);
@@ -47,20 +45,15 @@ static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
       return tt_status_make(TT_INVALID_ARGUMENT, "For integral input tensors, argument alpha must not be a floating point number.");
     if (al->kind == TT_ARG_BOOL && p.result != TT_BOOL)
       return tt_status_make(TT_INVALID_ARGUMENT, "Boolean alpha only supported for Boolean results.");
-    if (!is_one) {
-      /* bfloat16/float16: CPU's vectorized kernel takes alpha in the result
-       * type and x + alpha * y fused in float32, rounded once (its scalar
-       * loop over the last numel % vector-width elements rounds alpha * y
-       * first: not modeled). */
-      ct = tt_op_math_type(p.result);
-      tt_val_t a = tt_b_convert(g, tt_l_scalar_arg(L, 2, p.result), ct);
-      x = tt_b_convert(g, x, ct);
-      y = tt_b_binary(g, TT_BIN_MUL, tt_b_convert(g, y, ct), tt_op_fit(L, a, ct, p.rank, p.dims));
-    }
+    /* bfloat16/float16: alpha * y rounds to the result type before the add,
+     * as CPU's scalar loop does (its vectorized loop, over all but the last
+     * numel % vector-width elements, fuses x + alpha * y in float32: CPU
+     * itself differs by position there). */
+    if (!is_one) y = tt_b_binary(L->g, TT_BIN_MUL, y, tt_op_fit(L, tt_l_scalar_arg(L, 2, p.result), p.result, p.rank, p.dims));
   }
   if (p.result == TT_BOOL && op == TT_BIN_SUB)
     return tt_status_make(TT_INVALID_ARGUMENT, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.");
-  tt_l_output(L, tt_b_convert(g, tt_b_binary(g, p.result == TT_BOOL ? TT_BIN_OR : op, x, y), p.result));
+  tt_l_output(L, tt_b_binary(L->g, p.result == TT_BOOL ? TT_BIN_OR : op, p.x, y));
   return NULL;
 }
 
