@@ -637,7 +637,9 @@ def report(results, total, not_run, elapsed, args):
             "below) run, from each sample, the out-of-place op and the in-place variant (`_foreach_<op>_`, on "
             "clones of the input list) where each exists; a sample passes only if both results match CPU's, and "
             "an in-place call that CPU rejects (a float result into an integer list) must raise the same "
-            "exception type on tpu. Their ATen ops are those of both calls. ForeachFuncInfo declares every "
+            "exception type on tpu. Their ATen ops are those of both calls (and the harness's `clone` of the input "
+            "list). In-place variants are overload packets of their own (`aten::_foreach_add_`), as ATen defines "
+            "them. ForeachFuncInfo declares every "
             "dtype; a dtype whose samples all raise on CPU is a skip. test_foreach's CUDA fast-path "
             "expectations are not checked. Totals are given for `op_db` alone, the foreach databases alone, "
             "and both: the `op_db` column is the measure without foreach entries.",
