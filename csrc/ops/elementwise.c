@@ -24,6 +24,15 @@ static int prepare2(tt_lower_t *L, int a, int b, tt_dtype_t compute, binop_t *p)
   return !tt_graph_failed(L->g);
 }
 
+/* The type CPU's mul and true div compute in: a scalar-shaped `other` (a
+ * number or 0-dim tensor) of a bfloat16/float16 result keeps its own
+ * precision, the product or quotient taken in float32 and rounded once
+ * (CPU's original_scalar_value path); else the result type. */
+static tt_dtype_t scalar_other_type(tt_lower_t *L, tt_dtype_t result) {
+  if ((result == TT_BF16 || result == TT_F16) && tt_l_arg_rank(L, 1) <= 0) return TT_F32;
+  return result;
+}
+
 /* x (+|-) alpha * y, alpha from argument 2 when present. */
 static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
   binop_t p;
@@ -36,6 +45,10 @@ static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
       return tt_status_make(TT_INVALID_ARGUMENT, "For integral input tensors, argument alpha must not be a floating point number.");
     if (al->kind == TT_ARG_BOOL && p.result != TT_BOOL)
       return tt_status_make(TT_INVALID_ARGUMENT, "Boolean alpha only supported for Boolean results.");
+    /* bfloat16/float16: alpha * y rounds to the result type before the add,
+     * as CPU's scalar loop does (its vectorized loop, over all but the last
+     * numel % vector-width elements, fuses x + alpha * y in float32: CPU
+     * itself differs by position there). */
     if (!is_one) y = tt_b_binary(L->g, TT_BIN_MUL, y, tt_op_fit(L, tt_l_scalar_arg(L, 2, p.result), p.result, p.rank, p.dims));
   }
   if (p.result == TT_BOOL && op == TT_BIN_SUB)
@@ -58,8 +71,13 @@ static tt_status_t lower_rsub(tt_lower_t *L) {
 
 static tt_status_t lower_mul(tt_lower_t *L) {
   binop_t p;
-  if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
-  tt_l_output(L, tt_b_binary(L->g, p.result == TT_BOOL ? TT_BIN_AND : TT_BIN_MUL, p.x, p.y));
+  int argi[2] = {0, 1};
+  tt_dtype_t rt = tt_op_result_type(L, argi, 2);
+  /* CPU's mul_.Scalar (which _foreach_mul_'s per-tensor loop calls) rounds
+   * the scalar to the result type, unlike mul.Scalar and Tensor.mul_(number). */
+  if (!prepare2(L, 0, 1, strstr(L->op, "mul_.Scalar") ? rt : scalar_other_type(L, rt), &p)) return NULL;
+  tt_val_t r = tt_b_binary(L->g, p.result == TT_BOOL ? TT_BIN_AND : TT_BIN_MUL, p.x, p.y);
+  tt_l_output(L, tt_b_convert(L->g, r, p.result));
   return NULL;
 }
 
@@ -81,8 +99,8 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
   tt_dtype_t rt = tt_op_result_type(L, argi, 2);
   if (!mode) {
     tt_dtype_t ft = tt_op_float_type(rt);
-    if (!prepare2(L, 0, 1, ft, &p)) return NULL;
-    tt_l_output(L, tt_b_binary(L->g, TT_BIN_DIV, p.x, p.y));
+    if (!prepare2(L, 0, 1, scalar_other_type(L, ft), &p)) return NULL;
+    tt_l_output(L, tt_b_convert(L->g, tt_b_binary(L->g, TT_BIN_DIV, p.x, p.y), ft));
     return NULL;
   }
   if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
@@ -275,6 +293,9 @@ static tt_val_t round_float(tt_graph_t *g, tt_val_t x, int mode) {
   }
 }
 static tt_status_t rounding(tt_lower_t *L, int mode) {
+  static const char *const names[] = {"floor", "ceil", "round", "trunc"};
+  if (tt_l_arg_dtype(L, 0) == TT_BOOL) /* CPU has no bool kernel for these */
+    return tt_status_make(TT_INVALID_ARGUMENT, "\"%s_vml_cpu\" not implemented for 'Bool'", names[mode]);
   tt_val_t x = tt_l_tensor(L, 0);
   tt_l_output(L, tt_dtype_is_float(tt_l_arg_dtype(L, 0)) ? round_float(L->g, x, mode) : x);
   return NULL;
@@ -318,6 +339,11 @@ static tt_status_t pow_common(tt_lower_t *L) {
   binop_t p;
   if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
   tt_graph_t *g = L->g;
+  if (p.result == TT_BOOL && L->args[1].kind == TT_ARG_BOOL) {
+    /* CPU special-cases these exponents before its kernel: x ** True copies, x ** False is all ones. */
+    tt_l_output(L, L->args[1].i ? p.x : tt_b_like_f(g, p.x, 1));
+    return NULL;
+  }
   if (p.result == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "\"pow\" not implemented for 'Bool'");
   if (!tt_dtype_is_float(p.result)) {
     tt_l_output(L, int_pow(g, p.x, p.y));

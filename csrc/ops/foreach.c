@@ -9,17 +9,29 @@
 #define FE_MAX_ARGS 16
 
 /* Which single-tensor op computes one element of each foreach overload. */
+typedef enum {
+  FE_OUT = 0,      /* the base op's result is element j's output */
+  FE_INPLACE = 1,  /* ... and is written into self[j] (checked castable, as CPU does) */
+  FE_WRITES = 2,   /* the base op writes its argument 0 itself (zero_, copy_) */
+  FE_WRITE_OUT = 3 /* the base op's write into argument 0 becomes the output (functional zero/copy) */
+} fe_mode_t;
+
 typedef struct {
   const char *name;
   const char *base;
-  int inplace;
+  fe_mode_t mode;
+  /* The base op's arguments by position: a digit picks the foreach argument,
+   * '-' passes None (its default); NULL passes the arguments as they are. */
+  const char *argmap;
 } fe_map_t;
 
+#define OUT(name, base) {name, base, FE_OUT, NULL}
+#define INP(name, base) {name, base, FE_INPLACE, NULL}
 static const fe_map_t fe_maps[] = {
 #define FE_BIN(op, base_t, base_s)                                                        \
-  {"_foreach_" op ".List", base_t, 0}, {"_foreach_" op "_.List", base_t, 1},             \
-  {"_foreach_" op ".Scalar", base_s, 0}, {"_foreach_" op "_.Scalar", base_s, 1},         \
-  {"_foreach_" op ".ScalarList", base_s, 0}, {"_foreach_" op "_.ScalarList", base_s, 1}
+  OUT("_foreach_" op ".List", base_t), INP("_foreach_" op "_.List", base_t),             \
+  OUT("_foreach_" op ".Scalar", base_s), INP("_foreach_" op "_.Scalar", base_s),         \
+  OUT("_foreach_" op ".ScalarList", base_s), INP("_foreach_" op "_.ScalarList", base_s)
     FE_BIN("add", "add.Tensor", "add.Scalar"),
     FE_BIN("sub", "sub.Tensor", "sub.Scalar"),
     FE_BIN("mul", "mul.Tensor", "mul.Scalar"),
@@ -30,29 +42,36 @@ static const fe_map_t fe_maps[] = {
     FE_BIN("clamp_max", "clamp_max.Tensor", "clamp_max"),
     FE_BIN("pow", "pow.Tensor_Tensor", "pow.Tensor_Scalar"),
 #undef FE_BIN
-    {"_foreach_add.Tensor", "add.Tensor", 0}, {"_foreach_add_.Tensor", "add.Tensor", 1},
-    {"_foreach_mul.Tensor", "mul.Tensor", 0}, {"_foreach_mul_.Tensor", "mul.Tensor", 1},
-    {"_foreach_div.Tensor", "div.Tensor", 0}, {"_foreach_div_.Tensor", "div.Tensor", 1},
-    {"_foreach_pow.ScalarAndTensor", "pow.Scalar", 0},
-#define FE_UN(op) {"_foreach_" op, op, 0}, {"_foreach_" op "_", op, 1}
+    OUT("_foreach_add.Tensor", "add.Tensor"), INP("_foreach_add_.Tensor", "add.Tensor"),
+    OUT("_foreach_mul.Tensor", "mul.Tensor"), INP("_foreach_mul_.Tensor", "mul.Tensor"),
+    OUT("_foreach_div.Tensor", "div.Tensor"), INP("_foreach_div_.Tensor", "div.Tensor"),
+    OUT("_foreach_pow.ScalarAndTensor", "pow.Scalar"),
+#define FE_UN(op) OUT("_foreach_" op, op), INP("_foreach_" op "_", op)
     FE_UN("sqrt"), FE_UN("rsqrt"), FE_UN("neg"), FE_UN("abs"), FE_UN("exp"), FE_UN("expm1"),
     FE_UN("log"), FE_UN("log1p"), FE_UN("reciprocal"), FE_UN("sign"), FE_UN("sigmoid"),
     FE_UN("tanh"), FE_UN("sin"), FE_UN("cos"), FE_UN("erf"), FE_UN("floor"), FE_UN("ceil"),
-    FE_UN("round"), FE_UN("trunc"),
+    FE_UN("round"), FE_UN("trunc"), FE_UN("acos"), FE_UN("asin"), FE_UN("atan"), FE_UN("cosh"),
+    FE_UN("sinh"), FE_UN("tan"), FE_UN("log10"), FE_UN("log2"), FE_UN("lgamma"), FE_UN("frac"),
+    FE_UN("erfc"),
 #undef FE_UN
+    OUT("_foreach_clone", "clone"), OUT("_foreach_max", "max"), OUT("_foreach_mm", "mm"),
+    /* norm(self, ord, dtype) is linalg_vector_norm(self, ord, dim=None, keepdim=False, dtype) per tensor. */
+    {"_foreach_norm.Scalar", "linalg_vector_norm", FE_OUT, "01--2"},
 #define FE_C(op)                                                                           \
-  {"_foreach_" op ".Scalar", op, 0}, {"_foreach_" op "_.Scalar", op, 1},                   \
-  {"_foreach_" op ".ScalarList", op, 0}, {"_foreach_" op "_.ScalarList", op, 1}
+  OUT("_foreach_" op ".Scalar", op), INP("_foreach_" op "_.Scalar", op),                   \
+  OUT("_foreach_" op ".ScalarList", op), INP("_foreach_" op "_.ScalarList", op)
     FE_C("addcmul"), FE_C("addcdiv"),
 #undef FE_C
-    {"_foreach_lerp.List", "lerp.Tensor", 0}, {"_foreach_lerp_.List", "lerp.Tensor", 1},
-    {"_foreach_lerp.Scalar", "lerp.Scalar", 0}, {"_foreach_lerp_.Scalar", "lerp.Scalar", 1},
-    {"_foreach_lerp.ScalarList", "lerp.Scalar", 0}, {"_foreach_lerp_.ScalarList", "lerp.Scalar", 1},
-    /* These write their argument 0 themselves. */
-    {"_foreach_zero_", "zero_", 2},
-    {"_foreach_copy_", "copy_", 2},
-    {NULL, NULL, 0},
+    OUT("_foreach_lerp.List", "lerp.Tensor"), INP("_foreach_lerp_.List", "lerp.Tensor"),
+    OUT("_foreach_lerp.Scalar", "lerp.Scalar"), INP("_foreach_lerp_.Scalar", "lerp.Scalar"),
+    OUT("_foreach_lerp.ScalarList", "lerp.Scalar"), INP("_foreach_lerp_.ScalarList", "lerp.Scalar"),
+    {"_foreach_zero_", "zero_", FE_WRITES, NULL}, {"_foreach_copy_", "copy_", FE_WRITES, NULL},
+    /* The functional forms (functionalization's): what the in-place op would write. */
+    {"_foreach_zero", "zero_", FE_WRITE_OUT, NULL}, {"_foreach_copy", "copy_", FE_WRITE_OUT, NULL},
+    {NULL, NULL, 0, NULL},
 };
+#undef OUT
+#undef INP
 
 static const fe_map_t *fe_find(const char *name) {
   for (const fe_map_t *m = fe_maps; m->name; m++)
@@ -94,14 +113,21 @@ static int fe_length(tt_lower_t *L) {
   return n;
 }
 
-/* The single-op arguments of element j: list entries become their j-th item. */
-static int fe_element_args(tt_lower_t *L, const tt_arg_t *all, int j, tt_arg_t *el) {
-  for (int k = 0; k < L->nargs; k++) {
-    el[k] = all[k];
-    const tt_arg_t *a = &all[k];
+/* The single-op arguments of element j: list entries become their j-th
+ * item, in the base op's order (m->argmap); returns their count, 0 on error. */
+static int fe_element_args(tt_lower_t *L, const fe_map_t *m, const tt_arg_t *all, int j, tt_arg_t *el) {
+  int n = m->argmap ? (int)strlen(m->argmap) : L->nargs;
+  for (int k = 0; k < n; k++) {
+    int from = m->argmap ? (m->argmap[k] == '-' ? -1 : m->argmap[k] - '0') : k;
+    if (from < 0 || from >= L->nargs) {
+      memset(&el[k], 0, sizeof el[k]); /* None */
+      continue;
+    }
+    el[k] = all[from];
+    const tt_arg_t *a = &all[from];
     if (a->kind == TT_ARG_TENSORS) {
       if (!a->t[j].storage && !a->t[j].is_host_scalar) {
-        tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: tensor list argument %d has None at %d", L->op, k, j);
+        tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: tensor list argument %d has None at %d", L->op, from, j);
         return 0;
       }
       el[k].kind = TT_ARG_TENSOR;
@@ -115,27 +141,38 @@ static int fe_element_args(tt_lower_t *L, const tt_arg_t *all, int j, tt_arg_t *
       el[k].i = a->ints[j];
     }
   }
-  return 1;
+  return n > 0 ? n : 1;
 }
 
 /* Lowers element j with the base op; its result (or its write into its
  * argument 0) becomes element j's output or write. */
-static tt_status_t fe_element(tt_lower_t *L, const tt_op_def_t *base, int mode, const tt_arg_t *all, int j) {
+static tt_status_t fe_element(tt_lower_t *L, const tt_op_def_t *base, const fe_map_t *m, const tt_arg_t *all,
+                              int j) {
   tt_arg_t el[FE_MAX_ARGS];
-  if (!fe_element_args(L, all, j, el)) return NULL;
-  int nouts = L->nouts, nwrites = L->nwrites;
+  int nel = fe_element_args(L, m, all, j, el);
+  if (!nel) return NULL;
+  int nouts = L->nouts, nwrites = L->nwrites, nargs = L->nargs;
   L->args = el;
+  L->nargs = nel;
   tt_status_t s = base->fn(L);
   L->args = (tt_arg_t *)all;
+  L->nargs = nargs;
   L->returns_arg = -1;
   if (s || tt_graph_failed(L->g)) return s;
-  if (mode == 2) { /* the base op wrote its argument 0: retarget to element j */
+  fe_mode_t mode = m->mode;
+  if (mode == FE_WRITES) { /* the base op wrote its argument 0: retarget to element j */
     for (int w = nwrites; w < L->nwrites; w++) L->write_elem[w] = j;
+    return NULL;
+  }
+  if (mode == FE_WRITE_OUT) {
+    if (L->nwrites != nwrites + 1 || L->nouts != nouts)
+      return tt_status_make(TT_INTERNAL, "%s: element op %s gave %d writes", L->op, base->name, L->nwrites - nwrites);
+    tt_l_output(L, L->write_val[--L->nwrites]);
     return NULL;
   }
   if (L->nouts != nouts + 1 || L->nwrites != nwrites)
     return tt_status_make(TT_INTERNAL, "%s: element op %s gave %d results", L->op, base->name, L->nouts - nouts);
-  if (mode == 1) {
+  if (mode == FE_INPLACE) {
     tt_val_t v = L->outs[--L->nouts];
     tt_dtype_t rdt = tt_graph_type(L->g, v)->dtype, sdt = all[0].t[j].dtype;
     if (!can_cast(rdt, sdt))
@@ -151,11 +188,11 @@ static tt_status_t lower_foreach(tt_lower_t *L) {
   int id = m ? tt_ops_find(m->base) : -1;
   const tt_op_def_t *base = id >= 0 ? tt_ops_get(id) : NULL;
   if (!base) return tt_status_make(TT_INTERNAL, "%s: no element lowering", L->op);
-  if (L->nargs > FE_MAX_ARGS) return tt_status_make(TT_INTERNAL, "%s: too many arguments", L->op);
+  if (L->nargs > FE_MAX_ARGS || (m->argmap && strlen(m->argmap) > FE_MAX_ARGS)) return tt_status_make(TT_INTERNAL, "%s: too many arguments", L->op);
   int n = fe_length(L);
   const tt_arg_t *all = L->args;
   for (int j = 0; j < n; j++) {
-    tt_status_t s = fe_element(L, base, m->inplace, all, j);
+    tt_status_t s = fe_element(L, base, m, all, j);
     if (s || tt_graph_failed(L->g)) return s;
   }
   return NULL;
@@ -175,8 +212,11 @@ const tt_op_def_t tt_ops_foreach[] = {
     FE_UN("sqrt"), FE_UN("rsqrt"), FE_UN("neg"), FE_UN("abs"), FE_UN("exp"), FE_UN("expm1"),
     FE_UN("log"), FE_UN("log1p"), FE_UN("reciprocal"), FE_UN("sign"), FE_UN("sigmoid"),
     FE_UN("tanh"), FE_UN("sin"), FE_UN("cos"), FE_UN("erf"), FE_UN("floor"), FE_UN("ceil"),
-    FE_UN("round"), FE_UN("trunc"),
+    FE_UN("round"), FE_UN("trunc"), FE_UN("acos"), FE_UN("asin"), FE_UN("atan"), FE_UN("cosh"), FE_UN("sinh"),
+    FE_UN("tan"), FE_UN("log10"), FE_UN("log2"), FE_UN("lgamma"), FE_UN("frac"), FE_UN("erfc"),
 #undef FE_UN
+    FE("_foreach_clone"), FE("_foreach_max"), FE("_foreach_mm"), FE("_foreach_norm.Scalar"), FE("_foreach_zero"),
+    FE("_foreach_copy"),
 #define FE_C(op) FE("_foreach_" op ".Scalar"), FE("_foreach_" op "_.Scalar"), FE("_foreach_" op ".ScalarList"), FE("_foreach_" op "_.ScalarList")
     FE_C("addcmul"), FE_C("addcdiv"),
 #undef FE_C
