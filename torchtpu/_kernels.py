@@ -248,6 +248,20 @@ def _out_variant(functional, out_names=("out",)):
     return kernel
 
 
+def _arange_out(*args, out):
+    """arange.out / arange.start_out (window functions build their grid this
+    way): the functional arange in out's dtype (length and values from the
+    core), written into out with CPU's resize rule and warning."""
+    r = torch.ops.aten.arange.start_step(*([0] if len(args) == 1 else []), *args, dtype=out.dtype, device=out.device)
+    if out.numel() != r.numel() and out.numel() > 0:
+        warnings.warn(f"The number of elements in the out tensor of shape {list(out.shape)} is {out.numel()} which does "
+                      f"not match the computed number of elements {r.numel()}. Note that this may occur as a result of "
+                      f"rounding error. The out tensor will be resized to a tensor of shape ({r.numel()},).",
+                      UserWarning, stacklevel=2)
+    _write_out(out, r)
+    return out
+
+
 def _check_out_overlap(out, args):
     outs = out if isinstance(out, (list, tuple)) else [out]
     ins = [a for a in args if isinstance(a, torch.Tensor)]
@@ -368,7 +382,8 @@ def register_all():
     }
     _IDS.update(ids)
     special.update({"nonzero": _nonzero, "index.Tensor": _index, "_index_put_impl_": _index_put_impl_,
-                    "index_put": _index_put, "masked_select": _masked_select, "equal": _equal})
+                    "index_put": _index_put, "masked_select": _masked_select, "equal": _equal,
+                    "arange.out": _arange_out, "arange.start_out": _arange_out})
     special["as_strided"] = _as_strided
     if "_ctc_loss" in ids:
         special.update({"_ctc_loss.Tensor": _ctc_loss_tensor, "_ctc_loss_backward.Tensor": _ctc_loss_backward_tensor})
