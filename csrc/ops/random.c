@@ -355,10 +355,10 @@ static tt_status_t lower_native_dropout_backward(tt_lower_t *L) {
 }
 
 /* randperm(n, dtype=long, ...): sort random keys, carrying an iota. */
-static tt_status_t lower_randperm(tt_lower_t *L) {
+static tt_status_t randperm(tt_lower_t *L, int dtypei) {
   int64_t n = tt_l_int(L, 0, 0);
   if (n < 0) return tt_status_make(TT_INVALID_ARGUMENT, "n must be non-negative, got%lld", (long long)n);
-  tt_dtype_t dt = tt_l_dtype(L, 1);
+  tt_dtype_t dt = tt_l_dtype(L, dtypei);
   if (dt == TT_DTYPE_INVALID) dt = TT_I64;
   tt_graph_t *g = L->g;
   if (n == 0) {
@@ -370,6 +370,9 @@ static tt_status_t lower_randperm(tt_lower_t *L) {
   tt_l_output(L, tt_b_convert(g, tt_b_get(g, srt, 1), dt));
   return NULL;
 }
+/* randperm(n, dtype, ...) and randperm.generator(n, generator, dtype, ...) */
+static tt_status_t lower_randperm(tt_lower_t *L) { return randperm(L, 1); }
+static tt_status_t lower_randperm_generator(tt_lower_t *L) { return randperm(L, 2); }
 
 const tt_op_def_t tt_ops_random[] = {
     {"uniform_", lower_uniform_, TT_OPF_RANDOM},
@@ -388,5 +391,6 @@ const tt_op_def_t tt_ops_random[] = {
     {"native_dropout", lower_native_dropout, TT_OPF_RANDOM},
     {"native_dropout_backward", lower_native_dropout_backward, 0},
     {"randperm", lower_randperm, TT_OPF_RANDOM},
+    {"randperm.generator", lower_randperm_generator, TT_OPF_RANDOM},
     {NULL, NULL, 0},
 };
