@@ -168,6 +168,43 @@ static int convert_list(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t
   return ok;
 }
 
+static int is_generator(PyObject *o) {
+  for (PyTypeObject *t = Py_TYPE(o); t; t = t->tp_base)
+    if (strcmp(t->tp_name, "torch._C.Generator") == 0) return 1;
+  return 0;
+}
+
+/* A torch.tpu.Generator (it carries _tt_seed) drives the op's random draws;
+ * any other generator belongs to another device: CUDA's error for a CPU
+ * generator, with our device name. */
+static int convert_generator(PyObject *obj, const char *op, tt_py_args_t *a) {
+  static PyObject *lookup; /* torchtpu._generator._lookup, held for the process */
+  if (!lookup) {
+    PyObject *m = PyImport_ImportModule("torchtpu._generator");
+    lookup = m ? PyObject_GetAttrString(m, "_lookup") : NULL;
+    Py_XDECREF(m);
+    if (!lookup) return 0;
+  }
+  PyObject *ours = PyObject_CallOneArg(lookup, obj);
+  if (!ours) return 0;
+  if (ours != Py_None) {
+    a->generator = ours; /* the registry and the caller's object keep it alive during the call */
+    Py_DECREF(ours);
+    return 1;
+  }
+  Py_DECREF(ours);
+  PyObject *dev = PyObject_GetAttrString(obj, "device");
+  PyObject *ty = dev ? PyObject_GetAttrString(dev, "type") : NULL;
+  const char *name = ty && PyUnicode_Check(ty) ? PyUnicode_AsUTF8(ty) : NULL;
+  PyErr_Clear();
+  PyErr_Format(PyExc_RuntimeError,
+               "%s: Expected a 'tpu' device type for generator but found '%s' (use torch.tpu.Generator() for tpu tensors)",
+               op, name ? name : "?");
+  Py_XDECREF(ty);
+  Py_XDECREF(dev);
+  return 0;
+}
+
 static int convert_one(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t *out) {
   memset(out, 0, sizeof(*out));
   if (obj == Py_None) return 1;
@@ -214,9 +251,9 @@ static int convert_one(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t 
     out->i = dt;
     return 1;
   }
-  if (type_named(obj, "torch.device") || type_named(obj, "torch.layout") ||
-      type_named(obj, "torch.memory_format") || type_named(obj, "torch.Generator"))
+  if (type_named(obj, "torch.device") || type_named(obj, "torch.layout") || type_named(obj, "torch.memory_format"))
     return 1; /* placement and layout hints: nothing for the core */
+  if (is_generator(obj)) return convert_generator(obj, op, a);
   if (PyComplex_Check(obj)) {
     out->kind = TT_ARG_COMPLEX;
     out->f = PyComplex_RealAsDouble(obj);
@@ -239,6 +276,7 @@ static int convert_one(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t 
 int tt_py_args_convert(PyObject *tuple, const char *op, tt_py_args_t *out) {
   out->nargs = 0;
   out->nowned = 0;
+  out->generator = NULL;
   Py_ssize_t n = PyTuple_GET_SIZE(tuple);
   if (n > (Py_ssize_t)(sizeof(out->args) / sizeof(out->args[0]))) {
     PyErr_Format(PyExc_RuntimeError, "%s: too many arguments", op);

@@ -51,6 +51,7 @@ typedef struct tt_py_args_s {
   int nargs;
   void *owned[64];
   int nowned;
+  PyObject *generator; /* borrowed: a torch.tpu.Generator argument, or NULL */
 } tt_py_args_t;
 
 /* Fills out from a tuple of Python values. Returns 0 with an exception set on failure. */

@@ -80,6 +80,33 @@ static PyObject *results_to_python(tt_call_result_t *r, PyObject *argtuple) {
   return tup;
 }
 
+/* A torch.tpu.Generator's (seed, offset) stand in for the device's during
+ * one call (lowering reads them); its offset then advances as the device's
+ * would have, and the device's state is put back. */
+static int generator_swap_in(PyObject *gen, uint64_t saved[2]) {
+  tt_ctx_t *c = tt_ctx();
+  PyObject *s = PyObject_GetAttrString(gen, "_tt_seed"), *o = s ? PyObject_GetAttrString(gen, "_tt_offset") : NULL;
+  unsigned long long seed = s ? PyLong_AsUnsignedLongLongMask(s) : 0, off = o ? PyLong_AsUnsignedLongLongMask(o) : 0;
+  Py_XDECREF(s);
+  Py_XDECREF(o);
+  if (PyErr_Occurred()) return 0;
+  saved[0] = c->rng_seed;
+  saved[1] = c->rng_offset;
+  c->rng_seed = seed;
+  c->rng_offset = off;
+  return 1;
+}
+
+static int generator_swap_out(PyObject *gen, const uint64_t saved[2]) {
+  tt_ctx_t *c = tt_ctx();
+  PyObject *o = PyLong_FromUnsignedLongLong(c->rng_offset);
+  c->rng_seed = saved[0];
+  c->rng_offset = saved[1];
+  int ok = o && PyObject_SetAttrString(gen, "_tt_offset", o) == 0;
+  Py_XDECREF(o);
+  return ok;
+}
+
 static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
   (void)self;
   if (argc != 2 || !PyTuple_Check(argv[1])) {
@@ -98,8 +125,19 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
   if (!tt_py_args_convert(argv[1], def->name, &a)) return NULL;
   TT_PROF_END(TT_PROF_ARGS);
   static tt_call_result_t r; /* large; one call at a time under the GIL */
+  uint64_t saved[2];
+  PyObject *gen = a.generator;
+  if (gen && !generator_swap_in(gen, saved)) {
+    tt_py_args_free(&a);
+    return NULL;
+  }
   tt_status_t s = tt_call(id, a.args, a.nargs, &r);
   tt_py_args_free(&a);
+  if (gen && !generator_swap_out(gen, saved)) {
+    if (!s) tt_call_result_clear(&r);
+    tt_status_free(s);
+    return NULL;
+  }
   if (!s && r.warning && PyErr_WarnEx(PyExc_UserWarning, r.warning, 1) < 0) { /* warnings as errors */
     tt_call_result_clear(&r);
     return NULL;

@@ -264,6 +264,8 @@ def module():
         setattr(m, name, globals()[name])
     m.Stream = _Stream
     m.Event = _Event
+    from ._generator import Generator
+    m.Generator = Generator
     return m
 
 

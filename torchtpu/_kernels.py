@@ -248,6 +248,20 @@ def _out_variant(functional, out_names=("out",)):
     return kernel
 
 
+def _arange_out(*args, out):
+    """arange.out / arange.start_out (window functions build their grid this
+    way): the functional arange in out's dtype (length and values from the
+    core), written into out with CPU's resize rule and warning."""
+    r = torch.ops.aten.arange.start_step(*([0] if len(args) == 1 else []), *args, dtype=out.dtype, device=out.device)
+    if out.numel() != r.numel() and out.numel() > 0:
+        warnings.warn(f"The number of elements in the out tensor of shape {list(out.shape)} is {out.numel()} which does "
+                      f"not match the computed number of elements {r.numel()}. Note that this may occur as a result of "
+                      f"rounding error. The out tensor will be resized to a tensor of shape ({r.numel()},).",
+                      UserWarning, stacklevel=2)
+    _write_out(out, r)
+    return out
+
+
 def _check_out_overlap(out, args):
     outs = out if isinstance(out, (list, tuple)) else [out]
     ins = [a for a in args if isinstance(a, torch.Tensor)]
@@ -307,11 +321,40 @@ def _index(self, indices):
     return _C.call(_IDS["index.Tensor"], (self, _expand_masks(self, indices)))
 
 
+def _masked_fill_route(self, indices, values, accumulate):
+    """CPU's _index_put_impl_ (canDispatchToMaskedFill): one bool or uint8
+    mask and a one-element 0-dim value (`x[mask] = 3`) become
+    masked_fill_(mask, value), which refuses uint8 masks and warns on expanded
+    tensors. The mask, unsqueezed to self's rank, or None for other indices."""
+    if accumulate or values.dim() != 0 or values.device.type not in ("cpu", self.device.type):
+        return None
+    defined = [(d, i) for d, i in enumerate(indices) if i is not None]
+    if len(defined) != 1 or defined[0][1].dtype not in (torch.bool, torch.uint8) or defined[0][1].device != self.device:
+        return None
+    lead, mask = defined[0]
+    for j, n in enumerate(mask.shape):
+        if lead + j >= self.dim() or n != self.shape[lead + j]:
+            raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape of the "
+                             f"indexed tensor {list(self.shape)} at index {lead + j}")
+    mask = mask.reshape(mask.shape + (1,) * (self.dim() - lead - mask.dim()))
+    return mask.reshape((1,) * lead + tuple(mask.shape)) if lead else mask
+
+
 def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
+    if self.numel() > 1 and any(st == 0 and n > 1 for st, n in zip(self.stride(), self.shape)):  # has_internal_overlap
+        warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+                      "this operation. This also applies to advanced indexing e.g. tensor[indices] = tensor",
+                      UserWarning, stacklevel=2)
+    mask = _masked_fill_route(self, indices, values, accumulate)
+    if mask is not None:
+        return self.masked_fill_(mask, values)
     return _C.call(_IDS["_index_put_impl_"], (self, _expand_masks(self, indices), values, accumulate, unsafe))
 
 
 def _index_put(self, indices, values, accumulate=False):
+    mask = _masked_fill_route(self, indices, values, accumulate)
+    if mask is not None:
+        return self.clone().masked_fill_(mask, values)
     return _C.call(_IDS["index_put"], (self, _expand_masks(self, indices), values, accumulate))
 
 
@@ -368,7 +411,8 @@ def register_all():
     }
     _IDS.update(ids)
     special.update({"nonzero": _nonzero, "index.Tensor": _index, "_index_put_impl_": _index_put_impl_,
-                    "index_put": _index_put, "masked_select": _masked_select, "equal": _equal})
+                    "index_put": _index_put, "masked_select": _masked_select, "equal": _equal,
+                    "arange.out": _arange_out, "arange.start_out": _arange_out})
     special["as_strided"] = _as_strided
     if "_ctc_loss" in ids:
         special.update({"_ctc_loss.Tensor": _ctc_loss_tensor, "_ctc_loss_backward.Tensor": _ctc_loss_backward_tensor})

@@ -123,7 +123,11 @@ static int grow(void **p, int *cap, int need, size_t elem) {
 
 int tt_graph_num_nodes(const tt_graph_t *g) { return g->num_nodes; }
 const tt_node_t *tt_graph_node(const tt_graph_t *g, int i) { return &g->nodes[i]; }
-const tt_type_t *tt_graph_type(const tt_graph_t *g, tt_val_t v) { return &g->nodes[v].type; }
+/* NULL for a failed builder value (-1) or any other id that names no node,
+ * so `if (!t)` after building freely catches the failure. */
+const tt_type_t *tt_graph_type(const tt_graph_t *g, tt_val_t v) {
+  return v >= 0 && v < g->num_nodes ? &g->nodes[v].type : NULL;
+}
 int tt_graph_num_params(const tt_graph_t *g) { return g->num_params; }
 const tt_type_t *tt_graph_param_type(const tt_graph_t *g, int i) {
   return &g->nodes[g->params[i]].type;

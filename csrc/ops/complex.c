@@ -6,6 +6,7 @@
 #include "ops/common.h"
 #include "ops/complex_rules.h"
 #include "ops/families.h"
+#include "ops/linalg_util.h"
 
 static tt_val_t re_of(tt_graph_t *g, tt_val_t z) { return tt_b_unary(g, TT_UN_REAL, z); }
 static tt_val_t im_of(tt_graph_t *g, tt_val_t z) { return tt_b_unary(g, TT_UN_IMAG, z); }
@@ -102,7 +103,9 @@ static tt_status_t unary(tt_lower_t *L, tt_unary_t op) {
  * expansion gives +2j there. */
 static tt_val_t sqrt_signed(tt_graph_t *g, tt_val_t z) {
   tt_val_t r = tt_b_unary(g, TT_UN_SQRT, z), zi = im_of(g, z);
-  tt_dtype_t pt = tt_graph_type(g, zi)->dtype, it = pt == TT_F64 ? TT_I64 : TT_I32;
+  const tt_type_t *zt = tt_graph_type(g, zi);
+  if (!zt) return -1;
+  tt_dtype_t pt = zt->dtype, it = pt == TT_F64 ? TT_I64 : TT_I32;
   tt_val_t neg = tt_b_compare(g, TT_CMP_LT, tt_b_bitcast(g, zi, it), tt_b_like_f(g, tt_b_bitcast(g, zi, it), 0));
   tt_val_t mag = tt_b_unary(g, TT_UN_ABS, im_of(g, r));
   return tt_b_binary(g, TT_BIN_COMPLEX, re_of(g, r), tt_b_select(g, neg, tt_b_unary(g, TT_UN_NEG, mag), mag));
@@ -159,6 +162,7 @@ static tt_status_t lower_angle(tt_lower_t *L) {
 static tt_status_t lower_sgn(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   tt_val_t z = tt_l_tensor(L, 0);
+  if (!tt_graph_type(g, z)) return NULL; /* a failed argument: the graph holds the error */
   tt_val_t a = tt_b_unary(g, TT_UN_ABS, z);
   tt_val_t zero = tt_b_compare(g, TT_CMP_EQ, a, tt_b_like_f(g, a, 0.0));
   tt_val_t q = tt_b_binary(g, TT_BIN_DIV, z, tt_b_convert(g, a, tt_graph_type(g, z)->dtype));
@@ -172,6 +176,25 @@ static tt_status_t lower_conj_physical(tt_lower_t *L) {
   tt_l_output(L, tt_dtype_is_complex(tt_l_arg_dtype(L, 0)) ? conj_of(L->g, x) : x);
   return NULL;
 }
+
+/* isnan/isinf/isfinite of z: of either part, as CPU (std::isnan(re) || ...). */
+static tt_status_t classify(tt_lower_t *L, int which) {
+  tt_graph_t *g = L->g;
+  tt_val_t z = tt_l_tensor(L, 0);
+  if (z < 0) return NULL;
+  tt_val_t p[2] = {re_of(g, z), im_of(g, z)}, v[2];
+  for (int k = 0; k < 2; k++) {
+    if (which == 0) v[k] = tt_b_compare(g, TT_CMP_NE, p[k], p[k]);
+    else if (which == 1)
+      v[k] = tt_b_compare(g, TT_CMP_EQ, tt_b_unary(g, TT_UN_ABS, p[k]), tt_b_like_f(g, p[k], 1.0 / 0.0));
+    else v[k] = tt_b_unary(g, TT_UN_IS_FINITE, p[k]);
+  }
+  tt_l_output(L, tt_b_binary(g, which == 2 ? TT_BIN_AND : TT_BIN_OR, v[0], v[1]));
+  return NULL;
+}
+static tt_status_t lower_isnan(tt_lower_t *L) { return classify(L, 0); }
+static tt_status_t lower_isinf(tt_lower_t *L) { return classify(L, 1); }
+static tt_status_t lower_isfinite(tt_lower_t *L) { return classify(L, 2); }
 
 /* complex()/polar() arguments: one float32 or float64 dtype for both, as on CPU
  * (Half would need complex32, which has no StableHLO type). */
@@ -218,8 +241,8 @@ static tt_status_t lower_polar(tt_lower_t *L) {
   return NULL;
 }
 
-/* sum/mean over dims (all when none given): the dims argument index, or -1. */
-static tt_status_t reduce(tt_lower_t *L, int dimi, int keepi, int dtypei, int mean) {
+/* sum/mean/prod over dims (all when none given): the dims argument index, or -1. */
+static tt_status_t reduce(tt_lower_t *L, tt_reduce_t op, int dimi, int keepi, int dtypei, int mean) {
   tt_graph_t *g = L->g;
   int rank = tt_l_arg_rank(L, 0);
   const int64_t *sizes = tt_l_arg_sizes(L, 0);
@@ -240,16 +263,27 @@ static tt_status_t reduce(tt_lower_t *L, int dimi, int keepi, int dtypei, int me
     kept[d] = mask[d] ? 1 : sizes[d];
   }
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), dt);
-  tt_val_t s = tt_b_reduce(g, TT_RED_SUM, x, n, dims);
+  tt_val_t s = tt_b_reduce(g, op, x, n, dims);
   if (mean) s = tt_b_binary(g, TT_BIN_DIV, s, tt_b_like_f(g, s, (double)count));
   if (keep) s = tt_b_reshape(g, s, rank, kept);
   tt_l_output(L, s);
   return NULL;
 }
-static tt_status_t lower_sum(tt_lower_t *L) { return reduce(L, -1, -1, 1, 0); }
-static tt_status_t lower_sum_dim(tt_lower_t *L) { return reduce(L, 1, 2, 3, 0); }
-static tt_status_t lower_mean(tt_lower_t *L) { return reduce(L, -1, -1, 1, 1); }
-static tt_status_t lower_mean_dim(tt_lower_t *L) { return reduce(L, 1, 2, 3, 1); }
+static tt_status_t lower_sum(tt_lower_t *L) { return reduce(L, TT_RED_SUM, -1, -1, 1, 0); }
+static tt_status_t lower_sum_dim(tt_lower_t *L) { return reduce(L, TT_RED_SUM, 1, 2, 3, 0); }
+static tt_status_t lower_mean(tt_lower_t *L) { return reduce(L, TT_RED_SUM, -1, -1, 1, 1); }
+static tt_status_t lower_mean_dim(tt_lower_t *L) { return reduce(L, TT_RED_SUM, 1, 2, 3, 1); }
+static tt_status_t lower_prod(tt_lower_t *L) { return reduce(L, TT_RED_PROD, -1, -1, 1, 0); }
+static tt_status_t lower_prod_dim(tt_lower_t *L) { return reduce(L, TT_RED_PROD, 1, 2, 3, 0); }
+
+/* trace: the sum of the diagonal, in the complex type. */
+static tt_status_t lower_trace(tt_lower_t *L) {
+  if (tt_l_arg_rank(L, 0) != 2)
+    return tt_status_make(TT_INVALID_ARGUMENT, "trace: expected a matrix, but got tensor with dim %d", tt_l_arg_rank(L, 0));
+  int64_t zero = 0;
+  tt_l_output(L, tt_b_reduce(L->g, TT_RED_SUM, tt_la_diag(L->g, tt_l_tensor(L, 0)), 1, &zero));
+  return NULL;
+}
 
 /* Ops that exist only for complex values (or take real ones too). */
 const tt_op_def_t tt_ops_complex[] = {
@@ -282,9 +316,11 @@ const tt_complex_rule_t tt_complex_elementwise[] = {
     {"sgn", lower_sgn}, {"sgn_", lower_sgn},
     {"sum", lower_sum}, {"sum.dim_IntList", lower_sum_dim},
     {"mean", lower_mean}, {"mean.dim", lower_mean_dim},
+    {"prod", lower_prod}, {"prod.dim_int", lower_prod_dim}, {"trace", lower_trace},
     {"eq.Tensor", TT_COMPLEX_AS_IS}, {"eq.Scalar", TT_COMPLEX_AS_IS},
     {"ne.Tensor", TT_COMPLEX_AS_IS}, {"ne.Scalar", TT_COMPLEX_AS_IS},
     {"where.self", TT_COMPLEX_AS_IS},
+    {"isnan", lower_isnan}, {"isinf", lower_isinf}, {"isfinite", lower_isfinite},
     {"complex", TT_COMPLEX_AS_IS}, {"polar", TT_COMPLEX_AS_IS},
     {"_conj_physical", TT_COMPLEX_AS_IS}, {"conj_physical_", TT_COMPLEX_AS_IS},
     {NULL, NULL},

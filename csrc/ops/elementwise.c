@@ -456,7 +456,7 @@ static tt_status_t lower_masked_fill(tt_lower_t *L) {
   tt_dtype_t md = tt_l_arg_dtype(L, 1);
   if (md != TT_BOOL)
     return tt_status_make(TT_INVALID_ARGUMENT, "masked_fill_ only supports boolean masks, but got mask with dtype %s",
-                          md == TT_I64 ? "long int" : tt_dtype_name(md));
+                          md == TT_I64 ? "long int" : md == TT_U8 ? "unsigned char" : tt_dtype_name(md));
   const tt_tensor_ref_t *v = tt_l_ref(L, 2);
   if (v && v->view.rank != 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).", v->view.rank);

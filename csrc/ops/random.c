@@ -70,23 +70,59 @@ static tt_status_t need_float(tt_lower_t *L, const char *op) {
   return NULL;
 }
 
+/* Uniform in [from, to) of shape dims, in the compute type of dt. */
+static tt_val_t uniform_in(tt_lower_t *L, tt_dtype_t dt, double from, double to, int r, const int64_t *d) {
+  tt_graph_t *g = L->g;
+  tt_dtype_t ct = tt_rand_compute_type(dt);
+  tt_val_t u = tt_rand_uniform01(L, dt, r, d);
+  return tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, u, tt_b_full_f(g, ct, r, d, to - from)),
+                     tt_b_full_f(g, ct, r, d, from));
+}
+
+/* mean + std * N(0, 1) of shape dims, in the compute type of dt. */
+static tt_val_t normal_of(tt_lower_t *L, tt_dtype_t dt, double mean, double std, int r, const int64_t *d) {
+  tt_graph_t *g = L->g;
+  tt_dtype_t ct = tt_rand_compute_type(dt);
+  tt_val_t z = tt_rand_std_normal(L, dt, r, d);
+  return tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, z, tt_b_full_f(g, ct, r, d, std)),
+                     tt_b_full_f(g, ct, r, d, mean));
+}
+
+/* A complex self is sampled as CPU samples view_as_real(self): real and
+ * imaginary parts drawn independently from the same real distribution
+ * (normal_: std / sqrt(2) each, so that E|z - mean|^2 = std^2). Both parts
+ * come from one draw of shape [2, sizes] so they never share a stream. */
+static tt_status_t complex_pair(tt_lower_t *L, int normal, double a, double b) {
+  tt_graph_t *g = L->g;
+  const tt_tensor_ref_t *s = self_ref(L);
+  int r = s->view.rank;
+  int64_t d2[TT_MAX_RANK + 1];
+  if (r + 1 > TT_MAX_RANK)
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s: complex tensors of rank %d are not supported on TPU (max %d)", L->op,
+                          r, TT_MAX_RANK - 1);
+  d2[0] = 2;
+  memcpy(d2 + 1, s->view.sizes, sizeof(int64_t) * (size_t)r);
+  tt_dtype_t pt = tt_dtype_real_part(s->dtype);
+  tt_val_t v = normal ? normal_of(L, pt, a, b, r + 1, d2) : uniform_in(L, pt, a, b, r + 1, d2);
+  v = tt_b_convert(g, v, pt);
+  tt_val_t re = tt_b_reshape(g, tt_b_slice_dim(g, v, 0, 0, 1, 1), r, s->view.sizes);
+  tt_val_t im = tt_b_reshape(g, tt_b_slice_dim(g, v, 0, 1, 2, 1), r, s->view.sizes);
+  tt_l_write(L, 0, 0, tt_b_binary(g, TT_BIN_COMPLEX, re, im));
+  L->returns_arg = 0;
+  return NULL;
+}
+
 /* uniform_(self, from, to) */
 static tt_status_t lower_uniform_(tt_lower_t *L) {
   const tt_tensor_ref_t *s = self_ref(L);
   if (!s) return tt_status_make(TT_TYPE_ERROR, "uniform_: self must be a Tensor");
-  tt_status_t st = need_float(L, "uniform_");
+  tt_status_t st = tt_dtype_is_complex(s->dtype) ? NULL : need_float(L, "uniform_");
   if (st) return st;
   double from = tt_l_float(L, 1, 0), to = tt_l_float(L, 2, 1);
   if (!(from <= to))
     return tt_status_make(TT_INVALID_ARGUMENT, "uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
-  tt_graph_t *g = L->g;
-  int r = s->view.rank;
-  const int64_t *d = s->view.sizes;
-  tt_dtype_t ct = tt_rand_compute_type(s->dtype);
-  tt_val_t u = tt_rand_uniform01(L, s->dtype, r, d);
-  u = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, u, tt_b_full_f(g, ct, r, d, to - from)),
-                  tt_b_full_f(g, ct, r, d, from));
-  return tt_rand_write_self(L, u);
+  if (tt_dtype_is_complex(s->dtype)) return complex_pair(L, 0, from, to);
+  return tt_rand_write_self(L, uniform_in(L, s->dtype, from, to, s->view.rank, s->view.sizes));
 }
 
 /* Standard normal samples by Box-Muller, in the compute type of dt. */
@@ -112,17 +148,12 @@ tt_val_t tt_rand_std_normal(tt_lower_t *L, tt_dtype_t dt, int rank, const int64_
 static tt_status_t lower_normal_(tt_lower_t *L) {
   const tt_tensor_ref_t *s = self_ref(L);
   if (!s) return tt_status_make(TT_TYPE_ERROR, "normal_: self must be a Tensor");
-  tt_status_t st = need_float(L, "normal_");
+  tt_status_t st = tt_dtype_is_complex(s->dtype) ? NULL : need_float(L, "normal_");
   if (st) return st;
   double mean = tt_l_float(L, 1, 0), std = tt_l_float(L, 2, 1);
   if (std < 0) return tt_status_make(TT_INVALID_ARGUMENT, "normal expects std >= 0.0, but found std %g", std);
-  tt_graph_t *g = L->g;
-  int r = s->view.rank;
-  const int64_t *d = s->view.sizes;
-  tt_dtype_t ct = tt_rand_compute_type(s->dtype);
-  tt_val_t z = tt_rand_std_normal(L, s->dtype, r, d);
-  z = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, z, tt_b_full_f(g, ct, r, d, std)), tt_b_full_f(g, ct, r, d, mean));
-  return tt_rand_write_self(L, z);
+  if (tt_dtype_is_complex(s->dtype)) return complex_pair(L, 1, mean, std / sqrt(2.0));
+  return tt_rand_write_self(L, normal_of(L, s->dtype, mean, std, s->view.rank, s->view.sizes));
 }
 
 /* normal.Tensor_float / float_Tensor / Tensor_Tensor: mean + std * z, broadcast. */
@@ -324,10 +355,10 @@ static tt_status_t lower_native_dropout_backward(tt_lower_t *L) {
 }
 
 /* randperm(n, dtype=long, ...): sort random keys, carrying an iota. */
-static tt_status_t lower_randperm(tt_lower_t *L) {
+static tt_status_t randperm(tt_lower_t *L, int dtypei) {
   int64_t n = tt_l_int(L, 0, 0);
   if (n < 0) return tt_status_make(TT_INVALID_ARGUMENT, "n must be non-negative, got%lld", (long long)n);
-  tt_dtype_t dt = tt_l_dtype(L, 1);
+  tt_dtype_t dt = tt_l_dtype(L, dtypei);
   if (dt == TT_DTYPE_INVALID) dt = TT_I64;
   tt_graph_t *g = L->g;
   if (n == 0) {
@@ -339,6 +370,9 @@ static tt_status_t lower_randperm(tt_lower_t *L) {
   tt_l_output(L, tt_b_convert(g, tt_b_get(g, srt, 1), dt));
   return NULL;
 }
+/* randperm(n, dtype, ...) and randperm.generator(n, generator, dtype, ...) */
+static tt_status_t lower_randperm(tt_lower_t *L) { return randperm(L, 1); }
+static tt_status_t lower_randperm_generator(tt_lower_t *L) { return randperm(L, 2); }
 
 const tt_op_def_t tt_ops_random[] = {
     {"uniform_", lower_uniform_, TT_OPF_RANDOM},
@@ -357,5 +391,6 @@ const tt_op_def_t tt_ops_random[] = {
     {"native_dropout", lower_native_dropout, TT_OPF_RANDOM},
     {"native_dropout_backward", lower_native_dropout_backward, 0},
     {"randperm", lower_randperm, TT_OPF_RANDOM},
+    {"randperm.generator", lower_randperm_generator, TT_OPF_RANDOM},
     {NULL, NULL, 0},
 };

@@ -7,7 +7,7 @@
 #include "ops/scan.h"
 
 tt_val_t tt_op_scan(tt_graph_t *g, tt_reduce_t kind, tt_val_t x, int dim) {
-  if (x < 0 || tt_graph_failed(g)) return -1; /* tt_graph_type(-1) is not NULL but out of bounds */
+  if (x < 0 || tt_graph_failed(g)) return -1;
   const tt_type_t *t = tt_graph_type(g, x);
   if (t->rank == 0 || t->dims[dim] <= 1) return x;
   int64_t win[TT_MAX_RANK], st[TT_MAX_RANK], lo[TT_MAX_RANK], hi[TT_MAX_RANK];

@@ -6,6 +6,7 @@
 #include "api/call.h"
 #include "api/context.h"
 #include "check.h"
+#include "ir/builder.h"
 #include "refs.h"
 #include "ops/registry.h"
 
@@ -149,6 +150,26 @@ static void test_errors(void) {
   tt_storage_release(s);
 }
 
+/* A failed builder value has no type: tt_graph_type gives NULL for -1 and
+ * for any id past the last node, so `if (!t)` after building catches it. */
+static void test_failed_value_has_no_type(void) {
+  tt_graph_t *g = NULL;
+  if (!CHECK_OK(tt_graph_create(&g))) return;
+  int64_t three = 3, four = 4;
+  tt_val_t a = tt_b_full_f(g, TT_F32, 1, &three, 1.0), b = tt_b_full_f(g, TT_F32, 1, &four, 2.0);
+  CHECK(tt_graph_type(g, a) != NULL && tt_graph_type(g, a)->dims[0] == 3);
+  tt_val_t bad = tt_b_binary(g, TT_BIN_ADD, a, b); /* shapes [3] and [4]: a graph error */
+  CHECK(bad < 0 && tt_graph_failed(g));
+  CHECK(tt_graph_type(g, bad) == NULL);
+  CHECK(tt_graph_type(g, -1) == NULL);
+  CHECK(tt_graph_type(g, tt_graph_num_nodes(g)) == NULL);
+  CHECK(tt_b_unary(g, TT_UN_NEG, bad) < 0); /* later builds stay failed, no crash */
+  tt_status_t st = tt_graph_take_error(g);
+  CHECK(st != NULL);
+  tt_status_free(st);
+  tt_graph_destroy(g);
+}
+
 static void test_cache_reuse(void) {
   tt_ctx_t *c = tt_ctx();
   float v[5] = {1, 2, 3, 4, 5};
@@ -175,6 +196,7 @@ int main(void) {
   test_view_reads();
   test_view_writes();
   test_errors();
+  test_failed_value_has_no_type();
   test_cache_reuse();
   tt_shutdown();
   return check_summary();

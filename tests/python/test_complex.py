@@ -142,7 +142,15 @@ def test_mixed_real_complex_promotion(name, fn):
 UNARY = {"neg": torch.neg, "exp": torch.exp, "abs": torch.abs, "angle": torch.angle, "sgn": torch.sgn,
          "reciprocal": torch.reciprocal, "sum": torch.sum, "sum_dim": lambda a: a.sum(1, keepdim=True),
          "mean": torch.mean, "mean_dim": lambda a: a.mean(0), "clone": torch.clone,
-         "cat": lambda a: torch.cat([a, a], 1), "stack": lambda a: torch.stack([a, a]), "flip": lambda a: a.flip(0)}
+         "cat": lambda a: torch.cat([a, a], 1), "stack": lambda a: torch.stack([a, a]), "flip": lambda a: a.flip(0),
+         "prod": torch.prod, "prod_dim": lambda a: a.prod(1, keepdim=True), "trace": lambda a: a[:, :3].trace(),
+         "roll": lambda a: a.roll(1, 0), "t_contiguous": lambda a: a.t().contiguous(),
+         "expand_contiguous": lambda a: a[:1].expand(3, 4).contiguous(), "conj_physical": torch.conj_physical,
+         "real": lambda a: a.real.clone(), "imag": lambda a: a.imag.clone(), "zero_": lambda a: a.clone().zero_(),
+         "fill_": lambda a: a.clone().fill_(1 - 2j), "any": torch.any, "all": lambda a: a.all(1),
+         "logical_not": torch.logical_not, "count_nonzero": torch.count_nonzero, "nonzero": torch.nonzero,
+         "equal": lambda a: torch.tensor(torch.equal(a, a.clone())), "mv": lambda a: a @ a[0, :4],
+         "reflection_pad": lambda a: torch.nn.functional.pad(a[None], (1, 1), mode="reflect")}
 
 
 @pytest.mark.parametrize("dtype", CDTYPES)
@@ -166,8 +174,8 @@ def test_unchecked_op_is_refused():
         torch.sinh(t)
     with pytest.raises(NotImplementedError, match="cumsum: complex dtype complex64"):
         torch.cumsum(t, 0)
-    with pytest.raises(NotImplementedError, match="prod: complex dtype complex128"):
-        torch.prod(t.to(torch.complex128))
+    with pytest.raises(NotImplementedError, match="cumprod: complex dtype complex128"):
+        torch.cumprod(t.to(torch.complex128), 0)
     with pytest.raises(RuntimeError, match="ComplexFloat"):  # as on CPU: no ordering
         t < t
     with pytest.raises(RuntimeError, match="ComplexFloat"):
@@ -224,13 +232,67 @@ def test_indexing_ops_vs_cpu():
     compare(lambda a: torch.constant_pad_nd(a, (1, 2)), x)
 
 
+SPECIALS = [complex(float("nan"), 0), complex(0, float("nan")), complex(float("inf"), 1), complex(1, float("-inf")),
+            complex(float("nan"), float("inf")), 1 + 2j, 0j]
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite"])
+def test_classification_looks_at_both_parts(name, dtype):
+    x = torch.tensor(SPECIALS, dtype=dtype)
+    r = getattr(torch, name)(x.to("tpu"))
+    assert r.dtype == torch.bool
+    assert r.cpu().tolist() == getattr(torch, name)(x).tolist()
+
+
+def test_data_movement_ops_vs_cpu():
+    x, y = cmake((4, 5), seed=8), cmake((4, 5), seed=9)
+    idx = torch.tensor([2, 0, 1])
+    sidx = torch.tensor([[0, 1, 2, 3, 0]])
+    compare(lambda a, b: a.index_copy(0, idx.to(a.device), b[:3]), x, y)
+    compare(lambda a, b: a.clone().index_copy_(1, idx.to(a.device), b[:, :3]), x, y)
+    compare(lambda a: a.index_fill(0, idx.to(a.device), 1 + 2j), x)
+    compare(lambda a: a.index_fill(1, idx.to(a.device), torch.tensor(3j, device=a.device)), x)
+    compare(lambda a, b: a.scatter(0, sidx.to(a.device), b), x, y)
+    compare(lambda a: a.scatter(0, sidx.to(a.device), 2j), x)
+    compare(lambda a, b: a.scatter_add(0, sidx.to(a.device), b), x, y)
+    compare(lambda a, b: a.index_add(0, idx.to(a.device), b[:3], alpha=2), x, y)
+    compare(lambda a: a.take(idx.to(a.device)), x)
+    compare(lambda a, b: a.clone().put_(idx.to(a.device), b[0, :3]), x, y)
+    compare(lambda a, b: a.masked_scatter(a.real > 0, b), x, y)
+    compare(lambda a: a.masked_select(a.real > 0), x)
+    compare(lambda a: torch.where(a.real > 0, a, 0), x)
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+def test_randn_rand_normal_on_complex(dtype):
+    """CPU samples view_as_real(self): both parts from the real distribution,
+    normal_ with std / sqrt(2) per part; the parts are independent."""
+    torch.tpu.manual_seed(5)
+    z = torch.randn(40000, dtype=dtype, device="tpu")
+    assert z.dtype == dtype and z.device.type == "tpu"
+    z = z.cpu()
+    for part in (z.real, z.imag):
+        assert abs(part.mean().item()) < 0.02 and abs(part.var().item() - 0.5) < 0.02
+    assert abs(torch.corrcoef(torch.stack([z.real, z.imag]))[0, 1].item()) < 0.03
+    assert not torch.equal(z.real, z.imag) and not torch.equal(z.real[1:], z.imag[:-1])
+    u = torch.rand(40000, dtype=dtype, device="tpu").cpu()
+    for part in (u.real, u.imag):
+        assert part.min() >= 0 and part.max() < 1 and abs(part.mean().item() - 0.5) < 0.02
+    n = torch.empty(40000, dtype=dtype, device="tpu").normal_(2.0, 3.0).cpu()
+    for part in (n.real, n.imag):  # mean on both parts, std 3 / sqrt(2) each
+        assert abs(part.mean().item() - 2.0) < 0.05 and abs(part.std().item() - 3.0 / 2 ** 0.5) < 0.05
+    torch.tpu.manual_seed(5)
+    assert torch.equal(torch.randn(40000, dtype=dtype, device="tpu").cpu(), z)
+
+
 def test_factories():
     assert torch.equal(torch.ones(3, dtype=torch.complex64, device="tpu").cpu(), torch.ones(3, dtype=torch.complex64))
     assert torch.equal(torch.full((2,), 1 + 2j, device="tpu").cpu(), torch.full((2,), 1 + 2j))
     assert torch.equal(torch.full((2,), 3, dtype=torch.complex128, device="tpu").cpu(),
                        torch.full((2,), 3, dtype=torch.complex128))
-    with pytest.raises(NotImplementedError, match="normal_: complex dtype complex64"):
-        torch.randn(2, dtype=torch.complex64, device="tpu")
+    with pytest.raises(NotImplementedError, match="exponential_: complex dtype complex64"):
+        torch.empty(2, dtype=torch.complex64, device="tpu").exponential_()
 
 
 def test_inplace_complex_result_into_real_tensor_is_refused_like_cpu():

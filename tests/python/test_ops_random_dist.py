@@ -31,7 +31,8 @@ def same_error(fn, cpu_args, tpu_args=None):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
 def test_cauchy(dtype):
     x = torch.empty(N, device="tpu", dtype=dtype).cauchy_(1.5, 2.0).cpu().double()
-    assert torch.isfinite(x).all()
+    # |x| > 65504 (inf in float16, as on CPU) has probability ~2e-5 per sample
+    assert torch.isfinite(x).all() if dtype != torch.float16 else not torch.isnan(x).any()
     # Median 1.5; half the mass within one sigma of it; quartiles at median -+ sigma.
     assert abs(x.median() - 1.5) < 0.1
     assert abs(((x - 1.5).abs() < 2.0).double().mean() - 0.5) < 0.02

@@ -124,3 +124,42 @@ def test_index_put_checks_shape_before_dtype():
         return x
 
     same_as_cpu(fn)
+
+
+def _setitem(shape, index, value, expand=None):
+    def fn(d):
+        x = torch.arange(float(torch.Size(shape).numel()), device=d).reshape(shape)
+        if expand is not None:
+            x = x[:1].expand(expand)
+        idx = index(d)
+        x[idx] = value(d) if callable(value) else value
+        return x.clone()
+    return fn
+
+
+@pytest.mark.parametrize("value", [5.0, "zero_dim", "vector"])
+def test_uint8_mask_setitem_follows_cpu_masked_fill_route(value):
+    """CPU sends `x[mask] = scalar` (one mask, 0-dim value) to masked_fill_,
+    which refuses uint8 masks; a vector value takes index_put (a warning)."""
+    mask = lambda d: torch.tensor([1, 0, 1, 0], dtype=torch.uint8, device=d)  # noqa: E731
+    v = {5.0: 5.0, "zero_dim": lambda d: torch.tensor(5.0, device=d),
+         "vector": lambda d: torch.tensor([5.0, 6.0], device=d)}[value]
+    same_as_cpu(_setitem((4,), mask, v))
+
+
+@pytest.mark.parametrize("index", ["rows", "full", "after_slice"])
+def test_bool_mask_setitem_on_expanded_tensor_warns_like_cpu(index):
+    masks = {"rows": lambda d: torch.tensor([True, False, True], device=d),
+             "full": lambda d: torch.ones(3, 4, dtype=torch.bool, device=d),
+             "after_slice": lambda d: (slice(None), torch.tensor([True, False, True, False], device=d))}
+    same_as_cpu(_setitem((3, 4), masks[index], -1.0, expand=(3, 4)))
+
+
+def test_bool_mask_setitem_scalar_matches_cpu():
+    same_as_cpu(_setitem((2, 3, 4), lambda d: (slice(None), torch.tensor([[True, False] * 2] * 3, device=d)), -1.0))
+    same_as_cpu(_setitem((2, 3), lambda d: torch.tensor([True, False], device=d), 7.5))
+    same_as_cpu(_setitem((2, 3), lambda d: torch.ones(3, dtype=torch.bool, device=d), 1.0))  # shape mismatch
+    same_as_cpu(lambda d: torch.zeros(3, device=d).index_put((torch.tensor([True, False, True], device=d),),
+                                                             torch.tensor(4.0, device=d)))
+    same_as_cpu(lambda d: torch.zeros(3, device=d).index_put((torch.tensor([1, 0, 1], dtype=torch.uint8, device=d),),
+                                                             torch.tensor(4.0, device=d)))
