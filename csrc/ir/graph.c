@@ -123,10 +123,13 @@ static int grow(void **p, int *cap, int need, size_t elem) {
 
 int tt_graph_num_nodes(const tt_graph_t *g) { return g->num_nodes; }
 const tt_node_t *tt_graph_node(const tt_graph_t *g, int i) { return &g->nodes[i]; }
-/* NULL for a failed builder value (-1) or any other id that names no node,
- * so `if (!t)` after building freely catches the failure. */
+/* A failed builder value (-1), or any other id that names no node, gets
+ * this empty type (rank 0, no dtype): lowerings that read a type before
+ * checking for failure read zeros, never memory outside the node array, and
+ * the graph's error is what the caller reports. */
+static const tt_type_t no_type = {.dtype = TT_DTYPE_INVALID};
 const tt_type_t *tt_graph_type(const tt_graph_t *g, tt_val_t v) {
-  return v >= 0 && v < g->num_nodes ? &g->nodes[v].type : NULL;
+  return v >= 0 && v < g->num_nodes ? &g->nodes[v].type : &no_type;
 }
 int tt_graph_num_params(const tt_graph_t *g) { return g->num_params; }
 const tt_type_t *tt_graph_param_type(const tt_graph_t *g, int i) {

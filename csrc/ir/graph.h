@@ -130,7 +130,9 @@ tt_val_t tt_graph_fail(tt_graph_t *g, tt_code_t code, const char *fmt, ...) TT_P
 
 int tt_graph_num_nodes(const tt_graph_t *g);
 const tt_node_t *tt_graph_node(const tt_graph_t *g, int i);
-/* The type of value v; NULL when v names no node (a failed builder's -1). */
+/* The type of value v; an empty type (rank 0, dtype TT_DTYPE_INVALID) when v
+ * names no node (a failed builder's -1): test v < 0 or tt_graph_failed(g),
+ * not the pointer. */
 const tt_type_t *tt_graph_type(const tt_graph_t *g, tt_val_t v);
 int tt_graph_num_params(const tt_graph_t *g);
 const tt_type_t *tt_graph_param_type(const tt_graph_t *g, int i);

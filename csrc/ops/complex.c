@@ -104,7 +104,7 @@ static tt_status_t unary(tt_lower_t *L, tt_unary_t op) {
 static tt_val_t sqrt_signed(tt_graph_t *g, tt_val_t z) {
   tt_val_t r = tt_b_unary(g, TT_UN_SQRT, z), zi = im_of(g, z);
   const tt_type_t *zt = tt_graph_type(g, zi);
-  if (!zt) return -1;
+  if (zi < 0) return -1;
   tt_dtype_t pt = zt->dtype, it = pt == TT_F64 ? TT_I64 : TT_I32;
   tt_val_t neg = tt_b_compare(g, TT_CMP_LT, tt_b_bitcast(g, zi, it), tt_b_like_f(g, tt_b_bitcast(g, zi, it), 0));
   tt_val_t mag = tt_b_unary(g, TT_UN_ABS, im_of(g, r));
@@ -162,7 +162,7 @@ static tt_status_t lower_angle(tt_lower_t *L) {
 static tt_status_t lower_sgn(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   tt_val_t z = tt_l_tensor(L, 0);
-  if (!tt_graph_type(g, z)) return NULL; /* a failed argument: the graph holds the error */
+  if (z < 0) return NULL; /* a failed argument: the graph holds the error */
   tt_val_t a = tt_b_unary(g, TT_UN_ABS, z);
   tt_val_t zero = tt_b_compare(g, TT_CMP_EQ, a, tt_b_like_f(g, a, 0.0));
   tt_val_t q = tt_b_binary(g, TT_BIN_DIV, z, tt_b_convert(g, a, tt_graph_type(g, z)->dtype));

@@ -150,8 +150,9 @@ static void test_errors(void) {
   tt_storage_release(s);
 }
 
-/* A failed builder value has no type: tt_graph_type gives NULL for -1 and
- * for any id past the last node, so `if (!t)` after building catches it. */
+/* A failed builder value has no type: tt_graph_type gives an empty type
+ * (rank 0, no dtype) for -1 and for any id past the last node, never a
+ * pointer outside the node array. */
 static void test_failed_value_has_no_type(void) {
   tt_graph_t *g = NULL;
   if (!CHECK_OK(tt_graph_create(&g))) return;
@@ -160,9 +161,10 @@ static void test_failed_value_has_no_type(void) {
   CHECK(tt_graph_type(g, a) != NULL && tt_graph_type(g, a)->dims[0] == 3);
   tt_val_t bad = tt_b_binary(g, TT_BIN_ADD, a, b); /* shapes [3] and [4]: a graph error */
   CHECK(bad < 0 && tt_graph_failed(g));
-  CHECK(tt_graph_type(g, bad) == NULL);
-  CHECK(tt_graph_type(g, -1) == NULL);
-  CHECK(tt_graph_type(g, tt_graph_num_nodes(g)) == NULL);
+  const tt_type_t *none = tt_graph_type(g, bad);
+  CHECK(none != NULL && none->rank == 0 && none->dtype == TT_DTYPE_INVALID);
+  CHECK(tt_graph_type(g, -1) == none);
+  CHECK(tt_graph_type(g, tt_graph_num_nodes(g)) == none);
   CHECK(tt_b_unary(g, TT_UN_NEG, bad) < 0); /* later builds stay failed, no crash */
   tt_status_t st = tt_graph_take_error(g);
   CHECK(st != NULL);
