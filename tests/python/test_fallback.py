@@ -58,12 +58,13 @@ def test_off_by_default_error_names_op_and_how_to_enable():
 
 
 def test_error_for_an_unlowered_aten_op_names_its_overload():
-    unlowered = [n for n in ("_weight_norm_interface", "linalg_ldl_factor_ex")
+    unlowered = [n for n in ("_weight_norm_interface", "linalg_eig", "_to_sparse")
                  if n not in torchtpu._kernels.registered_ops()]
     assert unlowered, "all candidate ops are lowered now: pick others"
     x = torch.rand(4, 4).to("tpu")
     op = {"_weight_norm_interface": lambda: torch._weight_norm(x, x[:, :1], 0),
-          "linalg_ldl_factor_ex": lambda: torch.linalg.ldl_factor_ex(x)}[unlowered[0]]
+          "linalg_eig": lambda: torch.linalg.eig(x),
+          "_to_sparse": lambda: x.to_sparse()}[unlowered[0]]
     with pytest.raises(NotImplementedError, match=rf"'aten::{unlowered[0]}\.\w+' is not implemented for TPU yet"):
         op()
 
