@@ -60,8 +60,9 @@ void tt_region_forget(tt_storage_t *s);
 int tt_region_is_pending(const tt_storage_t *s);
 
 void tt_region_set_repeat_detection(int enabled);
-/* DeferAndFuse closes the region after n ops (0: no limit), so that the
- * device runs one part of a step while the host records the next. */
+/* DeferAndFuse closes the region after n ops, then after 2n, 4n, ... more
+ * (0: no chunks), so that the device runs one part of a step while the host
+ * records the next. */
 void tt_region_set_chunk_ops(int n);
 int tt_region_chunk_ops(void);
 const tt_region_stats_t *tt_region_stats(void);

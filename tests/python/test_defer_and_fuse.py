@@ -185,8 +185,8 @@ def chunk_ops():
     _C._set_defer_chunk_ops(old)
 
 
-def test_chunk_cuts_a_long_region_every_n_ops(chunk_ops):
-    chunk_ops(4)
+def test_chunks_start_at_n_ops_and_double(chunk_ops):
+    chunk_ops(2)
     x = torch.randn(8).to("tpu")
     fns = (torch.sin, torch.cos, torch.tanh, torch.exp, torch.abs, torch.neg, torch.sigmoid, torch.sqrt,
            torch.log1p, torch.atan)  # 10 different ops: no repeat
@@ -198,7 +198,7 @@ def test_chunk_cuts_a_long_region_every_n_ops(chunk_ops):
             y = f(y)
         s1 = torch.tpu.region_stats()
         got = y.cpu()
-    assert s1["chunk_cuts"] - s0["chunk_cuts"] == 2  # after ops 4 and 8; ops 9-10 wait for .cpu()
+    assert s1["chunk_cuts"] - s0["chunk_cuts"] == 2  # after ops 2 and 2+4; ops 7-10 (< 8) wait for .cpu()
     assert s1["flushes"] - s0["flushes"] == 2
     want = x.cpu()
     for f in fns:
@@ -208,7 +208,7 @@ def test_chunk_cuts_a_long_region_every_n_ops(chunk_ops):
 
 def test_chunked_training_matches_strict_and_stops_compiling(chunk_ops):
     ref = train_losses("strict", steps=6)
-    chunk_ops(7)  # cuts inside forward, backward and the optimizer
+    chunk_ops(3)  # cuts inside forward, backward and the optimizer
     misses = []
     torch.manual_seed(0)
     model = models.make("transformer").to("tpu")
