@@ -47,7 +47,7 @@ typedef struct region_s {
  * step (already cut by a repeat) unchanged at ~1.55x. */
 #define DEFAULT_CHUNK_OPS 16
 
-static region_t R = {.gen = 1, .repeat_detection = 1, .chunk_ops = DEFAULT_CHUNK_OPS};
+static region_t R = {.gen = 1, .repeat_detection = 1, .chunk_ops = DEFAULT_CHUNK_OPS, .chunk_limit = DEFAULT_CHUNK_OPS};
 
 static int grow(void **p, int *cap, int need, size_t elem) {
   if (need <= *cap) return 1;
@@ -70,7 +70,7 @@ tt_graph_t *tt_region_graph(void) {
     const char *env = getenv("TORCH_TPU_DETECT_REPEATED_OPS");
     if (env && (!strcmp(env, "0") || !strcmp(env, "off"))) R.repeat_detection = 0;
     const char *ch = getenv("TORCH_TPU_DEFER_CHUNK_OPS");
-    if (ch) R.chunk_ops = atoi(ch);
+    if (ch) R.chunk_ops = R.chunk_limit = atoi(ch) > 0 ? atoi(ch) : 0;
   }
   return R.g;
 }
@@ -355,8 +355,8 @@ tt_status_t tt_region_end_op(uint64_t op_hash, const char *what) {
     R.stats.repeat_cuts++;
     return flush("a repeated op sequence (DeferAndFuse)", NULL, 0, NULL, NULL, 0);
   }
-  int limit = R.chunk_limit > R.chunk_ops ? R.chunk_limit : R.chunk_ops;
-  if (R.chunk_ops > 0 && R.nops >= (uint64_t)limit) {
+  int limit = R.chunk_limit;
+  if (limit > 0 && R.nops >= (uint64_t)limit) {
     R.stats.chunk_cuts++;
     tt_status_t s = flush("a chunk of ops (DeferAndFuse)", NULL, 0, NULL, NULL, 0);
     R.chunk_limit = limit < (1 << 29) ? 2 * limit : limit;

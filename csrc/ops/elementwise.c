@@ -69,17 +69,19 @@ static tt_status_t lower_rsub(tt_lower_t *L) {
   return NULL;
 }
 
-static tt_status_t lower_mul(tt_lower_t *L) {
+static tt_status_t mul_rounding_scalar(tt_lower_t *L, int round_scalar) {
   binop_t p;
   int argi[2] = {0, 1};
   tt_dtype_t rt = tt_op_result_type(L, argi, 2);
-  /* CPU's mul_.Scalar (which _foreach_mul_'s per-tensor loop calls) rounds
-   * the scalar to the result type, unlike mul.Scalar and Tensor.mul_(number). */
-  if (!prepare2(L, 0, 1, strstr(L->op, "mul_.Scalar") ? rt : scalar_other_type(L, rt), &p)) return NULL;
+  if (!prepare2(L, 0, 1, round_scalar ? rt : scalar_other_type(L, rt), &p)) return NULL;
   tt_val_t r = tt_b_binary(L->g, p.result == TT_BOOL ? TT_BIN_AND : TT_BIN_MUL, p.x, p.y);
   tt_l_output(L, tt_b_convert(L->g, r, p.result));
   return NULL;
 }
+static tt_status_t lower_mul(tt_lower_t *L) { return mul_rounding_scalar(L, 0); }
+/* CPU's mul_.Scalar (which _foreach_mul_'s per-tensor loop calls) rounds
+ * the scalar to the result type, unlike mul.Scalar and Tensor.mul_(number). */
+static tt_status_t lower_mul_scalar_(tt_lower_t *L) { return mul_rounding_scalar(L, 1); }
 
 /* floor(x / y) for integers with the sign fix-up PyTorch uses. */
 static tt_val_t int_floor_div(tt_graph_t *g, tt_val_t x, tt_val_t y) {
@@ -894,7 +896,7 @@ const tt_op_def_t tt_ops_elementwise[] = {
     {"mul.Tensor", lower_mul, 0},
     {"mul.Scalar", lower_mul, 0},
     {"mul_.Tensor", lower_mul, TT_OPF_INPLACE},
-    {"mul_.Scalar", lower_mul, TT_OPF_INPLACE},
+    {"mul_.Scalar", lower_mul_scalar_, TT_OPF_INPLACE},
     {"div.Tensor", lower_div, 0},
     {"div.Scalar", lower_div, 0},
     {"div.Tensor_mode", lower_div, 0},

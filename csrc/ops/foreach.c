@@ -28,13 +28,16 @@ typedef struct {
 #define OUT(name, base) {name, base, FE_OUT, NULL}
 #define INP(name, base) {name, base, FE_INPLACE, NULL}
 static const fe_map_t fe_maps[] = {
-#define FE_BIN(op, base_t, base_s)                                                        \
+/* base_si: the in-place scalar forms' element op (CPU's per-tensor loop calls
+ * the in-place op, which may round differently: mul_.Scalar) */
+#define FE_BIN_SI(op, base_t, base_s, base_si)                                             \
   OUT("_foreach_" op ".List", base_t), INP("_foreach_" op "_.List", base_t),             \
-  OUT("_foreach_" op ".Scalar", base_s), INP("_foreach_" op "_.Scalar", base_s),         \
-  OUT("_foreach_" op ".ScalarList", base_s), INP("_foreach_" op "_.ScalarList", base_s)
+  OUT("_foreach_" op ".Scalar", base_s), INP("_foreach_" op "_.Scalar", base_si),        \
+  OUT("_foreach_" op ".ScalarList", base_s), INP("_foreach_" op "_.ScalarList", base_si)
+#define FE_BIN(op, base_t, base_s) FE_BIN_SI(op, base_t, base_s, base_s)
     FE_BIN("add", "add.Tensor", "add.Scalar"),
     FE_BIN("sub", "sub.Tensor", "sub.Scalar"),
-    FE_BIN("mul", "mul.Tensor", "mul.Scalar"),
+    FE_BIN_SI("mul", "mul.Tensor", "mul.Scalar", "mul_.Scalar"),
     FE_BIN("div", "div.Tensor", "div.Scalar"),
     FE_BIN("maximum", "maximum", "clamp_min"),
     FE_BIN("minimum", "minimum", "clamp_max"),
@@ -42,6 +45,7 @@ static const fe_map_t fe_maps[] = {
     FE_BIN("clamp_max", "clamp_max.Tensor", "clamp_max"),
     FE_BIN("pow", "pow.Tensor_Tensor", "pow.Tensor_Scalar"),
 #undef FE_BIN
+#undef FE_BIN_SI
     OUT("_foreach_add.Tensor", "add.Tensor"), INP("_foreach_add_.Tensor", "add.Tensor"),
     OUT("_foreach_mul.Tensor", "mul.Tensor"), INP("_foreach_mul_.Tensor", "mul.Tensor"),
     OUT("_foreach_div.Tensor", "div.Tensor"), INP("_foreach_div_.Tensor", "div.Tensor"),
