@@ -187,10 +187,21 @@ static tt_status_t fe_element(tt_lower_t *L, const tt_op_def_t *base, const fe_m
   return NULL;
 }
 
+/* The element op of map entry m, looked up in the op table once (a name
+ * search over every op would otherwise run on each foreach call). */
+static const tt_op_def_t *fe_base(const fe_map_t *m) {
+  static const tt_op_def_t *resolved[sizeof fe_maps / sizeof fe_maps[0]];
+  size_t i = (size_t)(m - fe_maps);
+  if (!resolved[i]) {
+    int id = tt_ops_find(m->base);
+    resolved[i] = id >= 0 ? tt_ops_get(id) : NULL;
+  }
+  return resolved[i];
+}
+
 static tt_status_t lower_foreach(tt_lower_t *L) {
   const fe_map_t *m = fe_find(L->op);
-  int id = m ? tt_ops_find(m->base) : -1;
-  const tt_op_def_t *base = id >= 0 ? tt_ops_get(id) : NULL;
+  const tt_op_def_t *base = m ? fe_base(m) : NULL;
   if (!base) return tt_status_make(TT_INTERNAL, "%s: no element lowering", L->op);
   if (L->nargs > FE_MAX_ARGS || (m->argmap && strlen(m->argmap) > FE_MAX_ARGS)) return tt_status_make(TT_INTERNAL, "%s: too many arguments", L->op);
   int n = fe_length(L);
