@@ -66,48 +66,28 @@ static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil
 
 /* max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
  * PyTorch's scan rule (take a value if it is greater or NaN; the first
- * in-bounds position is the default) as one (value, index) window reduction. */
+ * in-bounds position is the default), ops/max_pool.c. */
 static tt_status_t lower_max_pool2d(tt_lower_t *L) {
   tt_nn_pool_t q;
   if (!setup(L, 0, 1, 2, 3, 4, tt_l_bool(L, 5, 0), 1, &q)) return NULL;
-  tt_graph_t *g = L->g;
-  tt_val_t x = tt_l_tensor(L, 0);
-  int r = q.rank;
-  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0};
-  for (int i = 0; i < 2; i++) lo[r - 2 + i] = q.p[i], hi[r - 2 + i] = q.pad_hi[i];
-  /* One (value, index) reduce_window over the flat in-plane index h*W + w:
-   * a small program whatever the kernel size. */
-  const int64_t *xs = tt_l_arg_sizes(L, 0);
-  int64_t bd[2] = {r - 2, r - 1};
-  tt_val_t flat = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, tt_b_iota(g, TT_I64, 2, q.in, 0), tt_b_full_i(g, TT_I64, 2, q.in, q.in[1])),
-                              tt_b_iota(g, TT_I64, 2, q.in, 1));
-  flat = tt_b_broadcast(g, flat, r, xs, bd);
-  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], dil[TT_MAX_RANK];
-  for (int i = 0; i < r; i++) win[i] = str[i] = dil[i] = 1;
-  for (int i = 0; i < 2; i++) win[r - 2 + i] = q.k[i], str[r - 2 + i] = q.s[i], dil[r - 2 + i] = q.d[i];
-  tt_val_t bidx;
-  tt_val_t best = tt_b_argmax_window(g, x, flat, win, str, dil, lo, hi, &bidx);
+  tt_val_t idx;
+  tt_val_t best = tt_nn_max_pool(L->g, tt_l_tensor(L, 0), tt_l_arg_sizes(L, 0), &q, &idx);
   tt_l_output(L, best);
-  tt_l_output(L, bidx);
+  tt_l_output(L, idx);
   return NULL;
 }
 
 /* max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride,
- * padding, dilation, ceil_mode, indices): scatter-add of the gradients to
- * the recorded in-plane positions, accumulated in float32 for bf16/f16. */
+ * padding, dilation, ceil_mode, indices): each input position collects the
+ * gradients whose index names it, in float32 for bf16/f16. */
 static tt_status_t lower_max_pool2d_backward(tt_lower_t *L) {
   tt_nn_pool_t q;
   if (!setup(L, 1, 2, 3, 4, 5, tt_l_bool(L, 6, 0), 1, &q)) return NULL;
   tt_graph_t *g = L->g;
-  int r = q.rank;
-  const int64_t *xs = tt_l_arg_sizes(L, 1);
   tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
-  int64_t planes = 1;
-  for (int i = 0; i < r - 2; i++) planes *= xs[i];
   tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
   tt_val_t idx = tt_b_convert(g, tt_l_tensor(L, 7), TT_I64);
-  tt_val_t gx = tt_nn_scatter_flat(g, gy, idx, planes, q.out[0] * q.out[1], q.in[0] * q.in[1]);
-  tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, gx, r, xs), dt));
+  tt_l_output(L, tt_b_convert(g, tt_nn_max_pool_backward(g, gy, idx, tt_l_arg_sizes(L, 1), &q), dt));
   return NULL;
 }
 

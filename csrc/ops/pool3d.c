@@ -59,26 +59,10 @@ static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip
 static tt_status_t lower_max_pool3d(tt_lower_t *L) {
   tt_nn_pool_t q;
   if (!setup(L, "max_pool3d", 0, 1, 2, 3, 4, tt_l_bool(L, 5, 0), 1, &q)) return NULL;
-  tt_graph_t *g = L->g;
-  int r = q.rank, b0 = r - 3;
-  const int64_t *xs = tt_l_arg_sizes(L, 0);
-  int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0};
-  for (int i = 0; i < 3; i++) lo[b0 + i] = q.p[i], hi[b0 + i] = q.pad_hi[i];
-  /* PyTorch's scan rule (greater or NaN wins) as one (value, index)
-   * reduce_window over the flat in-plane index: a small program whatever
-   * the kernel size. */
-  int64_t sp[3] = {q.in[0], q.in[1], q.in[2]}, bd[3] = {b0, b0 + 1, b0 + 2};
-  tt_val_t flat = tt_nn_mulc(g, tt_b_iota(g, TT_I64, 3, sp, 0), (double)(q.in[1] * q.in[2]));
-  flat = tt_b_binary(g, TT_BIN_ADD, flat, tt_nn_mulc(g, tt_b_iota(g, TT_I64, 3, sp, 1), (double)q.in[2]));
-  flat = tt_b_binary(g, TT_BIN_ADD, flat, tt_b_iota(g, TT_I64, 3, sp, 2));
-  flat = tt_b_broadcast(g, flat, r, xs, bd);
-  int64_t win[TT_MAX_RANK], str[TT_MAX_RANK], dil[TT_MAX_RANK];
-  for (int i = 0; i < r; i++) win[i] = str[i] = dil[i] = 1;
-  for (int i = 0; i < 3; i++) win[b0 + i] = q.k[i], str[b0 + i] = q.s[i], dil[b0 + i] = q.d[i];
-  tt_val_t bidx;
-  tt_val_t best = tt_b_argmax_window(g, tt_l_tensor(L, 0), flat, win, str, dil, lo, hi, &bidx);
+  tt_val_t idx;
+  tt_val_t best = tt_nn_max_pool(L->g, tt_l_tensor(L, 0), tt_l_arg_sizes(L, 0), &q, &idx);
   tt_l_output(L, best);
-  tt_l_output(L, bidx);
+  tt_l_output(L, idx);
   return NULL;
 }
 
@@ -88,14 +72,10 @@ static tt_status_t lower_max_pool3d_backward(tt_lower_t *L) {
   tt_nn_pool_t q;
   if (!setup(L, "max_pool3d_with_indices_backward", 1, 2, 3, 4, 5, tt_l_bool(L, 6, 0), 1, &q)) return NULL;
   tt_graph_t *g = L->g;
-  int r = q.rank;
-  const int64_t *xs = tt_l_arg_sizes(L, 1);
-  int64_t planes = 1;
-  for (int i = 0; i < r - 3; i++) planes *= xs[i];
   tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
   tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
-  tt_val_t gx = tt_nn_scatter_flat(g, gy, tt_l_tensor(L, 7), planes, q.out[0] * q.out[1] * q.out[2], q.in[0] * q.in[1] * q.in[2]);
-  tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, gx, r, xs), dt));
+  tt_val_t idx = tt_b_convert(g, tt_l_tensor(L, 7), TT_I64);
+  tt_l_output(L, tt_b_convert(g, tt_nn_max_pool_backward(g, gy, idx, tt_l_arg_sizes(L, 1), &q), dt));
   return NULL;
 }
 
