@@ -17,9 +17,12 @@ static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip
     tt_l_fail(L, TT_INVALID_ARGUMENT, "non-empty 4D or 5D (batch mode) tensor expected for input");
     return 0;
   }
+  /* CPU's kernels: max pooling takes every dtype but bool, avg pooling
+   * floats and int64 (its kernel's name in the message). */
   tt_dtype_t dt = tt_l_arg_dtype(L, ix);
-  if (!tt_dtype_is_float(dt)) {
-    tt_l_fail(L, TT_INVALID_ARGUMENT, "\"%s\" not implemented for '%s'", name, tt_op_type_name(dt));
+  if (is_max ? dt == TT_BOOL : !tt_dtype_is_float(dt) && dt != TT_I64) {
+    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", is_max ? "max_pool3d" : "avg_pool3d_out_frame",
+              tt_op_type_name(dt));
     return 0;
   }
   static const int64_t zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};

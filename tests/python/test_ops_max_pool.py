@@ -30,10 +30,10 @@ def sample(shape, dtype):
     return x
 
 
-# float32 (NaN, -inf) everywhere; ties (float64), bf16 and int32 on the 2-D
-# undilated configs (max_pool3d on integers is refused on tpu, CPU takes it).
+# float32 (NaN, -inf) everywhere; ties (float64), bf16 and int32 on the
+# undilated configs.
 CASES = [(c, dt) for c in CONFIGS for dt in (torch.float32, torch.float64, torch.bfloat16, torch.int32)
-         if dt == torch.float32 or (c[0] == 2 and c[4] == 1)]
+         if dt == torch.float32 or c[4] == 1]
 
 
 @pytest.mark.parametrize("config,dtype", CASES)
@@ -61,3 +61,18 @@ def test_max_pool_matches_cpu(config, dtype):
         torch.testing.assert_close(gt.cpu().float(), gc.float(), rtol=2e-2, atol=1e-1)
     else:
         torch.testing.assert_close(gt.cpu(), gc)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.int16, torch.int64, torch.bool])
+def test_pool3d_dtypes_as_cpu(dtype):
+    """max_pool3d takes every dtype but bool, avg_pool3d floats and int64;
+    a refusal is CPU's NotImplementedError with CPU's kernel name."""
+    x = torch.randint(0, 2, (1, 2, 4, 4, 4)).to(dtype)
+    for f in (F.max_pool3d, F.avg_pool3d):
+        try:
+            want = f(x, 2)
+        except NotImplementedError as e:
+            with pytest.raises(NotImplementedError, match=str(e).split(" not")[0]):
+                f(x.to("tpu"), 2)
+            continue
+        torch.testing.assert_close(f(x.to("tpu"), 2).cpu(), want)
