@@ -1,10 +1,11 @@
-"""Time to the first training step of the transformer block, cold (empty
+"""Time to the first training step of the transformer block (or the small
+CNN: --model cnn), cold (empty
 tier-3 compile cache: every program compiles; with background compiles, the
 default, and with TORCH_TPU_ASYNC_COMPILE=0) vs warm (a second process
 loads every executable from tier 3), with PyTorch on CPU as the peer, all
 measured in this run, each in a fresh process. Prints a table.
 
-    .venv/bin/python bench/bench_cache.py [--repeats 3] [--mode strict|defer_and_fuse]
+    .venv/bin/python bench/bench_cache.py [--repeats 3] [--mode strict|defer_and_fuse] [--model transformer|cnn]
 
 "first step" = from before building the model on the device to the loss of
 one forward + backward + AdamW step on the host; PyTorch's own lazy import
@@ -31,14 +32,14 @@ import json, sys, torch
 import torch._dynamo  # PyTorch's lazy import, paid by every device: see the docstring
 sys.path.insert(0, %r)
 import models
-device = sys.argv[1]
+device, kind = sys.argv[1], sys.argv[2]
 torch.manual_seed(0)
 t0 = time.perf_counter()
-model = models.make("transformer").to(device)
+model = models.make(kind).to(device)
 opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
-x, y = (t.to(device) for t in models.batch("transformer", n=16))
+x, y = (t.to(device) for t in models.batch(kind, n=16))
 opt.zero_grad()
-loss = models.loss_fn("transformer", model(x), y)
+loss = models.loss_fn(kind, model(x), y)
 loss.backward()
 opt.step()
 value = loss.item()
@@ -48,7 +49,7 @@ print(json.dumps({"first_step_s": t1 - t0, "import_s": t0 - t_start, "loss": val
 """ % MODELS
 
 
-def run(device, tier3=None, mode="strict", async_compile=True):
+def run(device, kind, tier3=None, mode="strict", async_compile=True):
     env = {k: v for k, v in os.environ.items() if not k.startswith("TORCH_TPU_TIER") and k != "WORLD_SIZE"}
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     if tier3:
@@ -57,7 +58,7 @@ def run(device, tier3=None, mode="strict", async_compile=True):
         env["TORCH_TPU_DEFER_AND_FUSE"] = "1"
     if not async_compile:
         env["TORCH_TPU_ASYNC_COMPILE"] = "0"
-    out = subprocess.run([sys.executable, "-c", CHILD, device], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", CHILD, device, kind], env=env, capture_output=True, text=True, check=True)
     r = json.loads(out.stdout.strip().splitlines()[-1])
     r["process_s"] = r["import_s"] + r["first_step_s"]
     return r
@@ -67,15 +68,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3, help="cold/warm pairs; the best of each is shown")
     ap.add_argument("--mode", default="strict", choices=["strict", "defer_and_fuse"], help="eager mode of the tpu runs")
+    ap.add_argument("--model", default="transformer", choices=["transformer", "cnn"])
     args = ap.parse_args()
     rows = {"cpu": [], "cold": [], "cold_sync": [], "warm": []}
     for _ in range(args.repeats):
         root, root_sync = tempfile.mkdtemp(prefix="tt_bench_tier3_"), tempfile.mkdtemp(prefix="tt_bench_tier3_")
         try:
-            rows["cpu"].append(run("cpu"))
-            rows["cold"].append(run("tpu", root, args.mode))
-            rows["cold_sync"].append(run("tpu", root_sync, args.mode, async_compile=False))
-            rows["warm"].append(run("tpu", root, args.mode))
+            rows["cpu"].append(run("cpu", args.model))
+            rows["cold"].append(run("tpu", args.model, root, args.mode))
+            rows["cold_sync"].append(run("tpu", args.model, root_sync, args.mode, async_compile=False))
+            rows["warm"].append(run("tpu", args.model, root, args.mode))
             entries = len([f for f in os.listdir(root) if f.endswith(".ttx")])
             size = sum(os.path.getsize(os.path.join(root, f)) for f in os.listdir(root))
         finally:
@@ -84,7 +86,8 @@ def main():
     best = {k: min(v, key=lambda r: r["first_step_s"]) for k, v in rows.items()}
     cold, warm, cold_sync = best["cold"], best["warm"], best["cold_sync"]
     assert warm["loss"] == cold["loss"] == cold_sync["loss"], "a cached or background-compiled executable computed something else"
-    print(f"transformer block, batch 16, {args.mode}: time to first training step (best of {args.repeats}, "
+    name = {"transformer": "transformer block", "cnn": "small CNN"}[args.model]
+    print(f"{name}, batch 16, {args.mode}: time to first training step (best of {args.repeats}, "
           f"fresh process each)")
     print(f"{'run':<34}{'first step s':>14}{'process s':>12}{'compiles':>10}{'tier3 hits':>12}{'compile s':>11}{'load s':>9}")
     labels = {"cpu": "PyTorch CPU (peer)", "cold": "tpu, tier 3 cold", "cold_sync": "tpu, tier 3 cold, ASYNC_COMPILE=0",
