@@ -182,11 +182,11 @@ static tt_status_t lower_into_region(const tt_op_def_t *def, tt_lower_t *L, tt_c
   tt_graph_t *g = L->g;
   tt_status_t s = def->fn(L);
   if (!s && !tt_graph_failed(g) && (def->flags & TT_OPF_INPLACE)) inplace_to_write(L);
-  tt_storage_t *written[TT_LOWER_MAX_WRITES];
-  tt_val_t new_base[TT_LOWER_MAX_WRITES];
+  static tt_storage_t *written[TT_LOWER_MAX_WRITES]; /* large; one call at a time, as L */
+  static tt_val_t new_base[TT_LOWER_MAX_WRITES];
   int nw = 0;
   if (!s && !tt_graph_failed(g)) nw = apply_writes(L, def->flags, written, new_base);
-  tt_val_t flat[TT_LOWER_MAX_OUTS];
+  static tt_val_t flat[TT_LOWER_MAX_OUTS];
   for (int i = 0; !s && i < L->nouts; i++) flat[i] = flatten(g, L->outs[i]);
   if (!s) s = tt_graph_take_error(g);
   if (s) return s;

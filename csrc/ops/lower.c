@@ -225,7 +225,8 @@ tt_val_t tt_l_scalar_arg(tt_lower_t *L, int i, tt_dtype_t dtype) {
 
 void tt_l_output(tt_lower_t *L, tt_val_t v) {
   if (L->nouts >= TT_LOWER_MAX_OUTS) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "%s: too many outputs", L->op);
+    tt_l_fail(L, TT_NOT_IMPLEMENTED, "%s: more than %d results in one op on TPU (a foreach op over more tensors: "
+              "split the list, or pass foreach=False to the optimizer)", L->op, TT_LOWER_MAX_OUTS);
     return;
   }
   L->outs[L->nouts++] = v;
@@ -233,7 +234,8 @@ void tt_l_output(tt_lower_t *L, tt_val_t v) {
 
 void tt_l_write(tt_lower_t *L, int i, int j, tt_val_t v) {
   if (L->nwrites >= TT_LOWER_MAX_WRITES) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "%s: too many in-place writes", L->op);
+    tt_l_fail(L, TT_NOT_IMPLEMENTED, "%s: more than %d in-place writes in one op on TPU (a foreach op over more "
+              "tensors: split the list, or pass foreach=False to the optimizer)", L->op, TT_LOWER_MAX_WRITES);
     return;
   }
   L->write_arg[L->nwrites] = i;

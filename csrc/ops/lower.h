@@ -8,9 +8,12 @@
 #include "exec/run.h"
 #include "ir/builder.h"
 
-#define TT_LOWER_MAX_PARAMS 1024
-#define TT_LOWER_MAX_OUTS 256
-#define TT_LOWER_MAX_WRITES 256
+/* Per op. A foreach op or fused optimizer step over a model's parameters
+ * takes, returns and writes a few tensors per parameter: room for models of
+ * several thousand parameter tensors. */
+#define TT_LOWER_MAX_PARAMS 16384
+#define TT_LOWER_MAX_OUTS 4096
+#define TT_LOWER_MAX_WRITES 8192
 #define TT_LOWER_MAX_CHECKS 8
 
 typedef struct tt_lower_s {

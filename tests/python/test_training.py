@@ -45,3 +45,25 @@ def test_losses_match_cpu(kind, opt):
             d = pc.shape[0] // 3
             pc, pt = torch.cat([pc[:d], pc[2 * d:]]), torch.cat([pt[:d], pt[2 * d:]])
         torch.testing.assert_close(pt.cpu(), pc, rtol=1e-3, atol=1e-4, msg=name)
+
+
+@pytest.mark.parametrize("opt_name", ["adamw", "sgd"])
+def test_optimizer_over_many_parameter_tensors(opt_name):
+    """A model with 300 parameter tensors: the optimizers' foreach ops take
+    lists of 300 (they failed past 256 results or writes in one op)."""
+    torch.manual_seed(0)
+    base = torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Tanh()) for _ in range(150)])
+    x = torch.randn(3, 4)
+    results = []
+    for device in ("cpu", "tpu"):
+        model = copy.deepcopy(base).to(device)
+        opt = (torch.optim.AdamW(model.parameters(), lr=1e-2) if opt_name == "adamw"
+               else torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9))
+        for _ in range(3):
+            opt.zero_grad()
+            model(x.to(device)).square().sum().backward()
+            opt.step()
+        results.append([p.detach().cpu() for p in model.parameters()])
+    assert len(results[1]) == 300
+    for pc, pt in zip(*results):
+        torch.testing.assert_close(pt, pc, rtol=1e-4, atol=1e-5)
