@@ -1,7 +1,7 @@
-/* Fused optimizer steps, what `torch.optim.Adam/AdamW/SGD(..., fused=True)`
- * call: _fused_adam_, _fused_adamw_, _fused_sgd_ (and their .tensor_lr
- * forms), one op over every parameter of a (device, dtype) group. Each
- * element follows CPU's kernel (ATen's cpu/Fused{Adam,SGD}Kernel, its
+/* Fused optimizer steps, what `torch.optim.Adam/AdamW/SGD/Adagrad(..., fused=True)`
+ * call: _fused_adam_, _fused_adamw_, _fused_sgd_, _fused_adagrad_ (and their
+ * .tensor_lr forms), one op over every parameter of a (device, dtype) group. Each
+ * element follows CPU's kernel (ATen's cpu/Fused{Adam,SGD,Adagrad}Kernel, its
  * vectorized body): the arithmetic in the opmath type (float32 for
  * bfloat16/float16), the step's bias corrections in double then rounded.
  * The hyperparameters are runtime scalars, so an lr schedule does not
@@ -207,6 +207,39 @@ static tt_status_t lower_fused_sgd(tt_lower_t *L) {
   return NULL;
 }
 
+/* _fused_adagrad_(self, grads, state_sums, state_steps, *, lr, lr_decay,
+ * weight_decay, eps, maximize, grad_scale, found_inf). CPU's bf16/f16 body
+ * rounds weight_decay, eps and the step's lr to the parameter type first. */
+static tt_status_t lower_fused_adagrad(tt_lower_t *L) {
+  tt_graph_t *g = L->g;
+  int n = list_len(L, 0), maximize = tt_l_bool(L, 8, 0);
+  if (n < 0) return NULL;
+  int lists[3] = {1, 2, 3};
+  if (!check_lists(L, lists, 3, n)) return NULL;
+  fused_common_t c;
+  if (!common_setup(L, 9, 10, &c)) return NULL;
+  double wd_h = tt_l_float(L, 6, 0);
+  tt_val_t lr = hyper(L, 4), decay = hyper(L, 5), wd = hyper(L, 6), eps = hyper(L, 7), one = tt_b_const_f(g, TT_F64, 1.0);
+  for (int j = 0; j < n; j++) {
+    tt_dtype_t dt = L->args[0].t[j].dtype;
+    if (!float_dtype(L, dt, "fused_adagrad_kernel")) return NULL;
+    tt_dtype_t om = tt_op_math_type(dt);
+#define K(v) tt_b_convert(g, tt_b_convert(g, (v), dt), om)
+    tt_val_t step = tt_b_convert(g, tt_b_reshape(g, tt_l_tensor_elem(L, 3, j), 0, NULL), TT_F64);
+    tt_val_t clr = bin(g, TT_BIN_DIV, lr, bin(g, TT_BIN_ADD, one, bin(g, TT_BIN_MUL, bin(g, TT_BIN_SUB, step, one), decay)));
+    tt_val_t p = tt_b_convert(g, tt_l_tensor_elem(L, 0, j), om), gr = step_grad(L, &c, j, om, maximize);
+    if (wd_h != 0) gr = bin(g, TT_BIN_ADD, gr, bin(g, TT_BIN_MUL, p, like(g, K(wd), p)));
+    tt_val_t sum = bin(g, TT_BIN_ADD, tt_b_convert(g, tt_l_tensor_elem(L, 2, j), om), bin(g, TT_BIN_MUL, gr, gr));
+    put(L, &c, 2, j, sum);
+    tt_val_t sd = bin(g, TT_BIN_ADD, tt_b_unary(g, TT_UN_SQRT, sum), like(g, K(eps), sum));
+    p = bin(g, TT_BIN_SUB, p, bin(g, TT_BIN_DIV, bin(g, TT_BIN_MUL, like(g, K(clr), gr), gr), sd));
+    put(L, &c, 0, j, p);
+#undef K
+    if (tt_graph_failed(g)) return NULL;
+  }
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_fused_optim[] = {
     {"_fused_adam_", lower_fused_adam, 0},
     {"_fused_adam_.tensor_lr", lower_fused_adam, 0},
@@ -214,5 +247,7 @@ const tt_op_def_t tt_ops_fused_optim[] = {
     {"_fused_adamw_.tensor_lr", lower_fused_adamw, 0},
     {"_fused_sgd_", lower_fused_sgd, 0},
     {"_fused_sgd_.tensor_lr", lower_fused_sgd, 0},
+    {"_fused_adagrad_", lower_fused_adagrad, 0},
+    {"_fused_adagrad_.tensor_lr", lower_fused_adagrad, 0},
     {NULL, NULL, 0},
 };
