@@ -63,6 +63,32 @@ def set_device(device):
         raise RuntimeError(f"torchtpu runs one device per process; device index {idx} is not available")
 
 
+class device:
+    """Context manager selecting the device, as torch.cuda.device: one tpu
+    device per process, so it checks the index and changes nothing (torch.load
+    and activation checkpointing enter it)."""
+
+    def __init__(self, device):
+        self.idx = -1 if device is None else (device if isinstance(device, int) else torch.device(device).index or 0)
+        if self.idx not in (-1, 0):
+            set_device(self.idx)  # raises for any other index
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def get_amp_supported_dtype():
+    """The dtypes torch.autocast(device_type="tpu") may cast to."""
+    return [torch.bfloat16, torch.float16]
+
+
+def is_bf16_supported(including_emulation=True):
+    return True
+
+
 def synchronize(device=None):
     _lazy_init()
     _C.synchronize()
@@ -260,6 +286,7 @@ def module():
         "set_eager_mode", "eager_mode", "region_stats", "memory_stats",
         "reset_peak_memory_stats",
         "set_cpu_fallback", "get_cpu_fallback", "fallback_counts", "reset_fallback_counts",
+        "device", "get_amp_supported_dtype", "is_bf16_supported",
     ):
         setattr(m, name, globals()[name])
     m.Stream = _Stream

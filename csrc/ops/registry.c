@@ -70,6 +70,7 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_segment_reduce,
       tt_ops_histogramdd,
       tt_ops_fused_optim,
+      tt_ops_amp,
       NULL,
   };
   return list;
