@@ -4,7 +4,7 @@ import os
 
 import torch
 
-from . import _C, _device, _kernels, _printing, _storage
+from . import _C, _autocast, _device, _kernels, _printing, _storage
 
 
 def register():
@@ -13,6 +13,7 @@ def register():
     )
     _C.setup(torch._C._acc.create_empty_tensor, _device.DTYPES, torch.Tensor)
     _kernels.register_all()
+    _autocast.register()
     _printing.install()
     _storage.install()
     _device.set_cpu_fallback(os.environ.get("TORCH_TPU_CPU_FALLBACK", "0").lower() in ("1", "true", "yes", "on"))
