@@ -65,6 +65,9 @@ class Run:
     def __init__(self, kind, device, mode, base, warmup=3):
         self.device, self.mode = device, mode
         self.model = copy.deepcopy(base).to(device)
+        # "compiled": torch.compile(backend="tpu") -- the forward and backward
+        # graphs fused -- with the optimizer and the rest in DeferAndFuse
+        self.forward = torch.compile(self.model, backend="tpu") if mode == "compiled" else self.model
         self.opt = torch.optim.AdamW(self.model.parameters(), lr=1e-3)
         x, y = models.batch(kind, n=16)
         self.x, self.y, self.kind = x.to(device), y.to(device), kind
@@ -81,11 +84,13 @@ class Run:
 
     def _mode(self):
         import contextlib
-        return torch.tpu.eager_mode(self.mode) if self.device == "tpu" else contextlib.nullcontext()
+        if self.device != "tpu":
+            return contextlib.nullcontext()
+        return torch.tpu.eager_mode("defer_and_fuse" if self.mode == "compiled" else self.mode)
 
     def step(self):
         self.opt.zero_grad()
-        loss = models.loss_fn(self.kind, self.model(self.x), self.y)
+        loss = models.loss_fn(self.kind, self.forward(self.x), self.y)
         loss.backward()
         self.opt.step()
         return loss.item()
@@ -129,6 +134,7 @@ def main():
     p.add_argument("--steps", type=int, default=10, help="training steps per run per round")
     p.add_argument("--models", default="transformer,cnn")
     p.add_argument("--no-cpu", action="store_true", help="skip the PyTorch CPU reference")
+    p.add_argument("--no-compile", action="store_true", help="skip the torch.compile(backend='tpu') run")
     args = p.parse_args()
     med = statistics.median
     print(f"plugin: {torch.tpu.runtime_info()['plugin_path']}")
@@ -143,11 +149,13 @@ def main():
         runs = [Run(kind, "tpu", "strict", base), Run(kind, "tpu", "defer_and_fuse", base)]
         if not args.no_cpu:
             runs.append(Run(kind, "cpu", None, base))
+        if not args.no_compile:
+            runs.append(Run(kind, "tpu", "compiled", base))
         for r in range(args.repeats):
             for run in runs[r % len(runs):] + runs[:r % len(runs)]:  # rotate who goes first
                 run.round(args.steps)
         strict = runs[0]
-        cpu = runs[2] if len(runs) > 2 else None
+        cpu = next((r for r in runs if r.device == "cpu"), None)
         for run in runs:
             name = run.mode or "torch cpu"
             vs_strict = paired_ratio(strict.wall, run.wall)
