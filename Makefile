@@ -78,8 +78,7 @@ opinfo: install $(VENV)/.testdeps
 
 bench: install
 	$(PY) bench/bench_overhead.py
-	$(PY) bench/bench_modes.py
-	$(PY) bench/bench_cache.py
+	$(PY) bench/bench_engine.py
 
 clean:
 	rm -rf build torchtpu/*.so *.egg-info
