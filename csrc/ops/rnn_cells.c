@@ -60,11 +60,27 @@ static int setup(tt_lower_t *L, int gi, int hi, int m, cell_t *c) {
   return 1;
 }
 
-/* input_gates + hidden_gates (+ input_bias + hidden_bias), CUDA's order. */
-static tt_val_t gate_sum(tt_lower_t *L, const cell_t *c, int k, tt_val_t ig, tt_val_t hg, tt_val_t b1, tt_val_t b2) {
-  tt_val_t s = add(c->g, chunk(c, ig, k), chunk(c, hg, k));
-  if (b1 >= 0) s = add(c->g, add(c->g, s, chunk(c, b1, k)), chunk(c, b2, k));
-  (void)L;
+/* A forward cell's arguments: gates (0, 1), state (2), optional biases (3, 4). */
+typedef struct {
+  tt_val_t ig, hg, state, b1, b2; /* b1, b2 -1 without biases */
+} cell_in_t;
+
+static int read_cell(tt_lower_t *L, int m, cell_t *c, cell_in_t *in) {
+  if (!setup(L, 0, 2, m, c)) return 0;
+  int64_t w = m * c->h;
+  int biased = !tt_l_is_none(L, 3);
+  in->ig = operand(L, c, 0, w);
+  in->hg = operand(L, c, 1, w);
+  in->state = operand(L, c, 2, c->h);
+  in->b1 = biased ? operand(L, c, 3, w) : -1;
+  in->b2 = biased ? operand(L, c, 4, w) : -1;
+  return 1;
+}
+
+/* Gate k's input_gates + hidden_gates (+ input_bias + hidden_bias), CUDA's order. */
+static tt_val_t gate_sum(const cell_t *c, const cell_in_t *in, int k) {
+  tt_val_t s = add(c->g, chunk(c, in->ig, k), chunk(c, in->hg, k));
+  if (in->b1 >= 0) s = add(c->g, add(c->g, s, chunk(c, in->b1, k)), chunk(c, in->b2, k));
   return s;
 }
 
@@ -73,16 +89,14 @@ static tt_val_t out(const cell_t *c, tt_val_t v) { return tt_b_convert(c->g, v, 
 /* _thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias?, hidden_bias?) -> (hy, cy, workspace) */
 static tt_status_t lower_lstm_cell(tt_lower_t *L) {
   cell_t c;
-  if (!setup(L, 0, 2, 4, &c)) return NULL;
+  cell_in_t in;
+  if (!read_cell(L, 4, &c, &in)) return NULL;
   tt_graph_t *g = c.g;
-  int biased = !tt_l_is_none(L, 3);
-  tt_val_t ig = operand(L, &c, 0, 4 * c.h), hg = operand(L, &c, 1, 4 * c.h), cx = operand(L, &c, 2, c.h);
-  tt_val_t b1 = biased ? operand(L, &c, 3, 4 * c.h) : -1, b2 = biased ? operand(L, &c, 4, 4 * c.h) : -1;
-  tt_val_t i = tt_b_unary(g, TT_UN_LOGISTIC, gate_sum(L, &c, 0, ig, hg, b1, b2));
-  tt_val_t f = tt_b_unary(g, TT_UN_LOGISTIC, gate_sum(L, &c, 1, ig, hg, b1, b2));
-  tt_val_t gg = tt_b_unary(g, TT_UN_TANH, gate_sum(L, &c, 2, ig, hg, b1, b2));
-  tt_val_t o = tt_b_unary(g, TT_UN_LOGISTIC, gate_sum(L, &c, 3, ig, hg, b1, b2));
-  tt_val_t cy = add(g, mul(g, f, cx), mul(g, i, gg));
+  tt_val_t i = tt_b_unary(g, TT_UN_LOGISTIC, gate_sum(&c, &in, 0));
+  tt_val_t f = tt_b_unary(g, TT_UN_LOGISTIC, gate_sum(&c, &in, 1));
+  tt_val_t gg = tt_b_unary(g, TT_UN_TANH, gate_sum(&c, &in, 2));
+  tt_val_t o = tt_b_unary(g, TT_UN_LOGISTIC, gate_sum(&c, &in, 3));
+  tt_val_t cy = add(g, mul(g, f, in.state), mul(g, i, gg));
   tt_val_t hy = mul(g, o, tt_b_unary(g, TT_UN_TANH, cy));
   tt_val_t ws[4] = {i, f, gg, o};
   tt_l_output(L, out(&c, hy));
@@ -129,16 +143,15 @@ static tt_status_t lower_lstm_cell_backward(tt_lower_t *L) {
 /* _thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias?, hidden_bias?) -> (hy, workspace) */
 static tt_status_t lower_gru_cell(tt_lower_t *L) {
   cell_t c;
-  if (!setup(L, 0, 2, 3, &c)) return NULL;
+  cell_in_t in;
+  if (!read_cell(L, 3, &c, &in)) return NULL;
   tt_graph_t *g = c.g;
-  int biased = !tt_l_is_none(L, 3);
-  tt_val_t ig = operand(L, &c, 0, 3 * c.h), hg = operand(L, &c, 1, 3 * c.h), hx = operand(L, &c, 2, c.h);
-  tt_val_t b1 = biased ? operand(L, &c, 3, 3 * c.h) : -1, b2 = biased ? operand(L, &c, 4, 3 * c.h) : -1;
-  tt_val_t r = tt_b_unary(g, TT_UN_LOGISTIC, gate_sum(L, &c, 0, ig, hg, b1, b2));
-  tt_val_t z = tt_b_unary(g, TT_UN_LOGISTIC, gate_sum(L, &c, 1, ig, hg, b1, b2));
-  tt_val_t in = chunk(&c, ig, 2), hn = chunk(&c, hg, 2);
-  if (biased) in = add(g, in, chunk(&c, b1, 2)), hn = add(g, hn, chunk(&c, b2, 2));
-  tt_val_t nn = tt_b_unary(g, TT_UN_TANH, add(g, in, mul(g, r, hn)));
+  tt_val_t hx = in.state;
+  tt_val_t r = tt_b_unary(g, TT_UN_LOGISTIC, gate_sum(&c, &in, 0));
+  tt_val_t z = tt_b_unary(g, TT_UN_LOGISTIC, gate_sum(&c, &in, 1));
+  tt_val_t xn = chunk(&c, in.ig, 2), hn = chunk(&c, in.hg, 2);
+  if (in.b1 >= 0) xn = add(g, xn, chunk(&c, in.b1, 2)), hn = add(g, hn, chunk(&c, in.b2, 2));
+  tt_val_t nn = tt_b_unary(g, TT_UN_TANH, add(g, xn, mul(g, r, hn)));
   tt_val_t hy = add(g, nn, mul(g, z, sub(g, hx, nn)));
   tt_val_t ws[5] = {r, z, nn, hn, hx};
   tt_l_output(L, out(&c, hy));
