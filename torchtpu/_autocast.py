@@ -94,10 +94,14 @@ def register():
     global _lib, _fallthrough_lib
     torch.set_autocast_dtype("tpu", torch.bfloat16)
     _fallthrough_lib = torch.library.Library("_", "IMPL")
-    _fallthrough_lib.fallback(torch.library.fallthrough_kernel, dispatch_key="AutocastPrivateUse1")
+    try:
+        _fallthrough_lib.fallback(torch.library.fallthrough_kernel, dispatch_key="AutocastPrivateUse1")
+    except RuntimeError:  # a PyTorch that registers it itself
+        pass
     _lib = torch.library.Library("aten", "IMPL")
     for names, policy in ((LOWER, "lower"), (FP32, "fp32"), (PROMOTE, "promote")):
         for name in names:
             op = _overload(name)
-            if op is not None:
+            # PyTorch's own kernel, where a later version has one, wins
+            if op is not None and not torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), "AutocastPrivateUse1"):
                 _lib.impl(name, _kernel(op, policy), "AutocastPrivateUse1")
