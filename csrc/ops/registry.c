@@ -72,6 +72,7 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_fused_optim,
       tt_ops_amp,
       tt_ops_rnn_cells,
+      tt_ops_shift,
       NULL,
   };
   return list;
