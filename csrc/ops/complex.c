@@ -7,6 +7,7 @@
 #include "ops/complex_rules.h"
 #include "ops/families.h"
 #include "ops/linalg_util.h"
+#include "ops/scan.h"
 
 static tt_val_t re_of(tt_graph_t *g, tt_val_t z) { return tt_b_unary(g, TT_UN_REAL, z); }
 static tt_val_t im_of(tt_graph_t *g, tt_val_t z) { return tt_b_unary(g, TT_UN_IMAG, z); }
@@ -269,6 +270,21 @@ static tt_status_t reduce(tt_lower_t *L, tt_reduce_t op, int dimi, int keepi, in
   tt_l_output(L, s);
   return NULL;
 }
+/* cumsum/cumprod(self, dim, *, dtype): the real ops' prefix scan, in the complex type. */
+static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t op) {
+  tt_dtype_t dt = tt_l_dtype(L, 2);
+  if (dt == TT_DTYPE_INVALID) dt = tt_l_arg_dtype(L, 0);
+  if (!tt_dtype_is_complex(dt))
+    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: complex input to dtype %s is not supported on TPU yet", L->op,
+                          tt_dtype_name(dt));
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), tt_l_arg_rank(L, 0));
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_l_output(L, tt_op_scan(L->g, op, tt_b_convert(L->g, tt_l_tensor(L, 0), dt), dim));
+  return NULL;
+}
+static tt_status_t lower_cumsum(tt_lower_t *L) { return cumulative(L, TT_RED_SUM); }
+static tt_status_t lower_cumprod(tt_lower_t *L) { return cumulative(L, TT_RED_PROD); }
+
 static tt_status_t lower_sum(tt_lower_t *L) { return reduce(L, TT_RED_SUM, -1, -1, 1, 0); }
 static tt_status_t lower_sum_dim(tt_lower_t *L) { return reduce(L, TT_RED_SUM, 1, 2, 3, 0); }
 static tt_status_t lower_mean(tt_lower_t *L) { return reduce(L, TT_RED_SUM, -1, -1, 1, 1); }
@@ -314,7 +330,7 @@ const tt_complex_rule_t tt_complex_elementwise[] = {
     {"abs", lower_abs}, /* abs_ stays refused: CPU refuses an in-place abs of complex values */
     {"angle", lower_angle},
     {"sgn", lower_sgn}, {"sgn_", lower_sgn},
-    {"sum", lower_sum}, {"sum.dim_IntList", lower_sum_dim},
+    {"sum", lower_sum}, {"sum.dim_IntList", lower_sum_dim}, {"cumsum", lower_cumsum}, {"cumprod", lower_cumprod},
     {"mean", lower_mean}, {"mean.dim", lower_mean_dim},
     {"prod", lower_prod}, {"prod.dim_int", lower_prod_dim}, {"trace", lower_trace},
     {"eq.Tensor", TT_COMPLEX_AS_IS}, {"eq.Scalar", TT_COMPLEX_AS_IS},

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/scan.h"
 #include "ops/families.h"
 
 /* A reduction's geometry: which dims of the input go away. */
@@ -363,18 +364,7 @@ static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t kind) {
   if (tt_graph_failed(L->g)) return NULL;
   tt_dtype_t out = int_promoting_type(tt_l_arg_dtype(L, 0), tt_l_dtype(L, 2));
   tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), tt_op_math_type(out));
-  const int64_t *sizes = tt_l_arg_sizes(L, 0);
-  if (rank > 0 && sizes[dim] > 1) {
-    int64_t win[TT_MAX_RANK], st[TT_MAX_RANK], lo[TT_MAX_RANK], hi[TT_MAX_RANK];
-    for (int d = 0; d < rank; d++) {
-      win[d] = d == dim ? sizes[d] : 1;
-      st[d] = 1;
-      lo[d] = d == dim ? sizes[d] - 1 : 0;
-      hi[d] = 0;
-    }
-    x = tt_b_reduce_window(L->g, kind, x, -1, win, st, lo, hi);
-  }
-  tt_l_output(L, tt_b_convert(L->g, x, out));
+  tt_l_output(L, tt_b_convert(L->g, tt_op_scan(L->g, kind, x, dim), out));
   return NULL;
 }
 static tt_status_t lower_cumsum(tt_lower_t *L) { return cumulative(L, TT_RED_SUM); }

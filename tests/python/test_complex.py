@@ -172,16 +172,29 @@ def test_unchecked_op_is_refused():
     t = cmake((3,)).to("tpu")
     with pytest.raises(NotImplementedError, match="sinh: complex dtype complex64 is not supported on TPU yet"):
         torch.sinh(t)
-    with pytest.raises(NotImplementedError, match="cumsum: complex dtype complex64"):
-        torch.cumsum(t, 0)
-    with pytest.raises(NotImplementedError, match="cumprod: complex dtype complex128"):
-        torch.cumprod(t.to(torch.complex128), 0)
+    with pytest.raises(NotImplementedError, match="logcumsumexp: complex dtype complex64"):
+        torch.logcumsumexp(t, 0)
     with pytest.raises(RuntimeError, match="ComplexFloat"):  # as on CPU: no ordering
         t < t
     with pytest.raises(RuntimeError, match="ComplexFloat"):
         torch.clamp(t, 0, 1)
     with pytest.raises(NotImplementedError):  # CPU refuses an in-place abs of complex values; so do we
         t.abs_()
+
+
+@pytest.mark.parametrize("dtype", CDTYPES)
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_cumulative_vs_cpu(name, dtype):
+    x = torch.randn(5, 7, dtype=dtype)
+    for d in (0, 1, -1):
+        want = getattr(x, name)(d)
+        torch.testing.assert_close(getattr(x.to("tpu"), name)(d).cpu(), want)
+    xc, xt = x.clone().requires_grad_(), x.to("tpu").requires_grad_()
+    getattr(xc, name)(1).abs().sum().backward()
+    getattr(xt, name)(1).abs().sum().backward()
+    torch.testing.assert_close(xt.grad.cpu(), xc.grad)
+    real = torch.randn(4)
+    torch.testing.assert_close(real.to("tpu").cumsum(0, dtype=dtype).cpu(), real.cumsum(0, dtype=dtype))
 
 
 ANALYTIC = ["sqrt", "rsqrt", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "sigmoid"]
