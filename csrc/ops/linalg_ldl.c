@@ -449,10 +449,12 @@ static tt_status_t lower_ldl_solve(tt_lower_t *L) {
   tt_val_t piv = tt_b_reshape(g, to_batch(g, tt_b_convert(g, tt_l_tensor(L, 1), TT_I64), nb, bd, 1), 2, d2);
   tt_val_t b = tt_b_reshape(g, to_batch(g, tt_l_tensor(L, 2), nb, bd, 2), 3, d3b);
   tt_val_t x = sytrs_lower(&c, ld, piv, b, m);
-  /* CPU rejects pivots outside 1 <= |p| <= n on the host; here such a
-   * matrix's solution is NaN rather than garbage. */
+  /* CPU rejects pivots outside 1 <= |p| <= n on the host, with the error
+   * that this device-side check raises (at the op in Debug mode, at the next
+   * synchronization otherwise); the solution of such a matrix is NaN. */
   tt_val_t ap = tt_b_unary(g, TT_UN_ABS, piv);
   tt_val_t okp = and_(&c, cmp(&c, TT_CMP_GE, ap, tt_b_full_i(g, TT_I64, 2, d2, 1)), cmp(&c, TT_CMP_LE, ap, tt_b_full_i(g, TT_I64, 2, d2, n)));
+  tt_l_check_index_mask(L, piv, tt_b_unary(g, TT_UN_NOT, okp), n, -1, TT_CHECK_LDL_PIVOT);
   int64_t last = 1;
   tt_val_t ok = tt_b_reduce(g, TT_RED_AND, okp, 1, &last);
   x = sel(&c, spread3(&c, ok, m, 0), x, tt_b_like_f(g, x, NAN));

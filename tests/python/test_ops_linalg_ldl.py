@@ -136,10 +136,12 @@ def test_solve_empty_and_bad_pivots():
                        (torch.zeros(0, 2, 2), torch.zeros(0, 2, dtype=torch.int32), torch.zeros(2, 3))]:
         got, ref = solve_both(LD, piv, B)
         assert got.shape == ref.shape
-    # CPU raises on the host for pivots out of range; tpu gives NaN for that matrix.
+    # Pivots out of range raise as on CPU (test_solve_rejects_bad_pivots_as_cpu); the
+    # clamped output the check leaves for that matrix is NaN.
     got = torch.linalg.ldl_solve(torch.eye(2, device="tpu"), torch.tensor([5, 1], dtype=torch.int32, device="tpu"),
                                  torch.ones(2, 1, device="tpu"))
-    assert got.cpu().isnan().all()
+    with pytest.raises(RuntimeError, match="Pivots given to ldl_solve"):
+        got.cpu()
 
 
 def errors(fn):
@@ -167,3 +169,20 @@ def test_errors_match_cpu():
     errors(lambda d: torch.linalg.ldl_solve(eye(d), torch.ones(2, dtype=i32, device=d), torch.ones(3, 1, device=d)))
     errors(lambda d: torch.linalg.ldl_solve(eye(d), torch.ones(3, device=d), torch.ones(3, 1, device=d)))
     errors(lambda d: torch.linalg.ldl_solve(eye(d), p3(d), torch.ones(3, 1, dtype=torch.float64, device=d)))
+
+
+@pytest.mark.parametrize("mode", ["strict", "debug", "defer_and_fuse"])
+@pytest.mark.parametrize("bad", [7, -7, 0])
+def test_solve_rejects_bad_pivots_as_cpu(mode, bad):
+    """CPU checks the pivots on the host; here a device-side check raises the
+    same RuntimeError (at the op in Debug mode, at the next synchronization
+    otherwise)."""
+    a = torch.randn(3, 3, generator=torch.Generator().manual_seed(0))
+    ld, piv = torch.linalg.ldl_factor(a + a.T)
+    piv[0] = bad
+    b = torch.randn(3, 1)
+    with pytest.raises(RuntimeError) as cpu:
+        torch.linalg.ldl_solve(ld, piv, b)
+    with torch.tpu.eager_mode(mode):
+        with pytest.raises(RuntimeError, match=str(cpu.value).split("?")[0].replace("|", "\\|").replace("(", "\\(").replace(")", "\\)")):
+            torch.linalg.ldl_solve(ld.to("tpu"), piv.to("tpu"), b.to("tpu")).cpu()
