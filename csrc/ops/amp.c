@@ -11,30 +11,21 @@
 /* A one-element tensor argument of dtype dt, as a rank-0 value; CPU's
  * check messages. */
 static tt_val_t scalar_arg(tt_lower_t *L, int i, tt_dtype_t dt, const char *name, const char *type) {
-  const tt_tensor_ref_t *r = tt_l_ref(L, i);
-  if (!r) return tt_l_fail(L, TT_TYPE_ERROR, "%s: %s must be a Tensor", L->op, name);
-  if (!r->is_host_scalar && tt_view_numel(&r->view) != 1)
-    return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s must be a 1-element tensor.", name);
-  if (r->dtype != dt) return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s must be a %s tensor.", name, type);
-  return tt_b_reshape(L->g, tt_l_tensor(L, i), 0, NULL);
-}
-
-static tt_val_t as_shape_of(tt_graph_t *g, tt_val_t s, tt_val_t like) {
-  const tt_type_t *t = tt_graph_type(g, like);
-  return tt_b_broadcast_to(g, s, t->rank, t->dims);
+  tt_val_t v = tt_op_one_element(L, i, name);
+  if (v >= 0 && tt_l_arg_dtype(L, i) != dt) return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s must be a %s tensor.", name, type);
+  return v;
 }
 
 /* _amp_foreach_non_finite_check_and_unscale_(Tensor(a!)[] self, Tensor(b!) found_inf, Tensor inv_scale) -> () */
 static tt_status_t lower_unscale(tt_lower_t *L) {
   tt_graph_t *g = L->g;
-  const tt_arg_t *list = &L->args[0];
-  if (list->kind == TT_ARG_INTS && list->n == 0) return NULL; /* an empty list: nothing to do, as CPU */
-  if (list->kind != TT_ARG_TENSORS) return tt_status_make(TT_TYPE_ERROR, "%s: self must be a list of Tensors", L->op);
+  int n = tt_l_list_len(L, 0);
+  if (n <= 0) return NULL; /* an empty list: nothing to do, as CPU */
   tt_val_t found = scalar_arg(L, 1, TT_F32, "found_inf", "float"), inv = scalar_arg(L, 2, TT_F32, "inv_scale", "float");
   if (tt_graph_failed(g)) return NULL;
   tt_val_t all_finite = -1;
-  for (int j = 0; j < list->n; j++) {
-    tt_dtype_t dt = list->t[j].dtype;
+  for (int j = 0; j < n; j++) {
+    tt_dtype_t dt = L->args[0].t[j].dtype;
     if (!tt_dtype_is_float(dt))
       return tt_status_make(TT_NOT_IMPLEMENTED, "\"_amp_foreach_non_finite_check_and_unscale_cpu\" not implemented for '%s'",
                             tt_op_type_name(dt));
@@ -47,7 +38,7 @@ static tt_status_t lower_unscale(tt_lower_t *L) {
     tt_val_t ok = tt_b_reduce(g, TT_RED_AND, finite, t->rank, dims);
     all_finite = all_finite < 0 ? ok : tt_b_binary(g, TT_BIN_AND, all_finite, ok);
     /* inv_scale == 1 leaves val as it is on CPU; val * 1 is val */
-    tt_l_write(L, 0, j, tt_b_convert(g, tt_b_binary(g, TT_BIN_MUL, v, as_shape_of(g, tt_b_convert(g, inv, om), v)), dt));
+    tt_l_write(L, 0, j, tt_b_convert(g, tt_b_binary(g, TT_BIN_MUL, v, tt_op_fit_like(L, inv, v)), dt));
   }
   tt_val_t next = tt_b_select(g, all_finite, found, tt_b_full_f(g, TT_F32, 0, NULL, 1.0));
   tt_l_write(L, 1, 0, tt_b_reshape(g, next, tt_l_arg_rank(L, 1), tt_l_arg_sizes(L, 1)));

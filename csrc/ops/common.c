@@ -115,6 +115,19 @@ tt_val_t tt_op_fit(tt_lower_t *L, tt_val_t v, tt_dtype_t dtype, int rank, const 
   return tt_b_broadcast_to(L->g, v, rank, dims);
 }
 
+tt_val_t tt_op_fit_like(tt_lower_t *L, tt_val_t v, tt_val_t like) {
+  const tt_type_t *t = tt_graph_type(L->g, like);
+  return tt_op_fit(L, v, t->dtype, t->rank, t->dims);
+}
+
+tt_val_t tt_op_one_element(tt_lower_t *L, int i, const char *name) {
+  const tt_tensor_ref_t *r = tt_l_ref(L, i);
+  if (!r) return tt_l_fail(L, TT_TYPE_ERROR, "%s: %s must be a Tensor", L->op, name);
+  if (!r->is_host_scalar && tt_view_numel(&r->view) != 1)
+    return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s must be a 1-element tensor.", name);
+  return tt_b_reshape(L->g, tt_l_tensor(L, i), 0, NULL);
+}
+
 tt_val_t tt_op_operand(tt_lower_t *L, int i, tt_dtype_t dtype, int rank, const int64_t *dims) {
   if (i < 0 || i >= L->nargs) return tt_l_fail(L, TT_INTERNAL, "%s: missing argument %d", L->op, i);
   tt_val_t v;

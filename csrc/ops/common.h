@@ -11,6 +11,11 @@ tt_dtype_t tt_op_result_type(tt_lower_t *L, const int *argi, int n);
 /* The broadcast shape of the given arguments (scalars count as rank 0).
  * Records PyTorch's error on mismatch. Returns the rank. */
 int tt_op_broadcast_shape(tt_lower_t *L, const int *argi, int n, int64_t *out_dims);
+/* A value converted and broadcast to the dtype and shape of value `like`. */
+tt_val_t tt_op_fit_like(tt_lower_t *L, tt_val_t v, tt_val_t like);
+/* One-element tensor argument i (a 0-dim host tensor too) as a rank-0 value;
+ * PyTorch's "<name> must be a 1-element tensor." otherwise. */
+tt_val_t tt_op_one_element(tt_lower_t *L, int i, const char *name);
 /* Argument i (tensor or number) converted to dtype and broadcast to dims. */
 tt_val_t tt_op_operand(tt_lower_t *L, int i, tt_dtype_t dtype, int rank, const int64_t *dims);
 /* A value converted and broadcast (NumPy rules) to (dtype, rank, dims). */

@@ -12,32 +12,16 @@
 #include "ops/common.h"
 #include "ops/families.h"
 
-/* Length of tensor-list argument i (an empty list arrives as an empty int
- * list); -1 with an error for anything else. */
-static int list_len(tt_lower_t *L, int i) {
-  const tt_arg_t *a = &L->args[i];
-  if (a->kind == TT_ARG_TENSORS || (a->kind == TT_ARG_INTS && a->n == 0)) return a->n;
-  tt_l_fail(L, TT_TYPE_ERROR, "%s: argument %d must be a list of Tensors", L->op, i);
-  return -1;
-}
-
-/* A one-element tensor argument as a rank-0 value of dtype. */
-static tt_val_t one_element(tt_lower_t *L, int i, tt_dtype_t dt, const char *what) {
-  const tt_tensor_ref_t *r = tt_l_ref(L, i);
-  if (r && !r->is_host_scalar && tt_view_numel(&r->view) != 1)
-    return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: %s must have one element, got %lld", L->op, what,
-                     (long long)tt_view_numel(&r->view));
-  return tt_b_convert(L->g, tt_b_reshape(L->g, tt_l_tensor(L, i), 0, NULL), dt);
-}
-
 /* Argument i as a rank-0 float64 runtime value: a Python float, or (the
  * .tensor_lr overloads) a one-element tensor, read on device. */
 static tt_val_t hyper(tt_lower_t *L, int i) {
-  if (L->args[i].kind == TT_ARG_TENSOR && !L->args[i].t->is_host_scalar) return one_element(L, i, TT_F64, "lr");
+  if (L->args[i].kind == TT_ARG_TENSOR && !L->args[i].t->is_host_scalar)
+    return tt_b_convert(L->g, tt_op_one_element(L, i, "lr"), TT_F64);
   return tt_l_scalar_arg(L, i, TT_F64);
 }
 
 typedef struct {
+  tt_lower_t *L;
   tt_graph_t *g;
   tt_val_t skip; /* rank-0 pred: found_inf == 1, or -1 */
   tt_val_t scale; /* rank-0 grad_scale in float32, or -1 */
@@ -45,11 +29,13 @@ typedef struct {
 
 /* grad_scale (float32) and found_inf at args is and ii; 0 on error. */
 static int common_setup(tt_lower_t *L, int is, int ii, fused_common_t *c) {
+  c->L = L;
   c->g = L->g;
   c->scale = c->skip = -1;
-  if (!tt_l_is_none(L, is)) c->scale = one_element(L, is, TT_F32, "grad_scale");
+  if (!tt_l_is_none(L, is)) c->scale = tt_b_convert(L->g, tt_op_one_element(L, is, "grad_scale"), TT_F32);
   if (!tt_l_is_none(L, ii))
-    c->skip = tt_b_compare(L->g, TT_CMP_EQ, one_element(L, ii, TT_F32, "found_inf"), tt_b_const_f(L->g, TT_F32, 1.0));
+    c->skip = tt_b_compare(L->g, TT_CMP_EQ, tt_b_convert(L->g, tt_op_one_element(L, ii, "found_inf"), TT_F32),
+                           tt_b_const_f(L->g, TT_F32, 1.0));
   return !tt_graph_failed(L->g);
 }
 
@@ -67,7 +53,7 @@ static void put(tt_lower_t *L, const fused_common_t *c, int i, int j, tt_val_t v
 /* Checks that the lists have n tensors each. */
 static int check_lists(tt_lower_t *L, const int *lists, int nl, int n) {
   for (int k = 0; k < nl; k++) {
-    int len = list_len(L, lists[k]);
+    int len = tt_l_list_len(L, lists[k]);
     if (len < 0) return 0;
     if (len != n) {
       tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: the tensor lists must have the same length (%d and %d)", L->op, n, len);
@@ -85,11 +71,8 @@ static int float_dtype(tt_lower_t *L, tt_dtype_t dt, const char *kernel) {
 
 static tt_val_t bin(tt_graph_t *g, tt_binary_t op, tt_val_t a, tt_val_t b) { return tt_b_binary(g, op, a, b); }
 
-/* A rank-0 value broadcast against x. */
-static tt_val_t like(tt_graph_t *g, tt_val_t s, tt_val_t x) {
-  const tt_type_t *t = tt_graph_type(g, x);
-  return tt_b_broadcast_to(g, s, t->rank, t->dims);
-}
+/* A rank-0 hyperparameter in x's (opmath) type, broadcast against x. */
+static tt_val_t at(const fused_common_t *c, tt_val_t s, tt_val_t x) { return tt_op_fit_like(c->L, s, x); }
 
 /* The gradient as the step uses it: unscaled (and written back), negated
  * when maximizing. */
@@ -97,7 +80,7 @@ static tt_val_t step_grad(tt_lower_t *L, const fused_common_t *c, int j, tt_dtyp
   tt_graph_t *g = c->g;
   tt_val_t gr = tt_b_convert(g, tt_l_tensor_elem(L, 1, j), om);
   if (c->scale >= 0) {
-    gr = bin(g, TT_BIN_DIV, gr, like(g, tt_b_convert(g, c->scale, om), gr));
+    gr = bin(g, TT_BIN_DIV, gr, at(c, c->scale, gr));
     put(L, c, 1, j, gr);
   }
   return maximize ? tt_b_unary(g, TT_UN_NEG, gr) : gr;
@@ -109,11 +92,11 @@ static tt_val_t step_grad(tt_lower_t *L, const fused_common_t *c, int j, tt_dtyp
 static tt_status_t lower_adam(tt_lower_t *L, int adamw) {
   tt_graph_t *g = L->g;
   const char *kernel = "fused_adam_kernel";
-  int n = list_len(L, 0), amsgrad = tt_l_bool(L, 11, 0), maximize = tt_l_bool(L, 12, 0);
+  int n = tt_l_list_len(L, 0), amsgrad = tt_l_bool(L, 11, 0), maximize = tt_l_bool(L, 12, 0);
   if (n < 0) return NULL;
   int lists[4] = {1, 2, 3, 5};
   if (!check_lists(L, lists, 4, n)) return NULL;
-  int nmax = list_len(L, 4);
+  int nmax = tt_l_list_len(L, 4);
   if (nmax < 0) return NULL;
   if (nmax != (amsgrad ? n : 0))
     return tt_status_make(TT_INVALID_ARGUMENT, "%s: max_exp_avg_sqs must have %d tensors with amsgrad=%s, got %d", L->op,
@@ -131,33 +114,33 @@ static tt_status_t lower_adam(tt_lower_t *L, int adamw) {
     tt_dtype_t dt = L->args[0].t[j].dtype;
     if (!float_dtype(L, dt, kernel)) return NULL;
     tt_dtype_t om = tt_op_math_type(dt);
-#define OM(v) tt_b_convert(g, (v), om)
     tt_val_t step = tt_b_convert(g, tt_b_reshape(g, tt_l_tensor_elem(L, 5, j), 0, NULL), TT_F64);
     tt_val_t bc1 = bin(g, TT_BIN_SUB, one, bin(g, TT_BIN_POW, beta1, step));
     tt_val_t nss = tt_b_unary(g, TT_UN_NEG, bin(g, TT_BIN_DIV, lr, bc1));
     tt_val_t bc2s = tt_b_unary(g, TT_UN_SQRT, bin(g, TT_BIN_SUB, one, bin(g, TT_BIN_POW, beta2, step)));
-    tt_val_t p = OM(tt_l_tensor_elem(L, 0, j)), gr = step_grad(L, &c, j, om, maximize);
+    tt_val_t p = tt_b_convert(g, tt_l_tensor_elem(L, 0, j), om), gr = step_grad(L, &c, j, om, maximize);
     if (wd_h != 0) {
-      if (adamw) p = bin(g, TT_BIN_MUL, p, like(g, OM(cw), p));
-      else gr = bin(g, TT_BIN_ADD, gr, bin(g, TT_BIN_MUL, p, like(g, OM(wd), p)));
+      if (adamw) p = bin(g, TT_BIN_MUL, p, at(&c, cw, p));
+      else gr = bin(g, TT_BIN_ADD, gr, bin(g, TT_BIN_MUL, p, at(&c, wd, p)));
     }
-    tt_val_t m = OM(tt_l_tensor_elem(L, 2, j)), diff = bin(g, TT_BIN_SUB, gr, m), w = OM(c1);
-    if (small_weight) m = bin(g, TT_BIN_ADD, m, bin(g, TT_BIN_MUL, like(g, w, m), diff));
-    else m = bin(g, TT_BIN_ADD, gr, bin(g, TT_BIN_MUL, like(g, bin(g, TT_BIN_SUB, w, tt_b_const_f(g, om, 1.0)), m), diff));
-    tt_val_t v = bin(g, TT_BIN_MUL, OM(tt_l_tensor_elem(L, 3, j)), like(g, OM(beta2), gr));
-    v = bin(g, TT_BIN_ADD, v, bin(g, TT_BIN_MUL, bin(g, TT_BIN_MUL, like(g, OM(c2), gr), gr), gr));
+    tt_val_t m = tt_b_convert(g, tt_l_tensor_elem(L, 2, j), om), diff = bin(g, TT_BIN_SUB, gr, m);
+    if (small_weight) m = bin(g, TT_BIN_ADD, m, bin(g, TT_BIN_MUL, at(&c, c1, m), diff));
+    else {
+      tt_val_t w = tt_b_convert(g, c1, om); /* CPU: (1 - beta1) rounded to the opmath type, then 1 taken off */
+      m = bin(g, TT_BIN_ADD, gr, bin(g, TT_BIN_MUL, at(&c, bin(g, TT_BIN_SUB, w, tt_b_const_f(g, om, 1.0)), m), diff));
+    }
+    tt_val_t v = bin(g, TT_BIN_MUL, tt_b_convert(g, tt_l_tensor_elem(L, 3, j), om), at(&c, beta2, gr));
+    v = bin(g, TT_BIN_ADD, v, bin(g, TT_BIN_MUL, bin(g, TT_BIN_MUL, at(&c, c2, gr), gr), gr));
     put(L, &c, 2, j, m);
     put(L, &c, 3, j, v);
     tt_val_t vd = v;
     if (amsgrad) {
-      vd = bin(g, TT_BIN_MAX, OM(tt_l_tensor_elem(L, 4, j)), v);
+      vd = bin(g, TT_BIN_MAX, tt_b_convert(g, tt_l_tensor_elem(L, 4, j), om), v);
       put(L, &c, 4, j, vd);
     }
-    tt_val_t den = bin(g, TT_BIN_ADD, bin(g, TT_BIN_DIV, tt_b_unary(g, TT_UN_SQRT, vd), like(g, OM(bc2s), vd)),
-                       like(g, OM(eps), vd));
-    p = bin(g, TT_BIN_ADD, p, bin(g, TT_BIN_DIV, bin(g, TT_BIN_MUL, like(g, OM(nss), m), m), den));
+    tt_val_t den = bin(g, TT_BIN_ADD, bin(g, TT_BIN_DIV, tt_b_unary(g, TT_UN_SQRT, vd), at(&c, bc2s, vd)), at(&c, eps, vd));
+    p = bin(g, TT_BIN_ADD, p, bin(g, TT_BIN_DIV, bin(g, TT_BIN_MUL, at(&c, nss, m), m), den));
     put(L, &c, 0, j, p);
-#undef OM
     if (tt_graph_failed(g)) return NULL;
   }
   return NULL;
@@ -170,12 +153,12 @@ static tt_status_t lower_fused_adamw(tt_lower_t *L) { return lower_adam(L, 1); }
  * lr, dampening, nesterov, maximize, is_first_step, grad_scale, found_inf) */
 static tt_status_t lower_fused_sgd(tt_lower_t *L) {
   tt_graph_t *g = L->g;
-  int n = list_len(L, 0), nesterov = tt_l_bool(L, 7, 0), maximize = tt_l_bool(L, 8, 0), first = tt_l_bool(L, 9, 0);
+  int n = tt_l_list_len(L, 0), nesterov = tt_l_bool(L, 7, 0), maximize = tt_l_bool(L, 8, 0), first = tt_l_bool(L, 9, 0);
   if (n < 0) return NULL;
   int lists[1] = {1};
   if (!check_lists(L, lists, 1, n)) return NULL;
   double wd_h = tt_l_float(L, 3, 0), mom_h = tt_l_float(L, 4, 0);
-  int nbuf = list_len(L, 2);
+  int nbuf = tt_l_list_len(L, 2);
   if (nbuf < 0) return NULL;
   if (nbuf != (mom_h != 0 ? n : 0))
     return tt_status_make(TT_INVALID_ARGUMENT, "%s: momentum_buffer_list must have %d tensors with momentum=%g, got %d",
@@ -188,20 +171,18 @@ static tt_status_t lower_fused_sgd(tt_lower_t *L) {
     tt_dtype_t dt = L->args[0].t[j].dtype;
     if (!float_dtype(L, dt, "fused_sgd_kernel")) return NULL;
     tt_dtype_t om = tt_op_math_type(dt);
-#define OM(v) tt_b_convert(g, (v), om)
-    tt_val_t p = OM(tt_l_tensor_elem(L, 0, j)), gr = step_grad(L, &c, j, om, maximize);
-    if (wd_h != 0) gr = bin(g, TT_BIN_ADD, gr, bin(g, TT_BIN_MUL, p, like(g, OM(wd), p)));
+    tt_val_t p = tt_b_convert(g, tt_l_tensor_elem(L, 0, j), om), gr = step_grad(L, &c, j, om, maximize);
+    if (wd_h != 0) gr = bin(g, TT_BIN_ADD, gr, bin(g, TT_BIN_MUL, p, at(&c, wd, p)));
     if (mom_h != 0) {
       tt_val_t buf = gr;
       if (!first)
-        buf = bin(g, TT_BIN_ADD, bin(g, TT_BIN_MUL, OM(tt_l_tensor_elem(L, 2, j)), like(g, OM(mom), gr)),
-                  bin(g, TT_BIN_MUL, gr, like(g, OM(cd), gr)));
+        buf = bin(g, TT_BIN_ADD, bin(g, TT_BIN_MUL, tt_b_convert(g, tt_l_tensor_elem(L, 2, j), om), at(&c, mom, gr)),
+                  bin(g, TT_BIN_MUL, gr, at(&c, cd, gr)));
       put(L, &c, 2, j, buf);
-      gr = nesterov ? bin(g, TT_BIN_ADD, gr, bin(g, TT_BIN_MUL, buf, like(g, OM(mom), buf))) : buf;
+      gr = nesterov ? bin(g, TT_BIN_ADD, gr, bin(g, TT_BIN_MUL, buf, at(&c, mom, buf))) : buf;
     }
-    p = bin(g, TT_BIN_ADD, p, bin(g, TT_BIN_MUL, gr, like(g, OM(nlr), gr)));
+    p = bin(g, TT_BIN_ADD, p, bin(g, TT_BIN_MUL, gr, at(&c, nlr, gr)));
     put(L, &c, 0, j, p);
-#undef OM
     if (tt_graph_failed(g)) return NULL;
   }
   return NULL;
@@ -212,7 +193,7 @@ static tt_status_t lower_fused_sgd(tt_lower_t *L) {
  * rounds weight_decay, eps and the step's lr to the parameter type first. */
 static tt_status_t lower_fused_adagrad(tt_lower_t *L) {
   tt_graph_t *g = L->g;
-  int n = list_len(L, 0), maximize = tt_l_bool(L, 8, 0);
+  int n = tt_l_list_len(L, 0), maximize = tt_l_bool(L, 8, 0);
   if (n < 0) return NULL;
   int lists[3] = {1, 2, 3};
   if (!check_lists(L, lists, 3, n)) return NULL;
@@ -224,15 +205,15 @@ static tt_status_t lower_fused_adagrad(tt_lower_t *L) {
     tt_dtype_t dt = L->args[0].t[j].dtype;
     if (!float_dtype(L, dt, "fused_adagrad_kernel")) return NULL;
     tt_dtype_t om = tt_op_math_type(dt);
-#define K(v) tt_b_convert(g, tt_b_convert(g, (v), dt), om)
+#define K(v) tt_b_convert(g, (v), dt) /* rounded to the parameter type, then (at) to opmath */
     tt_val_t step = tt_b_convert(g, tt_b_reshape(g, tt_l_tensor_elem(L, 3, j), 0, NULL), TT_F64);
     tt_val_t clr = bin(g, TT_BIN_DIV, lr, bin(g, TT_BIN_ADD, one, bin(g, TT_BIN_MUL, bin(g, TT_BIN_SUB, step, one), decay)));
     tt_val_t p = tt_b_convert(g, tt_l_tensor_elem(L, 0, j), om), gr = step_grad(L, &c, j, om, maximize);
-    if (wd_h != 0) gr = bin(g, TT_BIN_ADD, gr, bin(g, TT_BIN_MUL, p, like(g, K(wd), p)));
+    if (wd_h != 0) gr = bin(g, TT_BIN_ADD, gr, bin(g, TT_BIN_MUL, p, at(&c, K(wd), p)));
     tt_val_t sum = bin(g, TT_BIN_ADD, tt_b_convert(g, tt_l_tensor_elem(L, 2, j), om), bin(g, TT_BIN_MUL, gr, gr));
     put(L, &c, 2, j, sum);
-    tt_val_t sd = bin(g, TT_BIN_ADD, tt_b_unary(g, TT_UN_SQRT, sum), like(g, K(eps), sum));
-    p = bin(g, TT_BIN_SUB, p, bin(g, TT_BIN_DIV, bin(g, TT_BIN_MUL, like(g, K(clr), gr), gr), sd));
+    tt_val_t sd = bin(g, TT_BIN_ADD, tt_b_unary(g, TT_UN_SQRT, sum), at(&c, K(eps), sum));
+    p = bin(g, TT_BIN_SUB, p, bin(g, TT_BIN_DIV, bin(g, TT_BIN_MUL, at(&c, K(clr), gr), gr), sd));
     put(L, &c, 0, j, p);
 #undef K
     if (tt_graph_failed(g)) return NULL;

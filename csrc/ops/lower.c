@@ -117,6 +117,13 @@ tt_val_t tt_l_tensor_elem(tt_lower_t *L, int i, int j) {
   return read_ref(L, &a->t[j]);
 }
 
+int tt_l_list_len(tt_lower_t *L, int i) {
+  const tt_arg_t *a = arg(L, i);
+  if (a->kind == TT_ARG_TENSORS || (a->kind == TT_ARG_INTS && a->n == 0)) return a->n;
+  tt_l_fail(L, TT_TYPE_ERROR, "%s: argument %d must be a list of Tensors", L->op, i);
+  return -1;
+}
+
 const tt_tensor_ref_t *tt_l_ref(tt_lower_t *L, int i) {
   const tt_arg_t *a = arg(L, i);
   return a->kind == TT_ARG_TENSOR ? a->t : NULL;

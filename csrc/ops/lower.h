@@ -48,6 +48,9 @@ typedef struct tt_lower_s {
  * the op and argument on mismatch. `dflt` applies to NONE. */
 tt_val_t tt_l_tensor(tt_lower_t *L, int i);
 tt_val_t tt_l_tensor_elem(tt_lower_t *L, int i, int j);
+/* Length of tensor-list argument i (an empty Python list arrives as an empty
+ * int list: it is taken as an empty tensor list); -1 with an error otherwise. */
+int tt_l_list_len(tt_lower_t *L, int i);
 int tt_l_is_none(tt_lower_t *L, int i);
 int64_t tt_l_int(tt_lower_t *L, int i, int64_t dflt);
 double tt_l_float(tt_lower_t *L, int i, double dflt);
