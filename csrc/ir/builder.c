@@ -445,6 +445,14 @@ tt_val_t tt_b_reduce_window(tt_graph_t *g, tt_reduce_t kind, tt_val_t x, tt_val_
                      pad_hi, t);
 }
 
+tt_val_t tt_b_lowest(tt_graph_t *g, tt_dtype_t dtype) {
+  /* Not a double -inf cast to an integer type: that is undefined behaviour. */
+  if (tt_dtype_is_float(dtype)) return tt_b_const_f(g, dtype, -__builtin_inf());
+  int64_t v = dtype == TT_I8 ? INT8_MIN : dtype == TT_I16 ? INT16_MIN : dtype == TT_I32 ? INT32_MIN
+            : dtype == TT_U8 || dtype == TT_BOOL ? 0 : INT64_MIN;
+  return tt_b_const_i(g, dtype, v);
+}
+
 tt_val_t tt_b_argmax_window(tt_graph_t *g, tt_val_t x, tt_val_t idx, const int64_t *window,
                             const int64_t *strides, const int64_t *dilations, const int64_t *pad_lo,
                             const int64_t *pad_hi, tt_val_t *out_index) {
@@ -452,11 +460,7 @@ tt_val_t tt_b_argmax_window(tt_graph_t *g, tt_val_t x, tt_val_t idx, const int64
   CHECK_VAL(x);
   CHECK_VAL(idx);
   tt_type_t in = *T(x);
-  /* The running maximum starts at the dtype's lowest value (a double -inf
-   * cast to an integer type is undefined behaviour). */
-  int64_t lowest = in.dtype == TT_I8 ? INT8_MIN : in.dtype == TT_I16 ? INT16_MIN : in.dtype == TT_I32 ? INT32_MIN
-                 : in.dtype == TT_U8 || in.dtype == TT_BOOL ? 0 : INT64_MIN;
-  tt_val_t init = tt_dtype_is_float(in.dtype) ? tt_b_const_f(g, in.dtype, -__builtin_inf()) : tt_b_const_i(g, in.dtype, lowest);
+  tt_val_t init = tt_b_lowest(g, in.dtype);
   tt_val_t init_i = tt_b_const_i(g, TT_I64, INT64_MAX);
   if (tt_graph_failed(g)) return -1;
   tt_type_t types[2];

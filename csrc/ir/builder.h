@@ -55,6 +55,9 @@ tt_val_t tt_b_argreduce(tt_graph_t *g, tt_reduce_t kind, tt_val_t x, int dim, tt
 tt_val_t tt_b_reduce_window(tt_graph_t *g, tt_reduce_t kind, tt_val_t x, tt_val_t init,
                             const int64_t *window, const int64_t *strides, const int64_t *pad_lo,
                             const int64_t *pad_hi);
+/* The smallest value of dtype as a rank-0 constant: -inf for floats, the
+ * integer type's minimum (0 for uint8 and bool). */
+tt_val_t tt_b_lowest(tt_graph_t *g, tt_dtype_t dtype);
 /* Max-pool's (value, index) window reduction: per window the greatest value
  * and its index from `idx` (int64, same shape as x); ties keep the smaller
  * index, NaN wins and among NaNs the larger index (PyTorch CPU's scan order).

@@ -23,15 +23,6 @@ static int64_t cells(const tt_nn_pool_t *q) {
   return n;
 }
 
-/* The running maximum's start: -inf, or the integer type's lowest value (a
- * double -inf cast to an integer type is undefined behaviour). */
-static tt_val_t lowest(tt_graph_t *g, tt_dtype_t dt) {
-  if (tt_dtype_is_float(dt)) return tt_b_const_f(g, dt, -__builtin_inf());
-  int64_t v = dt == TT_I8 ? INT8_MIN : dt == TT_I16 ? INT16_MIN : dt == TT_I32 ? INT32_MIN
-            : dt == TT_U8 || dt == TT_BOOL ? 0 : INT64_MIN;
-  return tt_b_const_i(g, dt, v);
-}
-
 /* In-plane flat index h*W + w (or d*H*W + h*W + w) over the spatial dims. */
 static tt_val_t plane_index(tt_graph_t *g, const tt_nn_pool_t *q) {
   tt_val_t flat = -1;
@@ -89,7 +80,7 @@ static tt_val_t scan_forward(tt_graph_t *g, tt_val_t x, const int64_t *xs, const
   for (int i = 0; i < r; i++) pd[i] = xs[i];
   for (int i = 0; i < q->nsp; i++) lo[b0 + i] = q->p[i], hi[b0 + i] = q->pad_hi[i], pd[b0 + i] += q->p[i] + q->pad_hi[i];
   out_dims(q, xs, outd);
-  tt_val_t xp = tt_b_pad(g, x, lowest(g, dt), lo, hi, in0), fp = padded_plane_index(g, q);
+  tt_val_t xp = tt_b_pad(g, x, tt_b_lowest(g, dt), lo, hi, in0), fp = padded_plane_index(g, q);
   tt_val_t best = -1, idx = -1;
   int64_t pos[3];
   for (int64_t e = 0; e < cells(q); e++) {
@@ -112,7 +103,7 @@ static tt_val_t scan_forward(tt_graph_t *g, tt_val_t x, const int64_t *xs, const
   return best;
 }
 
-tt_val_t tt_nn_max_pool(tt_graph_t *g, tt_val_t x, const int64_t *xs, const tt_nn_pool_t *q, tt_val_t *out_idx) {
+static tt_val_t max_pool(tt_graph_t *g, tt_val_t x, const int64_t *xs, const tt_nn_pool_t *q, tt_val_t *out_idx) {
   if (cells(q) <= TT_MAX_POOL_SCAN_CELLS) return scan_forward(g, x, xs, q, out_idx);
   int r = q->rank, b0 = r - q->nsp;
   int64_t lo[TT_MAX_RANK] = {0}, hi[TT_MAX_RANK] = {0}, win[TT_MAX_RANK], str[TT_MAX_RANK], dil[TT_MAX_RANK], bd[3];
@@ -162,7 +153,7 @@ static tt_val_t tiled_backward(tt_graph_t *g, tt_val_t gy, tt_val_t idx, const i
   return tt_b_slice(g, part, start, limit, stride);
 }
 
-tt_val_t tt_nn_max_pool_backward(tt_graph_t *g, tt_val_t gy, tt_val_t idx, const int64_t *xs, const tt_nn_pool_t *q) {
+static tt_val_t max_pool_backward(tt_graph_t *g, tt_val_t gy, tt_val_t idx, const int64_t *xs, const tt_nn_pool_t *q) {
   if (tiles(q)) return tiled_backward(g, gy, idx, xs, q);
   int r = q->rank, b0 = r - q->nsp;
   int64_t plane = 1, planes = 1, nout = 1;
@@ -191,4 +182,21 @@ tt_val_t tt_nn_max_pool_backward(tt_graph_t *g, tt_val_t gy, tt_val_t idx, const
   for (int i = 0; i < r; i++) limit[i] = xs[i], stride[i] = 1;
   for (int i = 0; i < q->nsp; i++) start[b0 + i] = q->p[i], limit[b0 + i] = q->p[i] + q->in[i];
   return tt_b_slice(g, acc, start, limit, stride);
+}
+
+tt_status_t tt_nn_max_pool(tt_lower_t *L, const tt_nn_pool_t *q) {
+  tt_val_t idx;
+  tt_val_t best = max_pool(L->g, tt_l_tensor(L, 0), tt_l_arg_sizes(L, 0), q, &idx);
+  tt_l_output(L, best);
+  tt_l_output(L, idx);
+  return NULL;
+}
+
+tt_status_t tt_nn_max_pool_backward(tt_lower_t *L, const tt_nn_pool_t *q) {
+  tt_graph_t *g = L->g;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
+  tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
+  tt_val_t idx = tt_b_convert(g, tt_l_tensor(L, 7), TT_I64);
+  tt_l_output(L, tt_b_convert(g, max_pool_backward(g, gy, idx, tt_l_arg_sizes(L, 1), q), dt));
+  return NULL;
 }

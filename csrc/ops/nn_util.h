@@ -43,14 +43,13 @@ tt_status_t tt_nn_avg_pool(tt_lower_t *L, const tt_nn_pool_t *q, int count_inclu
  * grad/divisor over the windows covering it, i.e. a stride-1 window sum over
  * the gradient dilated by the stride. Outputs the gradient of self. */
 tt_status_t tt_nn_avg_pool_backward(tt_lower_t *L, const tt_nn_pool_t *q, int count_include_pad, int idiv);
-/* Max pooling with geometry q over x (sizes xs): the window maxima, and
- * their in-plane flat indices (int64) via out_idx; PyTorch's scan rule
- * (greater or NaN wins, the first in-bounds cell by default). In
- * ops/max_pool.c. */
-tt_val_t tt_nn_max_pool(tt_graph_t *g, tt_val_t x, const int64_t *xs, const tt_nn_pool_t *q, tt_val_t *out_idx);
-/* Its backward: the gradient of x (sizes xs, gy's dtype) from gy and the
- * forward's indices idx (int64), both of the output's shape. */
-tt_val_t tt_nn_max_pool_backward(tt_graph_t *g, tt_val_t gy, tt_val_t idx, const int64_t *xs, const tt_nn_pool_t *q);
+/* max_pool2d/3d_with_indices(self, ...) with geometry q: the window maxima
+ * and their in-plane flat indices (int64), PyTorch's scan rule (greater or
+ * NaN wins, the first in-bounds cell by default). In ops/max_pool.c. */
+tt_status_t tt_nn_max_pool(tt_lower_t *L, const tt_nn_pool_t *q);
+/* Their backward(grad_output, self, ..., indices at argument 7): the gradient
+ * of self, accumulated in the opmath type. */
+tt_status_t tt_nn_max_pool_backward(tt_lower_t *L, const tt_nn_pool_t *q);
 /* Elementwise helpers over same-shaped values. */
 tt_val_t tt_nn_addc(tt_graph_t *g, tt_val_t x, double c);
 tt_val_t tt_nn_mulc(tt_graph_t *g, tt_val_t x, double c);

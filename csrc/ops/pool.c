@@ -70,11 +70,7 @@ static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil
 static tt_status_t lower_max_pool2d(tt_lower_t *L) {
   tt_nn_pool_t q;
   if (!setup(L, 0, 1, 2, 3, 4, tt_l_bool(L, 5, 0), 1, &q)) return NULL;
-  tt_val_t idx;
-  tt_val_t best = tt_nn_max_pool(L->g, tt_l_tensor(L, 0), tt_l_arg_sizes(L, 0), &q, &idx);
-  tt_l_output(L, best);
-  tt_l_output(L, idx);
-  return NULL;
+  return tt_nn_max_pool(L, &q);
 }
 
 /* max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride,
@@ -83,12 +79,7 @@ static tt_status_t lower_max_pool2d(tt_lower_t *L) {
 static tt_status_t lower_max_pool2d_backward(tt_lower_t *L) {
   tt_nn_pool_t q;
   if (!setup(L, 1, 2, 3, 4, 5, tt_l_bool(L, 6, 0), 1, &q)) return NULL;
-  tt_graph_t *g = L->g;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
-  tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
-  tt_val_t idx = tt_b_convert(g, tt_l_tensor(L, 7), TT_I64);
-  tt_l_output(L, tt_b_convert(g, tt_nn_max_pool_backward(g, gy, idx, tt_l_arg_sizes(L, 1), &q), dt));
-  return NULL;
+  return tt_nn_max_pool_backward(L, &q);
 }
 
 /* avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) */
