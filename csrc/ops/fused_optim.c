@@ -22,7 +22,6 @@ static tt_val_t hyper(tt_lower_t *L, int i) {
 
 typedef struct {
   tt_lower_t *L;
-  tt_graph_t *g;
   tt_val_t skip; /* rank-0 pred: found_inf == 1, or -1 */
   tt_val_t scale; /* rank-0 grad_scale in float32, or -1 */
 } fused_common_t;
@@ -30,7 +29,6 @@ typedef struct {
 /* grad_scale (float32) and found_inf at args is and ii; 0 on error. */
 static int common_setup(tt_lower_t *L, int is, int ii, fused_common_t *c) {
   c->L = L;
-  c->g = L->g;
   c->scale = c->skip = -1;
   if (!tt_l_is_none(L, is)) c->scale = tt_b_convert(L->g, tt_op_one_element(L, is, "grad_scale"), TT_F32);
   if (!tt_l_is_none(L, ii))
@@ -42,10 +40,10 @@ static int common_setup(tt_lower_t *L, int is, int ii, fused_common_t *c) {
 /* Writes v (opmath) into element j of list argument i, unless skipped. */
 static void put(tt_lower_t *L, const fused_common_t *c, int i, int j, tt_val_t v) {
   tt_dtype_t dt = L->args[i].t[j].dtype;
-  v = tt_b_convert(c->g, v, dt);
+  v = tt_b_convert(L->g, v, dt);
   if (c->skip >= 0) {
-    const tt_type_t *t = tt_graph_type(c->g, v);
-    v = tt_b_select(c->g, tt_b_broadcast_to(c->g, c->skip, t->rank, t->dims), tt_l_tensor_elem(L, i, j), v);
+    const tt_type_t *t = tt_graph_type(L->g, v);
+    v = tt_b_select(L->g, tt_b_broadcast_to(L->g, c->skip, t->rank, t->dims), tt_l_tensor_elem(L, i, j), v);
   }
   tt_l_write(L, i, j, v);
 }
@@ -77,7 +75,7 @@ static tt_val_t at(const fused_common_t *c, tt_val_t s, tt_val_t x) { return tt_
 /* The gradient as the step uses it: unscaled (and written back), negated
  * when maximizing. */
 static tt_val_t step_grad(tt_lower_t *L, const fused_common_t *c, int j, tt_dtype_t om, int maximize) {
-  tt_graph_t *g = c->g;
+  tt_graph_t *g = L->g;
   tt_val_t gr = tt_b_convert(g, tt_l_tensor_elem(L, 1, j), om);
   if (c->scale >= 0) {
     gr = bin(g, TT_BIN_DIV, gr, at(c, c->scale, gr));

@@ -35,22 +35,26 @@ static tt_val_t operand(tt_lower_t *L, const cell_t *c, int i, int64_t width) {
   return v;
 }
 
+/* Batch n, hidden size h and the cell's dtype (floating types only). */
+static int set_cell(tt_lower_t *L, cell_t *c, int64_t n, int64_t h, tt_dtype_t dt) {
+  c->g = L->g;
+  c->n = n;
+  c->h = h;
+  c->dt = dt;
+  c->om = tt_op_math_type(dt);
+  if (tt_dtype_is_float(dt)) return 1;
+  tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", L->op, tt_op_type_name(dt));
+  return 0;
+}
+
 /* Sets up from the (N, m*H) gates at argument gi; 0 with an error when the
  * shapes do not fit (CPU has no kernel: CUDA's checks' words). */
 static int setup(tt_lower_t *L, int gi, int hi, int m, cell_t *c) {
-  c->g = L->g;
   if (tt_l_arg_rank(L, gi) != 2 || tt_l_arg_rank(L, hi) != 2 || tt_l_arg_sizes(L, gi)[1] % m) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: expected 2-D gates of width %d*hidden_size and a 2-D hidden state", L->op, m);
     return 0;
   }
-  c->n = tt_l_arg_sizes(L, gi)[0];
-  c->h = tt_l_arg_sizes(L, gi)[1] / m;
-  c->dt = tt_l_arg_dtype(L, gi);
-  if (!tt_dtype_is_float(c->dt)) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", L->op, tt_op_type_name(c->dt));
-    return 0;
-  }
-  c->om = tt_op_math_type(c->dt);
+  if (!set_cell(L, c, tt_l_arg_sizes(L, gi)[0], tt_l_arg_sizes(L, gi)[1] / m, tt_l_arg_dtype(L, gi))) return 0;
   const int64_t *hs = tt_l_arg_sizes(L, hi);
   if (hs[0] != c->n || hs[1] != c->h) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: the hidden state is %lldx%lld, the gates want %lldx%lld", L->op,
@@ -85,6 +89,13 @@ static tt_val_t gate_sum(const cell_t *c, const cell_in_t *in, int k) {
 }
 
 static tt_val_t out(const cell_t *c, tt_val_t v) { return tt_b_convert(c->g, v, c->dt); }
+
+/* A bias gradient: the gates' gradient summed over the batch, or (no bias)
+ * an empty tensor where PyTorch returns an undefined one. */
+static void output_bias_grad(tt_lower_t *L, const cell_t *c, tt_val_t grad_gates, int biased) {
+  int64_t zero = 0;
+  tt_l_output(L, biased ? out(c, tt_b_reduce(c->g, TT_RED_SUM, grad_gates, 1, &zero)) : tt_b_full_f(c->g, c->dt, 1, &zero, 0.0));
+}
 
 /* _thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias?, hidden_bias?) -> (hy, cy, workspace) */
 static tt_status_t lower_lstm_cell(tt_lower_t *L) {
@@ -130,13 +141,7 @@ static tt_status_t lower_lstm_cell_backward(tt_lower_t *L) {
   tt_val_t gates = tt_b_concat(g, 4, parts, 1);
   tt_l_output(L, out(&c, gates));
   tt_l_output(L, out(&c, gcx));
-  if (tt_l_bool(L, 5, 0)) {
-    int64_t zero_dim = 0;
-    tt_l_output(L, out(&c, tt_b_reduce(g, TT_RED_SUM, gates, 1, &zero_dim)));
-  } else {
-    int64_t none = 0;
-    tt_l_output(L, tt_b_full_f(g, c.dt, 1, &none, 0.0)); /* PyTorch: an undefined tensor; empty here */
-  }
+  output_bias_grad(L, &c, gates, tt_l_bool(L, 5, 0));
   return NULL;
 }
 
@@ -163,15 +168,9 @@ static tt_status_t lower_gru_cell(tt_lower_t *L) {
  * -> (grad_input_gates, grad_hidden_gates, grad_hx, grad_input_bias, grad_hidden_bias) */
 static tt_status_t lower_gru_cell_backward(tt_lower_t *L) {
   cell_t c;
-  c.g = L->g;
   if (tt_l_arg_rank(L, 0) != 2 || tt_l_arg_rank(L, 1) != 2 || tt_l_arg_sizes(L, 1)[1] != 5 * tt_l_arg_sizes(L, 0)[1])
     return tt_status_make(TT_INVALID_ARGUMENT, "%s: expected grad_hy (N, H) and a workspace (N, 5H)", L->op);
-  c.n = tt_l_arg_sizes(L, 0)[0];
-  c.h = tt_l_arg_sizes(L, 0)[1];
-  c.dt = tt_l_arg_dtype(L, 0);
-  if (!tt_dtype_is_float(c.dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", L->op, tt_op_type_name(c.dt));
-  c.om = tt_op_math_type(c.dt);
+  if (!set_cell(L, &c, tt_l_arg_sizes(L, 0)[0], tt_l_arg_sizes(L, 0)[1], tt_l_arg_dtype(L, 0))) return NULL;
   tt_graph_t *g = c.g;
   tt_val_t gy = operand(L, &c, 0, c.h), ws = operand(L, &c, 1, 5 * c.h);
   tt_val_t r = chunk(&c, ws, 0), z = chunk(&c, ws, 1), nn = chunk(&c, ws, 2), hn = chunk(&c, ws, 3), hx = chunk(&c, ws, 4);
@@ -185,10 +184,8 @@ static tt_status_t lower_gru_cell_backward(tt_lower_t *L) {
   tt_l_output(L, out(&c, gin));
   tt_l_output(L, out(&c, ghid));
   tt_l_output(L, out(&c, ghx));
-  int64_t zero_dim = 0, none = 0;
-  int biased = tt_l_bool(L, 2, 0);
-  tt_l_output(L, biased ? out(&c, tt_b_reduce(g, TT_RED_SUM, gin, 1, &zero_dim)) : tt_b_full_f(g, c.dt, 1, &none, 0.0));
-  tt_l_output(L, biased ? out(&c, tt_b_reduce(g, TT_RED_SUM, ghid, 1, &zero_dim)) : tt_b_full_f(g, c.dt, 1, &none, 0.0));
+  output_bias_grad(L, &c, gin, tt_l_bool(L, 2, 0));
+  output_bias_grad(L, &c, ghid, tt_l_bool(L, 2, 0));
   return NULL;
 }
 
