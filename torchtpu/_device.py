@@ -69,9 +69,8 @@ class device:
     and activation checkpointing enter it)."""
 
     def __init__(self, device):
-        self.idx = -1 if device is None else (device if isinstance(device, int) else torch.device(device).index or 0)
-        if self.idx not in (-1, 0):
-            set_device(self.idx)  # raises for any other index
+        if device is not None:
+            set_device(device)  # checks the index: only 0 exists
 
     def __enter__(self):
         return self
