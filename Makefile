@@ -64,8 +64,9 @@ ctest: install $(CTESTS) build/fakeplugin.so
 ctest-san: install $(CTESTS_SAN) build/fakeplugin.so
 	@for t in $(CTESTS_SAN); do echo "== $$t (ASan+UBSan)"; LSAN_OPTIONS=suppressions=$(CURDIR)/tests/c/lsan.supp TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) TT_FAKE_PJRT_PLUGIN=build/fakeplugin.so $$t 2>build/san/$$(basename $$t).stderr || { cat build/san/$$(basename $$t).stderr | tail -30; exit 1; }; done
 
-ctest-tsan: install build/tsan/test_async
-	@echo "== build/tsan/test_async (TSan)"; TSAN_OPTIONS=suppressions=$(CURDIR)/tests/c/tsan.supp TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) build/tsan/test_async 2>build/tsan/test_async.stderr || { tail -40 build/tsan/test_async.stderr; exit 1; }
+CTESTS_TSAN := build/tsan/test_async build/tsan/test_engine_lock
+ctest-tsan: install $(CTESTS_TSAN)
+	@for t in $(CTESTS_TSAN); do echo "== $$t (TSan)"; TSAN_OPTIONS=suppressions=$(CURDIR)/tests/c/tsan.supp TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) $$t 2>$$t.stderr || { tail -40 $$t.stderr; exit 1; }; done
 
 pytest: install $(VENV)/.testdeps
 	$(PY) -m pytest -q -x tests/python

@@ -63,6 +63,17 @@ int tt_py_tensor_ref(PyObject *obj, const char *op, tt_tensor_ref_t *out);
 /* A new "tpu" torch tensor (contiguous) over the given storage (steals it). */
 PyObject *tt_py_make_tensor(tt_storage_t *s, tt_dtype_t dtype, int rank, const int64_t *sizes);
 
+/* Engine entry (bindings/engine_entry.c; threading model in csrc/api/engine_lock.h).
+ * enter: 1 with the engine lock held, or 0 with RuntimeError set in a forked
+ * child. enter_quiet: the same without an exception (for deallocation paths).
+ * leave: releases one hold. install_hooks: once, at module init. */
+int tt_py_engine_enter(void);
+int tt_py_engine_enter_quiet(void);
+void tt_py_engine_leave(void);
+void tt_py_engine_install_hooks(void);
+/* Host waits so far during which the GIL was released (a count for tests). */
+unsigned long long tt_py_engine_gil_releases(void);
+
 /* CPU fallback calls (bindings/fallback.c), listed in the module table. */
 PyObject *tt_py_fallback_set_enabled(PyObject *self, PyObject *on);
 PyObject *tt_py_fallback_enabled(PyObject *self, PyObject *unused);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "api/context.h"
+#include "api/engine_lock.h"
 #include "base/prof.h"
 #include "exec/compile_pool.h"
 #include "exec/region.h"
@@ -63,14 +64,13 @@ static PyObject *results_to_python(tt_call_result_t *r, PyObject *argtuple) {
     PyObject *t = tt_py_make_tensor(o->storage, o->dtype, o->rank, o->sizes);
     o->storage = NULL; /* stolen, even on failure */
     if (!t) {
-      for (int k = i + 1; k < r->n; k++) tt_storage_release(r->outs[k].storage);
-      r->n = 0;
+      tt_call_result_clear(r); /* releases the results not yet wrapped */
       Py_DECREF(tup);
       return NULL;
     }
     PyTuple_SET_ITEM(tup, i, t);
   }
-  r->n = 0;
+  tt_call_result_clear(r); /* every storage was stolen: frees a heap array only */
   if (PyTuple_GET_SIZE(tup) == 1) {
     PyObject *t = PyTuple_GET_ITEM(tup, 0);
     Py_INCREF(t);
@@ -120,11 +120,13 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
     return NULL;
   }
   TT_PROF_BEGIN(TT_PROF_PY_CALL);
-  static tt_py_args_t a; /* one call at a time under the GIL */
+  /* Per call, on this thread's stack: a call may re-enter on the same
+   * thread (tensor wrapping runs Python), so no scratch is shared. */
+  tt_py_args_t a;
   TT_PROF_BEGIN(TT_PROF_ARGS);
   if (!tt_py_args_convert(argv[1], def->name, &a)) return NULL;
   TT_PROF_END(TT_PROF_ARGS);
-  static tt_call_result_t r; /* large; one call at a time under the GIL */
+  tt_call_result_t r;
   uint64_t saved[2];
   PyObject *gen = a.generator;
   if (gen && !generator_swap_in(gen, saved)) {
@@ -249,14 +251,9 @@ static PyObject *py_upload(PyObject *self, PyObject *args) {
     a[0].t = &ref;
     a[1].kind = TT_ARG_TENSOR;
     a[1].t = &src_ref;
-    tt_call_result_t *r = PyMem_Malloc(sizeof(tt_call_result_t));
-    if (!r) {
-      tt_storage_release(tmp);
-      return PyErr_NoMemory();
-    }
-    s = tt_call(tt_ops_find("copy_"), a, 2, r);
-    tt_call_result_clear(r);
-    PyMem_Free(r);
+    tt_call_result_t r;
+    s = tt_call(tt_ops_find("copy_"), a, 2, &r);
+    tt_call_result_clear(&r);
   }
   tt_storage_release(tmp);
   if (s) return tt_py_raise(s);
@@ -279,8 +276,8 @@ static PyObject *py_download(PyObject *self, PyObject *args) {
   tt_dtype_t dt;
   int64_t numel;
   if (!cpu_buffer(dst, &ptr, &dt, &numel)) return NULL;
-  /* The GIL stays held: materializing a view launches a program, and the
-   * core's launch state is guarded by the GIL. */
+  /* The engine lock is held (this is an entry point); the core releases
+   * the GIL while it waits for the device. */
   tt_status_t s = tt_tensor_to_host(&ref, dt, ptr, (size_t)numel * tt_dtype_size(dt));
   if (s) return tt_py_raise(s);
   Py_INCREF(dst);
@@ -290,7 +287,6 @@ static PyObject *py_download(PyObject *self, PyObject *args) {
 static PyObject *py_synchronize(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  /* The GIL stays held: the core's launch state is guarded by it. */
   tt_status_t s = tt_synchronize();
   if (s) return tt_py_raise(s);
   Py_RETURN_NONE;
@@ -534,38 +530,108 @@ static PyObject *py_check_strided(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* Every entry point holds the engine lock for its whole call (threading
+ * model: csrc/api/engine_lock.h); in a forked child each raises instead. */
+#define ENGINE_ENTRY(fn)                                     \
+  static PyObject *fn##_entry(PyObject *self, PyObject *arg) { \
+    if (!tt_py_engine_enter()) return NULL;                  \
+    PyObject *res = fn(self, arg);                           \
+    tt_py_engine_leave();                                    \
+    return res;                                              \
+  }
+ENGINE_ENTRY(py_partial_overlap)
+ENGINE_ENTRY(py_init)
+ENGINE_ENTRY(py_setup)
+ENGINE_ENTRY(py_op_names)
+ENGINE_ENTRY(py_empty)
+ENGINE_ENTRY(py_upload)
+ENGINE_ENTRY(py_download)
+ENGINE_ENTRY(py_synchronize)
+ENGINE_ENTRY(py_runtime_info)
+ENGINE_ENTRY(py_cache_stats)
+ENGINE_ENTRY(py_set_eager_mode)
+ENGINE_ENTRY(py_get_eager_mode)
+ENGINE_ENTRY(py_rng_state)
+ENGINE_ENTRY(py_set_rng_state)
+ENGINE_ENTRY(py_grow_storage)
+ENGINE_ENTRY(py_memory_stats)
+ENGINE_ENTRY(py_reset_peak)
+ENGINE_ENTRY(py_prof_take)
+ENGINE_ENTRY(py_region_stats)
+ENGINE_ENTRY(py_set_defer_chunk_ops)
+ENGINE_ENTRY(py_get_defer_chunk_ops)
+ENGINE_ENTRY(py_check_strided)
+ENGINE_ENTRY(py_storage_numel)
+ENGINE_ENTRY(tt_py_fallback_set_enabled)
+ENGINE_ENTRY(tt_py_fallback_enabled)
+ENGINE_ENTRY(tt_py_fallback_enter)
+ENGINE_ENTRY(tt_py_fallback_unsupported)
+ENGINE_ENTRY(tt_py_fallback_counts)
+ENGINE_ENTRY(tt_py_fallback_reset)
+
+static PyObject *py_call_entry(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
+  if (!tt_py_engine_enter()) return NULL;
+  PyObject *res = py_call(self, argv, argc);
+  tt_py_engine_leave();
+  return res;
+}
+
+/* No lock: callable in a forked child, where the engine must not be touched. */
+static PyObject *py_in_bad_fork(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyBool_FromLong(tt_engine_forked());
+}
+
+static PyObject *py_gil_releases(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  return PyLong_FromUnsignedLongLong(tt_py_engine_gil_releases());
+}
+
+/* At exit: a forked child has no compile threads to stop (nor may it touch
+ * the engine), so it skips this quietly. */
+static PyObject *py_stop_compiles_entry(PyObject *self, PyObject *unused) {
+  if (!tt_py_engine_enter_quiet()) Py_RETURN_NONE;
+  PyObject *res = py_stop_compiles(self, unused);
+  tt_py_engine_leave();
+  return res;
+}
+
 static PyMethodDef methods[] = {
-    {"partial_overlap", py_partial_overlap, METH_VARARGS, "partial_overlap(out, input): PyTorch refuses such an op"},
-    {"init", py_init, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
-    {"setup", py_setup, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
-    {"op_names", py_op_names, METH_NOARGS, "names of the ops the core lowers, by op id"},
-    {"call", (PyCFunction)(void (*)(void))py_call, METH_FASTCALL, "call(op_id, args): run an op"},
-    {"empty", py_empty, METH_VARARGS, "empty(shape, dtype): a contiguous tensor over a new lazy storage"},
-    {"upload", py_upload, METH_VARARGS, "upload(dst, cpu_src)"},
-    {"download", py_download, METH_VARARGS, "download(src, cpu_dst)"},
-    {"synchronize", py_synchronize, METH_NOARGS, "wait for all work launched so far"},
-    {"stop_compiles", py_stop_compiles, METH_NOARGS, "join the background compile threads (at exit)"},
-    {"runtime_info", py_runtime_info, METH_NOARGS, "plugin and device facts"},
-    {"cache_stats", py_cache_stats, METH_NOARGS, "compile cache counters"},
-    {"set_eager_mode", py_set_eager_mode, METH_O, "set_eager_mode(name): 'strict', 'debug' or 'defer_and_fuse'"},
-    {"get_eager_mode", py_get_eager_mode, METH_NOARGS, "the current eager mode's name"},
-    {"rng_state", py_rng_state, METH_NOARGS, "(seed, offset)"},
-    {"set_rng_state", py_set_rng_state, METH_VARARGS, "set_rng_state(seed, offset)"},
-    {"grow_storage", py_grow_storage, METH_VARARGS, "grow_storage(tensor or storage, nbytes): resize_/set_ storage growth"},
-    {"memory_stats", py_memory_stats, METH_NOARGS, "bytes held by storages: live and peak"},
-    {"reset_peak_memory", py_reset_peak, METH_NOARGS, "peak := live"},
-    {"prof_take", py_prof_take, METH_NOARGS, "phase timers of the op path (built with -DTT_PROFILE=1), reset"},
-    {"region_stats", py_region_stats, METH_NOARGS, "counters of the deferred region"},
-    {"_set_defer_chunk_ops", py_set_defer_chunk_ops, METH_O, "DeferAndFuse closes a region after n ops (0: never)"},
-    {"_get_defer_chunk_ops", py_get_defer_chunk_ops, METH_NOARGS, "DeferAndFuse's chunk size in ops (0: none)"},
-    {"check_strided", py_check_strided, METH_VARARGS, "check_strided(t, size, stride, offset): as_strided bounds"},
-    {"storage_numel", py_storage_numel, METH_O, "elements of a tpu tensor's storage, or None"},
-    {"fallback_set_enabled", tt_py_fallback_set_enabled, METH_O, "turn the CPU fallback on or off"},
-    {"fallback_enabled", tt_py_fallback_enabled, METH_NOARGS, "whether the CPU fallback is on"},
-    {"fallback_enter", tt_py_fallback_enter, METH_O, "fallback_enter(op): count a host run (True on the first) or raise"},
-    {"fallback_unsupported", tt_py_fallback_unsupported, METH_VARARGS, "fallback_unsupported(op, what): raise"},
-    {"fallback_counts", tt_py_fallback_counts, METH_NOARGS, "{op: host runs}"},
-    {"fallback_reset", tt_py_fallback_reset, METH_NOARGS, "forget the counts (ops warn again)"},
+    {"partial_overlap", py_partial_overlap_entry, METH_VARARGS, "partial_overlap(out, input): PyTorch refuses such an op"},
+    {"in_bad_fork", py_in_bad_fork, METH_NOARGS, "True in a child forked after the device was initialized"},
+    {"gil_releases", py_gil_releases, METH_NOARGS, "host waits so far that released the GIL"},
+    {"init", py_init_entry, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
+    {"setup", py_setup_entry, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
+    {"op_names", py_op_names_entry, METH_NOARGS, "names of the ops the core lowers, by op id"},
+    {"call", (PyCFunction)(void (*)(void))py_call_entry, METH_FASTCALL, "call(op_id, args): run an op"},
+    {"empty", py_empty_entry, METH_VARARGS, "empty(shape, dtype): a contiguous tensor over a new lazy storage"},
+    {"upload", py_upload_entry, METH_VARARGS, "upload(dst, cpu_src)"},
+    {"download", py_download_entry, METH_VARARGS, "download(src, cpu_dst)"},
+    {"synchronize", py_synchronize_entry, METH_NOARGS, "wait for all work launched so far"},
+    {"stop_compiles", py_stop_compiles_entry, METH_NOARGS, "join the background compile threads (at exit)"},
+    {"runtime_info", py_runtime_info_entry, METH_NOARGS, "plugin and device facts"},
+    {"cache_stats", py_cache_stats_entry, METH_NOARGS, "compile cache counters"},
+    {"set_eager_mode", py_set_eager_mode_entry, METH_O, "set_eager_mode(name): 'strict', 'debug' or 'defer_and_fuse'"},
+    {"get_eager_mode", py_get_eager_mode_entry, METH_NOARGS, "the current eager mode's name"},
+    {"rng_state", py_rng_state_entry, METH_NOARGS, "(seed, offset)"},
+    {"set_rng_state", py_set_rng_state_entry, METH_VARARGS, "set_rng_state(seed, offset)"},
+    {"grow_storage", py_grow_storage_entry, METH_VARARGS, "grow_storage(tensor or storage, nbytes): resize_/set_ storage growth"},
+    {"memory_stats", py_memory_stats_entry, METH_NOARGS, "bytes held by storages: live and peak"},
+    {"reset_peak_memory", py_reset_peak_entry, METH_NOARGS, "peak := live"},
+    {"prof_take", py_prof_take_entry, METH_NOARGS, "phase timers of the op path (built with -DTT_PROFILE=1), reset"},
+    {"region_stats", py_region_stats_entry, METH_NOARGS, "counters of the deferred region"},
+    {"_set_defer_chunk_ops", py_set_defer_chunk_ops_entry, METH_O, "DeferAndFuse closes a region after n ops (0: never)"},
+    {"_get_defer_chunk_ops", py_get_defer_chunk_ops_entry, METH_NOARGS, "DeferAndFuse's chunk size in ops (0: none)"},
+    {"check_strided", py_check_strided_entry, METH_VARARGS, "check_strided(t, size, stride, offset): as_strided bounds"},
+    {"storage_numel", py_storage_numel_entry, METH_O, "elements of a tpu tensor's storage, or None"},
+    {"fallback_set_enabled", tt_py_fallback_set_enabled_entry, METH_O, "turn the CPU fallback on or off"},
+    {"fallback_enabled", tt_py_fallback_enabled_entry, METH_NOARGS, "whether the CPU fallback is on"},
+    {"fallback_enter", tt_py_fallback_enter_entry, METH_O, "fallback_enter(op): count a host run (True on the first) or raise"},
+    {"fallback_unsupported", tt_py_fallback_unsupported_entry, METH_VARARGS, "fallback_unsupported(op, what): raise"},
+    {"fallback_counts", tt_py_fallback_counts_entry, METH_NOARGS, "{op: host runs}"},
+    {"fallback_reset", tt_py_fallback_reset_entry, METH_NOARGS, "forget the counts (ops warn again)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -592,6 +658,7 @@ PyMODINIT_FUNC PyInit__C(void) {
   INTERN(str_swap_data_ptr, "_swap_data_ptr_");
   INTERN(str_nbytes, "nbytes");
   INTERN(str_device, "device");
+  tt_py_engine_install_hooks();
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
   Py_INCREF(&TtStorageType);

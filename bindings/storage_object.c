@@ -3,18 +3,28 @@
 #include "bindings.h"
 
 static void storage_dealloc(TtStorageObject *self) {
-  tt_storage_release(self->storage);
+  /* In a forked child the buffer is the parent's: nothing to release here. */
+  if (tt_py_engine_enter_quiet()) {
+    tt_storage_release(self->storage);
+    tt_py_engine_leave();
+  }
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static PyObject *storage_numel(TtStorageObject *self, PyObject *unused) {
   (void)unused;
-  return PyLong_FromLongLong(self->storage->numel);
+  if (!tt_py_engine_enter()) return NULL; /* another thread may be growing it */
+  long long n = self->storage->numel;
+  tt_py_engine_leave();
+  return PyLong_FromLongLong(n);
 }
 
 static PyObject *storage_nbytes(TtStorageObject *self, PyObject *unused) {
   (void)unused;
-  return PyLong_FromLongLong(self->storage->numel * (long long)tt_dtype_size(self->storage->dtype));
+  if (!tt_py_engine_enter()) return NULL;
+  long long n = self->storage->numel * (long long)tt_dtype_size(self->storage->dtype);
+  tt_py_engine_leave();
+  return PyLong_FromLongLong(n);
 }
 
 static PyMethodDef storage_methods[] = {

@@ -93,7 +93,16 @@ def synchronize(device=None):
     _C.synchronize()
 
 
+def _is_in_bad_fork():
+    """True in a child forked after the parent initialized the device (as torch.cuda._is_in_bad_fork)."""
+    return _C.in_bad_fork()
+
+
 def manual_seed(seed):
+    if _C.in_bad_fork():
+        # As CUDA's lazy seeding: a forked worker (DataLoader seeds every
+        # device in each worker) must not fail here; it cannot use the device.
+        return
     _lazy_init()
     seed = int(seed) & 0xFFFF_FFFF_FFFF_FFFF
     _C.set_rng_state(seed, 0)
@@ -217,12 +226,8 @@ def reset_fallback_counts():
     _C.fallback_reset()
 
 
-def _is_in_bad_fork():
-    return False
-
-
 def is_initialized():
-    return _initialized
+    return _initialized and not _C.in_bad_fork()
 
 
 class _Stream:

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/context.h"
+#include "base/alloc.h"
 #include "base/hash.h"
 #include "base/prof.h"
 #include "exec/async_errors.h"
@@ -190,6 +191,13 @@ static tt_status_t lower_into_region(const tt_op_def_t *def, tt_lower_t *L, tt_c
   for (int i = 0; !s && i < L->nouts; i++) flat[i] = flatten(g, L->outs[i]);
   if (!s) s = tt_graph_take_error(g);
   if (s) return s;
+  if (L->nouts > TT_CALL_INLINE_OUTS) {
+    out->outs = tt_malloc(sizeof(tt_call_out_t) * (size_t)L->nouts);
+    if (!out->outs) {
+      out->outs = out->inline_outs;
+      return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory for %d results", L->nouts);
+    }
+  }
   for (int i = 0; i < L->nouts; i++) {
     const tt_type_t *t = tt_graph_type(g, L->outs[i]);
     tt_call_out_t *o = &out->outs[i];
@@ -209,6 +217,7 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   /* Results and the lowering context are large (their arrays bound what one
    * op may touch) and filled before being read: reset only the counters. */
   out->n = 0;
+  out->outs = out->inline_outs;
   out->returns_arg = -1;
   out->warning = NULL;
   const tt_op_def_t *def = tt_ops_get(op_id);
@@ -271,6 +280,8 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
 void tt_call_result_clear(tt_call_result_t *r) {
   for (int i = 0; i < r->n; i++) tt_storage_release(r->outs[i].storage);
   r->n = 0;
+  if (r->outs && r->outs != r->inline_outs) tt_free(r->outs);
+  r->outs = r->inline_outs;
 }
 
 tt_status_t tt_storage_from_host(const void *data, tt_dtype_t dtype, int64_t numel,

@@ -1,5 +1,6 @@
 /* Calling an op: lower it, append view writes, run it, collect results.
- * Thread safety: one caller at a time (the binding holds the GIL). */
+ * Thread safety: one caller at a time: callers hold the engine lock
+ * (api/engine_lock.h). */
 #ifndef TT_API_CALL_H
 #define TT_API_CALL_H
 
@@ -13,15 +14,23 @@ typedef struct tt_call_out_s {
   int64_t sizes[TT_MAX_RANK];
 } tt_call_out_t;
 
+/* Results held inline; an op with more (a foreach op over many tensors)
+ * gets a heap array, freed by tt_call_result_clear. */
+#define TT_CALL_INLINE_OUTS 16
+
+/* Caller-owned (on the stack is fine: ~1.5 KB); not copyable by value once
+ * tt_call has filled it (outs may point into it). */
 typedef struct tt_call_result_s {
   int n;
-  tt_call_out_t outs[TT_LOWER_MAX_OUTS];
+  tt_call_out_t *outs; /* inline_outs, or a heap array of up to TT_LOWER_MAX_OUTS */
+  tt_call_out_t inline_outs[TT_CALL_INLINE_OUTS];
   int returns_arg; /* -1, or the argument to return as the result */
   const char *warning; /* static text of a UserWarning CPU gives for this call, or NULL */
 } tt_call_result_t;
 
 tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out);
-/* Releases the storages a result still owns. */
+/* Releases the storages a result still owns (NULL ones are skipped: a
+ * caller may steal them) and its heap array. */
 void tt_call_result_clear(tt_call_result_t *r);
 
 /* Grows a storage in place to numel elements (Tensor.resize_): the old

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/engine_lock.h"
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "exec/compile_pool.h"
@@ -55,6 +56,7 @@ tt_status_t tt_init(const char *fallback_plugin) {
   }
   open_tier(tt_tier2_open_from_env, &c->tier2);
   open_tier(tt_tier3_open_from_env, &c->tier3);
+  tt_engine_arm_fork_guard(); /* a child forked from now on must not touch the device */
   return TT_OK_STATUS;
 }
 

@@ -1,6 +1,6 @@
 /* Storages: the flat device buffer behind a PyTorch storage, shared by every
  * view of it. A write replaces the buffer; every alias sees the new one.
- * Thread safety: refcounts are atomic; buffer swaps are done under the GIL
+ * Thread safety: refcounts are atomic; buffer swaps are done under the engine lock (api/engine_lock.h)
  * by the binding (the core assumes one mutating thread). */
 #ifndef TT_API_STORAGE_H
 #define TT_API_STORAGE_H

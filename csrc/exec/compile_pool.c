@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/blocking.h"
 #include "exec/find.h"
 
 /* XLA's CPU compile is mostly single-threaded per module; more threads than
@@ -204,9 +205,11 @@ static void unlist(tt_compile_job_t *j) {
 }
 
 tt_status_t tt_compile_job_result(tt_compile_job_t *j, tt_tier1_exe_t **out_exe) {
+  void *token = tt_blocking_begin(); /* waiting for a compile thread */
   pthread_mutex_lock(&mu);
   while (!j->done) pthread_cond_wait(&done_cv, &mu);
   pthread_mutex_unlock(&mu);
+  tt_blocking_end(token);
   tt_ctx_t *c = j->ctx;
   if (!j->collected) {
     j->collected = 1;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/blocking.h"
 #include "base/hash.h"
 #include "base/strbuf.h"
 #include "cache/claim.h"
@@ -134,7 +135,9 @@ static tt_pjrt_executable_t *wait_for_peer(tt_ctx_t *c, tt_cache_stats_t *st, co
     if (now_seconds() - t0 > CLAIM_WAIT_SECONDS || atomic_load(&g_cancel)) return NULL;
     if (!tt_cache_claim_held(c->tier2, &id->key)) continue; /* owner gone: try to take over */
     waited = 1;
+    void *token = tt_blocking_begin(); /* another process compiles this key */
     usleep(sleep_us);
+    tt_blocking_end(token);
     if (sleep_us < 20000) sleep_us *= 2;
   }
 }

@@ -2,6 +2,7 @@
  * reaches us passes through tt_pjrt_error_status, which always destroys it. */
 #include <string.h>
 
+#include "base/blocking.h"
 #include "base/alloc.h"
 #include "pjrt/pjrt_internal.h"
 
@@ -87,8 +88,10 @@ tt_status_t tt_pjrt_event_await(const tt_pjrt_plugin_t *plugin, PJRT_Event *even
   if (!event) return TT_OK_STATUS;
   TT_PJRT_ARGS(PJRT_Event_Args, a, event);
   a.event = event;
-  tt_status_t status = tt_pjrt_error_status(plugin, TT_PJRT_CALL(plugin->api, Event_Await, &a),
-                                            what);
+  void *token = tt_blocking_begin(); /* the embedding may let its other threads run */
+  PJRT_Error *err = TT_PJRT_CALL(plugin->api, Event_Await, &a);
+  tt_blocking_end(token);
+  tt_status_t status = tt_pjrt_error_status(plugin, err, what);
   tt_pjrt_event_destroy(plugin, event);
   return status;
 }

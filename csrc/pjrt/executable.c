@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/blocking.h"
 #include "base/alloc.h"
 #include "pjrt/pjrt_internal.h"
 
@@ -111,8 +112,10 @@ tt_status_t tt_pjrt_compile(tt_pjrt_runtime_t *rt, const char *mlir, size_t len,
   a.compile_options_size = encode_compile_options(num_replicas, options);
   char label[256];
   snprintf(label, sizeof label, "compiling %s", what ? what : "a StableHLO module");
-  TT_RETURN_IF_ERROR(tt_pjrt_error_status(
-      &rt->plugin, TT_PJRT_CALL(rt->plugin.api, Client_Compile, &a), label));
+  void *token = tt_blocking_begin(); /* a compile is a host wait: the embedding may run other threads */
+  PJRT_Error *err = TT_PJRT_CALL(rt->plugin.api, Client_Compile, &a);
+  tt_blocking_end(token);
+  TT_RETURN_IF_ERROR(tt_pjrt_error_status(&rt->plugin, err, label));
   return wrap(rt, a.executable, out_exe);
 }
 

@@ -44,7 +44,14 @@ def test_losses_match_cpu(kind, opt):
             # noise on either device; compare the query and value thirds only.
             d = pc.shape[0] // 3
             pc, pt = torch.cat([pc[:d], pc[2 * d:]]), torch.cat([pt[:d], pt[2 * d:]])
-        torch.testing.assert_close(pt.cpu(), pc, rtol=1e-3, atol=1e-4, msg=name)
+        # AdamW moves an element by ~lr per step whatever its gradient's size,
+        # so where a gradient is rounding-sized the parameter walks on
+        # rounding noise, and CPU's own noise depends on the host's vector
+        # ISA (AVX2 vs AVX-512 kernels): seen up to 3.3e-4 on an AVX2 host.
+        # The losses above are the tight check; a wrong gradient moves a
+        # parameter by ~lr * STEPS = 0.2.
+        atol = 1e-3 if opt == "adamw" else 1e-4
+        torch.testing.assert_close(pt.cpu(), pc, rtol=1e-3, atol=atol, msg=name)
 
 
 @pytest.mark.parametrize("opt_name", ["adamw", "sgd"])
