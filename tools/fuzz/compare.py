@@ -2,7 +2,7 @@
 
 Kinds: ok; refused (tpu raised on a dtype it refuses); exc_type (both raised,
 different types); cpu_raised (CPU raised, tpu computed: a silent answer where
-PyTorch refuses); tpu_raised (tpu raised, CPU computed); no_raise (a CPU
+PyTorch refuses; extension when CPU merely lacks the dtype's kernel); tpu_raised (tpu raised, CPU computed); no_raise (a CPU
 non-scalar beside a tpu tensor must raise); dtype; shape; value; stride; device.
 Tolerances are OpInfo's (torch.testing.assert_close defaults per dtype); ops
 that accumulate (reductions, matmul, cumulative) widen atol by the usual error
@@ -125,6 +125,8 @@ def compare(spec, cpu, tpu):
     if spec.get("tpu_must_raise"):
         return "no_raise", "a CPU tensor of more than 0 dims beside tpu tensors was accepted"
     if cpu[0] == "raise":
+        if cpu[1] == "NotImplementedError" and "not implemented for" in cpu[2]:
+            return "extension", f"cpu {cpu[1]}: {cpu[2]}"  # a dtype CPU lacks a kernel for: not a wrong answer
         return "cpu_raised", f"cpu {cpu[1]}: {cpu[2]}"
     host_args = cpu[2]
     for key in ("result", "out", "self"):

@@ -5,14 +5,14 @@ from . import calls as CL
 from . import known as K
 
 KINDS = ("ok", "refused", "crash", "hang", "value", "dtype", "shape", "stride", "device", "cpu_raised", "no_raise",
-         "tpu_raised", "exc_type")
+         "tpu_raised", "exc_type", "extension")
 
 
 def classify(specs, recs, rows):
     """Adds "dtype" and "known" (the matching row) to each record."""
     for s, r in zip(specs, recs):
         r["fn"], r["dt"], r["form"] = s["fn"], CL.first_dtype(s), s["form"]
-        r["known"] = K.match(rows, s["fn"], r["dt"], r["kind"]) is not None if r["kind"] != "ok" else True
+        r["known"] = K.match(rows, s["fn"], r["dt"], r["kind"], r["detail"]) is not None if r["kind"] != "ok" else True
     return recs
 
 
@@ -29,7 +29,7 @@ def summary_line(t):
             f"dtype mismatches {t['dtype']}  shape {t['shape']}  stride {t['stride']}  device {t['device']}  "
             f"exception-type mismatches {t['exc_type']}  cpu-raised/tpu-computed {t['cpu_raised']}  "
             f"tpu-raised/cpu-computed {t['tpu_raised']}  missing mixed-device error {t['no_raise']}  "
-            f"refused dtypes {t['refused']}  ok {t['ok']}  | wrong answers not in docs/fuzz_known.md: "
+            f"refused dtypes {t['refused']}  tpu-only dtype kernels {t['extension']}  ok {t['ok']}  | wrong answers not in docs/fuzz_known.md: "
             f"{t['unknown_wrong']}")
 
 
