@@ -58,3 +58,14 @@ def test_comparison_catches_each_kind():
     h = torch.tensor([1000.0], dtype=torch.float16)
     assert compare.compare(spec, _ok(h), _ok(torch.tensor([1000.5], dtype=torch.float16)))[0] == "ok"
     assert compare.compare(spec, _ok(h), _ok(torch.tensor([1008.0], dtype=torch.float16)))[0] == "value"
+
+
+def test_runner_records_a_crash_and_a_hang_and_goes_on(monkeypatch):
+    specs = [{"id": f"t:{i}", "fn": "torch.neg", "form": "fn",
+              "args": [{"k": "T", "shape": [3], "dtype": "float32", "fill": "normal", "seed": i, "view": None}],
+              "kwargs": {}} for i in range(3)]
+    monkeypatch.setenv("TT_FUZZ_SELFTEST_ABORT", "t:1")
+    monkeypatch.setenv("TT_FUZZ_SELFTEST_HANG", "t:2")
+    recs = runner.run_batch(specs, call_timeout=8.0)  # two worker processes: the second starts after the crash
+    assert [r["kind"] for r in recs] == ["ok", "crash", "hang"], recs
+    assert "exit status -6" in recs[1]["detail"]

@@ -33,8 +33,8 @@ def run_batch(specs, call_timeout=120.0, cache=None, log=None):
             errf = tempfile.TemporaryFile()
             p = subprocess.Popen([sys.executable, "-m", "tools.fuzz.worker", path, str(start)], cwd=ROOT,
                                  stdout=subprocess.PIPE, stderr=errf, env=_env(cache), text=True, bufsize=1)
-            cur, buf, deadline = start, "", time.time() + call_timeout + 60  # + process start
-            ended = None
+            cur, deadline = start, time.time() + call_timeout + 60  # + process start
+            ended, began = None, False
             while True:
                 left = deadline - time.time()
                 if left <= 0:
@@ -51,7 +51,7 @@ def run_batch(specs, call_timeout=120.0, cache=None, log=None):
                     ended = "crash"
                     break
                 if line.startswith("B "):
-                    cur = int(line[2:])
+                    cur, began = int(line[2:]), True
                     deadline = time.time() + call_timeout
                 elif line.startswith("R "):
                     rec = json.loads(line[2:])
@@ -66,6 +66,8 @@ def run_batch(specs, call_timeout=120.0, cache=None, log=None):
             tail = errf.read().decode(errors="replace")[-1500:]
             if cur >= len(specs):
                 break
+            if not began:  # the worker died before its first call: a broken set-up, not a finding
+                raise RuntimeError(f"fuzz worker failed to start ({ended}, exit status {p.returncode}): {tail}")
             detail = (f"no result after {call_timeout:.0f} s" if ended == "hang"
                       else f"exit status {p.returncode}; stderr tail: {tail}")
             out[cur] = {"i": cur, "id": specs[cur]["id"], "kind": ended, "detail": detail}

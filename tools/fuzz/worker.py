@@ -4,7 +4,9 @@ Prints "B <index>" before each call and "R <json>" after it (flushed), so the
 parent knows which call was running when the process died or hung.
 """
 import json
+import os
 import sys
+import time
 import warnings
 
 
@@ -20,6 +22,10 @@ def main():
     for i in range(start, len(specs)):
         spec = specs[i]
         print(f"B {i}", flush=True)
+        if os.environ.get("TT_FUZZ_SELFTEST_ABORT") == spec["id"]:  # the runner's own test: a crash here
+            os.abort()
+        if os.environ.get("TT_FUZZ_SELFTEST_HANG") == spec["id"]:  # ... and a hang
+            time.sleep(3600)
         cpu = execute.run(spec, "cpu")
         tpu = execute.run(spec, "tpu")
         kind, detail = compare.compare(spec, cpu, tpu)
