@@ -11,7 +11,7 @@ CTESTS := $(patsubst tests/c/%.c,build/%,$(CTEST_SRCS))
 CTESTS_SAN := $(patsubst tests/c/%.c,build/san/%,$(CTEST_SRCS))
 PLUGIN = $$($(PY) -c 'import torchtpu._plugin as p; print(p.default_plugin_path())')
 
-.PHONY: all venv install demo test ctest ctest-san ctest-tsan pytest bench opinfo clean
+.PHONY: all venv install demo test ctest ctest-san ctest-tsan pytest bench opinfo fuzz clean
 
 all: install
 
@@ -76,6 +76,10 @@ test: ctest ctest-san ctest-tsan pytest
 # Every OpInfo entry on tpu vs CPU -> docs/op_coverage.md (see tools/opinfo.py).
 opinfo: install $(VENV)/.testdeps
 	$(PY) tools/opinfo.py --jobs 2
+
+# Differential fuzzer (tools/fuzz): 3 seeds x 7000 random calls, CPU vs tpu -> build/fuzz/report.md.
+fuzz: install
+	$(PY) -m tools.fuzz --seeds 1,2,3 --calls 7000 --batch 400 --jobs 2
 
 bench: install
 	$(PY) bench/bench_overhead.py
