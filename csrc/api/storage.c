@@ -92,7 +92,9 @@ tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf) {
   if (!s->buf) {
     size_t n = (size_t)s->numel * tt_dtype_size(s->dtype);
     void *zeros = tt_calloc(1, n);
-    if (!zeros) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory zero-filling a storage");
+    if (!zeros)
+      return tt_status_make(TT_OUT_OF_MEMORY, "TPU out of memory: tried to allocate %llu bytes (the host copy "
+                                              "of zeros for a new storage)", (unsigned long long)n);
     int64_t dim = s->numel;
     tt_status_t st = tt_pjrt_buffer_from_host(tt_ctx()->rt, zeros, s->dtype, &dim, 1, 0, &s->buf);
     tt_free(zeros);
