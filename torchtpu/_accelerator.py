@@ -116,19 +116,23 @@ class _AnyStream(type):
 class Event(_ORIGINAL_EVENT, metaclass=_AnyEvent):
     __doc__ = _ORIGINAL_EVENT.__doc__
 
-    def __new__(cls, device=None, *args, **kwargs):
-        if cls is Event and _is_tpu_device(device):
-            return _streams.Event(device, *args, **kwargs)
-        return _ORIGINAL_EVENT(device, *args, **kwargs)
+    def __new__(cls, *args, **kwargs):
+        if cls is not Event:  # a user's subclass of torch.Event: PyTorch's object of that class
+            return super().__new__(cls, *args, **kwargs)
+        if _is_tpu_device(args[0] if args else kwargs.get("device")):
+            return _streams.Event(*args, **kwargs)
+        return _ORIGINAL_EVENT(*args, **kwargs)
 
 
 class Stream(_ORIGINAL_STREAM, metaclass=_AnyStream):
     __doc__ = _ORIGINAL_STREAM.__doc__
 
-    def __new__(cls, device=None, *args, **kwargs):
-        if cls is Stream and not kwargs.get("stream_id") and _is_tpu_device(device):
-            return _streams.Stream(device, *args, **kwargs)
-        return _ORIGINAL_STREAM(device, *args, **kwargs)
+    def __new__(cls, *args, **kwargs):
+        if cls is not Stream:
+            return super().__new__(cls, *args, **kwargs)
+        if "stream_id" not in kwargs and _is_tpu_device(args[0] if args else kwargs.get("device")):
+            return _streams.Stream(*args, **kwargs)
+        return _ORIGINAL_STREAM(*args, **kwargs)
 
 
 for _cls in (Event, Stream):
