@@ -186,11 +186,6 @@ def get_device_properties(device=None):
     return _DeviceProperties()
 
 
-def get_device_capability(device=None):
-    _check_device(device)
-    return (0, 0)
-
-
 def runtime_info():
     """Plugin path, platform name and version, PJRT API version, device kind."""
     _lazy_init()
@@ -273,7 +268,7 @@ def module():
         "is_available", "device_count", "current_device", "set_device", "synchronize", "manual_seed",
         "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
         "get_device_name", "get_device_properties", "runtime_info", "cache_stats", "_is_in_bad_fork",
-        "is_initialized", "_lazy_init", "get_eager_mode", "get_device_capability",
+        "is_initialized", "_lazy_init", "get_eager_mode",
         "set_eager_mode", "eager_mode", "region_stats",
         "set_cpu_fallback", "get_cpu_fallback", "fallback_counts", "reset_fallback_counts",
         "device", "get_amp_supported_dtype", "is_bf16_supported",
