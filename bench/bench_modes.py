@@ -108,7 +108,7 @@ class Run:
             if self.device == "tpu":
                 torch.tpu.synchronize()
                 torch.tpu.reset_peak_memory_stats()
-                base_bytes = torch.tpu.memory_stats()["live_bytes"]
+                base_bytes = torch.tpu.memory_allocated()
             h0, o0 = thread_ns()
             t0, c0 = time.perf_counter(), time.process_time()
             for _ in range(steps):
@@ -120,7 +120,7 @@ class Run:
             self.other_ns += o1 - o0
             self.steps += steps
             if self.device == "tpu":
-                self.peak = max(self.peak, torch.tpu.memory_stats()["peak_bytes"] - base_bytes)
+                self.peak = max(self.peak, torch.tpu.max_memory_allocated() - base_bytes)
         self.new_execs += self._execs() - execs0
 
 

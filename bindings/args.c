@@ -251,7 +251,8 @@ static int convert_one(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t 
     out->i = dt;
     return 1;
   }
-  if (type_named(obj, "torch.device") || type_named(obj, "torch.layout") || type_named(obj, "torch.memory_format"))
+  if (type_named(obj, "torch.device")) return tt_py_check_device(obj); /* placement: only tpu:0 exists */
+  if (type_named(obj, "torch.layout") || type_named(obj, "torch.memory_format"))
     return 1; /* placement and layout hints: nothing for the core */
   if (is_generator(obj)) return convert_generator(obj, op, a);
   if (PyComplex_Check(obj)) {

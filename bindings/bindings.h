@@ -26,6 +26,9 @@ extern tt_py_t tt_py;
 
 /* Raises the Python exception matching the status, frees it, returns NULL. */
 PyObject *tt_py_raise(tt_status_t s);
+/* 1 if the torch.device names tpu:0 (or no index, or another device type);
+ * else 0 with torch.AcceleratorError "invalid device ordinal" set, as CUDA. */
+int tt_py_check_device(PyObject *device);
 
 /* The Storage object type: owns one reference to a tt_storage_t. */
 extern PyTypeObject TtStorageType;

@@ -422,18 +422,29 @@ static PyObject *py_grow_storage(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* The core's device-buffer counters, and the plugin allocator's own
+ * (device_*; -1 where the plugin does not report them). */
 static PyObject *py_memory_stats(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
   if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
-  const tt_memory_stats_t *m = &tt_ctx()->memory;
-  return Py_BuildValue("{s:L,s:L}", "live_bytes", (long long)m->live_bytes, "peak_bytes", (long long)m->peak_bytes);
+  tt_memory_stats_t m = tt_memory_snapshot();
+  tt_pjrt_memory_t d;
+  int have = tt_pjrt_device_memory(tt_ctx()->rt, &d);
+  return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:O,s:L,s:L,s:L,s:L,s:L}", "live_bytes", (long long)m.live_bytes,
+                       "peak_bytes", (long long)m.peak_bytes, "num_allocs", (long long)m.num_allocs, "num_frees",
+                       (long long)m.num_frees, "live_buffers", (long long)m.live_buffers, "peak_buffers",
+                       (long long)m.peak_buffers, "allocated_bytes", (long long)m.allocated_bytes, "freed_bytes",
+                       (long long)m.freed_bytes, "device_stats", have ? Py_True : Py_False, "device_bytes_in_use",
+                       (long long)d.bytes_in_use, "device_peak_bytes_in_use", (long long)d.peak_bytes_in_use,
+                       "device_bytes_limit", (long long)d.bytes_limit, "device_bytes_reserved",
+                       (long long)d.bytes_reserved, "device_peak_bytes_reserved", (long long)d.peak_bytes_reserved);
 }
 
 static PyObject *py_reset_peak(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  if (tt_ctx()) tt_ctx()->memory.peak_bytes = tt_ctx()->memory.live_bytes;
+  if (tt_ctx()) tt_memory_reset_peak();
   Py_RETURN_NONE;
 }
 

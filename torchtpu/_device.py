@@ -57,10 +57,31 @@ def current_device():
     return 0
 
 
+def _invalid_ordinal(index):
+    # torch.cuda raises torch.AcceleratorError "CUDA error: invalid device ordinal".
+    return torch.AcceleratorError(
+        f"TPU error: invalid device ordinal: tpu:{index} was requested, but this process has one tpu device, tpu:0"
+    )
+
+
+def _check_device(device):
+    """None, 0, "tpu", "tpu:0" or torch.device("tpu", 0) pass; another tpu
+    index raises as CUDA's invalid device ordinal; another type, ValueError."""
+    if device is None:
+        return
+    if isinstance(device, int) and not isinstance(device, bool):
+        if device not in (0, -1):  # -1: the current device, as torch.cuda
+            raise _invalid_ordinal(device)
+        return
+    dev = torch.device(device)
+    if dev.type != "tpu":
+        raise ValueError(f"Expected a tpu device, but got: {dev}")
+    if dev.index not in (None, 0):
+        raise _invalid_ordinal(dev.index)
+
+
 def set_device(device):
-    idx = torch.device(device).index if not isinstance(device, int) else device
-    if idx not in (None, 0):
-        raise RuntimeError(f"torchtpu runs one device per process; device index {idx} is not available")
+    _check_device(device)
 
 
 class device:
@@ -89,6 +110,8 @@ def is_bf16_supported(including_emulation=True):
 
 
 def synchronize(device=None):
+    """Waits for all work launched on the device so far (and flushes a deferred region)."""
+    _check_device(device)
     _lazy_init()
     _C.synchronize()
 
@@ -138,13 +161,38 @@ def set_rng_state(new_state, device="tpu"):
 
 
 def get_device_name(device=None):
+    _check_device(device)
     _lazy_init()
     info = _C.runtime_info()
     return f"{info['device_kind']} ({info['platform_name']} PJRT)"
 
 
+class _DeviceProperties:
+    """torch.cuda.get_device_properties()'s common fields for tpu:0."""
+
+    def __init__(self):
+        from ._memory import total_memory
+
+        info = _C.runtime_info()
+        self.name = get_device_name()
+        self.type = "tpu"
+        self.total_memory = total_memory()
+        self.platform_name = info["platform_name"]
+        self.platform_version = info["platform_version"]
+        self.device_kind = info["device_kind"]
+        self.multi_processor_count = os.cpu_count() if info["platform_name"].lower() == "cpu" else 0
+        self.is_integrated = info["platform_name"].lower() == "cpu"
+        self.major, self.minor = 0, 0
+
+    def __repr__(self):
+        return (f"_TpuDeviceProperties(name='{self.name}', total_memory={self.total_memory // (1024 * 1024)}MB, "
+                f"platform='{self.platform_name}')")
+
+
 def get_device_properties(device=None):
-    return types.SimpleNamespace(name=get_device_name(device), type="tpu")
+    _check_device(device)
+    _lazy_init()
+    return _DeviceProperties()
 
 
 def runtime_info():
@@ -188,17 +236,6 @@ def eager_mode(mode):
         set_eager_mode(previous)
 
 
-def memory_stats():
-    """Bytes held by tensors' device buffers: live now and peak since reset."""
-    _lazy_init()
-    return dict(_C.memory_stats())
-
-
-def reset_peak_memory_stats(device=None):
-    _lazy_init()
-    _C.reset_peak_memory()
-
-
 def region_stats():
     """Counters of the deferred region: flushes, nodes/outputs/ops of the last one, repeat cuts."""
     _lazy_init()
@@ -230,71 +267,25 @@ def is_initialized():
     return _initialized and not _C.in_bad_fork()
 
 
-class _Stream:
-    """A stand-in stream: work on the device runs in launch order."""
-
-    def __init__(self, device=None, priority=0, **kwargs):
-        self.device = torch.device("tpu", 0)
-        self.priority = priority
-
-    def synchronize(self):
-        synchronize()
-
-    def wait_stream(self, other):
-        pass
-
-    def wait_event(self, event):
-        pass
-
-    def record_event(self, event=None):
-        event = event or _Event()
-        event.record(self)
-        return event
-
-    def query(self):
-        return True
-
-
-class _Event:
-    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
-        pass
-
-    def record(self, stream=None):
-        pass
-
-    def synchronize(self):
-        synchronize()
-
-    def wait(self, stream=None):
-        pass
-
-    def query(self):
-        return True
-
-
-def current_stream(device=None):
-    return _Stream()
-
-
-def default_stream(device=None):
-    return _Stream()
-
-
 def module():
     m = types.ModuleType("torch.tpu")
     for name in (
         "is_available", "device_count", "current_device", "set_device", "synchronize", "manual_seed",
         "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
         "get_device_name", "get_device_properties", "runtime_info", "cache_stats", "_is_in_bad_fork",
-        "is_initialized", "current_stream", "default_stream", "_lazy_init", "get_eager_mode",
-        "set_eager_mode", "eager_mode", "region_stats", "memory_stats",
-        "reset_peak_memory_stats",
+        "is_initialized", "_lazy_init", "get_eager_mode",
+        "set_eager_mode", "eager_mode", "region_stats",
         "set_cpu_fallback", "get_cpu_fallback", "fallback_counts", "reset_fallback_counts",
         "device", "get_amp_supported_dtype", "is_bf16_supported",
     ):
         setattr(m, name, globals()[name])
-    m.Stream = _Stream
-    m.Event = _Event
+    from . import _memory, _streams
+
+    for name in _memory.NAMES:
+        setattr(m, name, getattr(_memory, name))
+    for name in ("Stream", "Event", "current_stream", "default_stream", "set_stream", "stream", "StreamContext"):
+        setattr(m, name, getattr(_streams, name))
+    m.OutOfMemoryError = torch.OutOfMemoryError
     from ._generator import Generator
     m.Generator = Generator
     return m

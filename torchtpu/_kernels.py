@@ -95,11 +95,13 @@ def _as_strided_(self, size, stride, storage_offset=None):
 
 
 def _empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    _device._check_device(device)
     _device._lazy_init()
     return _C.empty(tuple(size), dtype or torch.get_default_dtype())
 
 
 def _empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
+    _device._check_device(device)
     _device._lazy_init()
     numel = 0 if any(s == 0 for s in size) else 1 + sum((s - 1) * st for s, st in zip(size, stride))
     flat = _C.empty((numel,), dtype or torch.get_default_dtype())
@@ -136,6 +138,7 @@ def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_bl
     if device is not None and torch.device(device).type != "tpu":
         out = torch.empty(self.shape, dtype=dtype or self.dtype, device=device)
         return _copy_(out, self)
+    _device._check_device(device)
     if not _on_tpu(self):  # host -> device
         out = _empty(self.shape, dtype or self.dtype)
         return _copy_(out, self)

@@ -4,7 +4,7 @@ import os
 
 import torch
 
-from . import _C, _autocast, _device, _kernels, _printing, _storage
+from . import _C, _accelerator, _autocast, _device, _kernels, _pinned, _printing, _storage
 
 
 def register():
@@ -16,4 +16,6 @@ def register():
     _autocast.register()
     _printing.install()
     _storage.install()
+    _accelerator.install()
+    _pinned.install()
     _device.set_cpu_fallback(os.environ.get("TORCH_TPU_CPU_FALLBACK", "0").lower() in ("1", "true", "yes", "on"))

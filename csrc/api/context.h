@@ -24,10 +24,21 @@ typedef struct tt_cache_stats_s {
   double compile_seconds, load_seconds; /* load: reading + deserializing tier 2/3 entries */
 } tt_cache_stats_t;
 
-/* Bytes held by storages' device buffers (scalars and transfers excluded). */
+/* Bytes held by storages' device buffers (scalars and transfers excluded):
+ * live now, the peak since the last reset, and how many buffers were taken
+ * and given back. Updated atomically (api/storage.c): buffers are freed from
+ * whichever thread drops a storage's last reference. */
 typedef struct tt_memory_stats_s {
   int64_t live_bytes, peak_bytes;
+  int64_t num_allocs, num_frees;
+  int64_t live_buffers, peak_buffers;
+  int64_t allocated_bytes, freed_bytes; /* totals since start */
 } tt_memory_stats_t;
+
+/* The counters read, or their peaks reset to the live values, atomically
+ * (defined in api/storage.c beside the accounting). Need a context. */
+tt_memory_stats_t tt_memory_snapshot(void);
+void tt_memory_reset_peak(void);
 
 typedef struct tt_ctx_s {
   tt_pjrt_runtime_t *rt;

@@ -6,10 +6,43 @@
 #include "base/vaddr.h"
 #include "exec/region.h"
 
+static void raise_peak(int64_t *peak, int64_t now) {
+  int64_t seen = __atomic_load_n(peak, __ATOMIC_RELAXED);
+  while (now > seen && !__atomic_compare_exchange_n(peak, &seen, now, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+
 static void account(const tt_storage_t *s, int sign) {
   tt_memory_stats_t *m = &tt_ctx()->memory;
-  m->live_bytes += sign * s->numel * (int64_t)tt_dtype_size(s->dtype);
-  if (m->live_bytes > m->peak_bytes) m->peak_bytes = m->live_bytes;
+  int64_t bytes = s->numel * (int64_t)tt_dtype_size(s->dtype);
+  int64_t live = __atomic_add_fetch(&m->live_bytes, sign * bytes, __ATOMIC_RELAXED);
+  int64_t buffers = __atomic_add_fetch(&m->live_buffers, sign, __ATOMIC_RELAXED);
+  __atomic_add_fetch(sign > 0 ? &m->num_allocs : &m->num_frees, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(sign > 0 ? &m->allocated_bytes : &m->freed_bytes, bytes, __ATOMIC_RELAXED);
+  if (sign > 0) {
+    raise_peak(&m->peak_bytes, live);
+    raise_peak(&m->peak_buffers, buffers);
+  }
+}
+
+void tt_memory_reset_peak(void) {
+  tt_memory_stats_t *m = &tt_ctx()->memory;
+  __atomic_store_n(&m->peak_bytes, __atomic_load_n(&m->live_bytes, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+  __atomic_store_n(&m->peak_buffers, __atomic_load_n(&m->live_buffers, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+}
+
+tt_memory_stats_t tt_memory_snapshot(void) {
+  const tt_memory_stats_t *m = &tt_ctx()->memory;
+  tt_memory_stats_t r;
+  r.live_bytes = __atomic_load_n(&m->live_bytes, __ATOMIC_RELAXED);
+  r.peak_bytes = __atomic_load_n(&m->peak_bytes, __ATOMIC_RELAXED);
+  r.num_allocs = __atomic_load_n(&m->num_allocs, __ATOMIC_RELAXED);
+  r.num_frees = __atomic_load_n(&m->num_frees, __ATOMIC_RELAXED);
+  r.live_buffers = __atomic_load_n(&m->live_buffers, __ATOMIC_RELAXED);
+  r.peak_buffers = __atomic_load_n(&m->peak_buffers, __ATOMIC_RELAXED);
+  r.allocated_bytes = __atomic_load_n(&m->allocated_bytes, __ATOMIC_RELAXED);
+  r.freed_bytes = __atomic_load_n(&m->freed_bytes, __ATOMIC_RELAXED);
+  return r;
 }
 
 tt_status_t tt_storage_create(tt_dtype_t dtype, int64_t numel, tt_pjrt_buffer_t *buf,
@@ -59,7 +92,9 @@ tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf) {
   if (!s->buf) {
     size_t n = (size_t)s->numel * tt_dtype_size(s->dtype);
     void *zeros = tt_calloc(1, n);
-    if (!zeros) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory zero-filling a storage");
+    if (!zeros)
+      return tt_status_make(TT_OUT_OF_MEMORY, "TPU out of memory: tried to allocate %llu bytes (the host copy "
+                                              "of zeros for a new storage)", (unsigned long long)n);
     int64_t dim = s->numel;
     tt_status_t st = tt_pjrt_buffer_from_host(tt_ctx()->rt, zeros, s->dtype, &dim, 1, 0, &s->buf);
     tt_free(zeros);

@@ -13,7 +13,7 @@ typedef enum tt_code_e {
   TT_VALUE_ERROR,       /* ValueError */
   TT_INDEX_ERROR,       /* IndexError */
   TT_NOT_IMPLEMENTED,   /* NotImplementedError */
-  TT_OUT_OF_MEMORY,     /* torch.OutOfMemoryError-like RuntimeError */
+  TT_OUT_OF_MEMORY,     /* torch.OutOfMemoryError (a RuntimeError) */
   TT_UNAVAILABLE,       /* plugin missing or broken */
   TT_INTERNAL,          /* a bug in torchtpu or the plugin */
 } tt_code_t;

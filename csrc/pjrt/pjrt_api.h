@@ -284,6 +284,35 @@ typedef struct {
   PJRT_DeviceDescription *device_description; /* out */
 } PJRT_Device_GetDescription_Args;
 
+/* The allocator's counters for one device; each *_is_set says whether the
+ * plugin filled the field before it. */
+typedef struct {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Device *device;
+  int64_t bytes_in_use; /* out */
+  int64_t peak_bytes_in_use;
+  bool peak_bytes_in_use_is_set;
+  int64_t num_allocs;
+  bool num_allocs_is_set;
+  int64_t largest_alloc_size;
+  bool largest_alloc_size_is_set;
+  int64_t bytes_limit;
+  bool bytes_limit_is_set;
+  int64_t bytes_reserved;
+  bool bytes_reserved_is_set;
+  int64_t peak_bytes_reserved;
+  bool peak_bytes_reserved_is_set;
+  int64_t bytes_reservable_limit;
+  bool bytes_reservable_limit_is_set;
+  int64_t largest_free_block_bytes;
+  bool largest_free_block_bytes_is_set;
+  int64_t pool_bytes;
+  bool pool_bytes_is_set;
+  int64_t peak_pool_bytes;
+  bool peak_pool_bytes_is_set;
+} PJRT_Device_MemoryStats_Args;
+
 typedef struct {
   size_t struct_size;
   PJRT_Extension_Base *extension_start;
@@ -406,6 +435,7 @@ enum {
   TT_PJRT_SLOT_Client_BufferFromHostBuffer = 22,
   TT_PJRT_SLOT_DeviceDescription_Kind = 26,
   TT_PJRT_SLOT_Device_GetDescription = 29,
+  TT_PJRT_SLOT_Device_MemoryStats = 34,
   TT_PJRT_SLOT_Executable_Destroy = 40,
   TT_PJRT_SLOT_Executable_NumReplicas = 42,
   TT_PJRT_SLOT_Executable_NumOutputs = 44,

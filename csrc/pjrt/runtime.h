@@ -45,6 +45,14 @@ const tt_pjrt_info_t *tt_pjrt_runtime_info(const tt_pjrt_runtime_t *rt);
  * stablehlo_current_version, {major, minor, patch}); returns 0 if not reported. */
 int tt_pjrt_runtime_stablehlo_version(const tt_pjrt_runtime_t *rt, int64_t out_version[3]);
 
+/* The plugin allocator's view of device 0 (PJRT_Device_MemoryStats); a field
+ * the plugin does not report is -1. Returns 0 when the plugin has no memory
+ * stats at all (XLA's CPU plugin answers UNIMPLEMENTED). */
+typedef struct tt_pjrt_memory_s {
+  int64_t bytes_in_use, peak_bytes_in_use, bytes_limit, bytes_reserved, peak_bytes_reserved;
+} tt_pjrt_memory_t;
+int tt_pjrt_device_memory(tt_pjrt_runtime_t *rt, tt_pjrt_memory_t *out);
+
 /* Copies host data (dense, row-major) to a new buffer on device `device`
  * (index into addressable devices; 0 normally). The host data may be reused
  * as soon as this returns. */
