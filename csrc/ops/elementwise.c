@@ -91,6 +91,14 @@ static tt_status_t mul_rounding_scalar(tt_lower_t *L, int round_scalar) {
   tt_dtype_t rt = tt_op_result_type(L, argi, 2);
   if (!prepare2(L, 0, 1, round_scalar ? rt : scalar_other_type(L, rt), &p)) return NULL;
   tt_val_t r = tt_b_binary(L->g, p.result == TT_BOOL ? TT_BIN_AND : TT_BIN_MUL, p.x, p.y);
+  int b0 = tt_op_arg_dtype(L, 0) == TT_BOOL, b1 = tt_op_arg_dtype(L, 1) == TT_BOOL;
+  if (tt_dtype_is_float(p.result) && b0 != b1) {
+    /* XLA rewrites x * convert(mask) as select(mask, x, 0), which loses
+     * IEEE's 0 * inf = NaN that CPU gives: False * x is spelled x * 0. */
+    tt_val_t mask = tt_op_operand(L, b0 ? 0 : 1, TT_BOOL, p.rank, p.dims);
+    tt_val_t x = b0 ? p.y : p.x;
+    r = tt_b_select(L->g, mask, x, tt_b_binary(L->g, TT_BIN_MUL, x, tt_b_like_f(L->g, x, 0.0)));
+  }
   tt_l_output(L, tt_b_convert(L->g, r, p.result));
   return NULL;
 }
