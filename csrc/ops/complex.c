@@ -299,7 +299,12 @@ static tt_status_t reduce(tt_lower_t *L, tt_reduce_t op, int dimi, int keepi, in
     kept[d] = mask[d] ? 1 : sizes[d];
   }
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), dt);
-  tt_val_t s = tt_b_reduce(g, op, x, n, dims);
+  tt_val_t s;
+  if (op == TT_RED_SUM) /* each part on its own: XLA turns the sum of an expanded (broadcast) value into a
+                         * complex multiply by the count, whose inf * 0 cross terms CPU's sum does not have */
+    s = tt_b_binary(g, TT_BIN_COMPLEX, tt_b_reduce(g, op, re_of(g, x), n, dims), tt_b_reduce(g, op, im_of(g, x), n, dims));
+  else
+    s = tt_b_reduce(g, op, x, n, dims);
   if (mean) s = tt_b_binary(g, TT_BIN_DIV, s, tt_b_like_f(g, s, (double)count));
   if (keep) s = tt_b_reshape(g, s, rank, kept);
   tt_l_output(L, s);
