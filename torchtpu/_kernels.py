@@ -65,6 +65,32 @@ def _trampoline(op_id, schema, size_id=None):
     return env["kernel"]
 
 
+# Ops whose CPU results take the input's layout (dense strides ordered as the
+# input's: PyTorch's sort meta), where the core returns row-major results.
+_LAYOUT_OF_INPUT = frozenset(("sort", "sort.stable"))
+
+
+def _layout_of_input(kernel, op):
+    """A non-contiguous input: the results are laid out as PyTorch's Meta
+    kernel lays them out for that input's strides (a permuted tensor's sort
+    keeps its strides), copied from the core's row-major results."""
+
+    def wrapped(self, *args, **kwargs):
+        r = kernel(self, *args, **kwargs)
+        if self.is_contiguous():
+            return r
+        meta = torch.empty_strided(self.shape, self.stride(), dtype=self.dtype, device="meta")
+        want = op(meta, *args, **kwargs)
+        out = []
+        for t, m in zip(r, want):
+            if t.stride() != m.stride():
+                t = _copy_(_empty_strided(t.shape, m.stride(), t.dtype), t)
+            out.append(t)
+        return type(r)(out) if isinstance(r, tuple) else tuple(out)
+
+    return wrapped
+
+
 def _host_ints(t):
     return [int(v) for v in t.cpu().reshape(-1).tolist()]
 
@@ -464,6 +490,9 @@ def register_all():
         fn = _trampoline(op_id, schema, ids.get("_tt_size:" + name))
         if fn is None:
             continue
+        if name in _LAYOUT_OF_INPUT:
+            packet, _, overload = name.partition(".")
+            fn = _layout_of_input(fn, getattr(getattr(torch.ops.aten, packet), overload or "default"))
         _lib.impl(name, fn, "PrivateUse1")
         _registered.append(name)
     # `.out` overloads of the ops we lower: same arguments (names and types) plus out=.
