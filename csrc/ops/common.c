@@ -253,3 +253,14 @@ int tt_op_check_scalar_fits(tt_lower_t *L, int i, tt_dtype_t dt) {
   tt_l_fail(L, TT_INVALID_ARGUMENT, "value cannot be converted to type %s without overflow", c_type_name(dt));
   return 0;
 }
+
+tt_status_t tt_op_sub_check(tt_lower_t *L) {
+  int b0 = tt_op_arg_dtype(L, 0) == TT_BOOL, b1 = tt_op_arg_dtype(L, 1) == TT_BOOL;
+  if (b0 && b1)
+    return tt_status_make(TT_INVALID_ARGUMENT, "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                          "Use the `^` or `logical_xor()` operator instead.");
+  if (b0 || b1)
+    return tt_status_make(TT_INVALID_ARGUMENT, "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                          "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  return NULL;
+}

@@ -45,5 +45,8 @@ tt_dtype_t tt_op_default_complex(void);
  * tensor) argument i that does not fit dt records CPU's "value cannot be
  * converted to type int8_t without overflow"; returns 0 then. */
 int tt_op_check_scalar_fits(tt_lower_t *L, int i, tt_dtype_t dt);
+/* CPU's sub_check for sub/rsub (real and complex lowerings): a bool operand
+ * (tensor or number) is refused with PyTorch's message; NULL otherwise. */
+tt_status_t tt_op_sub_check(tt_lower_t *L);
 
 #endif

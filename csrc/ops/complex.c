@@ -34,6 +34,10 @@ static int pair(tt_lower_t *L, pair_t *p) {
 
 /* add/sub(self, other, alpha): alpha may be any number, complex included. */
 static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
+  if (op == TT_BIN_SUB) {
+    tt_status_t s = tt_op_sub_check(L);
+    if (s) return s;
+  }
   pair_t p;
   if (!pair(L, &p)) return NULL;
   tt_val_t y = p.y;
@@ -50,6 +54,8 @@ static tt_status_t lower_sub(tt_lower_t *L) { return add_sub(L, TT_BIN_SUB); }
 
 /* rsub(self, other, alpha) = other - alpha * self */
 static tt_status_t lower_rsub(tt_lower_t *L) {
+  tt_status_t s = tt_op_sub_check(L);
+  if (s) return s;
   pair_t p;
   if (!pair(L, &p)) return NULL;
   tt_val_t x = p.x;

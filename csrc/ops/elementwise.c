@@ -33,20 +33,10 @@ static tt_dtype_t scalar_other_type(tt_lower_t *L, tt_dtype_t result) {
   return result;
 }
 
-/* CPU's sub_check: subtraction refuses bool operands (tensors or numbers). */
-static tt_status_t sub_check(tt_lower_t *L) {
-  int b0 = tt_op_arg_dtype(L, 0) == TT_BOOL, b1 = tt_op_arg_dtype(L, 1) == TT_BOOL;
-  if (b0 && b1)
-    return tt_status_make(TT_INVALID_ARGUMENT, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.");
-  if (b0 || b1)
-    return tt_status_make(TT_INVALID_ARGUMENT, "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-  return NULL;
-}
-
 /* x (+|-) alpha * y, alpha from argument 2 when present. */
 static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
   if (op == TT_BIN_SUB) {
-    tt_status_t s = sub_check(L);
+    tt_status_t s = tt_op_sub_check(L);
     if (s) return s;
   }
   binop_t p;
@@ -75,7 +65,7 @@ static tt_status_t lower_add(tt_lower_t *L) { return add_sub(L, TT_BIN_ADD); }
 static tt_status_t lower_sub(tt_lower_t *L) { return add_sub(L, TT_BIN_SUB); }
 
 static tt_status_t lower_rsub(tt_lower_t *L) {
-  tt_status_t s = sub_check(L);
+  tt_status_t s = tt_op_sub_check(L);
   if (s) return s;
   binop_t p;
   if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;

@@ -150,6 +150,8 @@ SUB_CASES = {
     "bool_minus_number": lambda d: T([True, False], torch.bool, d) - 1.5,
     "float_minus_true": lambda d: T([1.0, 2.0], torch.float32, d) - True,
     "number_minus_bool": lambda d: 1 - T([True, False], torch.bool, d),
+    "bool_minus_complex": lambda d: T([True, False], torch.bool, d) - (1 + 2j),
+    "complex_minus_bool": lambda d: T([1j, 2.0], torch.complex64, d) - T([True, False], torch.bool, d),
     "sub_inplace_bool": lambda d: T([1.0, 2.0], torch.float32, d).sub_(T([True, False], torch.bool, d)),
 }
 
