@@ -274,7 +274,30 @@ static int convert_one(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t 
   return 0;
 }
 
+/* torch.get_default_dtype() reaches the core with every call (PyTorch has
+ * no hook on set_default_dtype): one call of a C builtin returning a cached
+ * dtype object, compared by identity with the last one seen. */
+static int sync_default_dtype(void) {
+  static PyObject *get_default, *last;
+  if (!get_default) {
+    PyObject *torch = PyImport_ImportModule("torch");
+    if (!torch) return 0;
+    get_default = PyObject_GetAttrString(torch, "get_default_dtype");
+    Py_DECREF(torch);
+    if (!get_default) return 0;
+  }
+  PyObject *dt = PyObject_CallNoArgs(get_default);
+  if (!dt) return 0;
+  if (dt != last) {
+    last = dt; /* dtype objects live as long as torch: borrowed */
+    tt_call_set_default_dtype(tt_py_dtype(dt));
+  }
+  Py_DECREF(dt);
+  return 1;
+}
+
 int tt_py_args_convert(PyObject *tuple, const char *op, tt_py_args_t *out) {
+  if (!sync_default_dtype()) return 0;
   out->nargs = 0;
   out->nowned = 0;
   out->generator = NULL;

@@ -65,6 +65,32 @@ def _trampoline(op_id, schema, size_id=None):
     return env["kernel"]
 
 
+# Ops whose CPU results take the input's layout (dense strides ordered as the
+# input's: PyTorch's sort meta), where the core returns row-major results.
+_LAYOUT_OF_INPUT = frozenset(("sort", "sort.stable"))
+
+
+def _layout_of_input(kernel, op):
+    """A non-contiguous input: the results are laid out as PyTorch's Meta
+    kernel lays them out for that input's strides (a permuted tensor's sort
+    keeps its strides), copied from the core's row-major results."""
+
+    def wrapped(self, *args, **kwargs):
+        r = kernel(self, *args, **kwargs)
+        if self.is_contiguous():
+            return r
+        meta = torch.empty_strided(self.shape, self.stride(), dtype=self.dtype, device="meta")
+        want = op(meta, *args, **kwargs)
+        out = []
+        for t, m in zip(r, want):
+            if t.stride() != m.stride():
+                t = _copy_(_empty_strided(t.shape, m.stride(), t.dtype), t)
+            out.append(t)
+        return type(r)(out) if isinstance(r, tuple) else tuple(out)
+
+    return wrapped
+
+
 def _host_ints(t):
     return [int(v) for v in t.cpu().reshape(-1).tolist()]
 
@@ -231,20 +257,54 @@ def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causa
     return int(torch.nn.attention.SDPBackend.MATH.value)
 
 
-def _out_variant(functional, out_names=("out",)):
+# PyTorch's type names in its casting messages.
+_TYPE_NAMES = {torch.bool: "Bool", torch.uint8: "Byte", torch.int8: "Char", torch.int16: "Short", torch.int32: "Int",
+               torch.int64: "Long", torch.float16: "Half", torch.bfloat16: "BFloat16", torch.float32: "Float",
+               torch.float64: "Double", torch.complex64: "ComplexFloat", torch.complex128: "ComplexDouble"}
+
+
+# Reductions whose out= form, dtype= left None, computes in out's dtype on
+# CPU (infer_dtype_from_optional): sum(float, 0, out=long) sums the truncated values.
+_DTYPE_FROM_OUT = frozenset(("sum", "prod", "cumsum", "cumprod"))
+
+
+def _check_out_dtype(packet, out, result):
+    """CPU's out= rule: the result must be castable to out's dtype (canCast:
+    no complex -> real, float -> integral, non-bool -> bool); all/any write
+    only bool or uint8. Raised before anything is written, with CPU's text."""
+    if packet in ("all", "any"):
+        if out.dtype not in (torch.bool, torch.uint8):
+            raise RuntimeError(f"{packet} only supports bool tensor for result, got: {_TYPE_NAMES.get(out.dtype, out.dtype)}")
+        return
+    if torch.can_cast(result.dtype, out.dtype):
+        return
+    to = _TYPE_NAMES.get(out.dtype, str(out.dtype))
+    if packet in ("cat", "concat", "concatenate", "stack"):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {to}")
+    raise RuntimeError(f"result type {_TYPE_NAMES.get(result.dtype, result.dtype)} can't be cast to the desired "
+                       f"output type {to}")
+
+
+def _out_variant(functional, out_names=("out",), packet="", dtype_from_out=False):
     """`op.out(..., out=t)`: the functional op, then its result written into
     `out` (PyTorch's resize rule: a shape change replaces out's contents).
-    Overloads with several outs name each (`output=, indices=`)."""
+    Overloads with several outs name each (`output=, indices=`). An op with
+    a `dtype=` argument left None computes in out's dtype (CPU's reductions)."""
 
     def kernel(*args, **kwargs):
         outs = [kwargs.pop(n) for n in out_names]
         out = outs[0] if len(outs) == 1 else outs
         _check_out_overlap(out, args)
+        if dtype_from_out and kwargs.get("dtype") is None and isinstance(out, torch.Tensor):
+            kwargs["dtype"] = out.dtype  # reductions compute in out's type (CPU's infer_dtype_from_optional)
         result = functional(*args, **kwargs)
         if isinstance(out, (list, tuple)):
             for o, r in zip(out, result):
+                _check_out_dtype(packet, o, r)
+            for o, r in zip(out, result):
                 _write_out(o, r)
             return out
+        _check_out_dtype(packet, out, result)
         _write_out(out, result)
         return out
 
@@ -433,6 +493,9 @@ def register_all():
         fn = _trampoline(op_id, schema, ids.get("_tt_size:" + name))
         if fn is None:
             continue
+        if name in _LAYOUT_OF_INPUT:
+            packet, _, overload = name.partition(".")
+            fn = _layout_of_input(fn, getattr(getattr(torch.ops.aten, packet), overload or "default"))
         _lib.impl(name, fn, "PrivateUse1")
         _registered.append(name)
     # `.out` overloads of the ops we lower: same arguments (names and types) plus out=.
@@ -454,7 +517,8 @@ def register_all():
             if functional is None:
                 continue
             out_names = tuple(a.name for a in out_schema.arguments if a.is_out)
-            _lib.impl(out_name, _out_variant(getattr(pk, functional), out_names), "PrivateUse1")
+            dtype_from_out = packet in _DTYPE_FROM_OUT
+            _lib.impl(out_name, _out_variant(getattr(pk, functional), out_names, packet, dtype_from_out), "PrivateUse1")
             _registered.append(out_name)
     global _fallback_lib
     _fallback_lib = torch.library.Library("_", "IMPL")

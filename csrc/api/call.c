@@ -213,6 +213,8 @@ static tt_status_t lower_into_region(const tt_op_def_t *def, tt_lower_t *L, tt_c
   return TT_OK_STATUS;
 }
 
+void tt_call_set_default_dtype(tt_dtype_t dt) { tt_op_set_default_float(dt); }
+
 tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
   /* Results and the lowering context are large (their arrays bound what one
    * op may touch) and filled before being read: reset only the counters. */

@@ -28,6 +28,10 @@ typedef struct tt_call_result_s {
   const char *warning; /* static text of a UserWarning CPU gives for this call, or NULL */
 } tt_call_result_t;
 
+/* torch.get_default_dtype() for the next calls: the type Python floats,
+ * integer true division and float factories take (PyTorch's default dtype). */
+void tt_call_set_default_dtype(tt_dtype_t dt);
+
 tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out);
 /* Releases the storages a result still owns (NULL ones are skipped: a
  * caller may steal them) and its heap array. */

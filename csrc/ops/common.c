@@ -23,7 +23,25 @@ const char *tt_op_type_name(tt_dtype_t dt) {
 
 tt_dtype_t tt_op_math_type(tt_dtype_t dt) { return (dt == TT_BF16 || dt == TT_F16) ? TT_F32 : dt; }
 
-tt_dtype_t tt_op_float_type(tt_dtype_t dt) { return tt_dtype_is_float(dt) ? dt : TT_F32; }
+/* torch.get_default_dtype(), set by the caller before each op (api/call.h):
+ * ops run one at a time, so one value serves the lowering in progress. */
+static tt_dtype_t default_float = TT_F32;
+
+void tt_op_set_default_float(tt_dtype_t dt) {
+  default_float = (dt == TT_F64 || dt == TT_F16 || dt == TT_BF16) ? dt : TT_F32;
+}
+
+tt_dtype_t tt_op_default_float(void) { return default_float; }
+
+/* PyTorch's default complex type follows the default float type; complex32
+ * (a float16 default) has no StableHLO type: INVALID. */
+tt_dtype_t tt_op_default_complex(void) {
+  return default_float == TT_F64 ? TT_C128 : default_float == TT_F16 ? TT_DTYPE_INVALID : TT_C64;
+}
+
+tt_dtype_t tt_op_float_type(tt_dtype_t dt) {
+  return tt_dtype_is_float(dt) || tt_dtype_is_complex(dt) ? dt : default_float;
+}
 
 tt_dtype_t tt_op_arg_dtype(tt_lower_t *L, int i) {
   if (i < 0 || i >= L->nargs) return TT_DTYPE_INVALID;
@@ -31,9 +49,9 @@ tt_dtype_t tt_op_arg_dtype(tt_lower_t *L, int i) {
   switch (a->kind) {
     case TT_ARG_TENSOR: return a->t->dtype;
     case TT_ARG_INT: return TT_I64;
-    case TT_ARG_FLOAT: return TT_F32;
+    case TT_ARG_FLOAT: return default_float;
     case TT_ARG_BOOL: return TT_BOOL;
-    case TT_ARG_COMPLEX: return TT_C64;
+    case TT_ARG_COMPLEX: return tt_op_default_complex();
     default: return TT_DTYPE_INVALID;
   }
 }
@@ -44,26 +62,45 @@ static tt_dtype_t promote_skip(tt_dtype_t a, tt_dtype_t b) {
   return tt_dtype_promote(a, b);
 }
 
-/* bool < integral < floating < complex */
-static int category(tt_dtype_t dt) {
-  return dt == TT_BOOL ? 0 : tt_dtype_is_complex(dt) ? 3 : tt_dtype_is_float(dt) ? 2 : 1;
+/* The complex type holding a floating type's values (PyTorch's
+ * toComplexType as result_type uses it; bfloat16 -> complex64);
+ * float16 -> complex32, which has no StableHLO type: INVALID. */
+static tt_dtype_t complex_of(tt_dtype_t dt) {
+  return dt == TT_F64 ? TT_C128 : dt == TT_F16 ? TT_DTYPE_INVALID : TT_C64;
 }
 
-/* A lower-priority participant (0-dim tensor, number) changes the result
- * only when its category is higher. */
-static tt_dtype_t combine(tt_dtype_t higher, tt_dtype_t lower) {
+/* PyTorch's combine_categories: a lower-priority participant (0-dim tensor,
+ * number) changes the result only when its category (bool < integral <
+ * floating < complex) is higher; a complex one over a floating result keeps
+ * that result's precision. Sets *refused on a complex32 result. */
+static tt_dtype_t combine(tt_dtype_t higher, tt_dtype_t lower, int *refused) {
   if (higher == TT_DTYPE_INVALID) return lower;
   if (lower == TT_DTYPE_INVALID) return higher;
-  return category(lower) > category(higher) ? tt_dtype_promote(higher, lower) : higher;
+  if (tt_dtype_is_complex(higher)) return higher;
+  if (tt_dtype_is_complex(lower)) {
+    if (!tt_dtype_is_float(higher)) return lower;
+    tt_dtype_t c = complex_of(higher);
+    if (c == TT_DTYPE_INVALID) *refused = 1;
+    return c;
+  }
+  if (tt_dtype_is_float(higher)) return higher;
+  if (higher == TT_BOOL || tt_dtype_is_float(lower)) return tt_dtype_promote(higher, lower);
+  return higher;
 }
 
 tt_dtype_t tt_op_result_type(tt_lower_t *L, const int *argi, int n) {
   tt_dtype_t dim = TT_DTYPE_INVALID, zero = TT_DTYPE_INVALID, wrapped = TT_DTYPE_INVALID;
+  int refused = 0, wrapped_c32 = 0;
   for (int k = 0; k < n; k++) {
     int i = argi[k];
     if (i < 0 || i >= L->nargs) continue;
     const tt_arg_t *a = &L->args[i];
     tt_dtype_t dt = tt_op_arg_dtype(L, i);
+    int c32 = a->kind == TT_ARG_COMPLEX && dt == TT_DTYPE_INVALID; /* a float16 default: complex32 */
+    if (c32) {
+      wrapped_c32 = 1;
+      dt = TT_C64; /* stands in: refused below unless a tensor gives the precision */
+    }
     if (dt == TT_DTYPE_INVALID) continue;
     if (a->kind == TT_ARG_TENSOR) {
       if (a->t->view.rank > 0) dim = promote_skip(dim, dt);
@@ -72,8 +109,16 @@ tt_dtype_t tt_op_result_type(tt_lower_t *L, const int *argi, int n) {
       wrapped = promote_skip(wrapped, dt);
     }
   }
-  tt_dtype_t r = combine(dim, combine(zero, wrapped));
-  return r == TT_DTYPE_INVALID ? TT_F32 : r;
+  tt_dtype_t r = combine(dim, combine(zero, wrapped, &refused), &refused);
+  /* a complex32 number decides the result unless a tensor is floating or complex */
+  if (wrapped_c32 && !tt_dtype_is_float(dim) && !tt_dtype_is_complex(dim) && !tt_dtype_is_float(zero) &&
+      !tt_dtype_is_complex(zero))
+    refused = 1;
+  if (refused) {
+    tt_l_fail(L, TT_NOT_IMPLEMENTED, "the result type is complex32 (ComplexHalf), which is not supported on TPU");
+    return TT_C64;
+  }
+  return r == TT_DTYPE_INVALID ? default_float : r;
 }
 
 int tt_op_broadcast_shape(tt_lower_t *L, const int *argi, int n, int64_t *out_dims) {
@@ -146,4 +191,76 @@ int tt_op_wrap_dim(tt_lower_t *L, int64_t dim, int rank) {
     return 0;
   }
   return (int)(dim < 0 ? dim + r : dim);
+}
+
+static const char *c_type_name(tt_dtype_t dt) {
+  switch (dt) {
+    case TT_U8: return "uint8_t";
+    case TT_I8: return "int8_t";
+    case TT_I16: return "int16_t";
+    case TT_I32: return "int";
+    case TT_I64: return "int64_t";
+    case TT_F16: return "c10::Half";
+    case TT_BF16: return "c10::BFloat16";
+    case TT_F32: return "float";
+    case TT_F64: return "double";
+    default: return tt_dtype_name(dt);
+  }
+}
+
+/* c10::overflows<To, From> for a Python int or float into dt. */
+static int int_overflows(int64_t v, tt_dtype_t dt) {
+  switch (dt) {
+    case TT_U8: return v > 255 || v < -255; /* negatives wrap (two's complement), as CPU allows */
+    case TT_I8: return v < -128 || v > 127;
+    case TT_I16: return v < -32768 || v > 32767;
+    case TT_I32: return v < -2147483647LL - 1 || v > 2147483647LL;
+    case TT_F16: return v < -65504 || v > 65504;
+    default: return 0;
+  }
+}
+
+static int float_overflows(double f, tt_dtype_t dt) {
+  double lo, hi;
+  switch (dt) {
+    case TT_U8: lo = 0, hi = 255; break;
+    case TT_I8: lo = -128, hi = 127; break;
+    case TT_I16: lo = -32768, hi = 32767; break;
+    case TT_I32: lo = -2147483648.0, hi = 2147483647.0; break;
+    case TT_I64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
+    case TT_F16: lo = -65504, hi = 65504; break;
+    case TT_BF16: lo = -3.3895313892515355e38, hi = 3.3895313892515355e38; break;
+    case TT_F32: lo = -3.4028234663852886e38, hi = 3.4028234663852886e38; break;
+    default: return 0;
+  }
+  if (tt_dtype_is_float(dt)) {
+    if (f != f || f == 1.0 / 0.0 || f == -1.0 / 0.0) return 0; /* NaN and inf convert */
+  } else if (f != f) {
+    return 1;
+  }
+  return f < lo || f > hi;
+}
+
+int tt_op_check_scalar_fits(tt_lower_t *L, int i, tt_dtype_t dt) {
+  if (i < 0 || i >= L->nargs) return 1;
+  const tt_arg_t *a = &L->args[i];
+  int bad = 0;
+  if (a->kind == TT_ARG_INT) bad = int_overflows(a->i, dt);
+  else if (a->kind == TT_ARG_FLOAT) bad = float_overflows(a->f, dt);
+  else if (a->kind == TT_ARG_TENSOR && a->t->is_host_scalar && !tt_dtype_is_complex(a->t->dtype))
+    bad = tt_dtype_is_float(a->t->dtype) ? float_overflows(a->t->host_f, dt) : int_overflows(a->t->host_i, dt);
+  if (!bad) return 1;
+  tt_l_fail(L, TT_INVALID_ARGUMENT, "value cannot be converted to type %s without overflow", c_type_name(dt));
+  return 0;
+}
+
+tt_status_t tt_op_sub_check(tt_lower_t *L) {
+  int b0 = tt_op_arg_dtype(L, 0) == TT_BOOL, b1 = tt_op_arg_dtype(L, 1) == TT_BOOL;
+  if (b0 && b1)
+    return tt_status_make(TT_INVALID_ARGUMENT, "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                          "Use the `^` or `logical_xor()` operator instead.");
+  if (b0 || b1)
+    return tt_status_make(TT_INVALID_ARGUMENT, "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                          "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  return NULL;
 }

@@ -23,14 +23,30 @@ tt_val_t tt_op_fit(tt_lower_t *L, tt_val_t v, tt_dtype_t dtype, int rank, const 
 /* Wraps a possibly negative dim into [0, rank) (rank 0 accepts -1 and 0);
  * records PyTorch's IndexError on a bad dim. */
 int tt_op_wrap_dim(tt_lower_t *L, int64_t dim, int rank);
-/* The dtype a tensor argument or number has on its own (Python float -> default float32). */
+/* The dtype a tensor argument or number has on its own (Python float ->
+ * the default dtype, Python complex -> the default complex type). */
 tt_dtype_t tt_op_arg_dtype(tt_lower_t *L, int i);
 /* PyTorch's type names in messages ("Float", "Long"). */
 const char *tt_op_type_name(tt_dtype_t dt);
 /* PyTorch's opmath type: the type CPU kernels compute in (float32 for
  * bfloat16 and float16, the type itself otherwise). */
 tt_dtype_t tt_op_math_type(tt_dtype_t dt);
-/* Float type for integer inputs of ops that compute in floating point. */
+/* Float type for integer inputs of ops that compute in floating point:
+ * the default dtype; floating and complex types stay. */
 tt_dtype_t tt_op_float_type(tt_dtype_t dt);
+/* torch.get_default_dtype() (float32, float64, float16 or bfloat16) for the
+ * op being lowered, and the default complex type that follows it (INVALID
+ * for complex32). The caller sets it before lowering (api/call.h). */
+void tt_op_set_default_float(tt_dtype_t dt);
+tt_dtype_t tt_op_default_float(void);
+tt_dtype_t tt_op_default_complex(void);
+/* PyTorch's checked Scalar conversion (Scalar::to<T>, as fill_, full,
+ * masked_fill, clamp and index_fill use it): a Python number (or 0-dim host
+ * tensor) argument i that does not fit dt records CPU's "value cannot be
+ * converted to type int8_t without overflow"; returns 0 then. */
+int tt_op_check_scalar_fits(tt_lower_t *L, int i, tt_dtype_t dt);
+/* CPU's sub_check for sub/rsub (real and complex lowerings): a bool operand
+ * (tensor or number) is refused with PyTorch's message; NULL otherwise. */
+tt_status_t tt_op_sub_check(tt_lower_t *L);
 
 #endif

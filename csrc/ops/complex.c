@@ -34,6 +34,10 @@ static int pair(tt_lower_t *L, pair_t *p) {
 
 /* add/sub(self, other, alpha): alpha may be any number, complex included. */
 static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
+  if (op == TT_BIN_SUB) {
+    tt_status_t s = tt_op_sub_check(L);
+    if (s) return s;
+  }
   pair_t p;
   if (!pair(L, &p)) return NULL;
   tt_val_t y = p.y;
@@ -50,6 +54,8 @@ static tt_status_t lower_sub(tt_lower_t *L) { return add_sub(L, TT_BIN_SUB); }
 
 /* rsub(self, other, alpha) = other - alpha * self */
 static tt_status_t lower_rsub(tt_lower_t *L) {
+  tt_status_t s = tt_op_sub_check(L);
+  if (s) return s;
   pair_t p;
   if (!pair(L, &p)) return NULL;
   tt_val_t x = p.x;
@@ -131,7 +137,32 @@ static tt_status_t lower_cos(tt_lower_t *L) { return unary(L, TT_UN_COS); }
 static tt_status_t lower_tan(tt_lower_t *L) { return unary(L, TT_UN_TAN); }
 static tt_status_t lower_tanh(tt_lower_t *L) { return unary(L, TT_UN_TANH); }
 static tt_status_t lower_sigmoid(tt_lower_t *L) { return unary(L, TT_UN_LOGISTIC); }
-static tt_status_t lower_pow(tt_lower_t *L) { return binary(L, TT_BIN_POW); }
+/* x ** y. CPU computes exp(y * log(x)) (std::pow) except for the scalar
+ * exponents its kernel special-cases (0.5, 2, 3, -0.5, -1, -2). At x = 0,
+ * log(x) = -inf and that gives 0 for re(y) > 0, (inf, nan) for re(y) < 0
+ * and NaN for re(y) = 0, where XLA's pow gives NaN for every non-real y. */
+static tt_status_t lower_pow(tt_lower_t *L) {
+  pair_t p;
+  if (!pair(L, &p)) return NULL;
+  tt_graph_t *g = L->g;
+  tt_val_t r = tt_b_binary(g, TT_BIN_POW, p.x, p.y);
+  const tt_arg_t *e = &L->args[1];
+  double ev = e->kind == TT_ARG_FLOAT ? e->f : e->kind == TT_ARG_INT ? (double)e->i : 0.0;
+  int special = (e->kind == TT_ARG_FLOAT || e->kind == TT_ARG_INT) &&
+                (ev == 0.5 || ev == 2 || ev == 3 || ev == -0.5 || ev == -1 || ev == -2);
+  if (!special) {
+    tt_val_t zero = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_EQ, re_of(g, p.x), tt_b_like_f(g, re_of(g, p.x), 0)),
+                                tt_b_compare(g, TT_CMP_EQ, im_of(g, p.x), tt_b_like_f(g, im_of(g, p.x), 0)));
+    tt_val_t yr = re_of(g, p.y);
+    tt_val_t f0 = tt_b_like_f(g, yr, 0.0), nan = tt_b_like_f(g, yr, 0.0 / 0.0), inf = tt_b_like_f(g, yr, 1.0 / 0.0);
+    tt_val_t pos = tt_b_compare(g, TT_CMP_GT, yr, f0), neg = tt_b_compare(g, TT_CMP_LT, yr, f0);
+    tt_val_t at0 = tt_b_binary(g, TT_BIN_COMPLEX, tt_b_select(g, pos, f0, tt_b_select(g, neg, inf, nan)),
+                               tt_b_select(g, pos, f0, nan));
+    r = tt_b_select(g, zero, at0, r);
+  }
+  tt_l_output(L, r);
+  return NULL;
+}
 
 /* vdot(a, b) = sum(conj(a) * b) */
 static tt_status_t lower_vdot(tt_lower_t *L) {
@@ -147,8 +178,18 @@ static tt_status_t lower_vdot(tt_lower_t *L) {
 }
 
 /* |z|: XLA's abs of a complex value (scaled, no overflow), in the real type. */
+/* |z| as C's hypot (CPU's std::abs): an infinite part gives inf, else a NaN
+ * part gives NaN (XLA's complex abs drops a NaN imaginary part). */
 static tt_status_t lower_abs(tt_lower_t *L) {
-  tt_l_output(L, tt_b_unary(L->g, TT_UN_ABS, tt_l_tensor(L, 0)));
+  tt_graph_t *g = L->g;
+  tt_val_t z = tt_l_tensor(L, 0);
+  tt_val_t r = tt_b_unary(g, TT_UN_ABS, z);
+  tt_val_t re = tt_b_unary(g, TT_UN_ABS, re_of(g, z)), im = tt_b_unary(g, TT_UN_ABS, im_of(g, z));
+  tt_val_t nan = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_NE, re, re), tt_b_compare(g, TT_CMP_NE, im, im));
+  tt_val_t inf = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_EQ, re, tt_b_like_f(g, re, 1.0 / 0.0)),
+                             tt_b_compare(g, TT_CMP_EQ, im, tt_b_like_f(g, im, 1.0 / 0.0)));
+  r = tt_b_select(g, nan, tt_b_like_f(g, r, 0.0 / 0.0), r);
+  tt_l_output(L, tt_b_select(g, inf, tt_b_like_f(g, r, 1.0 / 0.0), r));
   return NULL;
 }
 
@@ -264,7 +305,12 @@ static tt_status_t reduce(tt_lower_t *L, tt_reduce_t op, int dimi, int keepi, in
     kept[d] = mask[d] ? 1 : sizes[d];
   }
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), dt);
-  tt_val_t s = tt_b_reduce(g, op, x, n, dims);
+  tt_val_t s;
+  if (op == TT_RED_SUM) /* each part on its own: XLA turns the sum of an expanded (broadcast) value into a
+                         * complex multiply by the count, whose inf * 0 cross terms CPU's sum does not have */
+    s = tt_b_binary(g, TT_BIN_COMPLEX, tt_b_reduce(g, op, re_of(g, x), n, dims), tt_b_reduce(g, op, im_of(g, x), n, dims));
+  else
+    s = tt_b_reduce(g, op, x, n, dims);
   if (mean) s = tt_b_binary(g, TT_BIN_DIV, s, tt_b_like_f(g, s, (double)count));
   if (keep) s = tt_b_reshape(g, s, rank, kept);
   tt_l_output(L, s);

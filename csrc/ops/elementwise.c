@@ -35,6 +35,10 @@ static tt_dtype_t scalar_other_type(tt_lower_t *L, tt_dtype_t result) {
 
 /* x (+|-) alpha * y, alpha from argument 2 when present. */
 static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
+  if (op == TT_BIN_SUB) {
+    tt_status_t s = tt_op_sub_check(L);
+    if (s) return s;
+  }
   binop_t p;
   if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
   tt_val_t y = p.y;
@@ -61,6 +65,8 @@ static tt_status_t lower_add(tt_lower_t *L) { return add_sub(L, TT_BIN_ADD); }
 static tt_status_t lower_sub(tt_lower_t *L) { return add_sub(L, TT_BIN_SUB); }
 
 static tt_status_t lower_rsub(tt_lower_t *L) {
+  tt_status_t s = tt_op_sub_check(L);
+  if (s) return s;
   binop_t p;
   if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
   tt_val_t x = p.x;
@@ -75,6 +81,14 @@ static tt_status_t mul_rounding_scalar(tt_lower_t *L, int round_scalar) {
   tt_dtype_t rt = tt_op_result_type(L, argi, 2);
   if (!prepare2(L, 0, 1, round_scalar ? rt : scalar_other_type(L, rt), &p)) return NULL;
   tt_val_t r = tt_b_binary(L->g, p.result == TT_BOOL ? TT_BIN_AND : TT_BIN_MUL, p.x, p.y);
+  int b0 = tt_op_arg_dtype(L, 0) == TT_BOOL, b1 = tt_op_arg_dtype(L, 1) == TT_BOOL;
+  if (tt_dtype_is_float(p.result) && b0 != b1) {
+    /* XLA rewrites x * convert(mask) as select(mask, x, 0), which loses
+     * IEEE's 0 * inf = NaN that CPU gives: False * x is spelled x * 0. */
+    tt_val_t mask = tt_op_operand(L, b0 ? 0 : 1, TT_BOOL, p.rank, p.dims);
+    tt_val_t x = b0 ? p.y : p.x;
+    r = tt_b_select(L->g, mask, x, tt_b_binary(L->g, TT_BIN_MUL, x, tt_b_like_f(L->g, x, 0.0)));
+  }
   tt_l_output(L, tt_b_convert(L->g, r, p.result));
   return NULL;
 }
@@ -442,6 +456,10 @@ static tt_status_t clamp_args(tt_lower_t *L, int lo_i, int hi_i) {
       return tt_status_make(TT_INVALID_ARGUMENT, "\"%s_scalar_cpu\" not implemented for 'Bool'",
                             has_lo ? "clamp_min" : "clamp_max");
   }
+  /* number bounds convert to the result type with CPU's overflow check */
+  if ((has_lo && L->args[lo_i].kind != TT_ARG_TENSOR && !tt_op_check_scalar_fits(L, lo_i, rt)) ||
+      (has_hi && L->args[hi_i].kind != TT_ARG_TENSOR && !tt_op_check_scalar_fits(L, hi_i, rt)))
+    return NULL;
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 3, dims);
   tt_val_t x = tt_op_operand(L, 0, rt, rank, dims);
@@ -463,6 +481,7 @@ static tt_status_t lower_masked_fill(tt_lower_t *L) {
   if (v && v->view.rank != 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).", v->view.rank);
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (!tt_op_check_scalar_fits(L, 2, dt)) return NULL;
   int argi[2] = {0, 1};
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);

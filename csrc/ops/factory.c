@@ -12,6 +12,9 @@ static tt_status_t lower_full(tt_lower_t *L) {
   int rank = tt_l_ints(L, 0, dims, TT_MAX_RANK);
   tt_dtype_t dt = tt_l_dtype(L, 2);
   if (dt == TT_DTYPE_INVALID) dt = tt_op_arg_dtype(L, 1);
+  if (dt == TT_DTYPE_INVALID)
+    return tt_status_make(TT_NOT_IMPLEMENTED, "full: the result type is complex32 (ComplexHalf), which is not supported on TPU");
+  if (!tt_op_check_scalar_fits(L, 1, dt)) return NULL;
   for (int i = 0; i < rank; i++)
     if (dims[i] < 0)
       return tt_status_make(TT_INVALID_ARGUMENT, "Trying to create tensor with negative dimension %lld: [%lld]",
@@ -29,7 +32,7 @@ static tt_status_t arange_common(tt_lower_t *L, int istart, int iend, int istep,
   double step = istep >= 0 ? tt_l_float(L, istep, 1) : 1;
   int any_float = (istart >= 0 && is_float_arg(L, istart)) || is_float_arg(L, iend) || (istep >= 0 && is_float_arg(L, istep));
   tt_dtype_t dt = tt_l_dtype(L, idtype);
-  if (dt == TT_DTYPE_INVALID) dt = any_float ? TT_F32 : TT_I64;
+  if (dt == TT_DTYPE_INVALID) dt = any_float ? tt_op_default_float() : TT_I64;
   if (step == 0) return tt_status_make(TT_INVALID_ARGUMENT, "step must be nonzero");
   if (!isfinite(start) || !isfinite(end))
     return tt_status_make(TT_INVALID_ARGUMENT, "unsupported range: %g -> %g", start, end);
@@ -80,9 +83,9 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
   /* step on the host (the device may divide by a rounded reciprocal), then
    * rounded to the step type as on CPU; values computed in that type. */
   double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0;
-  if (dt == TT_F32) step = (double)(((float)end - (float)start) / (float)(steps > 1 ? steps - 1 : 1));
+  if (dt == TT_F32 && steps > 1) step = (double)(((float)end - (float)start) / (float)(steps > 1 ? steps - 1 : 1));
   tt_val_t st;
-  if (dt == TT_BF16) /* matches CPU's bf16 rounding: the quotient computed in bf16 */
+  if (dt == TT_BF16 && steps > 1) /* matches CPU's bf16 rounding: the quotient computed in bf16 */
     st = tt_b_binary(g, TT_BIN_DIV, tt_b_binary(g, TT_BIN_SUB, e0, s0), tt_b_like_f(g, s0, steps > 1 ? (double)(steps - 1) : 1.0));
   else
     st = tt_b_broadcast(g, tt_l_scalar(L, ct, step, 0, 1), 1, &steps, NULL);
@@ -111,7 +114,7 @@ static tt_val_t eye_value(tt_lower_t *L, int64_t n, int64_t m, tt_dtype_t dt) {
 
 static tt_dtype_t dtype_or_default(tt_lower_t *L, int i) {
   tt_dtype_t dt = tt_l_dtype(L, i);
-  return dt == TT_DTYPE_INVALID ? TT_F32 : dt;
+  return dt == TT_DTYPE_INVALID ? tt_op_default_float() : dt;
 }
 static tt_status_t lower_eye(tt_lower_t *L) {
   int64_t n = tt_l_int(L, 0, 0);

@@ -321,7 +321,9 @@ static tt_status_t any_all(tt_lower_t *L, tt_reduce_t kind, int dimi, int keepdi
   if (!red_prepare(L, 0, dimi, dimi < 0 ? 0 : tt_l_bool(L, keepdimi, 0), 1, &r)) return NULL;
   tt_val_t x = tt_l_tensor(L, 0);
   tt_val_t nz = tt_b_compare(L->g, TT_CMP_NE, x, tt_b_like_f(L->g, x, 0));
-  tt_l_output(L, red_apply(L, &r, kind, nz));
+  tt_val_t v = red_apply(L, &r, kind, nz);
+  /* CPU keeps uint8 for uint8 input (0 or 1), bool for every other type */
+  tt_l_output(L, tt_l_arg_dtype(L, 0) == TT_U8 ? tt_b_convert(L->g, v, TT_U8) : v);
   return NULL;
 }
 static tt_status_t lower_any(tt_lower_t *L) { return any_all(L, TT_RED_OR, -1, -1); }
@@ -336,7 +338,7 @@ static tt_status_t lower_logsumexp(tt_lower_t *L) {
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  tt_dtype_t out = tt_dtype_is_float(dt) ? dt : TT_F32;
+  tt_dtype_t out = tt_dtype_is_float(dt) ? dt : tt_op_default_float();
   tt_dtype_t acc = tt_op_math_type(out);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc);

@@ -1,0 +1,100 @@
+"""IEEE and PyTorch semantics at special values on "tpu", each case against
+CPU: 0 * inf is NaN through a bool mask, |z| keeps a NaN part, one-step
+linspace is its start, complex pow at a zero base, complex sums over expanded
+views of infinities, and the layout sort gives a permuted input."""
+import math
+
+import pytest
+import torch
+
+from cpu_same import same_as_cpu
+
+INF, NAN = math.inf, math.nan
+COMPLEX = [torch.complex64, torch.complex128]
+
+
+def T(values, dtype, device):
+    return torch.tensor(values, dtype=dtype, device=device)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+@pytest.mark.parametrize("form", ["mask_times_tensor", "tensor_times_mask", "inplace"])
+def test_bool_times_inf_is_nan(dtype, form):
+    def f(d):
+        m = T([True, False, False, True], torch.bool, d)
+        x = T([INF, -INF, NAN, 2.0], dtype, d)
+        if form == "mask_times_tensor":
+            return m * x
+        if form == "tensor_times_mask":
+            return x * m
+        return x.mul_(m)
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("number", [INF, -INF])
+def test_bool_mask_times_inf_number_is_nan(number):
+    same_as_cpu(lambda d: T([True, False], torch.bool, d) * number)
+    same_as_cpu(lambda d: number * T([False, True], torch.bool, d))
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_abs_of_complex_keeps_nan(dtype):
+    vals = [complex(NAN, 1), complex(1, NAN), complex(NAN, NAN), complex(INF, NAN), complex(NAN, -INF), 3 + 4j]
+    same_as_cpu(lambda d: torch.abs(T(vals, dtype, d)))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("start,end", [(1.0, INF), (-INF, 2.0), (3.0, NAN)])
+def test_linspace_one_step_is_start(dtype, start, end):
+    same_as_cpu(lambda d: torch.linspace(start, end, 1, dtype=dtype, device=d))
+
+
+ZERO_BASE_EXPONENTS = [1 + 1j, 2 + 0j, 0j, -1 + 0j, 1j, -1 + 1j, 0.5 - 3j]
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("form", ["tensor_tensor", "number_base", "complex_number_base"])
+def test_pow_of_complex_zero(dtype, form):
+    def f(d):
+        y = T(ZERO_BASE_EXPONENTS, dtype, d)
+        if form == "tensor_tensor":
+            return T([0j] * len(ZERO_BASE_EXPONENTS), dtype, d) ** y
+        return torch.pow(0 if form == "number_base" else 0j, y)
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("exponent", [1 + 1j, 0.25 + 2j])
+def test_pow_complex_zero_tensor_number_exponent(dtype, exponent):
+    same_as_cpu(lambda d: T([0j, 0j, 1 + 1j], dtype, d) ** exponent, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("value", [complex(INF, 1), complex(INF, INF), complex(-INF, 2), complex(1, -INF)])
+@pytest.mark.parametrize("reduce", ["sum", "sum_dim", "mean"])
+def test_complex_sum_over_expanded_infinities(dtype, value, reduce):
+    def f(d):
+        x = T([value], dtype, d).expand(2, 4)
+        if reduce == "sum":
+            return x.sum()
+        if reduce == "sum_dim":
+            return x.sum(1)
+        return x.mean()
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.float16])
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("layout", ["transposed", "permuted3d", "permuted_sliced"])
+def test_sort_keeps_layout_of_permuted_input(dtype, descending, layout):
+    def f(d):
+        g = torch.Generator().manual_seed(0)
+        base = torch.randperm(24, generator=g).to(dtype).reshape(2, 3, 4).to(d)
+        if layout == "transposed":
+            x = base[0].t()
+        elif layout == "permuted3d":
+            x = base.permute(2, 0, 1)
+        else:
+            x = base.permute(2, 0, 1)[:, :, ::2]
+        return torch.sort(x, dim=0, descending=descending)
+    same_as_cpu(f, strides=True)
