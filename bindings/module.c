@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "api/context.h"
+#include "base/nbytes.h"
 #include "base/prof.h"
 #include "exec/compile_pool.h"
 #include "exec/region.h"
@@ -178,8 +179,11 @@ static PyObject *py_empty(PyObject *self, PyObject *args) {
     numel *= sizes[i];
   }
   Py_DECREF(seq);
+  int64_t nbytes;
+  tt_status_t st = tt_nbytes_contiguous(sizes, (int)rank, 0, tt_dtype_size(dt), &nbytes);
+  if (st) return tt_py_raise(st);
   tt_storage_t *s;
-  tt_status_t st = tt_storage_create(dt, numel, NULL, &s);
+  st = tt_storage_create(dt, numel, NULL, &s);
   if (st) return tt_py_raise(st);
   return tt_py_make_tensor(s, dt, (int)rank, sizes);
 }
@@ -534,7 +538,40 @@ static PyObject *py_check_strided(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* storage_nbytes(size, stride or None, itemsize, offset): the bytes a storage
+ * needs for that view (contiguous when stride is None), PyTorch's overflow
+ * check and message; for empty_strided, resize_ and set_. */
+static PyObject *py_storage_nbytes(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *size, *stride;
+  long long itemsize, offset;
+  if (!PyArg_ParseTuple(args, "OOLL", &size, &stride, &itemsize, &offset)) return NULL;
+  int64_t d[2][TT_MAX_RANK];
+  PyObject *lists[2] = {size, stride};
+  Py_ssize_t n = 0;
+  for (int k = 0; k < 2; k++) {
+    if (lists[k] == Py_None) continue;
+    PyObject *seq = PySequence_Fast(lists[k], "size and stride must be sequences");
+    if (!seq) return NULL;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+    if (m > TT_MAX_RANK || (k && m != n)) {
+      Py_DECREF(seq);
+      return PyErr_Format(PyExc_RuntimeError, "%zd sizes and %zd strides (at most %d dims on TPU)", n, m, TT_MAX_RANK);
+    }
+    n = k ? n : m;
+    for (Py_ssize_t i = 0; i < m; i++) d[k][i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+    Py_DECREF(seq);
+    if (PyErr_Occurred()) return NULL;
+  }
+  int64_t nbytes;
+  tt_status_t s = stride == Py_None ? tt_nbytes_contiguous(d[0], (int)n, offset, (size_t)itemsize, &nbytes)
+                                    : tt_nbytes_strided(d[0], d[1], (int)n, offset, (size_t)itemsize, &nbytes);
+  if (s) return tt_py_raise(s);
+  return PyLong_FromLongLong(nbytes);
+}
+
 static PyMethodDef methods[] = {
+    {"storage_nbytes", py_storage_nbytes, METH_VARARGS, "storage_nbytes(size, stride|None, itemsize, offset)"},
     {"partial_overlap", py_partial_overlap, METH_VARARGS, "partial_overlap(out, input): PyTorch refuses such an op"},
     {"init", py_init, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
     {"setup", py_setup, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
