@@ -102,7 +102,7 @@ def _empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_f
 def _empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
     _device._lazy_init()
     dtype = dtype or torch.get_default_dtype()
-    itemsize = torch.empty((), dtype=dtype, device="meta").element_size()
+    itemsize = dtype.itemsize
     numel = _C.storage_nbytes(size, stride, itemsize, 0) // itemsize  # CPU's overflow check and message
     flat = _C.empty((numel,), dtype)
     return torch.ops.aten.as_strided.default.redispatch(_META, flat, size, stride, 0)
