@@ -3,6 +3,7 @@
 
 #include "api/context.h"
 #include "api/engine_lock.h"
+#include "base/nbytes.h"
 #include "base/prof.h"
 #include "exec/compile_pool.h"
 #include "exec/region.h"
@@ -180,8 +181,11 @@ static PyObject *py_empty(PyObject *self, PyObject *args) {
     numel *= sizes[i];
   }
   Py_DECREF(seq);
+  int64_t nbytes;
+  tt_status_t st = tt_nbytes_contiguous(sizes, (int)rank, 0, tt_dtype_size(dt), &nbytes);
+  if (st) return tt_py_raise(st);
   tt_storage_t *s;
-  tt_status_t st = tt_storage_create(dt, numel, NULL, &s);
+  st = tt_storage_create(dt, numel, NULL, &s);
   if (st) return tt_py_raise(st);
   return tt_py_make_tensor(s, dt, (int)rank, sizes);
 }
@@ -541,6 +545,38 @@ static PyObject *py_check_strided(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* storage_nbytes(size, stride or None, itemsize, offset): the bytes a storage
+ * needs for that view (contiguous when stride is None), PyTorch's overflow
+ * check and message; for empty_strided, resize_ and set_. Pure arithmetic: no engine lock. */
+static PyObject *py_storage_nbytes(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *size, *stride;
+  long long itemsize, offset;
+  if (!PyArg_ParseTuple(args, "OOLL", &size, &stride, &itemsize, &offset)) return NULL;
+  int64_t d[2][TT_MAX_RANK];
+  PyObject *lists[2] = {size, stride};
+  Py_ssize_t n = 0;
+  for (int k = 0; k < 2; k++) {
+    if (lists[k] == Py_None) continue;
+    PyObject *seq = PySequence_Fast(lists[k], "size and stride must be sequences");
+    if (!seq) return NULL;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+    if (m > TT_MAX_RANK || (k && m != n)) {
+      Py_DECREF(seq);
+      return PyErr_Format(PyExc_RuntimeError, "%zd sizes and %zd strides (at most %d dims on TPU)", n, m, TT_MAX_RANK);
+    }
+    n = k ? n : m;
+    for (Py_ssize_t i = 0; i < m; i++) d[k][i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+    Py_DECREF(seq);
+    if (PyErr_Occurred()) return NULL;
+  }
+  int64_t nbytes;
+  tt_status_t s = stride == Py_None ? tt_nbytes_contiguous(d[0], (int)n, offset, (size_t)itemsize, &nbytes)
+                                    : tt_nbytes_strided(d[0], d[1], (int)n, offset, (size_t)itemsize, &nbytes);
+  if (s) return tt_py_raise(s);
+  return PyLong_FromLongLong(nbytes);
+}
+
 /* Every entry point holds the engine lock for its whole call (threading
  * model: csrc/api/engine_lock.h); in a forked child each raises instead. */
 #define ENGINE_ENTRY(fn)                                     \
@@ -611,6 +647,7 @@ static PyObject *py_stop_compiles_entry(PyObject *self, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"partial_overlap", py_partial_overlap_entry, METH_VARARGS, "partial_overlap(out, input): PyTorch refuses such an op"},
+    {"storage_nbytes", py_storage_nbytes, METH_VARARGS, "storage_nbytes(size, stride|None, itemsize, offset)"},
     {"in_bad_fork", py_in_bad_fork, METH_NOARGS, "True in a child forked after the device was initialized"},
     {"gil_releases", py_gil_releases, METH_NOARGS, "host waits so far that released the GIL"},
     {"init", py_init_entry, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},

@@ -129,8 +129,10 @@ def _empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_f
 def _empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
     _device._check_device(device)
     _device._lazy_init()
-    numel = 0 if any(s == 0 for s in size) else 1 + sum((s - 1) * st for s, st in zip(size, stride))
-    flat = _C.empty((numel,), dtype or torch.get_default_dtype())
+    dtype = dtype or torch.get_default_dtype()
+    itemsize = dtype.itemsize
+    numel = _C.storage_nbytes(size, stride, itemsize, 0) // itemsize  # CPU's overflow check and message
+    flat = _C.empty((numel,), dtype)
     return torch.ops.aten.as_strided.default.redispatch(_META, flat, size, stride, 0)
 
 
@@ -211,8 +213,8 @@ def _resize_(self, size, memory_format=None):
     """Grows the storage in place (old contents kept) when needed, then
     installs contiguous metadata for the new size."""
     size = list(size)
-    need = 0 if 0 in size else self.storage_offset() + math.prod(size)
-    _C.grow_storage(self, need * self.element_size())
+    need = 0 if 0 in size else _C.storage_nbytes(size, None, self.element_size(), self.storage_offset())
+    _C.grow_storage(self, need)
     # PyTorch's strides for the size and memory format (channels_last, ...).
     fmt = torch.contiguous_format if memory_format in (None, torch.preserve_format) else memory_format
     stride = torch.empty(size, device="meta", memory_format=fmt).stride()
@@ -230,9 +232,9 @@ def _set_storage(self, source, storage_offset=0, size=None, stride=()):
         size = (source.nbytes() // self.element_size(),)
     strides = stride if stride else torch.empty(size, device="meta").stride()
     if math.prod(size):
-        need = storage_offset + 1 + sum((n - 1) * st for n, st in zip(size, strides))
-        if need * self.element_size() > source.nbytes() and hasattr(source, "_tt"):
-            _C.grow_storage(source, need * self.element_size())
+        need = _C.storage_nbytes(size, strides, self.element_size(), storage_offset)
+        if need > source.nbytes() and hasattr(source, "_tt"):
+            _C.grow_storage(source, need)
     torch.ops.aten.set_.source_Storage_storage_offset.redispatch(_CPU, self, source, storage_offset, size, stride)
     return self
 

@@ -4,7 +4,7 @@ import os
 
 import torch
 
-from . import _C, _accelerator, _autocast, _device, _kernels, _pinned, _printing, _storage
+from . import _C, _accelerator, _autocast, _device, _dlpack, _kernels, _pinned, _printing, _storage
 
 
 def register():
@@ -18,4 +18,5 @@ def register():
     _storage.install()
     _accelerator.install()
     _pinned.install()
+    _dlpack.install()
     _device.set_cpu_fallback(os.environ.get("TORCH_TPU_CPU_FALLBACK", "0").lower() in ("1", "true", "yes", "on"))

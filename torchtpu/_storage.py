@@ -7,6 +7,8 @@ storage carries a core storage (`_tt`) like every other tpu storage, so
 import torch
 
 _base_new = torch.UntypedStorage.__new__
+_base_write_file = torch.UntypedStorage._write_file
+_base_set_from_file = torch.UntypedStorage._set_from_file
 
 
 def _is_tpu(device):
@@ -33,5 +35,28 @@ def _untyped_storage_new(cls, *args, device=None, **kwargs):
     return storage
 
 
+def _write_file(self, f, is_real_file, save_size, element_size):
+    """The legacy torch.save format and pickle (a storage pickles as a legacy
+    torch.save stream) write a storage's bytes with this method; PyTorch's
+    C++ reads a device storage through a raw pointer view of its data, which
+    has no core storage here. The bytes are read through a CPU copy instead."""
+    if self.device.type == "tpu":
+        self = self.cpu()
+    return _base_write_file(self, f, is_real_file, save_size, element_size)
+
+
+def _set_from_file(self, f, offset, is_real_file, element_size):
+    """The legacy torch.load format's reader of a storage's bytes (the other
+    half of _write_file): read into a CPU storage, then copied up."""
+    if self.device.type != "tpu":
+        return _base_set_from_file(self, f, offset, is_real_file, element_size)
+    host = _base_new(torch.UntypedStorage, self.nbytes())
+    _base_set_from_file(host, f, offset, is_real_file, element_size)
+    self.copy_(host)
+    return self
+
+
 def install():
     torch.UntypedStorage.__new__ = _untyped_storage_new
+    torch.UntypedStorage._write_file = _write_file
+    torch.UntypedStorage._set_from_file = _set_from_file

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/nbytes.h"
 
 /* Node arrays (inputs, ints, result types) come from an arena of blocks that
  * never move, rewound on reset: building a region allocates nothing per node
@@ -171,6 +172,16 @@ static tt_val_t append_node(tt_graph_t *g, tt_opk_t kind, int sub, const tt_val_
     if (types[t].rank < 0 || types[t].rank > TT_MAX_RANK)
       return tt_graph_fail(g, TT_INVALID_ARGUMENT, "tensors of rank %d are not supported (max %d)",
                            types[t].rank, TT_MAX_RANK);
+  /* Every value's shape passes here: one whose bytes overflow int64 would
+   * abort inside XLA ("overflow in static extent product"). */
+  for (int t = 0; t < ntypes; t++)
+    if (tt_nbytes_overflows(types[t].dims, types[t].rank, tt_dtype_size(types[t].dtype))) {
+      int64_t unused;
+      tt_status_t s = tt_nbytes_contiguous(types[t].dims, types[t].rank, 0, tt_dtype_size(types[t].dtype), &unused);
+      tt_val_t r = tt_graph_fail(g, TT_INVALID_ARGUMENT, "%s", tt_status_message(s));
+      tt_status_free(s);
+      return r;
+    }
   if (!grow((void **)&g->nodes, &g->cap_nodes, g->num_nodes + 1, sizeof(tt_node_t)))
     return tt_graph_fail(g, TT_OUT_OF_MEMORY, "out of host memory building a graph");
   if (kind == TT_OPK_PARAM &&

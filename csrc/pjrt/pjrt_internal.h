@@ -59,6 +59,10 @@ tt_status_t tt_pjrt_event_await(const tt_pjrt_plugin_t *plugin, PJRT_Event *even
 /* error.c: destroys `event` without waiting (NULL is fine). */
 void tt_pjrt_event_destroy(const tt_pjrt_plugin_t *plugin, PJRT_Event *event);
 
+/* plugin_file.c: the file's ELF header, program headers and section header
+ * table lie within its size (checked before dlopen maps it). */
+tt_status_t tt_pjrt_plugin_check_file(const char *path, uint64_t file_size);
+
 /* plugin_load.c */
 tt_status_t tt_pjrt_plugin_load(const char *path, tt_pjrt_plugin_t *out_plugin);
 void tt_pjrt_plugin_release(tt_pjrt_plugin_t *plugin);

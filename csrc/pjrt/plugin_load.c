@@ -157,6 +157,7 @@ tt_status_t tt_pjrt_plugin_load(const char *path, tt_pjrt_plugin_t *out_plugin) 
                            ? tt_status_make(TT_OUT_OF_MEMORY, "out of host memory")
                            : TT_OK_STATUS;
   if (!status) status = stat_plugin(path, p);
+  if (!status) status = tt_pjrt_plugin_check_file(path, p->file_size);
   if (!status) status = open_library(path, p);
   if (!status) status = check_version(p);
   if (!status) status = initialize_once(p);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/nbytes.h"
 #include "ir/builder.h"
 
 int64_t tt_view_numel(const tt_view_t *v) {
@@ -328,12 +329,8 @@ static void dims_text(char *buf, size_t n, const int64_t *d, int rank) {
 }
 
 tt_status_t tt_view_check_bounds(const tt_view_t *v, size_t itemsize, int64_t storage_bytes) {
-  int64_t need = 0; /* computeStorageNbytes: 0 for an empty view */
-  if (tt_view_numel(v) > 0) {
-    need = 1;
-    for (int i = 0; i < v->rank; i++) need += (v->sizes[i] - 1) * v->strides[i];
-    need *= (int64_t)itemsize;
-  }
+  int64_t need; /* computeStorageNbytes: 0 for an empty view */
+  TT_RETURN_IF_ERROR(tt_nbytes_strided(v->sizes, v->strides, v->rank, 0, itemsize, &need));
   if (need == 0 || need + v->offset * (int64_t)itemsize <= storage_bytes) return TT_OK_STATUS;
   char sz[256], st[256];
   dims_text(sz, sizeof sz, v->sizes, v->rank);

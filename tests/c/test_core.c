@@ -5,6 +5,7 @@
 
 #include "api/call.h"
 #include "api/context.h"
+#include "base/nbytes.h"
 #include "check.h"
 #include "ir/builder.h"
 #include "refs.h"
@@ -172,6 +173,34 @@ static void test_failed_value_has_no_type(void) {
   tt_graph_destroy(g);
 }
 
+/* PyTorch's storage size rules: overflow of the byte count is an error with
+ * CPU's message; a value whose shape overflows never enters a graph. */
+static void test_size_overflow(void) {
+  int64_t n = 0, big[1] = {(int64_t)1 << 62}, two[2] = {(int64_t)1 << 31, (int64_t)1 << 31};
+  int64_t after[3] = {(int64_t)1 << 40, (int64_t)1 << 40, 0}, before[3] = {0, (int64_t)1 << 40, (int64_t)1 << 40};
+  tt_status_t s = tt_nbytes_contiguous(big, 1, 0, 4, &n);
+  CHECK(s && strcmp(tt_status_message(s), "Storage size calculation overflowed with sizes=[4611686018427387904]") == 0);
+  tt_status_free(s);
+  CHECK_OK(tt_nbytes_contiguous(big, 1, 0, 1, &n));
+  CHECK(n == (int64_t)1 << 62);
+  CHECK(tt_nbytes_overflows(two, 2, 4) && !tt_nbytes_overflows(two, 2, 1));
+  CHECK(tt_nbytes_overflows(after, 3, 1)); /* sticky, as c10::safe_multiplies_u64 */
+  CHECK_OK(tt_nbytes_contiguous(before, 3, 0, 4, &n));
+  CHECK(n == 0);
+  int64_t sz[2] = {2, 2}, st[2] = {(int64_t)1 << 62, 1}, neg[2] = {-1, 1}, ok[2] = {1, 2};
+  CHECK_ERR(tt_nbytes_strided(sz, st, 2, 0, 4, &n), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_nbytes_strided(sz, neg, 2, 0, 4, &n), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_nbytes_strided(sz, ok, 2, 3, 4, &n));
+  CHECK(n == (3 + 1 + 2 + 1) * 4);
+  tt_graph_t *g = NULL;
+  if (!CHECK_OK(tt_graph_create(&g))) return;
+  CHECK(tt_b_full_f(g, TT_F32, 1, big, 1.0) < 0 && tt_graph_failed(g));
+  s = tt_graph_take_error(g);
+  CHECK(s && strstr(tt_status_message(s), "Storage size calculation overflowed with sizes=[4611686018427387904]"));
+  tt_status_free(s);
+  tt_graph_destroy(g);
+}
+
 static void test_cache_reuse(void) {
   tt_ctx_t *c = tt_ctx();
   float v[5] = {1, 2, 3, 4, 5};
@@ -199,6 +228,7 @@ int main(void) {
   test_view_writes();
   test_errors();
   test_failed_value_has_no_type();
+  test_size_overflow();
   test_cache_reuse();
   tt_shutdown();
   return check_summary();
