@@ -4,7 +4,7 @@ import os
 
 import torch
 
-from . import _C, _autocast, _device, _kernels, _printing, _storage
+from . import _C, _autocast, _device, _kernels, _printing, _shallow_copy, _storage
 
 
 def register():
@@ -16,4 +16,5 @@ def register():
     _autocast.register()
     _printing.install()
     _storage.install()
+    _shallow_copy.install()
     _device.set_cpu_fallback(os.environ.get("TORCH_TPU_CPU_FALLBACK", "0").lower() in ("1", "true", "yes", "on"))
