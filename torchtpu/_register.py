@@ -4,7 +4,7 @@ import os
 
 import torch
 
-from . import _C, _autocast, _device, _kernels, _printing, _shallow_copy, _storage
+from . import _C, _autocast, _device, _fast_paths, _kernels, _printing, _shallow_copy, _storage
 
 
 def register():
@@ -17,4 +17,5 @@ def register():
     _printing.install()
     _storage.install()
     _shallow_copy.install()
+    _fast_paths.install()
     _device.set_cpu_fallback(os.environ.get("TORCH_TPU_CPU_FALLBACK", "0").lower() in ("1", "true", "yes", "on"))
