@@ -30,6 +30,7 @@ $(VENV)/.installed: $(VENV)/.deps setup.py
 # PyTorch's OpInfo database (torch.testing._internal) imports expecttest.
 $(VENV)/.testdeps: $(VENV)/.deps
 	$(PIP) install -q expecttest
+	$(PIP) install -q "transformers==5.23.0"  # tests/python/test_hf_models.py (pulls no torch)
 	touch $@
 
 venv: $(VENV)/.deps

@@ -1,5 +1,5 @@
-/* Lowering of native_group_norm_backward (the forward runs PyTorch's
- * composite over lowered ops). */
+/* Lowerings of native_group_norm and its backward. (The forward used to run
+ * PyTorch's composite, whose input.view() fails on channels_last input.) */
 #include "ops/families.h"
 #include "ops/nn_util.h"
 
@@ -48,7 +48,46 @@ static tt_status_t lower_group_norm_backward(tt_lower_t *L) {
   return NULL;
 }
 
+/* native_group_norm(input, weight?, bias?, N, C, HxW, group, eps) -> (out,
+ * mean, rstd): per (n, group) mean and biased variance in the opmath type,
+ * rstd = 1 / sqrt(var + eps), out = (x - mean) * rstd * weight[c] + bias[c];
+ * mean and rstd [N, group] in the input's dtype, as CPU. */
+static tt_status_t lower_group_norm(tt_lower_t *L) {
+  int64_t n = tt_l_int(L, 3, 0), c = tt_l_int(L, 4, 0), hw = tt_l_int(L, 5, 0), grp = tt_l_int(L, 6, 1);
+  double eps = tt_l_float(L, 7, 1e-5);
+  if (grp <= 0 || c % grp)
+    return tt_status_make(TT_INVALID_ARGUMENT, "Expected number of channels in input to be divisible by num_groups, but got input of shape with %lld channels and num_groups=%lld",
+                          (long long)c, (long long)grp);
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(dt);
+  if (!tt_dtype_is_float(dt)) return tt_status_make(TT_NOT_IMPLEMENTED, "\"GroupNormKernelImpl\" not implemented for '%s'", tt_op_type_name(dt));
+  int64_t numel = 1;
+  int r = tt_l_arg_rank(L, 0);
+  const int64_t *xs = tt_l_arg_sizes(L, 0);
+  for (int i = 0; i < r; i++) numel *= xs[i];
+  if (numel != n * c * hw) return tt_status_make(TT_INVALID_ARGUMENT, "native_group_norm: input has %lld elements, expected N*C*HxW = %lld", (long long)numel, (long long)(n * c * hw));
+  tt_graph_t *g = L->g;
+  int64_t cg = c / grp;
+  int64_t d4[4] = {n, grp, cg, hw}, d2[2] = {n, grp}, dgc[2] = {grp, cg};
+  int64_t bd2[2] = {0, 1}, bdc[2] = {1, 2}, red[2] = {2, 3};
+  tt_val_t x = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 0), ct), 4, d4);
+  double inv = (cg * hw) != 0 ? 1.0 / (double)(cg * hw) : 0;
+  tt_val_t mean = tt_nn_mulc(g, tt_b_reduce(g, TT_RED_SUM, x, 2, red), inv);
+  tt_val_t xc = tt_b_binary(g, TT_BIN_SUB, x, tt_b_broadcast(g, mean, 4, d4, bd2));
+  tt_val_t var = tt_nn_mulc(g, tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, xc, xc), 2, red), inv);
+  tt_val_t rstd = tt_b_unary(g, TT_UN_RSQRT, tt_nn_addc(g, var, eps));
+  tt_val_t y = tt_b_binary(g, TT_BIN_MUL, xc, tt_b_broadcast(g, rstd, 4, d4, bd2));
+  if (!tt_l_is_none(L, 1))
+    y = tt_b_binary(g, TT_BIN_MUL, y, tt_b_broadcast(g, tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 1), ct), 2, dgc), 4, d4, bdc));
+  if (!tt_l_is_none(L, 2))
+    y = tt_b_binary(g, TT_BIN_ADD, y, tt_b_broadcast(g, tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 2), ct), 2, dgc), 4, d4, bdc));
+  tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, y, r, xs), dt));
+  tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, mean, 2, d2), dt));
+  tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, rstd, 2, d2), dt));
+  return NULL;
+}
+
 const tt_op_def_t tt_ops_group_norm[] = {
+    {"native_group_norm", lower_group_norm, 0},
     {"native_group_norm_backward", lower_group_norm_backward, 0},
     {NULL, NULL, 0},
 };

@@ -64,12 +64,53 @@ static tt_val_t in_range(tt_graph_t *g, tt_val_t x, tt_val_t lo, tt_val_t hi, in
   return tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_GE, x, lob), tt_b_compare(g, TT_CMP_LE, x, hib));
 }
 
+/* histc of an integer tensor, as CUDA computes it (CPU refuses integers; the
+ * grouped mixture-of-experts code of transformers calls it on every device
+ * but CPU): the range is min/max truncated to integers (the data's min/max when
+ * they are equal, widened by one when those coincide), each element's bin is
+ * (x - lo) * bins / (hi - lo) in 64-bit integer arithmetic, the top edge in
+ * the last bin, and the counts have the input's dtype. */
+static tt_status_t lower_histc_int(tt_lower_t *L, int64_t bins, double mn, double mx) {
+  tt_graph_t *g = L->g;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (bins <= 0) return tt_status_make(TT_INVALID_ARGUMENT, "torch.histc(): bins must be > 0, but got %lld for dim 0", (long long)bins);
+  if (isnan(mn) || isnan(mx) || fabs(mn) >= 9.2233720368547758e18 || fabs(mx) >= 9.2233720368547758e18)
+    return tt_status_make(TT_INVALID_ARGUMENT, "value cannot be converted to type int64_t without overflow");
+  int64_t ilo = (int64_t)trunc(mn), ihi = (int64_t)trunc(mx);
+  if (ilo > ihi) return tt_status_make(TT_INVALID_ARGUMENT, "torch.histc: max must be larger than min");
+  int64_t n;
+  tt_val_t x = flat_input(L, &n);
+  if (n == 0) {
+    tt_l_output(L, tt_b_full_i(g, dt, 1, &bins, 0));
+    return NULL;
+  }
+  x = tt_b_convert(g, x, TT_I64);
+  tt_val_t lo = tt_b_const_i(g, TT_I64, ilo), hi = tt_b_const_i(g, TT_I64, ihi);
+  if (ilo == ihi) {
+    int64_t d0 = 0;
+    lo = tt_b_reduce(g, TT_RED_MIN, x, 1, &d0);
+    hi = tt_b_reduce(g, TT_RED_MAX, x, 1, &d0);
+  }
+  tt_val_t same = tt_b_compare(g, TT_CMP_EQ, lo, hi);
+  lo = tt_b_select(g, same, tt_b_binary(g, TT_BIN_SUB, lo, tt_b_const_i(g, TT_I64, 1)), lo);
+  hi = tt_b_select(g, same, tt_b_binary(g, TT_BIN_ADD, hi, tt_b_const_i(g, TT_I64, 1)), hi);
+  int64_t nb[1] = {n};
+  tt_val_t lob = tt_b_broadcast(g, lo, 1, nb, NULL), hib = tt_b_broadcast(g, hi, 1, nb, NULL);
+  tt_val_t num = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_SUB, x, lob), tt_b_full_i(g, TT_I64, 1, nb, bins));
+  tt_val_t keep = in_range(g, x, lo, hi, n);
+  tt_val_t pos = tt_b_binary(g, TT_BIN_DIV, num, tt_b_binary(g, TT_BIN_SUB, hib, lob));
+  pos = tt_b_binary(g, TT_BIN_MIN, pos, tt_b_full_i(g, TT_I64, 1, nb, bins - 1));
+  tt_l_output(L, accumulate(g, pos, keep, tt_b_full_i(g, dt, 1, &n, 1), n, bins));
+  return NULL;
+}
+
 /* histc(self, bins, min, max) */
 static tt_status_t lower_histc(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   int64_t bins = tt_l_int(L, 1, 100);
   double mn = tt_l_float(L, 2, 0), mx = tt_l_float(L, 3, 0);
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (tt_dtype_is_int(dt)) return lower_histc_int(L, bins, mn, mx);
   if (!tt_dtype_is_float(dt))
     return tt_status_make(TT_INVALID_ARGUMENT, "\"histogram_cpu\" not implemented for '%s'", tt_op_type_name(dt));
   if (bins <= 0) return tt_status_make(TT_INVALID_ARGUMENT, "torch.histc(): bins must be > 0, but got %lld for dim 0", (long long)bins);

@@ -93,7 +93,11 @@ def test_misc_unary_edges(name):
 @pytest.mark.parametrize("dtype", DTYPES_FLOAT + [torch.int64, torch.bool])
 @pytest.mark.parametrize("name", ["sinc", "entr", "angle", "i0", "i0e", "i1", "i1e"])
 def test_misc_unary_dtypes(name, dtype):
-    compare(MISC[name], make((4, 5), dtype))
+    # float16: both sides round a float32 evaluation once, and evaluations a
+    # hair apart (another polynomial, another host's vector code) can round to
+    # neighbouring values: allow two ulps (eps 9.8e-4) instead of the default rtol 1e-3
+    tol = dict(rtol=2e-3, atol=1e-5) if dtype == torch.float16 else {}
+    compare(MISC[name], make((4, 5), dtype), **tol)
 
 
 def test_ndtri():
