@@ -111,6 +111,12 @@ static void pool_argmax_region(tt_strbuf_t *sb, tt_dtype_t dt) {
       v, v, v, v, v, v, v, v, v, v, v, v, v, v);
 }
 
+/* The sort comparator on the first operand. Integers: LT/GT. Floats, as
+ * PyTorch orders them: -0.0 and 0.0 are equal keys (a stable sort keeps
+ * their order) and every NaN, whatever its sign, is the largest value:
+ * ascending is x < y || (isnan(y) && !isnan(x)), descending
+ * x > y || (isnan(x) && !isnan(y)). (StableHLO's TOTALORDER would put -0.0
+ * before 0.0 and negative NaNs first.) */
 static void sort_region(tt_strbuf_t *sb, const tt_graph_t *g, const tt_node_t *n) {
   tt_strbuf_append(sb, "({\n  ^bb0(");
   for (int i = 0; i < n->ninputs; i++) {
@@ -118,11 +124,28 @@ static void sort_region(tt_strbuf_t *sb, const tt_graph_t *g, const tt_node_t *n
     tt_strbuf_appendf(sb, "%s%%x%d: tensor<%s>, %%y%d: tensor<%s>", i ? ", " : "", i, et, i, et);
   }
   tt_dtype_t dt = tt_graph_type(g, n->inputs[0])->dtype;
-  const char *ct = tt_dtype_is_float(dt) ? ", compare_type = #stablehlo<comparison_type TOTALORDER>" : "";
+  const char *t = tt_dtype_mlir(dt);
+  int descending = n->ints[1] != 0;
   tt_strbuf_appendf(sb,
-      "):\n    %%c = \"stablehlo.compare\"(%%x0, %%y0) {comparison_direction = #stablehlo<comparison_direction %s>%s} : (tensor<%s>, tensor<%s>) -> tensor<i1>\n"
-      "    \"stablehlo.return\"(%%c) : (tensor<i1>) -> ()\n})",
-      n->ints[1] ? "GT" : "LT", ct, tt_dtype_mlir(dt), tt_dtype_mlir(dt));
+      "):\n    %%c = \"stablehlo.compare\"(%%x0, %%y0) {comparison_direction = #stablehlo<comparison_direction %s>} : "
+      "(tensor<%s>, tensor<%s>) -> tensor<i1>\n",
+      descending ? "GT" : "LT", t, t);
+  if (tt_dtype_is_float(dt)) {
+    /* %w: the operand that wins when it alone is NaN (y ascending, x descending). */
+    const char *w = descending ? "%x0" : "%y0", *l = descending ? "%y0" : "%x0";
+    tt_strbuf_appendf(sb,
+        "    %%wn = \"stablehlo.compare\"(%s, %s) {comparison_direction = #stablehlo<comparison_direction NE>} : "
+        "(tensor<%s>, tensor<%s>) -> tensor<i1>\n"
+        "    %%ln = \"stablehlo.compare\"(%s, %s) {comparison_direction = #stablehlo<comparison_direction NE>} : "
+        "(tensor<%s>, tensor<%s>) -> tensor<i1>\n"
+        "    %%lk = \"stablehlo.not\"(%%ln) : (tensor<i1>) -> tensor<i1>\n"
+        "    %%nan = \"stablehlo.and\"(%%wn, %%lk) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+        "    %%r = \"stablehlo.or\"(%%c, %%nan) : (tensor<i1>, tensor<i1>) -> tensor<i1>\n"
+        "    \"stablehlo.return\"(%%r) : (tensor<i1>) -> ()\n})",
+        w, w, t, t, l, l, t, t);
+  } else {
+    tt_strbuf_append(sb, "    \"stablehlo.return\"(%c) : (tensor<i1>) -> ()\n})");
+  }
 }
 
 static void dims_list(tt_strbuf_t *sb, const char *name, const int64_t **p, int *first) {
