@@ -3,22 +3,33 @@
 #include "ops/families.h"
 #include "ops/nn_util.h"
 
+/* The checks both directions make of (input at `xarg`, N, C, HxW, group):
+ * PyTorch's divisibility message, a floating dtype (`kernel`'s message,
+ * with `code`), N*C*HxW elements. */
+static tt_status_t check_group_args(tt_lower_t *L, int xarg, int64_t n, int64_t c, int64_t hw, int64_t grp,
+                                    tt_code_t code, const char *kernel, const char *op) {
+  if (grp <= 0 || c % grp)
+    return tt_status_make(TT_INVALID_ARGUMENT, "Expected number of channels in input to be divisible by num_groups, but got input of shape with %lld channels and num_groups=%lld",
+                          (long long)c, (long long)grp);
+  tt_dtype_t dt = tt_l_arg_dtype(L, xarg);
+  if (!tt_dtype_is_float(dt)) return tt_status_make(code, "\"%s\" not implemented for '%s'", kernel, tt_op_type_name(dt));
+  int64_t numel = 1;
+  int r = tt_l_arg_rank(L, xarg);
+  const int64_t *xs = tt_l_arg_sizes(L, xarg);
+  for (int i = 0; i < r; i++) numel *= xs[i];
+  if (numel != n * c * hw)
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s: input has %lld elements, expected N*C*HxW = %lld", op, (long long)numel, (long long)(n * c * hw));
+  return TT_OK_STATUS;
+}
+
 /* native_group_norm_backward(grad_out, input, mean, rstd, weight?, N, C,
  * HxW, group, output_mask) -> (grad_input, grad_weight, grad_bias). With
  * xhat = (x - mean) * rstd per (n, group) and gw = grad_out * weight[c]:
  * grad_input = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)) over each group. */
 static tt_status_t lower_group_norm_backward(tt_lower_t *L) {
   int64_t n = tt_l_int(L, 5, 0), c = tt_l_int(L, 6, 0), hw = tt_l_int(L, 7, 0), grp = tt_l_int(L, 8, 1);
-  if (grp <= 0 || c % grp)
-    return tt_status_make(TT_INVALID_ARGUMENT, "Expected number of channels in input to be divisible by num_groups, but got input of shape with %lld channels and num_groups=%lld",
-                          (long long)c, (long long)grp);
+  TT_RETURN_IF_ERROR(check_group_args(L, 1, n, c, hw, grp, TT_INVALID_ARGUMENT, "GroupNormBackwardKernelImpl", "native_group_norm_backward"));
   tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
-  if (!tt_dtype_is_float(dt)) return tt_status_make(TT_INVALID_ARGUMENT, "\"GroupNormBackwardKernelImpl\" not implemented for '%s'", tt_op_type_name(dt));
-  int64_t numel = 1;
-  int r = tt_l_arg_rank(L, 1);
-  const int64_t *xs = tt_l_arg_sizes(L, 1);
-  for (int i = 0; i < r; i++) numel *= xs[i];
-  if (numel != n * c * hw) return tt_status_make(TT_INVALID_ARGUMENT, "native_group_norm_backward: input has %lld elements, expected N*C*HxW = %lld", (long long)numel, (long long)(n * c * hw));
   tt_graph_t *g = L->g;
   int64_t cg = c / grp;
   int64_t d4[4] = {n, grp, cg, hw}, d2[2] = {n, grp};
@@ -38,7 +49,7 @@ static tt_status_t lower_group_norm_backward(tt_lower_t *L) {
   tt_val_t m2 = tt_b_broadcast(g, tt_nn_mulc(g, tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, gw, xhat), 2, red), inv), 4, d4, bd2);
   tt_val_t dx = tt_b_binary(g, TT_BIN_SUB, tt_b_binary(g, TT_BIN_SUB, gw, m1), tt_b_binary(g, TT_BIN_MUL, xhat, m2));
   dx = tt_b_binary(g, TT_BIN_MUL, dx, rstd);
-  tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, dx, r, xs), dt));
+  tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, dx, tt_l_arg_rank(L, 1), tt_l_arg_sizes(L, 1)), dt));
   int64_t rd[2] = {0, 3};
   tt_dtype_t wdt = has_w ? tt_l_arg_dtype(L, 4) : dt;
   tt_val_t dw = tt_b_reshape(g, tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, go, xhat), 2, rd), 1, &c);
@@ -55,16 +66,8 @@ static tt_status_t lower_group_norm_backward(tt_lower_t *L) {
 static tt_status_t lower_group_norm(tt_lower_t *L) {
   int64_t n = tt_l_int(L, 3, 0), c = tt_l_int(L, 4, 0), hw = tt_l_int(L, 5, 0), grp = tt_l_int(L, 6, 1);
   double eps = tt_l_float(L, 7, 1e-5);
-  if (grp <= 0 || c % grp)
-    return tt_status_make(TT_INVALID_ARGUMENT, "Expected number of channels in input to be divisible by num_groups, but got input of shape with %lld channels and num_groups=%lld",
-                          (long long)c, (long long)grp);
+  TT_RETURN_IF_ERROR(check_group_args(L, 0, n, c, hw, grp, TT_NOT_IMPLEMENTED, "GroupNormKernelImpl", "native_group_norm"));
   tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(dt);
-  if (!tt_dtype_is_float(dt)) return tt_status_make(TT_NOT_IMPLEMENTED, "\"GroupNormKernelImpl\" not implemented for '%s'", tt_op_type_name(dt));
-  int64_t numel = 1;
-  int r = tt_l_arg_rank(L, 0);
-  const int64_t *xs = tt_l_arg_sizes(L, 0);
-  for (int i = 0; i < r; i++) numel *= xs[i];
-  if (numel != n * c * hw) return tt_status_make(TT_INVALID_ARGUMENT, "native_group_norm: input has %lld elements, expected N*C*HxW = %lld", (long long)numel, (long long)(n * c * hw));
   tt_graph_t *g = L->g;
   int64_t cg = c / grp;
   int64_t d4[4] = {n, grp, cg, hw}, d2[2] = {n, grp}, dgc[2] = {grp, cg};
@@ -80,7 +83,7 @@ static tt_status_t lower_group_norm(tt_lower_t *L) {
     y = tt_b_binary(g, TT_BIN_MUL, y, tt_b_broadcast(g, tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 1), ct), 2, dgc), 4, d4, bdc));
   if (!tt_l_is_none(L, 2))
     y = tt_b_binary(g, TT_BIN_ADD, y, tt_b_broadcast(g, tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 2), ct), 2, dgc), 4, d4, bdc));
-  tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, y, r, xs), dt));
+  tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, y, tt_l_arg_rank(L, 0), tt_l_arg_sizes(L, 0)), dt));
   tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, mean, 2, d2), dt));
   tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, rstd, 2, d2), dt));
   return NULL;
