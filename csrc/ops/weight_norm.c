@@ -19,6 +19,7 @@ static tt_status_t wn_shape(tt_lower_t *L, int vi, int gi, int64_t dim_arg, wn_s
   s->rank = tt_l_arg_rank(L, vi);
   s->sz = tt_l_arg_sizes(L, vi);
   s->dt = tt_l_arg_dtype(L, vi);
+  if (s->rank == 0) return tt_status_make(TT_INVALID_ARGUMENT, "weight_norm: v must have at least one dimension");
   if (!tt_dtype_is_float(s->dt))
     return tt_status_make(TT_NOT_IMPLEMENTED, "\"weight_norm_first_dim_kernel\" not implemented for '%s'", tt_op_type_name(s->dt));
   s->mt = tt_op_math_type(s->dt);
@@ -29,7 +30,7 @@ static tt_status_t wn_shape(tt_lower_t *L, int vi, int gi, int64_t dim_arg, wn_s
   int64_t gn = 1;
   const int64_t *gs = tt_l_arg_sizes(L, gi);
   for (int i = 0; i < tt_l_arg_rank(L, gi); i++) gn *= gs[i];
-  if (s->rank > 0 && gn != s->sz[s->dim])
+  if (gn != s->sz[s->dim])
     return tt_status_make(TT_INVALID_ARGUMENT, "weight_norm: g has %lld elements, expected %lld (v's size at dim %d)",
                           (long long)gn, (long long)s->sz[s->dim], s->dim);
   s->nr = 0;
@@ -59,7 +60,6 @@ static tt_status_t lower_weight_norm(tt_lower_t *L) {
   wn_shape_t s;
   tt_status_t st = wn_shape(L, 0, 1, tt_l_int(L, 2, 0), &s);
   if (st) return st;
-  if (s.rank == 0) return tt_status_make(TT_INVALID_ARGUMENT, "weight_norm: v must have at least one dimension");
   tt_val_t v = tt_b_convert(g, tt_l_tensor(L, 0), s.mt);
   tt_val_t norm = tt_b_unary(g, TT_UN_SQRT, tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, v, v), s.nr, s.rd));
   tt_val_t a = tt_b_binary(g, TT_BIN_DIV, slice_vec(L, 1, &s), norm);
@@ -76,7 +76,6 @@ static tt_status_t lower_weight_norm_backward(tt_lower_t *L) {
   wn_shape_t s;
   tt_status_t st = wn_shape(L, 1, 2, tt_l_int(L, 4, 0), &s);
   if (st) return st;
-  if (s.rank == 0) return tt_status_make(TT_INVALID_ARGUMENT, "weight_norm: v must have at least one dimension");
   tt_val_t gw = tt_b_convert(g, tt_l_tensor(L, 0), s.mt), v = tt_b_convert(g, tt_l_tensor(L, 1), s.mt);
   tt_val_t gv = slice_vec(L, 2, &s), norm = slice_vec(L, 3, &s);
   tt_val_t sum = tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, gw, v), s.nr, s.rd);
