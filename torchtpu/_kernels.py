@@ -259,32 +259,14 @@ def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causa
     return int(torch.nn.attention.SDPBackend.MATH.value)
 
 
-# PyTorch's type names in its casting messages.
-_TYPE_NAMES = {torch.bool: "Bool", torch.uint8: "Byte", torch.int8: "Char", torch.int16: "Short", torch.int32: "Int",
-               torch.int64: "Long", torch.float16: "Half", torch.bfloat16: "BFloat16", torch.float32: "Float",
-               torch.float64: "Double", torch.complex64: "ComplexFloat", torch.complex128: "ComplexDouble"}
-
-
 # Reductions whose out= form, dtype= left None, computes in out's dtype on
 # CPU (infer_dtype_from_optional): sum(float, 0, out=long) sums the truncated values.
 _DTYPE_FROM_OUT = frozenset(("sum", "prod", "cumsum", "cumprod"))
 
 
 def _check_out_dtype(packet, out, result):
-    """CPU's out= rule: the result must be castable to out's dtype (canCast:
-    no complex -> real, float -> integral, non-bool -> bool); all/any write
-    only bool or uint8. Raised before anything is written, with CPU's text."""
-    if packet in ("all", "any"):
-        if out.dtype not in (torch.bool, torch.uint8):
-            raise RuntimeError(f"{packet} only supports bool tensor for result, got: {_TYPE_NAMES.get(out.dtype, out.dtype)}")
-        return
-    if torch.can_cast(result.dtype, out.dtype):
-        return
-    to = _TYPE_NAMES.get(out.dtype, str(out.dtype))
-    if packet in ("cat", "concat", "concatenate", "stack"):
-        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {to}")
-    raise RuntimeError(f"result type {_TYPE_NAMES.get(result.dtype, result.dtype)} can't be cast to the desired "
-                       f"output type {to}")
+    """CPU's out= casting rule (the core's tt_call_check_out), before anything is written."""
+    _C.check_out(packet, result.dtype, out.dtype)
 
 
 def _out_variant(functional, out_names=("out",), packet="", dtype_from_out=False):

@@ -33,6 +33,20 @@ static int can_cast(tt_dtype_t from, tt_dtype_t to) {
   return 1;
 }
 
+tt_status_t tt_call_check_out(const char *packet, tt_dtype_t result, tt_dtype_t out) {
+  if (!strcmp(packet, "all") || !strcmp(packet, "any")) {
+    if (out == TT_BOOL || out == TT_U8) return TT_OK_STATUS;
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s only supports bool tensor for result, got: %s", packet,
+                          tt_op_type_name(out));
+  }
+  if (can_cast(result, out)) return TT_OK_STATUS;
+  if (!strcmp(packet, "cat") || !strcmp(packet, "concat") || !strcmp(packet, "concatenate") || !strcmp(packet, "stack"))
+    return tt_status_make(TT_TYPE_ERROR, "torch.cat(): input types can't be cast to the desired output type %s",
+                          tt_op_type_name(out));
+  return tt_status_make(TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s",
+                        tt_op_type_name(result), tt_op_type_name(out));
+}
+
 static const tt_tensor_ref_t *write_target(tt_lower_t *L, int i, int j) {
   const tt_arg_t *a = &L->args[i];
   if (a->kind == TT_ARG_TENSOR && j == 0) return a->t;

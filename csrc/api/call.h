@@ -33,6 +33,12 @@ typedef struct tt_call_result_s {
 void tt_call_set_default_dtype(tt_dtype_t dt);
 
 tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out);
+/* The out= rule of an op of ATen packet `packet` whose result has dtype
+ * `result`, before anything is written to out (CPU's canCast and messages;
+ * all/any write only bool or uint8). The in-place form is checked inside
+ * tt_call. */
+tt_status_t tt_call_check_out(const char *packet, tt_dtype_t result, tt_dtype_t out);
+
 /* Releases the storages a result still owns (NULL ones are skipped: a
  * caller may steal them) and its heap array. */
 void tt_call_result_clear(tt_call_result_t *r);
