@@ -11,7 +11,7 @@ CTESTS := $(patsubst tests/c/%.c,build/%,$(CTEST_SRCS))
 CTESTS_SAN := $(patsubst tests/c/%.c,build/san/%,$(CTEST_SRCS))
 PLUGIN = $$($(PY) -c 'import torchtpu._plugin as p; print(p.default_plugin_path())')
 
-.PHONY: all venv install demo test ctest ctest-san ctest-tsan pytest bench opinfo fuzz clean
+.PHONY: all venv install demo test layers ctest ctest-san ctest-tsan pytest bench opinfo fuzz clean
 
 all: install
 
@@ -65,14 +65,18 @@ ctest: install $(CTESTS) build/fakeplugin.so
 ctest-san: install $(CTESTS_SAN) build/fakeplugin.so
 	@for t in $(CTESTS_SAN); do echo "== $$t (ASan+UBSan)"; LSAN_OPTIONS=suppressions=$(CURDIR)/tests/c/lsan.supp TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) TT_FAKE_PJRT_PLUGIN=build/fakeplugin.so $$t 2>build/san/$$(basename $$t).stderr || { cat build/san/$$(basename $$t).stderr | tail -30; exit 1; }; done
 
-CTESTS_TSAN := build/tsan/test_async build/tsan/test_engine_lock
+CTESTS_TSAN := build/tsan/test_async build/tsan/test_engine_lock build/tsan/test_engines
 ctest-tsan: install $(CTESTS_TSAN)
 	@for t in $(CTESTS_TSAN); do echo "== $$t (TSan)"; TSAN_OPTIONS=suppressions=$(CURDIR)/tests/c/tsan.supp TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) $$t 2>$$t.stderr || { tail -40 $$t.stderr; exit 1; }; done
 
 pytest: install $(VENV)/.testdeps
 	$(PY) -m pytest -q -x tests/python
 
-test: ctest ctest-san ctest-tsan pytest
+# The core's layering rules and its engine-object rule (DESIGN.md).
+layers:
+	$(PYTHON) tools/check_layers.py csrc
+
+test: layers ctest ctest-san ctest-tsan pytest
 
 # Every OpInfo entry on tpu vs CPU -> docs/op_coverage.md (see tools/opinfo.py).
 opinfo: install $(VENV)/.testdeps

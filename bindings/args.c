@@ -288,9 +288,9 @@ static int sync_default_dtype(void) {
   }
   PyObject *dt = PyObject_CallNoArgs(get_default);
   if (!dt) return 0;
-  if (dt != last) {
+  if (dt != last && tt_py.engine) {
     last = dt; /* dtype objects live as long as torch: borrowed */
-    tt_call_set_default_dtype(tt_py_dtype(dt));
+    tt_call_set_default_dtype(tt_py.engine, tt_py_dtype(dt));
   }
   Py_DECREF(dt);
   return 1;

@@ -6,12 +6,14 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "api/args.h"
+#include "ops/args.h"
 #include "api/call.h"
+#include "exec/engine.h"
 #include "base/status.h"
 
 /* Python objects captured from torch at setup. */
 typedef struct tt_py_s {
+  tt_engine_t *engine;               /* the process's engine, owned here (NULL before init) */
   PyObject *create_empty;            /* torch._C._acc.create_empty_tensor */
   PyObject *dtypes[TT_DTYPE_COUNT];  /* torch.float32, ... by tt_dtype_t */
   PyObject *tensor_type;             /* torch.Tensor */
@@ -23,6 +25,9 @@ typedef struct tt_py_s {
 } tt_py_t;
 
 extern tt_py_t tt_py;
+
+/* The process's engine; NULL with RuntimeError set before torchtpu's init. */
+tt_engine_t *tt_py_engine(void);
 
 /* Raises the Python exception matching the status, frees it, returns NULL. */
 PyObject *tt_py_raise(tt_status_t s);

@@ -1,27 +1,33 @@
-/* torchtpu._C calls of the CPU fallback (api/fallback.h): argument conversion only. */
-#include "api/fallback.h"
+/* torchtpu._C calls of the CPU fallback (exec/fallback.h): argument conversion only. */
+#include "exec/fallback.h"
 #include "bindings.h"
 
 PyObject *tt_py_fallback_set_enabled(PyObject *self, PyObject *on) {
   (void)self;
   int v = PyObject_IsTrue(on);
   if (v < 0) return NULL;
-  tt_fallback_set_enabled(v);
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_fallback_set_enabled(&e->fallback, v);
   Py_RETURN_NONE;
 }
 
 PyObject *tt_py_fallback_enabled(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  return PyBool_FromLong(tt_fallback_enabled());
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  return PyBool_FromLong(tt_fallback_enabled(&e->fallback));
 }
 
 PyObject *tt_py_fallback_enter(PyObject *self, PyObject *op) {
   (void)self;
   const char *name = PyUnicode_AsUTF8(op);
   if (!name) return NULL;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
   bool first;
-  tt_status_t s = tt_fallback_enter(name, &first);
+  tt_status_t s = tt_fallback_enter(&e->fallback, name, &first);
   if (s) return tt_py_raise(s);
   return PyBool_FromLong(first);
 }
@@ -36,10 +42,12 @@ PyObject *tt_py_fallback_unsupported(PyObject *self, PyObject *args) {
 PyObject *tt_py_fallback_counts(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
   PyObject *d = PyDict_New();
-  for (int i = 0; d && i < tt_fallback_op_count(); i++) {
+  for (int i = 0; d && i < tt_fallback_op_count(&e->fallback); i++) {
     uint64_t runs;
-    const char *name = tt_fallback_op(i, &runs);
+    const char *name = tt_fallback_op(&e->fallback, i, &runs);
     PyObject *v = PyLong_FromUnsignedLongLong(runs);
     if (!v || PyDict_SetItemString(d, name, v) < 0) Py_CLEAR(d);
     Py_XDECREF(v);
@@ -50,6 +58,8 @@ PyObject *tt_py_fallback_counts(PyObject *self, PyObject *unused) {
 PyObject *tt_py_fallback_reset(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  tt_fallback_reset();
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_fallback_reset(&e->fallback);
   Py_RETURN_NONE;
 }

@@ -1,8 +1,10 @@
 /* torchtpu._C: the module table and the calls the Python glue makes. */
 #include <string.h>
 
-#include "api/context.h"
+#include "api/init.h"
+#include "api/transfer.h"
 #include "api/engine_lock.h"
+#include "base/env.h"
 #include "base/nbytes.h"
 #include "base/prof.h"
 #include "exec/compile_pool.h"
@@ -12,11 +14,17 @@
 
 tt_py_t tt_py;
 
+tt_engine_t *tt_py_engine(void) {
+  if (!tt_py.engine) PyErr_SetString(PyExc_RuntimeError, "torchtpu is not initialized");
+  return tt_py.engine;
+}
+
 static PyObject *py_init(PyObject *self, PyObject *args) {
   (void)self;
   const char *fallback = NULL;
   if (!PyArg_ParseTuple(args, "z", &fallback)) return NULL;
-  tt_status_t s = tt_init(fallback);
+  if (tt_py.engine) Py_RETURN_NONE; /* idempotent */
+  tt_status_t s = tt_init(fallback, &tt_py.engine);
   if (s) return tt_py_raise(s);
   Py_RETURN_NONE;
 }
@@ -85,7 +93,7 @@ static PyObject *results_to_python(tt_call_result_t *r, PyObject *argtuple) {
  * one call (lowering reads them); its offset then advances as the device's
  * would have, and the device's state is put back. */
 static int generator_swap_in(PyObject *gen, uint64_t saved[2]) {
-  tt_ctx_t *c = tt_ctx();
+  tt_engine_t *c = tt_py.engine;
   PyObject *s = PyObject_GetAttrString(gen, "_tt_seed"), *o = s ? PyObject_GetAttrString(gen, "_tt_offset") : NULL;
   unsigned long long seed = s ? PyLong_AsUnsignedLongLongMask(s) : 0, off = o ? PyLong_AsUnsignedLongLongMask(o) : 0;
   Py_XDECREF(s);
@@ -99,7 +107,7 @@ static int generator_swap_in(PyObject *gen, uint64_t saved[2]) {
 }
 
 static int generator_swap_out(PyObject *gen, const uint64_t saved[2]) {
-  tt_ctx_t *c = tt_ctx();
+  tt_engine_t *c = tt_py.engine;
   PyObject *o = PyLong_FromUnsignedLongLong(c->rng_offset);
   c->rng_seed = saved[0];
   c->rng_offset = saved[1];
@@ -134,7 +142,7 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
     tt_py_args_free(&a);
     return NULL;
   }
-  tt_status_t s = tt_call(id, a.args, a.nargs, &r);
+  tt_status_t s = tt_call(tt_py.engine, id, a.args, a.nargs, &r);
   tt_py_args_free(&a);
   if (gen && !generator_swap_out(gen, saved)) {
     if (!s) tt_call_result_clear(&r);
@@ -185,7 +193,9 @@ static PyObject *py_empty(PyObject *self, PyObject *args) {
   tt_status_t st = tt_nbytes_contiguous(sizes, (int)rank, 0, tt_dtype_size(dt), &nbytes);
   if (st) return tt_py_raise(st);
   tt_storage_t *s;
-  st = tt_storage_create(dt, numel, NULL, &s);
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  st = tt_storage_create(e, dt, numel, NULL, &s);
   if (st) return tt_py_raise(st);
   return tt_py_make_tensor(s, dt, (int)rank, sizes);
 }
@@ -221,45 +231,9 @@ static PyObject *py_upload(PyObject *self, PyObject *args) {
   tt_dtype_t dt;
   int64_t numel;
   if (!cpu_buffer(src, &ptr, &dt, &numel)) return NULL;
-  /* The destination's buffer may be swapped below: deferred readers of the
-   * old contents run first. */
-  tt_status_t s = tt_materialize("a copy from the host");
-  if (s) return tt_py_raise(s);
-  tt_storage_t *tmp;
-  s = tt_storage_from_host(ptr, dt, numel, &tmp);
-  if (s) return tt_py_raise(s);
-  if (dt == ref.dtype && ref.storage->dtype == dt && !ref.conj && !ref.neg && tt_view_is_whole(&ref.view, ref.storage->numel) &&
-      numel == ref.storage->numel) {
-    tt_storage_set_buffer(ref.storage, tt_storage_take_buffer(tmp)); /* steal: no device copy */
-  } else {
-    tt_tensor_ref_t src_ref;
-    memset(&src_ref, 0, sizeof src_ref);
-    src_ref.storage = tmp;
-    src_ref.dtype = dt;
-    src_ref.view.rank = 1;
-    src_ref.view.sizes[0] = numel;
-    src_ref.view.strides[0] = 1;
-    if (numel == tt_view_numel(&ref.view)) {
-      src_ref.view = ref.view;
-      src_ref.view.offset = 0;
-      /* contiguous strides for dst's shape */
-      int64_t st = 1;
-      for (int i = ref.view.rank - 1; i >= 0; i--) {
-        src_ref.view.strides[i] = st;
-        st *= ref.view.sizes[i];
-      }
-    }
-    tt_arg_t a[2];
-    memset(a, 0, sizeof a);
-    a[0].kind = TT_ARG_TENSOR;
-    a[0].t = &ref;
-    a[1].kind = TT_ARG_TENSOR;
-    a[1].t = &src_ref;
-    tt_call_result_t r;
-    s = tt_call(tt_ops_find("copy_"), a, 2, &r);
-    tt_call_result_clear(&r);
-  }
-  tt_storage_release(tmp);
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_status_t s = tt_tensor_from_host(e, &ref, ptr, dt, numel);
   if (s) return tt_py_raise(s);
   Py_INCREF(dst);
   return dst;
@@ -282,7 +256,7 @@ static PyObject *py_download(PyObject *self, PyObject *args) {
   if (!cpu_buffer(dst, &ptr, &dt, &numel)) return NULL;
   /* The engine lock is held (this is an entry point); the core releases
    * the GIL while it waits for the device. */
-  tt_status_t s = tt_tensor_to_host(&ref, dt, ptr, (size_t)numel * tt_dtype_size(dt));
+  tt_status_t s = tt_tensor_to_host(ref.storage->engine, &ref, dt, ptr, (size_t)numel * tt_dtype_size(dt));
   if (s) return tt_py_raise(s);
   Py_INCREF(dst);
   return dst;
@@ -291,7 +265,9 @@ static PyObject *py_download(PyObject *self, PyObject *args) {
 static PyObject *py_synchronize(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  tt_status_t s = tt_synchronize();
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_status_t s = tt_synchronize(e);
   if (s) return tt_py_raise(s);
   Py_RETURN_NONE;
 }
@@ -301,17 +277,18 @@ static PyObject *py_synchronize(PyObject *self, PyObject *unused) {
 static PyObject *py_stop_compiles(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  tt_compile_pool_shutdown();
+  if (tt_py.engine) tt_compile_pool_shutdown(tt_py.engine);
   Py_RETURN_NONE;
 }
 
 static PyObject *py_runtime_info(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
-  const tt_pjrt_info_t *i = tt_pjrt_runtime_info(tt_ctx()->rt);
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  const tt_pjrt_info_t *i = tt_pjrt_runtime_info(e->rt);
   int64_t shv[3] = {0, 0, 0};
-  tt_pjrt_runtime_stablehlo_version(tt_ctx()->rt, shv);
+  tt_pjrt_runtime_stablehlo_version(e->rt, shv);
   return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:(ii),s:i,s:s,s:(LLL)}", "plugin_path", i->plugin_path,
                        "platform_name", i->platform_name, "platform_version", i->platform_version,
                        "device_kind", i->device_kind, "xla_version", i->xla_version, "pjrt_api_version",
@@ -327,11 +304,12 @@ static PyObject *dir_path(tt_cache_dir_t *d) {
 static PyObject *py_cache_stats(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
-  const tt_cache_stats_t *s = &tt_ctx()->stats;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  const tt_cache_stats_t *s = &e->stats;
   tt_cache_dir_stats_t z = {0, 0, 0};
-  tt_cache_dir_stats_t d2 = tt_ctx()->tier2 ? tt_cache_dir_stats(tt_ctx()->tier2) : z;
-  tt_cache_dir_stats_t d3 = tt_ctx()->tier3 ? tt_cache_dir_stats(tt_ctx()->tier3) : z;
+  tt_cache_dir_stats_t d2 = e->tier2 ? tt_cache_dir_stats(e->tier2) : z;
+  tt_cache_dir_stats_t d3 = e->tier3 ? tt_cache_dir_stats(e->tier3) : z;
   PyObject *out = Py_BuildValue(
       "{s:K,s:K,s:K,s:K,s:d,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:N,s:N}", "requests", (unsigned long long)s->requests,
       "hits", (unsigned long long)s->hits, "misses", (unsigned long long)s->misses, "executables",
@@ -340,7 +318,7 @@ static PyObject *py_cache_stats(PyObject *self, PyObject *unused) {
       (unsigned long long)s->tier3_hits, "tier2_writes", (unsigned long long)s->tier2_writes, "tier3_writes",
       (unsigned long long)s->tier3_writes, "corrupt_entries", (unsigned long long)s->corrupt_entries,
       "write_errors", (unsigned long long)s->write_errors, "load_seconds", s->load_seconds, "tier2_dir",
-      dir_path(tt_ctx()->tier2), "tier3_dir", dir_path(tt_ctx()->tier3));
+      dir_path(e->tier2), "tier3_dir", dir_path(e->tier3));
   if (!out) return NULL;
   PyObject *extra = Py_BuildValue(
       "{s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "tier2_evicted", (unsigned long long)d2.evicted, "tier3_evicted",
@@ -363,7 +341,11 @@ static PyObject *py_set_eager_mode(PyObject *self, PyObject *name) {
   if (!n) return NULL;
   tt_eager_mode_t m;
   tt_status_t s = tt_eager_mode_parse(n, &m);
-  if (!s) s = tt_set_eager_mode(m);
+  if (!s) {
+    tt_engine_t *e = tt_py_engine();
+    if (!e) return NULL;
+    s = tt_set_eager_mode(e, m);
+  }
   if (s) return tt_py_raise(s);
   Py_RETURN_NONE;
 }
@@ -371,23 +353,25 @@ static PyObject *py_set_eager_mode(PyObject *self, PyObject *name) {
 static PyObject *py_get_eager_mode(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  return PyUnicode_FromString(tt_eager_mode_name(tt_get_eager_mode()));
+  return PyUnicode_FromString(tt_eager_mode_name(tt_py.engine ? tt_get_eager_mode(tt_py.engine) : TT_MODE_STRICT));
 }
 
 static PyObject *py_rng_state(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
-  return Py_BuildValue("(KK)", (unsigned long long)tt_ctx()->rng_seed, (unsigned long long)tt_ctx()->rng_offset);
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  return Py_BuildValue("(KK)", (unsigned long long)e->rng_seed, (unsigned long long)e->rng_offset);
 }
 
 static PyObject *py_set_rng_state(PyObject *self, PyObject *args) {
   (void)self;
   unsigned long long seed, offset;
   if (!PyArg_ParseTuple(args, "KK", &seed, &offset)) return NULL;
-  if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
-  tt_ctx()->rng_seed = seed;
-  tt_ctx()->rng_offset = offset;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  e->rng_seed = seed;
+  e->rng_offset = offset;
   Py_RETURN_NONE;
 }
 
@@ -431,10 +415,11 @@ static PyObject *py_grow_storage(PyObject *self, PyObject *args) {
 static PyObject *py_memory_stats(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  if (!tt_ctx()) return tt_py_raise(tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized"));
-  tt_memory_stats_t m = tt_memory_snapshot();
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_memory_stats_t m = tt_memory_snapshot(e);
   tt_pjrt_memory_t d;
-  int have = tt_pjrt_device_memory(tt_ctx()->rt, &d);
+  int have = tt_pjrt_device_memory(e->rt, &d);
   return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:O,s:L,s:L,s:L,s:L,s:L}", "live_bytes", (long long)m.live_bytes,
                        "peak_bytes", (long long)m.peak_bytes, "num_allocs", (long long)m.num_allocs, "num_frees",
                        (long long)m.num_frees, "live_buffers", (long long)m.live_buffers, "peak_buffers",
@@ -448,7 +433,7 @@ static PyObject *py_memory_stats(PyObject *self, PyObject *unused) {
 static PyObject *py_reset_peak(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  if (tt_ctx()) tt_memory_reset_peak();
+  if (tt_py.engine) tt_memory_reset_peak(tt_py.engine);
   Py_RETURN_NONE;
 }
 
@@ -471,7 +456,9 @@ static PyObject *py_prof_take(PyObject *self, PyObject *unused) {
 static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  const tt_region_stats_t *r = tt_region_stats();
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  const tt_region_stats_t *r = tt_region_stats(e);
   return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K}", "flushes", (unsigned long long)r->flushes, "last_nodes",
                        (unsigned long long)r->last_nodes, "last_outputs", (unsigned long long)r->last_outputs,
                        "last_ops", (unsigned long long)r->last_ops, "repeat_cuts",
@@ -482,14 +469,18 @@ static PyObject *py_set_defer_chunk_ops(PyObject *self, PyObject *arg) {
   (void)self;
   long n = PyLong_AsLong(arg);
   if (n == -1 && PyErr_Occurred()) return NULL;
-  tt_region_set_chunk_ops((int)n);
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_region_set_chunk_ops(e, (int)n);
   Py_RETURN_NONE;
 }
 
 static PyObject *py_get_defer_chunk_ops(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  return PyLong_FromLong(tt_region_chunk_ops());
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  return PyLong_FromLong(tt_region_chunk_ops(e));
 }
 
 /* partial_overlap(a, b): PyTorch's refusal rule for an op whose input b
@@ -642,6 +633,21 @@ static PyObject *py_in_bad_fork(PyObject *self, PyObject *unused) {
   return PyBool_FromLong(tt_engine_forked());
 }
 
+/* No lock: the declarations are constant. [(name, kind, default, doc)] */
+static PyObject *py_env_vars(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  static const char *const kinds[] = {"flag", "count", "bytes", "text"};
+  PyObject *list = PyList_New(0);
+  for (int i = 0; list && tt_env_decl(i); i++) {
+    const tt_env_decl_t *d = tt_env_decl(i);
+    PyObject *t = Py_BuildValue("(ssss)", d->name, kinds[d->kind], d->dflt, d->doc);
+    if (!t || PyList_Append(list, t) < 0) Py_CLEAR(list);
+    Py_XDECREF(t);
+  }
+  return list;
+}
+
 static PyObject *py_gil_releases(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
@@ -663,6 +669,7 @@ static PyMethodDef methods[] = {
     {"check_out", py_check_out, METH_VARARGS, "check_out(packet, result_dtype, out_dtype): out= casting rule"},
     {"in_bad_fork", py_in_bad_fork, METH_NOARGS, "True in a child forked after the device was initialized"},
     {"gil_releases", py_gil_releases, METH_NOARGS, "host waits so far that released the GIL"},
+    {"env_vars", py_env_vars, METH_NOARGS, "the environment variables the core reads: [(name, kind, default, doc)]"},
     {"init", py_init_entry, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
     {"setup", py_setup_entry, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
     {"op_names", py_op_names_entry, METH_NOARGS, "names of the ops the core lowers, by op id"},

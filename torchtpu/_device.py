@@ -245,11 +245,13 @@ def region_stats():
 def set_cpu_fallback(enabled):
     """Runs ops with no TPU lowering on the CPU (inputs copied out, results
     copied back), warning once per op. Off by default; TORCH_TPU_CPU_FALLBACK=1
-    turns it on at import."""
+    turns it on when the device starts."""
+    _lazy_init()
     _C.fallback_set_enabled(bool(enabled))
 
 
 def get_cpu_fallback():
+    _lazy_init()
     return _C.fallback_enabled()
 
 

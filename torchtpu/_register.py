@@ -1,6 +1,5 @@
 """Registration of device "tpu" with PyTorch: rename PrivateUse1, install the
 device module `torch.tpu`, the kernels, and printing."""
-import os
 
 import torch
 
@@ -21,4 +20,3 @@ def register():
     _dlpack.install()
     _shallow_copy.install()
     _fast_paths.install()
-    _device.set_cpu_fallback(os.environ.get("TORCH_TPU_CPU_FALLBACK", "0").lower() in ("1", "true", "yes", "on"))

@@ -4,24 +4,28 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api/context.h"
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "base/prof.h"
-#include "exec/async_errors.h"
-#include "exec/inflight.h"
-#include "exec/region.h"
+#include "exec/engine.h"
+#include "exec/lower_env.h"
 #include "ops/common.h"
 #include "ops/complex_rules.h"
 #include "ops/registry.h"
 
 
-static tt_graph_t *shared_graph(tt_status_t *out_status) {
-  static tt_graph_t *g;
-  *out_status = NULL;
-  if (!g) *out_status = tt_graph_create(&g);
-  else tt_graph_reset(g);
-  return g;
+/* One engine's per-call scratch: the lowering context and the arrays that
+ * bound what one op may touch (one call at a time per engine). */
+struct tt_call_scratch_s {
+  tt_lower_t L;
+  tt_storage_t *written[TT_LOWER_MAX_WRITES];
+  tt_val_t new_base[TT_LOWER_MAX_WRITES];
+  tt_val_t flat[TT_LOWER_MAX_OUTS];
+};
+
+static struct tt_call_scratch_s *scratch(tt_engine_t *e) {
+  if (!e->call_scratch) e->call_scratch = tt_malloc(sizeof(struct tt_call_scratch_s)); /* freed with e */
+  return e->call_scratch;
 }
 
 /* PyTorch's canCast: no complex -> non-complex, no float -> integral, no
@@ -159,13 +163,19 @@ static tt_val_t flatten(tt_graph_t *g, tt_val_t v) {
 
 /* Debug mode: downloads the check flags of the op's launch and decides
  * whether its results may land (an out-of-range index fails the op). */
+typedef struct debug_checks_ctx_s {
+  tt_engine_t *e;
+  const tt_lower_t *L;
+} debug_checks_ctx_t;
+
 static tt_status_t debug_checks(void *ctx, tt_pjrt_buffer_t **flags) {
-  const tt_lower_t *L = ctx;
+  const debug_checks_ctx_t *c = ctx;
+  const tt_lower_t *L = c->L;
   int64_t v[2 * TT_LOWER_MAX_CHECKS];
   tt_status_t s = TT_OK_STATUS;
   for (int i = 0; i < L->nchecks; i++) {
-    if (!s) s = tt_pjrt_buffer_to_host(tt_ctx()->rt, flags[i], &v[2 * i], 2 * sizeof(int64_t));
-    tt_pjrt_buffer_destroy(tt_ctx()->rt, flags[i]);
+    if (!s) s = tt_pjrt_buffer_to_host(c->e->rt, flags[i], &v[2 * i], 2 * sizeof(int64_t));
+    tt_pjrt_buffer_destroy(c->e->rt, flags[i]);
   }
   return s ? s : tt_l_check_result(L, v);
 }
@@ -193,15 +203,16 @@ static uint64_t op_fingerprint(int op_id, const tt_arg_t *args, int nargs) {
 
 /* Lowers the op into the open region: results become pending storages,
  * writes become the new values of the written storages. */
-static tt_status_t lower_into_region(const tt_op_def_t *def, tt_lower_t *L, tt_call_result_t *out) {
+static tt_status_t lower_into_region(tt_engine_t *e, struct tt_call_scratch_s *sc, const tt_op_def_t *def,
+                                     tt_call_result_t *out) {
+  tt_lower_t *L = &sc->L;
   tt_graph_t *g = L->g;
   tt_status_t s = def->fn(L);
   if (!s && !tt_graph_failed(g) && (def->flags & TT_OPF_INPLACE)) inplace_to_write(L);
-  static tt_storage_t *written[TT_LOWER_MAX_WRITES]; /* large; one call at a time, as L */
-  static tt_val_t new_base[TT_LOWER_MAX_WRITES];
+  tt_storage_t **written = sc->written;
+  tt_val_t *new_base = sc->new_base, *flat = sc->flat;
   int nw = 0;
   if (!s && !tt_graph_failed(g)) nw = apply_writes(L, def->flags, written, new_base);
-  static tt_val_t flat[TT_LOWER_MAX_OUTS];
   for (int i = 0; !s && i < L->nouts; i++) flat[i] = flatten(g, L->outs[i]);
   if (!s) s = tt_graph_take_error(g);
   if (s) return s;
@@ -218,18 +229,20 @@ static tt_status_t lower_into_region(const tt_op_def_t *def, tt_lower_t *L, tt_c
     o->dtype = t->dtype;
     o->rank = t->rank;
     memcpy(o->sizes, t->dims, sizeof(int64_t) * (size_t)t->rank);
-    TT_RETURN_IF_ERROR(tt_storage_create(t->dtype, tt_type_numel(t), NULL, &o->storage));
+    TT_RETURN_IF_ERROR(tt_storage_create(e, t->dtype, tt_type_numel(t), NULL, &o->storage));
     out->n = i + 1;
-    TT_RETURN_IF_ERROR(tt_region_write(o->storage, flat[i]));
+    TT_RETURN_IF_ERROR(tt_region_write(e, o->storage, flat[i]));
   }
-  for (int i = 0; i < nw; i++) TT_RETURN_IF_ERROR(tt_region_write(written[i], new_base[i]));
+  for (int i = 0; i < nw; i++) TT_RETURN_IF_ERROR(tt_region_write(e, written[i], new_base[i]));
   out->returns_arg = L->returns_arg;
   return TT_OK_STATUS;
 }
 
-void tt_call_set_default_dtype(tt_dtype_t dt) { tt_op_set_default_float(dt); }
+void tt_call_set_default_dtype(tt_engine_t *e, tt_dtype_t dt) {
+  e->default_float = (dt == TT_F64 || dt == TT_F16 || dt == TT_BF16) ? dt : TT_F32;
+}
 
-tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
+tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
   /* Results and the lowering context are large (their arrays bound what one
    * op may touch) and filled before being read: reset only the counters. */
   out->n = 0;
@@ -238,7 +251,6 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
   out->warning = NULL;
   const tt_op_def_t *def = tt_ops_get(op_id);
   if (!def) return tt_status_make(TT_INTERNAL, "unknown op id %d", op_id);
-  if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
   /* Complex values reach only the lowerings checked on them (ops/complex_rules.c). */
   tt_op_def_t cdef;
   tt_lower_fn fn;
@@ -249,39 +261,44 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
     cdef.fn = fn;
     def = &cdef;
   }
-  tt_graph_t *g = tt_region_graph();
-  if (!g) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory creating the region graph");
-  static tt_lower_t L; /* large; one call at a time */
-  L.nparams = L.nouts = L.nwrites = L.nchecks = 0;
-  L.g = g;
-  L.op = def->name;
-  L.args = args;
-  L.nargs = nargs;
-  L.returns_arg = -1;
-  L.warning = NULL;
-  L.alias_write = 0;
+  tt_graph_t *g = tt_region_graph(e);
+  struct tt_call_scratch_s *sc = scratch(e);
+  if (!g || !sc) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory creating the region graph");
+  tt_lower_env_t env = tt_engine_lower_env(e);
+  tt_lower_t *L = &sc->L;
+  L->env = &env;
+  L->default_float = e->default_float;
+  L->nparams = L->nouts = L->nwrites = L->nchecks = 0;
+  L->g = g;
+  L->op = def->name;
+  L->args = args;
+  L->nargs = nargs;
+  L->returns_arg = -1;
+  L->warning = NULL;
+  L->alias_write = 0;
   TT_PROF_BEGIN(TT_PROF_CALL);
-  tt_region_begin_op();
+  tt_region_begin_op(e);
   TT_PROF_BEGIN(TT_PROF_LOWER);
-  tt_status_t s = lower_into_region(def, &L, out);
+  tt_status_t s = lower_into_region(e, sc, def, out);
   TT_PROF_END(TT_PROF_LOWER);
   if (s) {
     tt_call_result_clear(out); /* their pending values are forgotten with them */
-    tt_region_rollback();
+    tt_region_rollback(e);
     /* a "_tt_size:" companion's errors are its op's, as the user called that op */
     const char *name = strncmp(def->name, "_tt_size:", 9) ? def->name : def->name + 9;
     return tt_status_annotate(s, "aten::%s", name);
   }
   char what[160];
   snprintf(what, sizeof what, "aten::%s", def->name);
-  if (L.nchecks && tt_ctx()->mode == TT_MODE_DEBUG) { /* the op's results land only if its indices are in range */
+  if (L->nchecks && e->mode == TT_MODE_DEBUG) { /* the op's results land only if its indices are in range */
     tt_val_t flags[TT_LOWER_MAX_CHECKS];
-    for (int i = 0; i < L.nchecks; i++) flags[i] = L.checks[i].flag;
-    s = tt_region_flush_checked(what, flags, L.nchecks, debug_checks, &L);
+    for (int i = 0; i < L->nchecks; i++) flags[i] = L->checks[i].flag;
+    debug_checks_ctx_t dc = {e, L};
+    s = tt_region_flush_checked(e, what, flags, L->nchecks, debug_checks, &dc);
   } else { /* elsewhere the checks are read at the next synchronization point */
     TT_PROF_BEGIN(TT_PROF_END_OP);
-    if (L.nchecks) s = tt_region_add_checks(L.checks, L.nchecks);
-    if (!s) s = tt_region_end_op(op_fingerprint(op_id, args, nargs), what);
+    if (L->nchecks) s = tt_region_add_checks(e, L->checks, L->nchecks);
+    if (!s) s = tt_region_end_op(e, op_fingerprint(op_id, args, nargs), what);
     TT_PROF_END(TT_PROF_END_OP);
   }
   TT_PROF_END(TT_PROF_CALL);
@@ -289,7 +306,7 @@ tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out)
     tt_call_result_clear(out);
     return s;
   }
-  out->warning = L.warning;
+  out->warning = L->warning;
   return TT_OK_STATUS;
 }
 
@@ -300,78 +317,36 @@ void tt_call_result_clear(tt_call_result_t *r) {
   r->outs = r->inline_outs;
 }
 
-tt_status_t tt_storage_from_host(const void *data, tt_dtype_t dtype, int64_t numel,
-                                 tt_storage_t **out_storage) {
-  if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
-  tt_pjrt_buffer_t *buf;
-  TT_RETURN_IF_ERROR(tt_pjrt_buffer_from_host(tt_ctx()->rt, data, dtype, &numel, 1, 0, &buf));
-  return tt_storage_create(dtype, numel, buf, out_storage);
-}
-
-tt_status_t tt_tensor_to_host(const tt_tensor_ref_t *t, tt_dtype_t dtype, void *dst, size_t nbytes) {
-  if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
-  int64_t numel = tt_view_numel(&t->view);
-  if ((size_t)numel * tt_dtype_size(dtype) != nbytes)
-    return tt_status_make(TT_INTERNAL, "to_host: %zu bytes for %lld elements of %s", nbytes,
-                          (long long)numel, tt_dtype_name(dtype));
-  if (numel == 0) return TT_OK_STATUS;
-  TT_RETURN_IF_ERROR(tt_region_flush("a copy to the host"));
-  if (dtype == t->dtype && t->dtype == t->storage->dtype && !t->conj && !t->neg && tt_view_is_whole(&t->view, t->storage->numel)) {
-    tt_pjrt_buffer_t *buf;
-    TT_RETURN_IF_ERROR(tt_storage_buffer(t->storage, &buf));
-    TT_RETURN_IF_ERROR(tt_pjrt_buffer_to_host(tt_ctx()->rt, buf, dst, nbytes));
-    return tt_async_errors_check(0); /* after the wait: no new one */
-  }
-  /* Materialize the view (and convert) on device, then download. */
-  int id = tt_ops_find("_tt_materialize");
-  tt_arg_t a[2];
-  memset(a, 0, sizeof a);
-  a[0].kind = TT_ARG_TENSOR;
-  a[0].t = (tt_tensor_ref_t *)t;
-  a[1].kind = TT_ARG_DTYPE;
-  a[1].i = dtype;
-  tt_call_result_t r;
-  TT_RETURN_IF_ERROR(tt_call(id, a, 2, &r));
-  tt_pjrt_buffer_t *buf;
-  tt_status_t s = tt_region_flush("a copy to the host");
-  if (!s) s = tt_storage_buffer(r.outs[0].storage, &buf);
-  if (!s) s = tt_pjrt_buffer_to_host(tt_ctx()->rt, buf, dst, nbytes);
-  tt_call_result_clear(&r);
-  return s ? s : tt_async_errors_check(0);
-}
-
-tt_status_t tt_synchronize(void) {
-  if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
-  TT_RETURN_IF_ERROR(tt_region_flush("torch.tpu.synchronize"));
-  TT_RETURN_IF_ERROR(tt_inflight_wait_all());
-  return tt_async_errors_check(1);
+tt_status_t tt_synchronize(tt_engine_t *e) {
+  TT_RETURN_IF_ERROR(tt_region_flush(e, "torch.tpu.synchronize"));
+  TT_RETURN_IF_ERROR(tt_inflight_wait_all(e));
+  return tt_async_errors_check(e, 1);
 }
 
 tt_status_t tt_storage_grow(tt_storage_t *s, int64_t numel) {
   if (numel <= s->numel) return TT_OK_STATUS;
-  TT_RETURN_IF_ERROR(tt_region_flush("Tensor.resize_"));
+  tt_engine_t *e = s->engine;
+  TT_RETURN_IF_ERROR(tt_region_flush(e, "Tensor.resize_"));
   if (!s->buf) { /* never written: still all zeros */
     s->numel = numel;
     return TT_OK_STATUS;
   }
-  tt_status_t st;
-  tt_graph_t *g = shared_graph(&st);
-  if (st) return st;
+  tt_graph_t *g; /* a graph of its own: resize_ is rare, and the region may hold deferred work */
+  TT_RETURN_IF_ERROR(tt_graph_create(&g));
   tt_type_t t = tt_type_make(s->dtype, 1, &s->numel);
   tt_val_t base = tt_b_param(g, &t);
   int64_t lo = 0, hi = numel - s->numel, in = 0;
   tt_val_t grown = tt_b_pad(g, base, tt_b_const_i(g, s->dtype, 0), &lo, &hi, &in);
-  TT_RETURN_IF_ERROR(tt_graph_add_output(g, grown));
+  tt_status_t st = tt_graph_add_output(g, grown);
   tt_binding_t bind = {.kind = TT_BIND_STORAGE, .storage = s};
   tt_pjrt_buffer_t *buf;
-  TT_RETURN_IF_ERROR(tt_exec_run(g, &bind, "aten::resize_", &buf));
+  if (!st) st = tt_exec_run(e, g, &bind, "aten::resize_", &buf);
+  tt_graph_destroy(g);
+  TT_RETURN_IF_ERROR(st);
   tt_storage_set_buffer(s, NULL); /* accounted at the old size */
   s->numel = numel;
   tt_storage_set_buffer(s, buf);
   return TT_OK_STATUS;
 }
 
-tt_status_t tt_materialize(const char *why) {
-  if (!tt_ctx()) return tt_status_make(TT_UNAVAILABLE, "torchtpu is not initialized");
-  return tt_region_flush(why);
-}
+tt_status_t tt_materialize(tt_engine_t *e, const char *why) { return tt_region_flush(e, why); }

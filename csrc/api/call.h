@@ -4,7 +4,8 @@
 #ifndef TT_API_CALL_H
 #define TT_API_CALL_H
 
-#include "api/args.h"
+#include "ops/args.h"
+#include "exec/engine_type.h"
 #include "ops/lower.h"
 
 typedef struct tt_call_out_s {
@@ -30,9 +31,9 @@ typedef struct tt_call_result_s {
 
 /* torch.get_default_dtype() for the next calls: the type Python floats,
  * integer true division and float factories take (PyTorch's default dtype). */
-void tt_call_set_default_dtype(tt_dtype_t dt);
+void tt_call_set_default_dtype(tt_engine_t *e, tt_dtype_t dt);
 
-tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out);
+tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out);
 /* The out= rule of an op of ATen packet `packet` whose result has dtype
  * `result`, before anything is written to out (CPU's canCast and messages;
  * all/any write only bool or uint8). The in-place form is checked inside
@@ -49,16 +50,9 @@ tt_status_t tt_storage_grow(tt_storage_t *s, int64_t numel);
 
 /* Runs deferred work now (a materialization point): `why` names the cause
  * in error messages. */
-tt_status_t tt_materialize(const char *why);
+tt_status_t tt_materialize(tt_engine_t *e, const char *why);
 
 /* Waits for every launch so far; returns the first asynchronous error. */
-tt_status_t tt_synchronize(void);
-
-/* Host transfers of a tensor view: to_host materializes the view in `dtype`
- * (converting on device) as dense row-major bytes. */
-tt_status_t tt_tensor_to_host(const tt_tensor_ref_t *t, tt_dtype_t dtype, void *dst, size_t nbytes);
-/* A new storage holding host data (dense row-major, numel elements). */
-tt_status_t tt_storage_from_host(const void *data, tt_dtype_t dtype, int64_t numel,
-                                 tt_storage_t **out_storage);
+tt_status_t tt_synchronize(tt_engine_t *e);
 
 #endif

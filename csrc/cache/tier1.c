@@ -41,17 +41,8 @@ tt_status_t tt_tier1_create(tt_pjrt_runtime_t *rt, size_t max_entries, tt_tier1_
   return TT_OK_STATUS;
 }
 
-size_t tt_tier1_max_entries_from_env(void) {
-  const char *v = getenv("TORCH_TPU_TIER1_COMPILATION_CACHE_MAX_ENTRIES");
-  if (!v || !*v) return TT_TIER1_DEFAULT_MAX_ENTRIES;
-  char *end;
-  unsigned long long n = strtoull(v, &end, 10);
-  if (*end || v[0] == '-') {
-    fprintf(stderr, "torchtpu: warning: TORCH_TPU_TIER1_COMPILATION_CACHE_MAX_ENTRIES='%s' is not a count; "
-                    "using %d\n", v, TT_TIER1_DEFAULT_MAX_ENTRIES);
-    return TT_TIER1_DEFAULT_MAX_ENTRIES;
-  }
-  return (size_t)n;
+size_t tt_tier1_max_entries_from_env(const tt_env_t *env) {
+  return (size_t)tt_env_count(env, TT_ENV_TIER1_MAX_ENTRIES, TT_TIER1_DEFAULT_MAX_ENTRIES);
 }
 
 static void free_entry(tt_tier1_t *c, tt_tier1_exe_t *e) {

@@ -26,7 +26,7 @@ typedef struct tt_tier1_exe_s tt_tier1_exe_t; /* a refcounted executable */
 tt_status_t tt_tier1_create(tt_pjrt_runtime_t *rt, size_t max_entries, tt_tier1_t **out_cache);
 /* The limit from TORCH_TPU_TIER1_COMPILATION_CACHE_MAX_ENTRIES (0: none),
  * TT_TIER1_DEFAULT_MAX_ENTRIES when unset or unparsable. */
-size_t tt_tier1_max_entries_from_env(void);
+size_t tt_tier1_max_entries_from_env(const tt_env_t *env);
 /* Destroys every executable; references still held are a bug (checked by
  * the tests: every launch is waited for before). */
 void tt_tier1_destroy(tt_tier1_t *c);

@@ -6,9 +6,10 @@
 #ifndef TT_CACHE_TIER2_H
 #define TT_CACHE_TIER2_H
 
+#include "base/env.h"
 #include "cache/store.h"
 
 /* *out_dir is NULL when the environment leaves tier 2 off. */
-tt_status_t tt_tier2_open_from_env(tt_cache_dir_t **out_dir);
+tt_status_t tt_tier2_open_from_env(const tt_env_t *env, tt_cache_dir_t **out_dir);
 
 #endif

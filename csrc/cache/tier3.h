@@ -5,9 +5,10 @@
 #ifndef TT_CACHE_TIER3_H
 #define TT_CACHE_TIER3_H
 
+#include "base/env.h"
 #include "cache/store.h"
 
 /* *out_dir is NULL when the environment leaves tier 3 off. */
-tt_status_t tt_tier3_open_from_env(tt_cache_dir_t **out_dir);
+tt_status_t tt_tier3_open_from_env(const tt_env_t *env, tt_cache_dir_t **out_dir);
 
 #endif

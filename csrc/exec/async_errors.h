@@ -9,48 +9,50 @@
  * that an earlier op raised it. The op's outputs keep what the clamped
  * computation gave (gathers clamp, scatters drop), as CUDA leaves garbage;
  * later ops run normally. A program with no index op costs nothing here.
- * Thread safety: none; called with the binding's lock (the GIL) held. */
+ * State: tt_async_errors_t, one per engine. Thread safety: none; the engine's
+ * owner serializes calls. */
 #ifndef TT_EXEC_ASYNC_ERRORS_H
 #define TT_EXEC_ASYNC_ERRORS_H
 
 #include <stdint.h>
 
+#include "exec/engine_type.h"
+#include "ops/checks.h"
 #include "ir/graph.h"
 #include "pjrt/runtime.h"
 
-/* Which error PyTorch's CPU kernel raises for an out-of-range index. */
-typedef enum tt_check_kind_e {
-  TT_CHECK_INDEX,  /* IndexError "index 7 is out of bounds for dimension 0 with size 5" (index, index_put) */
-  TT_CHECK_DIM,    /* RuntimeError, same words (gather, scatter) */
-  TT_CHECK_SELF,   /* IndexError "index out of range in self" (index_select, embedding, index_add) */
-  TT_CHECK_TARGET, /* IndexError "Target 7 is out of bounds." (nll_loss) */
-  TT_CHECK_LDL_PIVOT, /* RuntimeError "Pivots given to ldl_solve must all satisfy |pivot| <= LD.size(-2)..." (or >= 1) */
-} tt_check_kind_t;
 
-/* One check: `flag` is an i64[2] value of the op's graph {number of bad
- * indices, first bad index}; the rest goes into the message. */
-typedef struct tt_index_check_s {
-  tt_val_t flag;
-  tt_check_kind_t kind;
-  int dim;
-  int64_t size;
-  const char *op; /* the op's static name, e.g. "index_select" */
-} tt_index_check_t;
+/* Launches kept before the oldest is read at a push. The in-flight queue
+ * (exec/inflight.h) keeps the host at most 256 launches ahead of the device,
+ * so a launch this old is long done and reading it does not wait. */
+#define TT_ASYNC_MAX_PENDING 1024
 
-/* The error PyTorch raises for a failed check (OK when count is 0). `async`
- * adds the note that an earlier launch raised it, else the debug-mode note. */
-tt_status_t tt_index_check_status(const tt_index_check_t *k, int64_t count, int64_t index, int async);
+typedef struct tt_async_record_s {
+  tt_pjrt_buffer_t *flags; /* i64[2 * n] */
+  int n;
+  tt_index_check_t *checks;
+} tt_async_record_t;
+
+/* One engine's pending checks (a field of tt_engine_t): a ring, oldest at
+ * head, and an error found while reading an old launch at a push, kept for
+ * the next synchronization point, where errors are raised. */
+typedef struct tt_async_errors_s {
+  tt_async_record_t ring[TT_ASYNC_MAX_PENDING];
+  unsigned head, count;
+  tt_status_t found;
+} tt_async_errors_t;
+
 
 /* Keeps the flags of one launch: `flags` (owned from here on) is an
  * i64[2 * n] buffer, checks[i] describing elements 2i and 2i+1. */
-tt_status_t tt_async_errors_push(tt_pjrt_buffer_t *flags, const tt_index_check_t *checks, int n);
+tt_status_t tt_async_errors_push(tt_engine_t *e, tt_pjrt_buffer_t *flags, const tt_index_check_t *checks, int n);
 /* At a synchronization point: reads the flags of finished launches (all of
  * them when all_done, i.e. after waiting for every launch) and returns the
  * error of the earliest failed check; those launches are forgotten. */
-tt_status_t tt_async_errors_check(int all_done);
+tt_status_t tt_async_errors_check(tt_engine_t *e, int all_done);
 /* Launches whose flags are still unread. */
-int tt_async_errors_pending(void);
+int tt_async_errors_pending(tt_engine_t *e);
 /* Drops everything (at shutdown). */
-void tt_async_errors_shutdown(void);
+void tt_async_errors_shutdown(tt_engine_t *e);
 
 #endif

@@ -1,6 +1,8 @@
 /* The compile-cache lookup chain: tier 1 -> tier 2 -> tier 3 -> compile. */
 #include "exec/find.h"
 
+#include "exec/engine.h"
+
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,7 @@ static double now_seconds(void) {
 /* Loads id's entry from one directory tier. A bad entry is counted and left
  * to be overwritten by the caller's write-back. On a hit, *out_entry holds the
  * whole file (for copying to a lower tier). */
-static tt_pjrt_executable_t *load(tt_ctx_t *c, tt_cache_stats_t *st, tt_cache_dir_t *d,
+static tt_pjrt_executable_t *load(tt_engine_t *c, tt_cache_stats_t *st, tt_cache_dir_t *d,
                                   const tt_cache_entry_id_t *id, void **out_entry, size_t *out_entry_size) {
   *out_entry = NULL;
   if (!d) return NULL;
@@ -62,17 +64,14 @@ static void store(tt_cache_stats_t *st, tt_cache_dir_t *d, const tt_cache_key_t 
   (*writes)++;
 }
 
-static const char *_Atomic g_fault;
-static atomic_int g_cancel;
+void tt_exec_find_cancel(tt_engine_t *e, int cancel) { atomic_store(&e->cancel_waits, cancel); }
 
-void tt_exec_find_cancel(int cancel) { atomic_store(&g_cancel, cancel); }
+void tt_exec_set_compile_fault(tt_engine_t *e, const char *what_contains) { atomic_store(&e->compile_fault, what_contains); }
 
-void tt_exec_set_compile_fault(const char *what_contains) { g_fault = what_contains; }
-
-static tt_status_t compile(tt_ctx_t *c, tt_cache_stats_t *st, const tt_strbuf_t *text, const char *what,
+static tt_status_t compile(tt_engine_t *c, tt_cache_stats_t *st, const tt_strbuf_t *text, const char *what,
                            int dump_text, tt_pjrt_executable_t **out_exe) {
   double t0 = now_seconds();
-  const char *fault = g_fault;
+  const char *fault = atomic_load(&c->compile_fault);
   tt_status_t s = fault && strstr(what, fault)
                       ? tt_status_make(TT_INTERNAL, "compiling %s failed: injected fault (tests)", what)
                       : tt_pjrt_compile(c->rt, text->data, text->len, 1, what, out_exe);
@@ -83,7 +82,7 @@ static tt_status_t compile(tt_ctx_t *c, tt_cache_stats_t *st, const tt_strbuf_t 
 }
 
 /* Serializes a fresh executable into the directory tiers. */
-static void write_back(tt_ctx_t *c, tt_cache_stats_t *st, const tt_cache_entry_id_t *id, tt_pjrt_executable_t *exe) {
+static void write_back(tt_engine_t *c, tt_cache_stats_t *st, const tt_cache_entry_id_t *id, tt_pjrt_executable_t *exe) {
   if (!c->tier2 && !c->tier3) return;
   void *payload;
   size_t n;
@@ -107,7 +106,7 @@ static void write_back(tt_ctx_t *c, tt_cache_stats_t *st, const tt_cache_entry_i
 /* After a miss in every tier: if another process of this host is compiling
  * the key, waits for its tier-2 entry (NULL if it never came). Sets *owned
  * when this process took the claim and must compile and release it. */
-static tt_pjrt_executable_t *wait_for_peer(tt_ctx_t *c, tt_cache_stats_t *st, const tt_cache_entry_id_t *id,
+static tt_pjrt_executable_t *wait_for_peer(tt_engine_t *c, tt_cache_stats_t *st, const tt_cache_entry_id_t *id,
                                            int *owned) {
   *owned = 0;
   if (!c->tier2) return NULL;
@@ -132,7 +131,7 @@ static tt_pjrt_executable_t *wait_for_peer(tt_ctx_t *c, tt_cache_stats_t *st, co
       *owned = 1;
       return NULL;
     }
-    if (now_seconds() - t0 > CLAIM_WAIT_SECONDS || atomic_load(&g_cancel)) return NULL;
+    if (now_seconds() - t0 > CLAIM_WAIT_SECONDS || atomic_load(&c->cancel_waits)) return NULL;
     if (!tt_cache_claim_held(c->tier2, &id->key)) continue; /* owner gone: try to take over */
     waited = 1;
     void *token = tt_blocking_begin(); /* another process compiles this key */
@@ -142,7 +141,7 @@ static tt_pjrt_executable_t *wait_for_peer(tt_ctx_t *c, tt_cache_stats_t *st, co
   }
 }
 
-tt_tier1_exe_t *tt_exec_find_cached(tt_ctx_t *c, const tt_cache_key_t *key) {
+tt_tier1_exe_t *tt_exec_find_cached(tt_engine_t *c, const tt_cache_key_t *key) {
   tt_tier1_exe_t *e = tt_tier1_lookup(c->tier1, key);
   if (e) {
     c->stats.hits++;
@@ -151,7 +150,7 @@ tt_tier1_exe_t *tt_exec_find_cached(tt_ctx_t *c, const tt_cache_key_t *key) {
   return e;
 }
 
-tt_status_t tt_exec_emit(tt_ctx_t *c, tt_graph_t *g, const tt_cache_key_t *key, tt_strbuf_t *out_text,
+tt_status_t tt_exec_emit(tt_engine_t *c, tt_graph_t *g, const tt_cache_key_t *key, tt_strbuf_t *out_text,
                          tt_cache_entry_id_t *out_id) {
   /* The module text is needed to compile and, for tiers 2 and 3, to check
    * that an entry was built from this very text; emitting it costs far less
@@ -168,7 +167,7 @@ tt_status_t tt_exec_emit(tt_ctx_t *c, tt_graph_t *g, const tt_cache_key_t *key, 
   return TT_OK_STATUS;
 }
 
-tt_status_t tt_exec_find_uncached(tt_ctx_t *c, const tt_cache_entry_id_t *id, const tt_strbuf_t *text,
+tt_status_t tt_exec_find_uncached(tt_engine_t *c, const tt_cache_entry_id_t *id, const tt_strbuf_t *text,
                                   const char *what, int dump_text, tt_cache_stats_t *st,
                                   tt_pjrt_executable_t **out_exe) {
   void *entry = NULL;
@@ -192,7 +191,7 @@ tt_status_t tt_exec_find_uncached(tt_ctx_t *c, const tt_cache_entry_id_t *id, co
   if (exe) {
     st->hits++;
     st->load_seconds += now_seconds() - t0;
-  } else if (atomic_load(&g_cancel)) { /* shutting down: no compile to wait for at exit */
+  } else if (atomic_load(&c->cancel_waits)) { /* shutting down: no compile to wait for at exit */
     s = tt_status_make(TT_UNAVAILABLE, "compiling %s: cancelled, torchtpu is shutting down", what);
     if (owned) tt_cache_claim_release(c->tier2, &id->key);
   } else {
@@ -220,7 +219,7 @@ void tt_exec_stats_add(tt_cache_stats_t *into, const tt_cache_stats_t *d) {
   into->load_seconds += d->load_seconds;
 }
 
-tt_status_t tt_exec_find_executable(tt_ctx_t *c, tt_graph_t *g, const tt_cache_key_t *key, const char *what,
+tt_status_t tt_exec_find_executable(tt_engine_t *c, tt_graph_t *g, const tt_cache_key_t *key, const char *what,
                                     tt_tier1_exe_t **out_exe) {
   tt_tier1_exe_t *e = tt_exec_find_cached(c, key);
   if (e) {
@@ -231,7 +230,7 @@ tt_status_t tt_exec_find_executable(tt_ctx_t *c, tt_graph_t *g, const tt_cache_k
   tt_cache_entry_id_t id;
   TT_RETURN_IF_ERROR(tt_exec_emit(c, g, key, &text, &id));
   tt_pjrt_executable_t *exe = NULL;
-  tt_status_t s = tt_exec_find_uncached(c, &id, &text, what, getenv("TORCH_TPU_DUMP_HLO_ON_ERROR") != NULL,
+  tt_status_t s = tt_exec_find_uncached(c, &id, &text, what, tt_env_flag(&c->env, TT_ENV_DUMP_HLO_ON_ERROR, 0),
                                         &c->stats, &exe);
   tt_strbuf_free(&text);
   if (s) return s;

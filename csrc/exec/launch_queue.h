@@ -16,10 +16,11 @@
 #ifndef TT_EXEC_LAUNCH_QUEUE_H
 #define TT_EXEC_LAUNCH_QUEUE_H
 
-#include "api/storage.h"
+#include "exec/storage.h"
 #include "cache/tier1.h"
 #include "exec/async_errors.h"
 #include "exec/compile_pool.h"
+#include "exec/engine_type.h"
 #include "exec/run.h"
 
 typedef struct tt_launch_s {
@@ -34,12 +35,20 @@ typedef struct tt_launch_s {
   char *what;
 } tt_launch_t;
 
+#define TT_LAUNCHQ_DEPTH 64
+
+/* One engine's queue (a field of tt_engine_t): a ring, oldest at head. */
+typedef struct tt_launchq_s {
+  tt_launch_t q[TT_LAUNCHQ_DEPTH];
+  int head, count;
+} tt_launchq_t;
+
 /* Queues a launch (taking ownership of its arrays, which come from
  * tt_malloc), then runs the ready ones at the head; waits for the head when
  * the queue is full. An error is that of a launch that ran (see above). */
-tt_status_t tt_launchq_push(tt_launch_t *l);
+tt_status_t tt_launchq_push(tt_engine_t *e, tt_launch_t *l);
 /* Runs every queued launch, waiting for their compiles. */
-tt_status_t tt_launchq_drain(void);
-int tt_launchq_length(void);
+tt_status_t tt_launchq_drain(tt_engine_t *e);
+int tt_launchq_length(tt_engine_t *e);
 
 #endif

@@ -4,14 +4,17 @@
  * or the repeated-ops heuristic finds a repeat boundary, then runs it as one
  * executable. Only storages that are still alive become outputs (liveness);
  * in-place writes are applied in program order inside the graph.
- * The mode is the context's (api/mode.h); switching it flushes the region.
- * Thread safety: none; the binding calls in with the GIL held. */
+ * The mode is the engine's (exec/mode.h); switching it flushes the region.
+ * State: tt_region_t, one per engine (exec/engine.h). Thread safety: none;
+ * the engine's owner serializes calls (api/engine_lock.h). */
 #ifndef TT_EXEC_REGION_H
 #define TT_EXEC_REGION_H
 
-#include "api/storage.h"
+#include "exec/storage.h"
 #include "exec/async_errors.h"
 #include "exec/run.h"
+#include "base/env.h"
+#include "exec/engine_type.h"
 #include "ir/graph.h"
 
 typedef struct tt_region_stats_s {
@@ -23,50 +26,72 @@ typedef struct tt_region_stats_s {
   uint64_t chunk_cuts;   /* regions closed after TORCH_TPU_DEFER_CHUNK_OPS ops */
 } tt_region_stats_t;
 
+/* One engine's open region (a field of tt_engine_t). */
+typedef struct tt_region_s {
+  tt_graph_t *g;
+  uint64_t gen; /* storages compare their `gen` with this */
+  tt_binding_t *binds;
+  int nparams, cap_params;
+  tt_storage_t **pending; /* live storages written in the region, in first-write order */
+  int npending, cap_pending;
+  tt_index_check_t *checks; /* of the ops in the region, in program order */
+  int nchecks, cap_checks;
+  uint64_t nops;
+  /* Rollback point of the op being lowered. */
+  int op_nodes, op_params, op_checks;
+  int repeat_detection;
+  int chunk_ops;   /* DeferAndFuse's first chunk, in ops (0: no chunks) */
+  int chunk_limit; /* ops the open region may reach: chunk_ops, doubled after each chunk cut */
+  tt_region_stats_t stats;
+} tt_region_t;
+
+/* The state of a new engine's region (nothing allocated until first use). */
+void tt_region_init(tt_region_t *r, const tt_env_t *env);
+
 /* The region graph; builds append to it. */
-tt_graph_t *tt_region_graph(void);
+tt_graph_t *tt_region_graph(tt_engine_t *e);
 /* The current value of a storage's flat base in the region: its pending
  * node, or a parameter bound to its buffer (added once). */
-tt_val_t tt_region_base(tt_storage_t *s);
+tt_val_t tt_region_base(tt_engine_t *e, tt_storage_t *s);
 /* A parameter of the region with the given binding; storages are retained
  * until the region runs. */
-tt_val_t tt_region_param(const tt_type_t *type, tt_binding_t binding);
+tt_val_t tt_region_param(tt_engine_t *e, const tt_type_t *type, tt_binding_t binding);
 /* Makes node v (flat, the storage's dtype and numel) the storage's value. */
-tt_status_t tt_region_write(tt_storage_t *s, tt_val_t v);
+tt_status_t tt_region_write(tt_engine_t *e, tt_storage_t *s, tt_val_t v);
 
 /* Marks the start of an op (for rollback and the heuristic). */
-void tt_region_begin_op(void);
+void tt_region_begin_op(tt_engine_t *e);
 /* Undoes everything since the last begin_op (a failed lowering). */
-void tt_region_rollback(void);
+void tt_region_rollback(tt_engine_t *e);
 /* Ends an op whose inputs hash to op_hash: closes the region when the mode
  * says so. */
-tt_status_t tt_region_end_op(uint64_t op_hash, const char *what);
+tt_status_t tt_region_end_op(tt_engine_t *e, uint64_t op_hash, const char *what);
 
 /* Adds the index checks of the op being lowered (Strict, DeferAndFuse):
  * when the region runs, their flags are one extra output handed to
  * exec/async_errors, read at the next synchronization point. */
-tt_status_t tt_region_add_checks(const tt_index_check_t *checks, int n);
+tt_status_t tt_region_add_checks(tt_engine_t *e, const tt_index_check_t *checks, int n);
 
 /* Runs the open region, if any, and gives its live storages their buffers. */
-tt_status_t tt_region_flush(const char *what);
+tt_status_t tt_region_flush(tt_engine_t *e, const char *what);
 /* The same with n extra outputs (not storages) whose buffers go to accept(),
  * which owns them; when accept fails, the region's results do not land: its
  * storages keep their old buffers (debug-mode bounds checks). */
-tt_status_t tt_region_flush_checked(const char *what, const tt_val_t *extra, int n,
+tt_status_t tt_region_flush_checked(tt_engine_t *e, const char *what, const tt_val_t *extra, int n,
                                     tt_status_t (*accept)(void *ctx, tt_pjrt_buffer_t **bufs),
                                     void *ctx);
 /* A storage died: it is no longer an output of the open region. */
-void tt_region_forget(tt_storage_t *s);
-int tt_region_is_pending(const tt_storage_t *s);
+void tt_region_forget(tt_engine_t *e, tt_storage_t *s);
+int tt_region_is_pending(tt_engine_t *e, const tt_storage_t *s);
 
-void tt_region_set_repeat_detection(int enabled);
+void tt_region_set_repeat_detection(tt_engine_t *e, int enabled);
 /* DeferAndFuse closes the region after n ops, then after 2n, 4n, ... more
  * (0: no chunks), so that the device runs one part of a step while the host
  * records the next. */
-void tt_region_set_chunk_ops(int n);
-int tt_region_chunk_ops(void);
-const tt_region_stats_t *tt_region_stats(void);
+void tt_region_set_chunk_ops(tt_engine_t *e, int n);
+int tt_region_chunk_ops(tt_engine_t *e);
+const tt_region_stats_t *tt_region_stats(tt_engine_t *e);
 /* Frees everything (at shutdown). */
-void tt_region_shutdown(void);
+void tt_region_shutdown(tt_engine_t *e);
 
 #endif

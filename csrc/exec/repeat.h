@@ -7,10 +7,19 @@
 
 #include <stdint.h>
 
+#define TT_REPEAT_WINDOW 512
+
+/* One engine's history of op fingerprints (a field of tt_engine_t). */
+typedef struct tt_repeat_s {
+  uint64_t hist[TT_REPEAT_WINDOW];
+  int len;         /* valid entries, newest last */
+  int last_period; /* tried first: loops keep their period */
+} tt_repeat_t;
+
 /* Records an op; returns the period (>= 3) when the last `period` ops equal
  * the `period` before them, 0 otherwise. After a match the history restarts
  * from that boundary, so each following repeat is one region. */
-int tt_repeat_observe(uint64_t op_hash);
-void tt_repeat_reset(void);
+int tt_repeat_observe(tt_repeat_t *r, uint64_t op_hash);
+void tt_repeat_reset(tt_repeat_t *r);
 
 #endif

@@ -5,34 +5,23 @@
 
 #include <stdint.h>
 
-#include "api/storage.h"
+#include "exec/storage.h"
 #include "cache/tier1.h"
+#include "exec/engine_type.h"
 #include "ir/graph.h"
+#include "ops/binding.h"
 
-typedef enum tt_bind_kind_e {
-  TT_BIND_STORAGE, /* the storage's current buffer */
-  TT_BIND_SCALAR,  /* a cached device scalar */
-  TT_BIND_HOST,    /* host bytes uploaded for this launch (e.g. RNG state) */
-} tt_bind_kind_t;
-
-typedef struct tt_binding_s {
-  tt_bind_kind_t kind;
-  tt_storage_t *storage; /* borrowed */
-  tt_dtype_t dtype;
-  uint64_t bits;         /* scalar bits */
-  uint64_t host[2];      /* TT_BIND_HOST payload: a ui64[2] */
-} tt_binding_t;
 
 /* outs has tt_graph_num_outputs(g) slots; the caller owns the buffers.
  * Finds or compiles the executable on the calling thread. */
-tt_status_t tt_exec_run(tt_graph_t *g, const tt_binding_t *binds, const char *what,
+tt_status_t tt_exec_run(tt_engine_t *e, tt_graph_t *g, const tt_binding_t *binds, const char *what,
                         tt_pjrt_buffer_t **outs);
 /* The cache key of a closed graph (counted as a request). */
-tt_cache_key_t tt_exec_key(tt_graph_t *g);
+tt_cache_key_t tt_exec_key(tt_engine_t *e, tt_graph_t *g);
 /* Binds np parameters and launches exe asynchronously into outs (nout
  * slots); the launch holds a reference to exe until its completion event is
  * waited for (exec/inflight.h). In Debug mode, waits for the launch. */
-tt_status_t tt_exec_launch(tt_tier1_exe_t *exe, const tt_binding_t *binds, int np, int nout, const char *what,
+tt_status_t tt_exec_launch(tt_engine_t *e, tt_tier1_exe_t *exe, const tt_binding_t *binds, int np, int nout, const char *what,
                            tt_pjrt_buffer_t **outs);
 
 #endif

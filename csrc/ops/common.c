@@ -23,24 +23,19 @@ const char *tt_op_type_name(tt_dtype_t dt) {
 
 tt_dtype_t tt_op_math_type(tt_dtype_t dt) { return (dt == TT_BF16 || dt == TT_F16) ? TT_F32 : dt; }
 
-/* torch.get_default_dtype(), set by the caller before each op (api/call.h):
- * ops run one at a time, so one value serves the lowering in progress. */
-static tt_dtype_t default_float = TT_F32;
-
-void tt_op_set_default_float(tt_dtype_t dt) {
-  default_float = (dt == TT_F64 || dt == TT_F16 || dt == TT_BF16) ? dt : TT_F32;
-}
-
-tt_dtype_t tt_op_default_float(void) { return default_float; }
+/* torch.get_default_dtype() of the call (tt_lower_t's default_float, set
+ * from the engine's by api/call.c): F32, F64, F16 or BF16. */
+tt_dtype_t tt_op_default_float(const tt_lower_t *L) { return L->default_float; }
 
 /* PyTorch's default complex type follows the default float type; complex32
  * (a float16 default) has no StableHLO type: INVALID. */
-tt_dtype_t tt_op_default_complex(void) {
+tt_dtype_t tt_op_default_complex(const tt_lower_t *L) {
+  tt_dtype_t default_float = L->default_float;
   return default_float == TT_F64 ? TT_C128 : default_float == TT_F16 ? TT_DTYPE_INVALID : TT_C64;
 }
 
-tt_dtype_t tt_op_float_type(tt_dtype_t dt) {
-  return tt_dtype_is_float(dt) || tt_dtype_is_complex(dt) ? dt : default_float;
+tt_dtype_t tt_op_float_type(const tt_lower_t *L, tt_dtype_t dt) {
+  return tt_dtype_is_float(dt) || tt_dtype_is_complex(dt) ? dt : L->default_float;
 }
 
 tt_dtype_t tt_op_arg_dtype(tt_lower_t *L, int i) {
@@ -49,9 +44,9 @@ tt_dtype_t tt_op_arg_dtype(tt_lower_t *L, int i) {
   switch (a->kind) {
     case TT_ARG_TENSOR: return a->t->dtype;
     case TT_ARG_INT: return TT_I64;
-    case TT_ARG_FLOAT: return default_float;
+    case TT_ARG_FLOAT: return L->default_float;
     case TT_ARG_BOOL: return TT_BOOL;
-    case TT_ARG_COMPLEX: return tt_op_default_complex();
+    case TT_ARG_COMPLEX: return tt_op_default_complex(L);
     default: return TT_DTYPE_INVALID;
   }
 }
@@ -118,7 +113,7 @@ tt_dtype_t tt_op_result_type(tt_lower_t *L, const int *argi, int n) {
     tt_l_fail(L, TT_NOT_IMPLEMENTED, "the result type is complex32 (ComplexHalf), which is not supported on TPU");
     return TT_C64;
   }
-  return r == TT_DTYPE_INVALID ? default_float : r;
+  return r == TT_DTYPE_INVALID ? L->default_float : r;
 }
 
 int tt_op_broadcast_shape(tt_lower_t *L, const int *argi, int n, int64_t *out_dims) {

@@ -33,13 +33,12 @@ const char *tt_op_type_name(tt_dtype_t dt);
 tt_dtype_t tt_op_math_type(tt_dtype_t dt);
 /* Float type for integer inputs of ops that compute in floating point:
  * the default dtype; floating and complex types stay. */
-tt_dtype_t tt_op_float_type(tt_dtype_t dt);
+tt_dtype_t tt_op_float_type(const tt_lower_t *L, tt_dtype_t dt);
 /* torch.get_default_dtype() (float32, float64, float16 or bfloat16) for the
  * op being lowered, and the default complex type that follows it (INVALID
  * for complex32). The caller sets it before lowering (api/call.h). */
-void tt_op_set_default_float(tt_dtype_t dt);
-tt_dtype_t tt_op_default_float(void);
-tt_dtype_t tt_op_default_complex(void);
+tt_dtype_t tt_op_default_float(const tt_lower_t *L);
+tt_dtype_t tt_op_default_complex(const tt_lower_t *L);
 /* PyTorch's checked Scalar conversion (Scalar::to<T>, as fill_, full,
  * masked_fill, clamp and index_fill use it): a Python number (or 0-dim host
  * tensor) argument i that does not fit dt records CPU's "value cannot be

@@ -77,7 +77,7 @@ static tt_status_t lower_div(tt_lower_t *L) { return binary(L, TT_BIN_DIV); }
 /* The complex type of argument 0 (real inputs go to their complex type). */
 static tt_val_t complex_arg(tt_lower_t *L, int i, tt_dtype_t *out_dt) {
   tt_dtype_t dt = tt_l_arg_dtype(L, i);
-  if (!tt_dtype_is_complex(dt)) dt = tt_dtype_to_complex(tt_op_float_type(dt));
+  if (!tt_dtype_is_complex(dt)) dt = tt_dtype_to_complex(tt_op_float_type(L, dt));
   *out_dt = dt;
   return tt_b_convert(L->g, tt_l_tensor(L, i), dt);
 }

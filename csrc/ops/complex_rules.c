@@ -3,7 +3,10 @@
  * lowering); everything else is refused with a clear error. */
 #include "ops/complex_rules.h"
 
+#include <pthread.h>
 #include <string.h>
+
+#include "ops/registry.h"
 
 /* Ops whose real lowerings only move, select or convert elements: checked
  * against CPU on complex inputs (tests/python/test_complex.py). */
@@ -51,8 +54,11 @@ static const char *const unordered[] = {
 };
 
 #define MAX_IDS 4096
-static signed char state[MAX_IDS]; /* 0 unknown, 1 listed, -1 not listed */
+/* Per op id, resolved for every op at once on first use (pthread_once:
+ * engines on several threads may route at once), read-only after. */
+static signed char state[MAX_IDS]; /* 1 listed, -1 not listed */
 static tt_lower_fn fns[MAX_IDS];
+static pthread_once_t resolved = PTHREAD_ONCE_INIT;
 
 static void resolve(int id, const tt_op_def_t *def) {
   state[id] = -1;
@@ -63,6 +69,11 @@ static void resolve(int id, const tt_op_def_t *def) {
         fns[id] = r->fn ? r->fn : def->fn;
         return;
       }
+}
+
+static void resolve_all(void) {
+  int n = tt_ops_count();
+  for (int id = 0; id < n && id < MAX_IDS; id++) resolve(id, tt_ops_get(id));
 }
 
 static tt_dtype_t complex_in(const tt_arg_t *args, int nargs) {
@@ -93,7 +104,7 @@ tt_status_t tt_complex_route(int id, const tt_op_def_t *def, const tt_arg_t *arg
   tt_dtype_t dt = complex_in(args, nargs);
   if (dt == TT_DTYPE_INVALID) return TT_OK_STATUS;
   if (id >= 0 && id < MAX_IDS) {
-    if (!state[id]) resolve(id, def);
+    pthread_once(&resolved, resolve_all);
     if (state[id] > 0) {
       *out_fn = fns[id];
       return TT_OK_STATUS;

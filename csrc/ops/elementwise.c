@@ -114,7 +114,7 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
   int argi[2] = {0, 1};
   tt_dtype_t rt = tt_op_result_type(L, argi, 2);
   if (!mode) {
-    tt_dtype_t ft = tt_op_float_type(rt);
+    tt_dtype_t ft = tt_op_float_type(L, rt);
     if (!prepare2(L, 0, 1, scalar_other_type(L, ft), &p)) return NULL;
     tt_l_output(L, tt_b_convert(L->g, tt_b_binary(L->g, TT_BIN_DIV, p.x, p.y), ft));
     return NULL;
@@ -238,7 +238,7 @@ tt_val_t tt_ew_scalar_like(tt_lower_t *L, int i, tt_val_t x) {
 /* Functions computed in floating point: integer and bool inputs give
  * float32; bf16/f16 compute in f32 and round once, as PyTorch's CPU does. */
 static tt_status_t unary_float(tt_lower_t *L, tt_unary_t op) {
-  tt_dtype_t out = tt_op_float_type(tt_l_arg_dtype(L, 0));
+  tt_dtype_t out = tt_op_float_type(L, tt_l_arg_dtype(L, 0));
   tt_val_t x = tt_b_convert(L->g, tt_l_tensor(L, 0), tt_op_math_type(out));
   tt_l_output(L, tt_b_convert(L->g, tt_b_unary(L->g, op, x), out));
   return NULL;
@@ -257,7 +257,7 @@ static tt_status_t lower_sigmoid(tt_lower_t *L) { return unary_float(L, TT_UN_LO
 
 /* f(x) in opmath for the log2/log10/exp2/reciprocal/erf family. */
 static tt_status_t unary_float_fn(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, tt_val_t)) {
-  tt_dtype_t out = tt_op_float_type(tt_l_arg_dtype(L, 0));
+  tt_dtype_t out = tt_op_float_type(L, tt_l_arg_dtype(L, 0));
   tt_val_t x = tt_b_convert(L->g, tt_l_tensor(L, 0), tt_op_math_type(out));
   tt_l_output(L, tt_b_convert(L->g, fn(L->g, x), out));
   return NULL;
@@ -775,7 +775,7 @@ static tt_status_t lower_signbit(tt_lower_t *L) {
 
 static tt_status_t binary_float(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, tt_val_t, tt_val_t)) {
   int argi[2] = {0, 1};
-  tt_dtype_t out = tt_op_float_type(tt_op_result_type(L, argi, 2));
+  tt_dtype_t out = tt_op_float_type(L, tt_op_result_type(L, argi, 2));
   binop_t p;
   if (!prepare2(L, 0, 1, tt_op_math_type(out), &p)) return NULL;
   tt_l_output(L, tt_b_convert(L->g, fn(L->g, p.x, p.y), out));
@@ -826,7 +826,7 @@ static tt_status_t lower_logaddexp2(tt_lower_t *L) { return binary_float(L, f_lo
  * (bf16/f16 results differ by an ulp otherwise): compute in that type. */
 static tt_status_t binary_float_own(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, tt_val_t, tt_val_t)) {
   int argi[2] = {0, 1};
-  tt_dtype_t out = tt_op_float_type(tt_op_result_type(L, argi, 2));
+  tt_dtype_t out = tt_op_float_type(L, tt_op_result_type(L, argi, 2));
   binop_t p;
   if (!prepare2(L, 0, 1, out, &p)) return NULL;
   tt_l_output(L, fn(L->g, p.x, p.y));
@@ -836,7 +836,7 @@ static tt_status_t lower_xlogy(tt_lower_t *L) { return binary_float_own(L, f_xlo
 /* xlog1py: CPU rounds log1p to bf16 but keeps float16 results in float. */
 static tt_status_t lower_xlog1py(tt_lower_t *L) {
   int argi[2] = {0, 1};
-  return tt_op_float_type(tt_op_result_type(L, argi, 2)) == TT_BF16 ? binary_float_own(L, f_xlog1py) : binary_float(L, f_xlog1py);
+  return tt_op_float_type(L, tt_op_result_type(L, argi, 2)) == TT_BF16 ? binary_float_own(L, f_xlog1py) : binary_float(L, f_xlog1py);
 }
 
 /* fmax/fmin: like maximum/minimum, but a NaN operand yields the other one. */
@@ -871,7 +871,7 @@ static tt_status_t lower_heaviside(tt_lower_t *L) {
 
 /* logit(x, eps): log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps is given. */
 static tt_status_t lower_logit(tt_lower_t *L) {
-  tt_dtype_t out = tt_op_float_type(tt_l_arg_dtype(L, 0));
+  tt_dtype_t out = tt_op_float_type(L, tt_l_arg_dtype(L, 0));
   tt_graph_t *g = L->g;
   /* CPU rounds x / (1 - x) to bf16 before the log; float16 stays in float. */
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), out == TT_BF16 ? out : tt_op_math_type(out));

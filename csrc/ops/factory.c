@@ -32,7 +32,7 @@ static tt_status_t arange_common(tt_lower_t *L, int istart, int iend, int istep,
   double step = istep >= 0 ? tt_l_float(L, istep, 1) : 1;
   int any_float = (istart >= 0 && is_float_arg(L, istart)) || is_float_arg(L, iend) || (istep >= 0 && is_float_arg(L, istep));
   tt_dtype_t dt = tt_l_dtype(L, idtype);
-  if (dt == TT_DTYPE_INVALID) dt = any_float ? tt_op_default_float() : TT_I64;
+  if (dt == TT_DTYPE_INVALID) dt = any_float ? tt_op_default_float(L) : TT_I64;
   if (step == 0) return tt_status_make(TT_INVALID_ARGUMENT, "step must be nonzero");
   if (!isfinite(start) || !isfinite(end))
     return tt_status_make(TT_INVALID_ARGUMENT, "unsupported range: %g -> %g", start, end);
@@ -114,7 +114,7 @@ static tt_val_t eye_value(tt_lower_t *L, int64_t n, int64_t m, tt_dtype_t dt) {
 
 static tt_dtype_t dtype_or_default(tt_lower_t *L, int i) {
   tt_dtype_t dt = tt_l_dtype(L, i);
-  return dt == TT_DTYPE_INVALID ? tt_op_default_float() : dt;
+  return dt == TT_DTYPE_INVALID ? tt_op_default_float(L) : dt;
 }
 static tt_status_t lower_eye(tt_lower_t *L) {
   int64_t n = tt_l_int(L, 0, 0);

@@ -4,9 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "api/context.h"
-#include "exec/region.h"
-#include "exec/scalars.h"
+#include "base/scalar_bits.h"
 
 tt_val_t tt_l_fail(tt_lower_t *L, tt_code_t code, const char *fmt, ...) {
   if (tt_graph_failed(L->g)) return -1;
@@ -27,12 +25,23 @@ static tt_val_t add_param(tt_lower_t *L, const tt_type_t *t, tt_binding_t b) {
   if (L->nparams >= TT_LOWER_MAX_PARAMS)
     return tt_l_fail(L, TT_NOT_IMPLEMENTED, "%s: more than %d inputs in one op", L->op, TT_LOWER_MAX_PARAMS);
   L->nparams++;
-  return tt_region_param(t, b);
+  return L->env->param(L->env->self, t, b);
 }
 
-tt_val_t tt_l_storage_base(tt_lower_t *L, tt_storage_t *s) {
-  (void)L;
-  return tt_region_base(s);
+tt_val_t tt_l_storage_base(tt_lower_t *L, tt_storage_t *s) { return L->env->storage_base(L->env->self, s); }
+
+tt_dtype_t tt_l_storage_dtype(tt_lower_t *L, const tt_storage_t *s) {
+  tt_dtype_t dt;
+  int64_t n;
+  L->env->storage_meta(L->env->self, s, &dt, &n);
+  return dt;
+}
+
+int64_t tt_l_storage_numel(tt_lower_t *L, const tt_storage_t *s) {
+  tt_dtype_t dt;
+  int64_t n;
+  L->env->storage_meta(L->env->self, s, &dt, &n);
+  return n;
 }
 
 tt_val_t tt_l_scalar(tt_lower_t *L, tt_dtype_t dtype, double f, int64_t iv, int is_float) {
@@ -65,11 +74,12 @@ static uint64_t mix64(uint64_t z) {
  * the stream of draw k shifted by one block (rand(6) twice gave overlapping
  * values). Distinct offsets give distinct keys (mix64 is a bijection). */
 tt_val_t tt_l_rng_state(tt_lower_t *L) {
-  tt_ctx_t *c = tt_ctx();
+  uint64_t seed, offset;
+  L->env->rng_draw(L->env->self, &seed, &offset);
   int64_t two = 2;
   tt_type_t t = tt_type_make(TT_U64, 1, &two);
   tt_binding_t b = {.kind = TT_BIND_HOST};
-  b.host[0] = mix64(c->rng_seed ^ mix64(c->rng_offset++));
+  b.host[0] = mix64(seed ^ mix64(offset));
   b.host[1] = 0;
   return add_param(L, &t, b);
 }
@@ -87,9 +97,10 @@ static tt_val_t read_ref(tt_lower_t *L, const tt_tensor_ref_t *r) {
     return tt_l_scalar(L, r->dtype, r->host_f, r->host_i, tt_dtype_is_float(r->dtype));
   if (!r->storage) return tt_l_fail(L, TT_INTERNAL, "%s: tensor without storage", L->op);
   tt_val_t base = tt_l_storage_base(L, r->storage);
-  if (r->dtype != r->storage->dtype) /* Tensor.view(dtype): the bytes as r->dtype */
+  tt_dtype_t sdt = tt_l_storage_dtype(L, r->storage);
+  if (r->dtype != sdt) /* Tensor.view(dtype): the bytes as r->dtype */
     base = tt_view_bitcast_flat(L->g, base, r->dtype,
-                                tt_view_bitcast_numel(r->storage->dtype, r->storage->numel, r->dtype));
+                                tt_view_bitcast_numel(sdt, tt_l_storage_numel(L, r->storage), r->dtype));
   if (base < 0) return -1;
   int64_t n = tt_graph_type(L->g, base)->dims[0];
   tt_val_t v = tt_view_read_at(L->g, base, &r->view, tt_l_view_offset(L, &r->view, n));

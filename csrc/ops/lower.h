@@ -3,10 +3,10 @@
 #ifndef TT_OPS_LOWER_H
 #define TT_OPS_LOWER_H
 
-#include "api/args.h"
-#include "exec/async_errors.h"
-#include "exec/run.h"
 #include "ir/builder.h"
+#include "ops/args.h"
+#include "ops/binding.h"
+#include "ops/checks.h"
 
 /* Per op. A foreach op or fused optimizer step over a model's parameters
  * takes, returns and writes a few tensors per parameter: room for models of
@@ -16,7 +16,22 @@
 #define TT_LOWER_MAX_WRITES 8192
 #define TT_LOWER_MAX_CHECKS 8
 
+/* What a lowering reaches of the engine, implemented by the engine
+ * (exec/lower_env.c): parameters of the open region, a storage's current
+ * value there, and the next RNG draw. Lowerings never see the engine. */
+typedef struct tt_lower_env_s {
+  void *self;
+  tt_val_t (*param)(void *self, const tt_type_t *type, tt_binding_t binding);
+  tt_val_t (*storage_base)(void *self, tt_storage_t *s);
+  /* A storage's element type and length. */
+  void (*storage_meta)(void *self, const tt_storage_t *s, tt_dtype_t *out_dtype, int64_t *out_numel);
+  /* The generator's seed and its offset before this draw (the offset advances). */
+  void (*rng_draw)(void *self, uint64_t *out_seed, uint64_t *out_offset);
+} tt_lower_env_t;
+
 typedef struct tt_lower_s {
+  const tt_lower_env_t *env;
+  tt_dtype_t default_float; /* torch.get_default_dtype() for this call (ops/common.h) */
   tt_graph_t *g;
   const char *op; /* "aten::add.Tensor" */
   tt_arg_t *args;
@@ -69,6 +84,9 @@ const int64_t *tt_l_arg_sizes(tt_lower_t *L, int i);
 /* The storage's flat base in the region: a parameter bound to its buffer
  * (added once) or the value an earlier deferred op wrote. */
 tt_val_t tt_l_storage_base(tt_lower_t *L, tt_storage_t *s);
+/* The storage's element type and its length in elements. */
+tt_dtype_t tt_l_storage_dtype(tt_lower_t *L, const tt_storage_t *s);
+int64_t tt_l_storage_numel(tt_lower_t *L, const tt_storage_t *s);
 /* A Python number as a runtime rank-0 parameter of dtype (not baked in). */
 tt_val_t tt_l_scalar(tt_lower_t *L, tt_dtype_t dtype, double f, int64_t iv, int is_float);
 /* A complex number re + im*1j as a runtime scalar of complex dtype (of its

@@ -160,7 +160,7 @@ static tt_status_t lower_normal_(tt_lower_t *L) {
 static tt_status_t lower_normal_fn(tt_lower_t *L) {
   int argi[2] = {0, 1};
   tt_dtype_t dt = tt_op_result_type(L, argi, 2);
-  if (!tt_dtype_is_float(dt)) dt = tt_op_default_float();
+  if (!tt_dtype_is_float(dt)) dt = tt_op_default_float(L);
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);
   if (L->args[1].kind == TT_ARG_FLOAT && L->args[1].f < 0)

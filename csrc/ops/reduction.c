@@ -338,7 +338,7 @@ static tt_status_t lower_logsumexp(tt_lower_t *L) {
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  tt_dtype_t out = tt_dtype_is_float(dt) ? dt : tt_op_default_float();
+  tt_dtype_t out = tt_dtype_is_float(dt) ? dt : tt_op_default_float(L);
   tt_dtype_t acc = tt_op_math_type(out);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc);

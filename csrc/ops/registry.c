@@ -1,6 +1,7 @@
 /* Op lookup over the family tables, by linear scan once into a flat index. */
 #include "ops/registry.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "ops/families.h"
@@ -80,8 +81,11 @@ static const tt_op_def_t *const *families(void) {
 }
 
 #define MAX_OPS 2048
+/* The flat table, built once (pthread_once: engines on several threads may
+ * look ops up at once) and read-only after. */
 static const tt_op_def_t *flat[MAX_OPS];
-static int nflat = -1;
+static int nflat;
+static pthread_once_t built = PTHREAD_ONCE_INIT;
 
 static void build(void) {
   nflat = 0;
@@ -90,17 +94,17 @@ static void build(void) {
 }
 
 int tt_ops_count(void) {
-  if (nflat < 0) build();
+  pthread_once(&built, build);
   return nflat;
 }
 
 const tt_op_def_t *tt_ops_get(int id) {
-  if (nflat < 0) build();
+  pthread_once(&built, build);
   return id >= 0 && id < nflat ? flat[id] : NULL;
 }
 
 int tt_ops_find(const char *name) {
-  if (nflat < 0) build();
+  pthread_once(&built, build);
   for (int i = 0; i < nflat; i++)
     if (strcmp(flat[i]->name, name) == 0) return i;
   return -1;

@@ -50,7 +50,7 @@ static tt_status_t lower_efficientzerotensor(tt_lower_t *L) {
   int rank = tt_l_ints(L, 0, dims, TT_MAX_RANK + 1);
   if (rank > TT_MAX_RANK) return tt_status_make(TT_INVALID_ARGUMENT, "_efficientzerotensor: rank %d too large", rank);
   tt_dtype_t dt = tt_l_dtype(L, 1);
-  if (dt == TT_DTYPE_INVALID) dt = tt_op_default_float();
+  if (dt == TT_DTYPE_INVALID) dt = tt_op_default_float(L);
   tt_l_output(L, tt_b_full_i(L->g, dt, rank, dims, 0));
   return NULL;
 }

@@ -413,13 +413,13 @@ static tt_status_t lower_as_strided_scatter(tt_lower_t *L) {
   dst.rank = ns;
   tt_val_t base;
   int64_t numel;
-  if (!r->storage || r->is_host_scalar || r->dtype != r->storage->dtype || surely_overlaps(&r->view)) {
+  if (!r->storage || r->is_host_scalar || r->dtype != tt_l_storage_dtype(L, r->storage) || surely_overlaps(&r->view)) {
     base = flat_self(L, &self);
     numel = tt_view_numel(&self);
     dst.offset = tt_l_int(L, 4, 0);
   } else {
     self = r->view;
-    numel = r->storage->numel;
+    numel = tt_l_storage_numel(L, r->storage);
     base = tt_l_storage_base(L, r->storage);
     dst.offset = tt_l_int(L, 4, r->view.offset);
   }

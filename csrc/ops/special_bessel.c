@@ -85,7 +85,7 @@ static tt_status_t kaiser(tt_lower_t *L, int iperiodic, int ibeta, int idtype) {
   int periodic = iperiodic >= 0 ? tt_l_bool(L, iperiodic, 1) : 1;
   double beta = ibeta >= 0 ? tt_l_float(L, ibeta, 12.0) : 12.0;
   tt_dtype_t dt = tt_l_dtype(L, idtype);
-  if (dt == TT_DTYPE_INVALID) dt = tt_op_default_float();
+  if (dt == TT_DTYPE_INVALID) dt = tt_op_default_float(L);
   if (len < 0) return tt_status_make(TT_INVALID_ARGUMENT, "kaiser_window requires non-negative window_length, got window_length=%lld", (long long)len);
   if (!tt_dtype_is_float(dt))
     return tt_status_make(TT_INVALID_ARGUMENT, "kaiser_window expects floating point dtypes, got: %s", tt_op_type_name(dt));

@@ -116,7 +116,7 @@ static tt_status_t lower_zeta(tt_lower_t *L) { return tt_sp_binary(L, 0, 1, f_ze
 static tt_status_t lower_polygamma(tt_lower_t *L) {
   int64_t n = tt_l_int(L, 0, 0);
   if (n < 0) return tt_status_make(TT_INVALID_ARGUMENT, "polygamma(n, x) does not support negative n.");
-  tt_dtype_t out = tt_op_float_type(tt_l_arg_dtype(L, 1));
+  tt_dtype_t out = tt_op_float_type(L, tt_l_arg_dtype(L, 1));
   tt_val_t x = tt_b_convert(L->g, tt_l_tensor(L, 1), tt_op_math_type(out));
   if (x < 0) return NULL;
   tt_l_output(L, tt_b_convert(L->g, polygamma_val(L->g, n, x, out), out));
@@ -135,7 +135,7 @@ static tt_val_t round_to(tt_graph_t *g, tt_val_t v, tt_dtype_t out) {
 static tt_status_t lower_mvlgamma(tt_lower_t *L) {
   int64_t p = tt_l_int(L, 1, 1);
   if (p < 1) return tt_status_make(TT_INVALID_ARGUMENT, "p has to be greater than or equal to 1");
-  tt_dtype_t out = tt_op_float_type(tt_l_arg_dtype(L, 0));
+  tt_dtype_t out = tt_op_float_type(L, tt_l_arg_dtype(L, 0));
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(out));
   if (x < 0) return NULL;

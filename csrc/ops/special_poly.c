@@ -164,7 +164,7 @@ static tt_val_t poly(tt_graph_t *g, poly_t kind, tt_val_t x, tt_val_t nraw, doub
 
 static tt_status_t lower_poly(tt_lower_t *L, poly_t kind) {
   int argi[2] = {0, 1};
-  tt_dtype_t out = tt_op_float_type(tt_op_result_type(L, argi, 2));
+  tt_dtype_t out = tt_op_float_type(L, tt_op_result_type(L, argi, 2));
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);
   tt_dtype_t ct = tt_op_math_type(out);

@@ -43,7 +43,7 @@ tt_val_t tt_sp_chbevl(tt_graph_t *g, tt_val_t x, const double *c, int n) {
 }
 
 tt_status_t tt_sp_unary(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, tt_val_t)) {
-  tt_dtype_t out = tt_op_float_type(tt_l_arg_dtype(L, 0));
+  tt_dtype_t out = tt_op_float_type(L, tt_l_arg_dtype(L, 0));
   tt_val_t x = tt_b_convert(L->g, tt_l_tensor(L, 0), tt_op_math_type(out));
   if (x < 0) return NULL;
   tt_l_output(L, tt_b_convert(L->g, fn(L->g, x), out));
@@ -52,7 +52,7 @@ tt_status_t tt_sp_unary(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, tt_val_t)) {
 
 tt_status_t tt_sp_binary(tt_lower_t *L, int a, int b, tt_val_t (*fn)(tt_graph_t *, tt_val_t, tt_val_t)) {
   int argi[2] = {a, b};
-  tt_dtype_t out = tt_op_float_type(tt_op_result_type(L, argi, 2));
+  tt_dtype_t out = tt_op_float_type(L, tt_op_result_type(L, argi, 2));
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);
   tt_dtype_t ct = tt_op_math_type(out);

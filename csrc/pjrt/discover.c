@@ -5,23 +5,19 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/env.h"
 #include "pjrt/pjrt_internal.h"
-
-static const char *env_nonempty(const char *name) {
-  const char *v = getenv(name);
-  return v && v[0] ? v : NULL;
-}
 
 /* A TPU VM exposes its chips as /dev/accel* (older) or through VFIO (newer). */
 static int tpu_present(void) {
   return access("/dev/accel0", F_OK) == 0 || access("/dev/vfio/0", F_OK) == 0;
 }
 
-tt_status_t tt_pjrt_discover_plugin(const char *fallback, char **out_path) {
+tt_status_t tt_pjrt_discover_plugin(const tt_env_t *env, const char *fallback, char **out_path) {
   *out_path = NULL;
-  const char *path = env_nonempty("TORCH_TPU_PJRT_PLUGIN");
+  const char *path = tt_env_text(env, TT_ENV_PJRT_PLUGIN);
   /* libtpu's own variable; only worth it when a TPU is there to drive. */
-  if (!path && tpu_present()) path = env_nonempty("TPU_LIBRARY_PATH");
+  if (!path && tpu_present()) path = tt_env_text(env, TT_ENV_TPU_LIBRARY_PATH);
   if (!path && fallback && fallback[0]) path = fallback;
   if (!path)
     return tt_status_make(TT_UNAVAILABLE,

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "base/dtype.h"
+#include "base/env.h"
 #include "base/status.h"
 
 typedef struct tt_pjrt_runtime_s tt_pjrt_runtime_t;
@@ -102,8 +103,9 @@ tt_status_t tt_pjrt_execute_replicated(tt_pjrt_runtime_t *rt, tt_pjrt_executable
                                        size_t num_args, const char *what, tt_pjrt_buffer_t **outs);
 
 /* Finds the default plugin path: TORCH_TPU_PJRT_PLUGIN, then libtpu when a
- * TPU is present, then `fallback` (the packaged CPU plugin, passed in by the
- * caller that knows where it is installed). *out_path is owned by the caller. */
-tt_status_t tt_pjrt_discover_plugin(const char *fallback, char **out_path);
+ * TPU is present (TPU_LIBRARY_PATH), both read from env, then `fallback` (the
+ * packaged CPU plugin, passed in by the caller that knows where it is
+ * installed). *out_path is owned by the caller. */
+tt_status_t tt_pjrt_discover_plugin(const tt_env_t *env, const char *fallback, char **out_path);
 
 #endif

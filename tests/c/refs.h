@@ -6,10 +6,11 @@
 #include <string.h>
 
 #include "api/call.h"
+#include "test_engine.h"
 
 static inline tt_storage_t *host_f32(const float *v, int64_t n) {
   tt_storage_t *s = NULL;
-  CHECK_OK(tt_storage_from_host(v, TT_F32, n, &s));
+  CHECK_OK(tt_storage_from_host(E, v, TT_F32, n, &s));
   return s;
 }
 

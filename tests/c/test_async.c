@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "api/call.h"
-#include "api/context.h"
-#include "api/mode.h"
+#include "test_engine.h"
+#include "exec/mode.h"
 #include "base/alloc.h"
 #include "cache/tier1.h"
 #include "check.h"
@@ -27,7 +27,7 @@ static tt_status_t binary(const char *op, tt_storage_t *a, tt_storage_t *b, int6
   tt_tensor_ref_t ra = vec(a, n), rb = vec(b, n);
   tt_arg_t args[2] = {tensor_arg(&ra), tensor_arg(&rb)};
   tt_call_result_t r;
-  TT_RETURN_IF_ERROR(tt_call(tt_ops_find(op), args, 2, &r));
+  TT_RETURN_IF_ERROR(tt_call(E, tt_ops_find(op), args, 2, &r));
   *out = r.outs[0].storage;
   tt_storage_retain(*out);
   tt_call_result_clear(&r);
@@ -36,7 +36,7 @@ static tt_status_t binary(const char *op, tt_storage_t *a, tt_storage_t *b, int6
 
 static int read_back(tt_storage_t *s, int64_t n, float *out) {
   tt_tensor_ref_t r = vec(s, n);
-  return CHECK_OK(tt_tensor_to_host(&r, TT_F32, out, sizeof(float) * (size_t)n));
+  return CHECK_OK(tt_tensor_to_host(E, &r, TT_F32, out, sizeof(float) * (size_t)n));
 }
 
 /* (a + b) * b over [n] with a[i] = i, b[i] = 2: checks the values. */
@@ -63,7 +63,7 @@ static tt_pjrt_executable_t *compile_identity(int n) {
   char text[256];
   snprintf(text, sizeof text, kIdentity, n, n, n);
   tt_pjrt_executable_t *exe = NULL;
-  CHECK_OK(tt_pjrt_compile(tt_ctx()->rt, text, strlen(text), 1, "identity", &exe));
+  CHECK_OK(tt_pjrt_compile(E->rt, text, strlen(text), 1, "identity", &exe));
   return exe;
 }
 
@@ -71,7 +71,7 @@ static tt_pjrt_executable_t *compile_identity(int n) {
  * release destroys it (ASan sees any use after). */
 static void test_tier1_lru_unit(void) {
   tt_tier1_t *t1;
-  if (!CHECK_OK(tt_tier1_create(tt_ctx()->rt, 2, &t1))) return;
+  if (!CHECK_OK(tt_tier1_create(E->rt, 2, &t1))) return;
   tt_cache_key_t k[3] = {{1, 1, 1}, {2, 2, 2}, {3, 3, 3}};
   tt_tier1_exe_t *e0 = tt_tier1_insert(t1, &k[0], compile_identity(2));
   tt_tier1_exe_t *e1 = tt_tier1_insert(t1, &k[1], compile_identity(3));
@@ -104,7 +104,7 @@ static void test_tier1_lru_unit(void) {
 
 /* Through the op path: more shapes than the limit, then the first again. */
 static void test_tier1_limit_end_to_end(void) {
-  tt_ctx_t *c = tt_ctx();
+  tt_engine_t *c = E;
   uint64_t ev0 = c->stats.tier1_evicted;
   for (int64_t n = 11; n <= 14; n++) add_mul(n); /* 8 programs */
   CHECK(c->stats.executables <= LIMIT);
@@ -118,20 +118,20 @@ static void test_tier1_limit_end_to_end(void) {
 }
 
 static void test_async_values_and_joins(void) {
-  tt_ctx_t *c = tt_ctx();
+  tt_engine_t *c = E;
   tt_eager_mode_t modes[2] = {TT_MODE_STRICT, TT_MODE_DEFER_AND_FUSE};
   for (int m = 0; m < 2; m++) {
-    CHECK_OK(tt_set_eager_mode(modes[m]));
+    CHECK_OK(tt_set_eager_mode(E, modes[m]));
     for (int async = 0; async < 2; async++) {
-      tt_compile_pool_set_enabled(async);
+      tt_compile_pool_set_enabled(E, async);
       uint64_t started = c->stats.async_compiles;
       add_mul(20 + 2 * m + async); /* a new shape: compiles */
       CHECK(async ? c->stats.async_compiles > started : c->stats.async_compiles == started);
     }
   }
-  CHECK_OK(tt_set_eager_mode(TT_MODE_STRICT));
+  CHECK_OK(tt_set_eager_mode(E, TT_MODE_STRICT));
   /* Many misses of one key before its compile is done: one compile. */
-  tt_compile_pool_set_enabled(1);
+  tt_compile_pool_set_enabled(E, 1);
   float a[30], out[30];
   for (int i = 0; i < 30; i++) a[i] = (float)i;
   tt_storage_t *sa = host_f32(a, 30), *acc = host_f32(a, 30); /* two parameters from the first op on */
@@ -159,14 +159,14 @@ static void test_async_values_and_joins(void) {
 static void test_async_compile_error(void) {
   float a[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, out[9];
   tt_storage_t *sa = host_f32(a, 9), *s1 = NULL, *s2 = NULL;
-  tt_exec_set_compile_fault("aten::div");
-  tt_compile_pool_set_enabled(0);
+  tt_exec_set_compile_fault(E, "aten::div");
+  tt_compile_pool_set_enabled(E, 0);
   tt_status_t sync = binary("div.Tensor", sa, sa, 9, &s1);
   CHECK(sync != NULL);
   char sync_msg[512] = "";
   if (sync) snprintf(sync_msg, sizeof sync_msg, "%s", tt_status_message(sync));
   tt_status_free(sync);
-  tt_compile_pool_set_enabled(1);
+  tt_compile_pool_set_enabled(E, 1);
   /* Behind a real compile (a new shape), the failing one is queued and the
    * ops after it too; the error surfaces where the queue runs (at one of the
    * ops when the compiles were that fast, else at the synchronization). */
@@ -175,7 +175,7 @@ static void test_async_compile_error(void) {
   tt_status_t s = binary("add.Tensor", sb, sb, 17, &sb2);
   if (!s) s = binary("div.Tensor", sa, sa, 9, &s1);
   if (!s) s = binary("add.Tensor", s1, sa, 9, &s2);
-  if (!s) s = tt_synchronize();
+  if (!s) s = tt_synchronize(E);
   CHECK(s != NULL && strstr(sync_msg, "aten::div") && !strcmp(tt_status_message(s), sync_msg));
   tt_status_free(s);
   CHECK(!s1 || s1->poisoned);
@@ -186,7 +186,7 @@ static void test_async_compile_error(void) {
   if (s1) CHECK_ERR(binary("mul.Tensor", s1, sa, 9, &s3), TT_INTERNAL);
   if (sb2) tt_storage_release(sb2);
   tt_storage_release(sb);
-  tt_exec_set_compile_fault(NULL);
+  tt_exec_set_compile_fault(E, NULL);
   add_mul(9);
   tt_storage_t *ok = NULL;
   if (CHECK_OK(binary("div.Tensor", sa, sa, 9, &ok)) && read_back(ok, 9, out)) CHECK(out[0] == 1 && out[8] == 1);
@@ -203,13 +203,13 @@ int main(void) {
   setenv("TORCH_TPU_TIER1_COMPILATION_CACHE_MAX_ENTRIES", "3", 1);
   unsetenv("TORCH_TPU_TIER2_COMPILATION_CACHE");
   unsetenv("WORLD_SIZE");
-  if (!CHECK_OK(tt_init(NULL))) return check_summary();
-  CHECK(tt_ctx()->tier3 != NULL);
+  if (!CHECK_OK(tt_init(NULL, &E))) return check_summary();
+  CHECK(E->tier3 != NULL);
   test_tier1_lru_unit();
   test_tier1_limit_end_to_end();
   test_async_values_and_joins();
   test_async_compile_error();
-  tt_shutdown();
+  tt_shutdown(E);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);

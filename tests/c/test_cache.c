@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "api/call.h"
-#include "api/context.h"
+#include "test_engine.h"
 #include "base/alloc.h"
 #include "cache/entry.h"
 #include "cache/store.h"
@@ -287,7 +287,7 @@ static void test_size_limit_and_sweep(void) {
 static void run_ops(void) {
   float a[6] = {1, 2, 3, 4, 5, 6}, out[6];
   tt_storage_t *sa = NULL;
-  CHECK_OK(tt_storage_from_host(a, TT_F32, 6, &sa));
+  CHECK_OK(tt_storage_from_host(E, a, TT_F32, 6, &sa));
   tt_tensor_ref_t r;
   memset(&r, 0, sizeof r);
   r.storage = sa;
@@ -306,10 +306,10 @@ static void run_ops(void) {
   const char *ops[3] = {"add.Tensor", "mul.Tensor", "sub.Tensor"};
   for (int i = 0; i < 3; i++) {
     tt_call_result_t res;
-    if (!CHECK_OK(tt_call(tt_ops_find(ops[i]), args, 2, &res))) continue;
+    if (!CHECK_OK(tt_call(E, tt_ops_find(ops[i]), args, 2, &res))) continue;
     tt_tensor_ref_t ro = r;
     ro.storage = res.outs[0].storage;
-    if (CHECK_OK(tt_tensor_to_host(&ro, TT_F32, out, sizeof out)))
+    if (CHECK_OK(tt_tensor_to_host(E, &ro, TT_F32, out, sizeof out)))
       CHECK(out[5] == (i == 0 ? 12.f : i == 1 ? 36.f : 0.f)); /* a cached executable computes the right thing */
     tt_call_result_clear(&res);
   }
@@ -337,10 +337,10 @@ static child_t start_child(const char *tier2_dir, const char *tier3_root) {
     }
     if (tier3_root) setenv("TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT", tier3_root, 1);
     else unsetenv("TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT");
-    if (!CHECK_OK(tt_init(NULL))) _exit(2);
+    if (!CHECK_OK(tt_init(NULL, &E))) _exit(2);
     run_ops();
-    tt_cache_stats_t s = tt_ctx()->stats;
-    tt_shutdown();
+    tt_cache_stats_t s = E->stats;
+    tt_shutdown(E);
     if (write(fds[1], &s, sizeof s) != (ssize_t)sizeof s) _exit(3);
     exit(g_failed ? 1 : 0); /* exit, not _exit: the sanitizer build checks leaks */
   }

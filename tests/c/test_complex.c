@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "api/call.h"
-#include "api/context.h"
+#include "test_engine.h"
 #include "check.h"
 #include "refs.h"
 #include "ops/registry.h"
@@ -22,22 +22,22 @@ static void test_promotion(void) {
 static void test_mul_conj_and_refusal(void) {
   float z[4] = {1, 2, 3, -4}, out[4];
   tt_storage_t *s = NULL;
-  if (!CHECK_OK(tt_storage_from_host(z, TT_C64, 2, &s))) return;
+  if (!CHECK_OK(tt_storage_from_host(E, z, TT_C64, 2, &s))) return;
   tt_tensor_ref_t a = vec(s, 2), b = vec(s, 2);
   b.conj = 1;
   tt_arg_t args[2] = {tensor_arg(&a), tensor_arg(&b)};
   tt_call_result_t r;
-  if (CHECK_OK(tt_call(tt_ops_find("mul.Tensor"), args, 2, &r))) {
+  if (CHECK_OK(tt_call(E, tt_ops_find("mul.Tensor"), args, 2, &r))) {
     CHECK(r.outs[0].dtype == TT_C64);
     tt_tensor_ref_t o = vec(r.outs[0].storage, 2);
-    if (CHECK_OK(tt_tensor_to_host(&o, TT_C64, out, sizeof out)))
+    if (CHECK_OK(tt_tensor_to_host(E, &o, TT_C64, out, sizeof out)))
       CHECK(out[0] == 5 && out[1] == 0 && out[2] == 25 && out[3] == 0);
     tt_call_result_clear(&r);
   }
   /* download through the conj bit */
-  if (CHECK_OK(tt_tensor_to_host(&b, TT_C64, out, sizeof out))) CHECK(out[1] == -2 && out[3] == 4);
-  CHECK_ERR(tt_call(tt_ops_find("sinh"), args, 1, &r), TT_NOT_IMPLEMENTED);
-  CHECK_ERR(tt_call(tt_ops_find("lt.Tensor"), args, 2, &r), TT_INVALID_ARGUMENT);
+  if (CHECK_OK(tt_tensor_to_host(E, &b, TT_C64, out, sizeof out))) CHECK(out[1] == -2 && out[3] == 4);
+  CHECK_ERR(tt_call(E, tt_ops_find("sinh"), args, 1, &r), TT_NOT_IMPLEMENTED);
+  CHECK_ERR(tt_call(E, tt_ops_find("lt.Tensor"), args, 2, &r), TT_INVALID_ARGUMENT);
   tt_storage_release(s);
 }
 
@@ -45,7 +45,7 @@ static void test_mul_conj_and_refusal(void) {
 static void test_fft(void) {
   float x[8] = {1, 1, 1, 1, 1, 1, 1, 1}, out[10];
   tt_storage_t *s = NULL;
-  if (!CHECK_OK(tt_storage_from_host(x, TT_F32, 8, &s))) return;
+  if (!CHECK_OK(tt_storage_from_host(E, x, TT_F32, 8, &s))) return;
   tt_tensor_ref_t a = vec(s, 8);
   int64_t dim = 0;
   tt_arg_t args[4];
@@ -59,10 +59,10 @@ static void test_fft(void) {
   args[3].kind = TT_ARG_BOOL;
   args[3].i = 1; /* onesided: 8/2+1 = 5 bins */
   tt_call_result_t r;
-  if (CHECK_OK(tt_call(tt_ops_find("_fft_r2c"), args, 4, &r))) {
+  if (CHECK_OK(tt_call(E, tt_ops_find("_fft_r2c"), args, 4, &r))) {
     CHECK(r.outs[0].dtype == TT_C64 && r.outs[0].sizes[0] == 5);
     tt_tensor_ref_t o = vec(r.outs[0].storage, 5);
-    if (CHECK_OK(tt_tensor_to_host(&o, TT_C64, out, sizeof out))) {
+    if (CHECK_OK(tt_tensor_to_host(E, &o, TT_C64, out, sizeof out))) {
       CHECK(fabsf(out[0] - 8.0f / sqrtf(8.0f)) < 1e-5f);
       float rest = 0;
       for (int i = 1; i < 10; i++) rest += fabsf(out[i]);
@@ -75,9 +75,9 @@ static void test_fft(void) {
 
 int main(void) {
   test_promotion();
-  if (!CHECK_OK(tt_init(NULL))) return check_summary();
+  if (!CHECK_OK(tt_init(NULL, &E))) return check_summary();
   test_mul_conj_and_refusal();
   test_fft();
-  tt_shutdown();
+  tt_shutdown(E);
   return check_summary();
 }

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "api/call.h"
-#include "api/context.h"
+#include "test_engine.h"
 #include "base/nbytes.h"
 #include "check.h"
 #include "ir/builder.h"
@@ -18,10 +18,10 @@ static void test_add(void) {
   tt_tensor_ref_t ra = ref_of(sa, 2, sz, st, 0), rb = ref_of(sb, 1, sz1, st1, 0);
   tt_arg_t args[2] = {tensor_arg(&ra), tensor_arg(&rb)};
   tt_call_result_t r;
-  if (CHECK_OK(tt_call(tt_ops_find("add.Tensor"), args, 2, &r))) {
+  if (CHECK_OK(tt_call(E, tt_ops_find("add.Tensor"), args, 2, &r))) {
     CHECK(r.n == 1 && r.outs[0].rank == 2 && r.outs[0].dtype == TT_F32);
     tt_tensor_ref_t ro = ref_of(r.outs[0].storage, 2, sz, st, 0);
-    if (CHECK_OK(tt_tensor_to_host(&ro, TT_F32, out, sizeof out)))
+    if (CHECK_OK(tt_tensor_to_host(E, &ro, TT_F32, out, sizeof out)))
       for (int i = 0; i < 6; i++) CHECK(out[i] == a[i] + b[i % 3]);
     tt_call_result_clear(&r);
   }
@@ -31,7 +31,7 @@ static void test_add(void) {
   tt_storage_t *sc = host_f32(c, 4);
   tt_tensor_ref_t rc = ref_of(sc, 1, sz4, st1, 0);
   tt_arg_t bad[2] = {tensor_arg(&rb), tensor_arg(&rc)};
-  CHECK_ERR(tt_call(tt_ops_find("add.Tensor"), bad, 2, &r), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_call(E, tt_ops_find("add.Tensor"), bad, 2, &r), TT_INVALID_ARGUMENT);
   tt_storage_release(sa);
   tt_storage_release(sb);
   tt_storage_release(sc);
@@ -59,7 +59,7 @@ static void test_view_reads(void) {
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     tt_tensor_ref_t r = ref_of(s, cases[c].rank, cases[c].sizes, cases[c].strides, cases[c].offset);
     int64_t n = tt_view_numel(&r.view);
-    if (!CHECK_OK(tt_tensor_to_host(&r, TT_F32, out, (size_t)n * 4))) continue;
+    if (!CHECK_OK(tt_tensor_to_host(E, &r, TT_F32, out, (size_t)n * 4))) continue;
     for (int64_t k = 0; k < n; k++) {
       int64_t rem = k, idx = cases[c].offset;
       for (int d = cases[c].rank - 1; d >= 0; d--) {
@@ -100,7 +100,7 @@ static void test_view_writes(void) {
     args[1].kind = TT_ARG_FLOAT;
     args[1].f = -1.0;
     tt_call_result_t res;
-    if (CHECK_OK(tt_call(tt_ops_find("fill_.Scalar"), args, 2, &res))) {
+    if (CHECK_OK(tt_call(E, tt_ops_find("fill_.Scalar"), args, 2, &res))) {
       CHECK(res.returns_arg == 0 && res.n == 0);
       int64_t n = tt_view_numel(&r.view);
       for (int64_t k = 0; k < n; k++) {
@@ -113,7 +113,7 @@ static void test_view_writes(void) {
       }
       int64_t whole_sz[1] = {24}, whole_st[1] = {1};
       tt_tensor_ref_t w = ref_of(s, 1, whole_sz, whole_st, 0);
-      if (CHECK_OK(tt_tensor_to_host(&w, TT_F32, out, sizeof out)))
+      if (CHECK_OK(tt_tensor_to_host(E, &w, TT_F32, out, sizeof out)))
         CHECK(memcmp(out, expect, sizeof out) == 0);
     }
     tt_storage_release(s);
@@ -132,22 +132,22 @@ static void test_errors(void) {
   args[1].f = 2.0;
   tt_call_result_t res;
   /* A value-dependent write through the overlapping view is refused... */
-  CHECK_ERR(tt_call(tt_ops_find("exp_"), args, 1, &res), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_call(E, tt_ops_find("exp_"), args, 1, &res), TT_INVALID_ARGUMENT);
   /* ...but one value everywhere is fine, as on CPU. */
-  if (CHECK_OK(tt_call(tt_ops_find("fill_.Scalar"), args, 2, &res))) {
+  if (CHECK_OK(tt_call(E, tt_ops_find("fill_.Scalar"), args, 2, &res))) {
     float out[4];
     int64_t wsz[1] = {4}, wst[1] = {1};
     tt_tensor_ref_t w = ref_of(s, 1, wsz, wst, 0);
-    if (CHECK_OK(tt_tensor_to_host(&w, TT_F32, out, sizeof out)))
+    if (CHECK_OK(tt_tensor_to_host(E, &w, TT_F32, out, sizeof out)))
       CHECK(out[0] == 2.0f && out[1] == 2.0f && out[2] == 0.0f && out[3] == 0.0f);
   }
-  CHECK_ERR(tt_call(-5, args, 2, &res), TT_INTERNAL);
+  CHECK_ERR(tt_call(E, -5, args, 2, &res), TT_INTERNAL);
   /* Wrong argument kind: a number where a tensor is required. */
   tt_arg_t nums[2];
   memset(nums, 0, sizeof nums);
   nums[0].kind = TT_ARG_INT;
   nums[1].kind = TT_ARG_INT;
-  CHECK_ERR(tt_call(tt_ops_find("clone"), nums, 1, &res), TT_TYPE_ERROR);
+  CHECK_ERR(tt_call(E, tt_ops_find("clone"), nums, 1, &res), TT_TYPE_ERROR);
   tt_storage_release(s);
 }
 
@@ -202,7 +202,7 @@ static void test_size_overflow(void) {
 }
 
 static void test_cache_reuse(void) {
-  tt_ctx_t *c = tt_ctx();
+  tt_engine_t *c = E;
   float v[5] = {1, 2, 3, 4, 5};
   tt_storage_t *s = host_f32(v, 5);
   int64_t sz[1] = {5}, st[1] = {1};
@@ -215,14 +215,39 @@ static void test_cache_reuse(void) {
   for (int i = 0; i < 4; i++) {
     args[1].f = 0.5 * i; /* scalars are runtime arguments: no recompile */
     tt_call_result_t res;
-    if (CHECK_OK(tt_call(tt_ops_find("mul.Scalar"), args, 2, &res))) tt_call_result_clear(&res);
+    if (CHECK_OK(tt_call(E, tt_ops_find("mul.Scalar"), args, 2, &res))) tt_call_result_clear(&res);
   }
   CHECK(c->stats.misses - misses0 <= 1);
   tt_storage_release(s);
 }
 
+/* Host data into a whole storage (its buffer taken, no device copy) and into
+ * a strided view (copied on device, converting from float64). */
+static void test_from_host(void) {
+  float zeros[6] = {0}, out[6];
+  tt_storage_t *s = host_f32(zeros, 6);
+  tt_pjrt_buffer_t *before = s->buf;
+  float whole[6] = {1, 2, 3, 4, 5, 6};
+  tt_tensor_ref_t all = vec(s, 6);
+  CHECK_OK(tt_tensor_from_host(E, &all, whole, TT_F32, 6));
+  CHECK(s->buf != before); /* the uploaded buffer became the storage's */
+  if (CHECK_OK(tt_tensor_to_host(E, &all, TT_F32, out, sizeof out)))
+    for (int i = 0; i < 6; i++) CHECK(out[i] == whole[i]);
+  /* column 1 of the 2x3 matrix: a strided view, values given as float64 */
+  int64_t sz[1] = {2}, st[1] = {3};
+  tt_tensor_ref_t col = ref_of(s, 1, sz, st, 1);
+  double col_values[2] = {-7.5, 9.25};
+  CHECK_OK(tt_tensor_from_host(E, &col, col_values, TT_F64, 2));
+  if (CHECK_OK(tt_tensor_to_host(E, &all, TT_F32, out, sizeof out))) {
+    float want[6] = {1, -7.5f, 3, 4, 9.25f, 6};
+    for (int i = 0; i < 6; i++) CHECK(out[i] == want[i]);
+  }
+  tt_storage_release(s);
+}
+
 int main(void) {
-  if (!CHECK_OK(tt_init(NULL))) return check_summary();
+  if (!CHECK_OK(tt_init(NULL, &E))) return check_summary();
+  test_from_host();
   test_add();
   test_view_reads();
   test_view_writes();
@@ -230,6 +255,6 @@ int main(void) {
   test_failed_value_has_no_type();
   test_size_overflow();
   test_cache_reuse();
-  tt_shutdown();
+  tt_shutdown(E);
   return check_summary();
 }

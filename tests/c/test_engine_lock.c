@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "api/call.h"
-#include "api/context.h"
+#include "test_engine.h"
 #include "api/engine_lock.h"
 #include "base/blocking.h"
 #include "check.h"
@@ -75,9 +75,9 @@ static void test_blocking_hooks_wrap_host_waits(void) {
   tt_arg_t args[2] = {tensor_arg(&r), tensor_arg(&r)};
   tt_call_result_t res;
   int b0 = atomic_load(&g_begins);
-  if (CHECK_OK(tt_call(tt_ops_find("add.Tensor"), args, 2, &res))) {
+  if (CHECK_OK(tt_call(E, tt_ops_find("add.Tensor"), args, 2, &res))) {
     tt_tensor_ref_t o = vec(res.outs[0].storage, 5);
-    CHECK_OK(tt_tensor_to_host(&o, TT_F32, out, sizeof out)); /* waits for the device */
+    CHECK_OK(tt_tensor_to_host(E, &o, TT_F32, out, sizeof out)); /* waits for the device */
     tt_call_result_clear(&res);
   }
   CHECK(out[4] == 10.0f);
@@ -99,7 +99,7 @@ static void test_fork_guard_marks_the_child(void) {
 }
 
 int main(void) {
-  if (!CHECK_OK(tt_init(NULL))) return check_summary();
+  if (!CHECK_OK(tt_init(NULL, &E))) return check_summary();
   test_lock_is_recursive_and_exclusive();
   test_blocking_hooks_wrap_host_waits();
   test_fork_guard_marks_the_child();

@@ -1,14 +1,16 @@
-/* Tests of the CPU-fallback policy and counts (api/fallback), without a plugin. */
+/* Tests of the CPU-fallback policy and counts (exec/fallback), without a plugin. */
 #include <string.h>
 
-#include "api/fallback.h"
+#include "exec/fallback.h"
 #include "base/alloc.h"
 #include "check.h"
 
+static tt_fallback_t F; /* an engine's fallback state, on its own */
+
 static void test_off_by_default(void) {
-  CHECK(!tt_fallback_enabled());
+  CHECK(!tt_fallback_enabled(&F));
   bool first = true;
-  tt_status_t s = tt_fallback_enter("aten::cholesky.default", &first);
+  tt_status_t s = tt_fallback_enter(&F, "aten::cholesky.default", &first);
   CHECK(s && tt_status_code(s) == TT_NOT_IMPLEMENTED);
   const char *m = s ? tt_status_message(s) : "";
   CHECK(strstr(m, "aten::cholesky.default") != NULL);
@@ -17,45 +19,45 @@ static void test_off_by_default(void) {
   CHECK(strstr(m, "issue tracker") != NULL);
   tt_status_free(s);
   CHECK(!first);
-  CHECK(tt_fallback_op_count() == 0); /* refused runs are not counted */
+  CHECK(tt_fallback_op_count(&F) == 0); /* refused runs are not counted */
 }
 
 static void test_counts_and_first(void) {
-  tt_fallback_set_enabled(true);
+  tt_fallback_set_enabled(&F, true);
   bool first = false;
-  CHECK_OK(tt_fallback_enter("aten::a.default", &first));
+  CHECK_OK(tt_fallback_enter(&F, "aten::a.default", &first));
   CHECK(first);
-  CHECK_OK(tt_fallback_enter("aten::b.out", &first));
+  CHECK_OK(tt_fallback_enter(&F, "aten::b.out", &first));
   CHECK(first);
-  CHECK_OK(tt_fallback_enter("aten::a.default", &first));
+  CHECK_OK(tt_fallback_enter(&F, "aten::a.default", &first));
   CHECK(!first);
   for (int i = 0; i < 100; i++) { /* grows past the first allocation */
     char name[32];
     snprintf(name, sizeof name, "aten::op%d.default", i);
-    CHECK_OK(tt_fallback_enter(name, &first));
+    CHECK_OK(tt_fallback_enter(&F, name, &first));
   }
-  CHECK(tt_fallback_op_count() == 102);
+  CHECK(tt_fallback_op_count(&F) == 102);
   uint64_t runs = 0;
-  CHECK(strcmp(tt_fallback_op(0, &runs), "aten::a.default") == 0 && runs == 2);
-  CHECK(strcmp(tt_fallback_op(1, &runs), "aten::b.out") == 0 && runs == 1);
-  CHECK(tt_fallback_op(102, &runs) == NULL && tt_fallback_op(-1, &runs) == NULL);
-  tt_fallback_reset();
-  CHECK(tt_fallback_op_count() == 0);
-  CHECK_OK(tt_fallback_enter("aten::a.default", &first));
+  CHECK(strcmp(tt_fallback_op(&F, 0, &runs), "aten::a.default") == 0 && runs == 2);
+  CHECK(strcmp(tt_fallback_op(&F, 1, &runs), "aten::b.out") == 0 && runs == 1);
+  CHECK(tt_fallback_op(&F, 102, &runs) == NULL && tt_fallback_op(&F, -1, &runs) == NULL);
+  tt_fallback_reset(&F);
+  CHECK(tt_fallback_op_count(&F) == 0);
+  CHECK_OK(tt_fallback_enter(&F, "aten::a.default", &first));
   CHECK(first); /* warns again after a reset */
-  tt_fallback_reset();
-  tt_fallback_set_enabled(false);
+  tt_fallback_reset(&F);
+  tt_fallback_set_enabled(&F, false);
 }
 
 static void test_out_of_memory(void) {
-  tt_fallback_set_enabled(true);
+  tt_fallback_set_enabled(&F, true);
   bool first = true;
   tt_alloc_fail_after(0);
-  CHECK_ERR(tt_fallback_enter("aten::a.default", &first), TT_OUT_OF_MEMORY);
+  CHECK_ERR(tt_fallback_enter(&F, "aten::a.default", &first), TT_OUT_OF_MEMORY);
   tt_alloc_fail_after(-1);
-  CHECK(!first && tt_fallback_op_count() == 0);
-  tt_fallback_reset();
-  tt_fallback_set_enabled(false);
+  CHECK(!first && tt_fallback_op_count(&F) == 0);
+  tt_fallback_reset(&F);
+  tt_fallback_set_enabled(&F, false);
 }
 
 static void test_unsupported(void) {

@@ -8,13 +8,22 @@
 #include <unistd.h>
 
 #include "api/call.h"
-#include "api/context.h"
-#include "api/mode.h"
+#include "test_engine.h"
+#include "exec/mode.h"
 #include "check.h"
 #include "refs.h"
 #include "exec/async_errors.h"
 #include "exec/inflight.h"
 #include "ops/registry.h"
+
+/* The eager mode the environment asks for, read as an engine reads it. */
+static tt_eager_mode_t mode_from_env(void) {
+  tt_env_t env;
+  tt_env_read(&env);
+  tt_eager_mode_t m = tt_eager_mode_from_env(&env);
+  tt_env_free(&env);
+  return m;
+}
 
 static void test_names_and_env(void) {
   tt_eager_mode_t m;
@@ -25,19 +34,19 @@ static void test_names_and_env(void) {
   CHECK_ERR(tt_eager_mode_parse("fast", &m), TT_VALUE_ERROR);
   unsetenv("TORCH_TPU_DEFER_AND_FUSE");
   setenv("TORCH_TPU_LAUNCH_BLOCKING", "1", 1);
-  CHECK(tt_eager_mode_from_env() == TT_MODE_DEBUG);
+  CHECK(mode_from_env() == TT_MODE_DEBUG);
   setenv("TORCH_TPU_LAUNCH_BLOCKING", "0", 1);
-  CHECK(tt_eager_mode_from_env() == TT_MODE_STRICT);
+  CHECK(mode_from_env() == TT_MODE_STRICT);
   setenv("TORCH_TPU_DEFER_AND_FUSE", "1", 1);
-  CHECK(tt_eager_mode_from_env() == TT_MODE_DEFER_AND_FUSE);
+  CHECK(mode_from_env() == TT_MODE_DEFER_AND_FUSE);
   unsetenv("TORCH_TPU_DEFER_AND_FUSE");
   unsetenv("TORCH_TPU_LAUNCH_BLOCKING");
   /* The environment asking for defer-and-fuse: init starts in that mode. */
   pid_t pid = fork();
   if (pid == 0) {
     setenv("TORCH_TPU_DEFER_AND_FUSE", "1", 1);
-    tt_status_t s = tt_init(NULL);
-    int ok = !s && tt_ctx() && tt_get_eager_mode() == TT_MODE_DEFER_AND_FUSE;
+    tt_status_t s = tt_init(NULL, &E);
+    int ok = !s && E && tt_get_eager_mode(E) == TT_MODE_DEFER_AND_FUSE;
     tt_status_free(s);
     _exit(ok ? 0 : 1);
   }
@@ -50,17 +59,17 @@ static void test_names_and_env(void) {
 static tt_status_t index_select(const int64_t *idx, int64_t n, float *out) {
   float x[5] = {10, 11, 12, 13, 14};
   tt_storage_t *sx = NULL, *si = NULL;
-  tt_status_t s = tt_storage_from_host(x, TT_F32, 5, &sx);
-  if (!s) s = tt_storage_from_host(idx, TT_I64, n, &si);
+  tt_status_t s = tt_storage_from_host(E, x, TT_F32, 5, &sx);
+  if (!s) s = tt_storage_from_host(E, idx, TT_I64, n, &si);
   if (s) return s;
   tt_tensor_ref_t rx = vec(sx, 5), ri = vec(si, n);
   tt_arg_t args[3] = {tensor_arg(&rx), {0}, tensor_arg(&ri)};
   args[1].kind = TT_ARG_INT;
   tt_call_result_t res;
-  s = tt_call(tt_ops_find("index_select"), args, 3, &res);
+  s = tt_call(E, tt_ops_find("index_select"), args, 3, &res);
   if (!s) {
     tt_tensor_ref_t ro = vec(res.outs[0].storage, n);
-    s = tt_tensor_to_host(&ro, TT_F32, out, sizeof(float) * (size_t)n);
+    s = tt_tensor_to_host(E, &ro, TT_F32, out, sizeof(float) * (size_t)n);
     tt_call_result_clear(&res);
   }
   tt_storage_release(sx);
@@ -74,13 +83,13 @@ static tt_call_result_t g_kept;
 static tt_status_t launch_index_select(const int64_t *idx, int64_t n, int keep) {
   float x[5] = {10, 11, 12, 13, 14};
   tt_storage_t *sx = NULL, *si = NULL;
-  tt_status_t s = tt_storage_from_host(x, TT_F32, 5, &sx);
-  if (!s) s = tt_storage_from_host(idx, TT_I64, n, &si);
+  tt_status_t s = tt_storage_from_host(E, x, TT_F32, 5, &sx);
+  if (!s) s = tt_storage_from_host(E, idx, TT_I64, n, &si);
   if (s) return s;
   tt_tensor_ref_t rx = vec(sx, 5), ri = vec(si, n);
   tt_arg_t args[3] = {tensor_arg(&rx), {0}, tensor_arg(&ri)};
   args[1].kind = TT_ARG_INT;
-  s = tt_call(tt_ops_find("index_select"), args, 3, &g_kept);
+  s = tt_call(E, tt_ops_find("index_select"), args, 3, &g_kept);
   if (!s && !keep) tt_call_result_clear(&g_kept);
   tt_storage_release(sx);
   tt_storage_release(si);
@@ -98,14 +107,14 @@ static int names_op_index_size(tt_status_t s, int async) {
 static void test_debug_checks(void) {
   float out[3];
   int64_t good[3] = {4, 0, 2}, bad[3] = {1, 7, 9};
-  CHECK_OK(tt_set_eager_mode(TT_MODE_DEBUG));
+  CHECK_OK(tt_set_eager_mode(E, TT_MODE_DEBUG));
   if (CHECK_OK(index_select(good, 3, out))) CHECK(out[0] == 14 && out[1] == 10 && out[2] == 12);
   tt_status_t s = index_select(bad, 3, out);
   /* The message names the op, the first bad index and the size. */
   CHECK(names_op_index_size(s, 0));
   tt_status_free(s);
-  CHECK(tt_async_errors_pending() == 0);
-  CHECK_OK(tt_set_eager_mode(TT_MODE_STRICT));
+  CHECK(tt_async_errors_pending(E) == 0);
+  CHECK_OK(tt_set_eager_mode(E, TT_MODE_STRICT));
 }
 
 /* Strict and DeferAndFuse: the flag of a bad launch is read at the next
@@ -113,54 +122,54 @@ static void test_debug_checks(void) {
 static void test_async_checks(void) {
   float out[3];
   int64_t good[3] = {4, 0, 2}, bad[3] = {1, 7, 9};
-  CHECK(tt_get_eager_mode() == TT_MODE_STRICT);
+  CHECK(tt_get_eager_mode(E) == TT_MODE_STRICT);
   /* A copy to the host of the bad op's own result. */
   tt_status_t s = index_select(bad, 3, out);
   CHECK(names_op_index_size(s, 1));
   tt_status_free(s);
-  CHECK(tt_async_errors_pending() == 0);
+  CHECK(tt_async_errors_pending(E) == 0);
   /* Raised once: the next program runs and reads fine. */
   if (CHECK_OK(index_select(good, 3, out))) CHECK(out[0] == 14 && out[1] == 10 && out[2] == 12);
   /* Launched, nothing read: pending until synchronize. */
   CHECK_OK(launch_index_select(bad, 3, 0));
-  CHECK(tt_async_errors_pending() == 1);
-  s = tt_synchronize();
+  CHECK(tt_async_errors_pending(E) == 1);
+  s = tt_synchronize(E);
   CHECK(names_op_index_size(s, 1));
   tt_status_free(s);
-  CHECK_OK(tt_synchronize());
+  CHECK_OK(tt_synchronize(E));
   /* An op with no index checks leaves nothing pending. */
-  if (CHECK_OK(index_select(good, 3, out))) CHECK(tt_async_errors_pending() == 0);
+  if (CHECK_OK(index_select(good, 3, out))) CHECK(tt_async_errors_pending(E) == 0);
   /* A mode switch reads the flags of launches already done. */
   CHECK_OK(launch_index_select(bad, 3, 0));
-  CHECK_OK(tt_inflight_wait_all());
-  s = tt_set_eager_mode(TT_MODE_DEFER_AND_FUSE);
+  CHECK_OK(tt_inflight_wait_all(E));
+  s = tt_set_eager_mode(E, TT_MODE_DEFER_AND_FUSE);
   CHECK(names_op_index_size(s, 1));
   tt_status_free(s);
-  CHECK(tt_get_eager_mode() == TT_MODE_DEFER_AND_FUSE); /* the switch happened */
+  CHECK(tt_get_eager_mode(E) == TT_MODE_DEFER_AND_FUSE); /* the switch happened */
   /* DeferAndFuse: the bad op is deferred, runs at the sync and raises. */
   CHECK_OK(launch_index_select(bad, 3, 1));
-  CHECK(tt_async_errors_pending() == 0);
-  s = tt_synchronize();
+  CHECK(tt_async_errors_pending(E) == 0);
+  s = tt_synchronize(E);
   CHECK(names_op_index_size(s, 1));
   tt_status_free(s);
   tt_call_result_clear(&g_kept);
   /* Its result died before any flush: the check still runs. */
   CHECK_OK(launch_index_select(bad, 3, 0));
-  s = tt_synchronize();
+  s = tt_synchronize(E);
   CHECK(names_op_index_size(s, 1));
   tt_status_free(s);
   if (CHECK_OK(index_select(good, 3, out))) CHECK(out[0] == 14 && out[1] == 10 && out[2] == 12);
   s = index_select(bad, 3, out);
   CHECK(names_op_index_size(s, 1));
   tt_status_free(s);
-  CHECK_OK(tt_set_eager_mode(TT_MODE_STRICT));
+  CHECK_OK(tt_set_eager_mode(E, TT_MODE_STRICT));
 }
 
 int main(void) {
   test_names_and_env();
-  if (!CHECK_OK(tt_init(NULL))) return check_summary();
+  if (!CHECK_OK(tt_init(NULL, &E))) return check_summary();
   test_debug_checks();
   test_async_checks();
-  tt_shutdown();
+  tt_shutdown(E);
   return check_summary();
 }

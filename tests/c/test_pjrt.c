@@ -314,20 +314,25 @@ static void test_fake_plugin(void) {
 
 static void test_discover(void) {
   char *path = NULL;
+  tt_env_t env;
   setenv("TORCH_TPU_PJRT_PLUGIN", "/some/plugin.so", 1);
-  if (CHECK_OK(tt_pjrt_discover_plugin("/fallback.so", &path))) {
+  tt_env_read(&env);
+  if (CHECK_OK(tt_pjrt_discover_plugin(&env, "/fallback.so", &path))) {
     CHECK(strcmp(path, "/some/plugin.so") == 0);
     tt_free(path);
   }
   unsetenv("TORCH_TPU_PJRT_PLUGIN");
   unsetenv("TPU_LIBRARY_PATH");
-  if (CHECK_OK(tt_pjrt_discover_plugin("/fallback.so", &path))) {
+  tt_env_free(&env);
+  tt_env_read(&env);
+  if (CHECK_OK(tt_pjrt_discover_plugin(&env, "/fallback.so", &path))) {
     CHECK(strcmp(path, "/fallback.so") == 0);
     tt_free(path);
   }
-  tt_status_t s = tt_pjrt_discover_plugin(NULL, &path);
+  tt_status_t s = tt_pjrt_discover_plugin(&env, NULL, &path);
   CHECK(s != NULL && path == NULL);
   tt_status_free(s);
+  tt_env_free(&env);
   setenv("TORCH_TPU_PJRT_PLUGIN", g_plugin, 1);
 }
 

@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "api/storage.h"
+#include "test_engine.h"
+
+#include "exec/storage.h"
 #include "base/vaddr.h"
 #include "check.h"
 
@@ -62,8 +64,8 @@ static void test_not_readable(void) {
 static void test_storage_address(void) {
   tt_storage_t *s, *t;
   uint64_t a, b, c;
-  if (!CHECK_OK(tt_storage_create(TT_F32, 10, NULL, &s))) return;
-  if (!CHECK_OK(tt_storage_create(TT_F32, 10, NULL, &t))) return;
+  if (!CHECK_OK(tt_storage_create(E, TT_F32, 10, NULL, &s))) return;
+  if (!CHECK_OK(tt_storage_create(E, TT_F32, 10, NULL, &t))) return;
   CHECK_OK(tt_storage_address(s, &a));
   CHECK_OK(tt_storage_address(s, &b));
   CHECK_OK(tt_storage_address(t, &c));
@@ -72,7 +74,7 @@ static void test_storage_address(void) {
   CHECK_OK(tt_storage_address(s, &b));
   CHECK(b && b != a && s->addr_capacity >= 4000);
   tt_storage_t *e;
-  if (CHECK_OK(tt_storage_create(TT_F32, 0, NULL, &e))) {
+  if (CHECK_OK(tt_storage_create(E, TT_F32, 0, NULL, &e))) {
     CHECK_OK(tt_storage_address(e, &a));
     CHECK(a == 0); /* an empty storage reports 0, as on CPU */
     tt_storage_release(e);
@@ -84,6 +86,9 @@ static void test_storage_address(void) {
 int main(void) {
   test_alloc_free();
   test_not_readable();
-  test_storage_address();
+  if (CHECK_OK(tt_init(NULL, &E))) {
+    test_storage_address();
+    tt_shutdown(E);
+  }
   return check_summary();
 }

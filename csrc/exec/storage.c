@@ -1,10 +1,9 @@
 /* Storage lifetime: refcounting and buffer replacement. */
-#include "api/storage.h"
+#include "exec/storage.h"
 
-#include "api/context.h"
+#include "exec/engine.h"
 #include "base/alloc.h"
 #include "base/vaddr.h"
-#include "exec/region.h"
 
 static void raise_peak(int64_t *peak, int64_t now) {
   int64_t seen = __atomic_load_n(peak, __ATOMIC_RELAXED);
@@ -13,7 +12,7 @@ static void raise_peak(int64_t *peak, int64_t now) {
 }
 
 static void account(const tt_storage_t *s, int sign) {
-  tt_memory_stats_t *m = &tt_ctx()->memory;
+  tt_memory_stats_t *m = &s->engine->memory;
   int64_t bytes = s->numel * (int64_t)tt_dtype_size(s->dtype);
   int64_t live = __atomic_add_fetch(&m->live_bytes, sign * bytes, __ATOMIC_RELAXED);
   int64_t buffers = __atomic_add_fetch(&m->live_buffers, sign, __ATOMIC_RELAXED);
@@ -25,14 +24,14 @@ static void account(const tt_storage_t *s, int sign) {
   }
 }
 
-void tt_memory_reset_peak(void) {
-  tt_memory_stats_t *m = &tt_ctx()->memory;
+void tt_memory_reset_peak(tt_engine_t *e) {
+  tt_memory_stats_t *m = &e->memory;
   __atomic_store_n(&m->peak_bytes, __atomic_load_n(&m->live_bytes, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
   __atomic_store_n(&m->peak_buffers, __atomic_load_n(&m->live_buffers, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 }
 
-tt_memory_stats_t tt_memory_snapshot(void) {
-  const tt_memory_stats_t *m = &tt_ctx()->memory;
+tt_memory_stats_t tt_memory_snapshot(const tt_engine_t *e) {
+  const tt_memory_stats_t *m = &e->memory;
   tt_memory_stats_t r;
   r.live_bytes = __atomic_load_n(&m->live_bytes, __ATOMIC_RELAXED);
   r.peak_bytes = __atomic_load_n(&m->peak_bytes, __ATOMIC_RELAXED);
@@ -45,14 +44,15 @@ tt_memory_stats_t tt_memory_snapshot(void) {
   return r;
 }
 
-tt_status_t tt_storage_create(tt_dtype_t dtype, int64_t numel, tt_pjrt_buffer_t *buf,
+tt_status_t tt_storage_create(tt_engine_t *e, tt_dtype_t dtype, int64_t numel, tt_pjrt_buffer_t *buf,
                               tt_storage_t **out_storage) {
   tt_storage_t *s = tt_calloc(1, sizeof(*s));
   if (!s) {
-    if (buf) tt_pjrt_buffer_destroy(tt_ctx()->rt, buf);
+    if (buf) tt_pjrt_buffer_destroy(e->rt, buf);
     return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory creating a storage");
   }
   s->refcount = 1;
+  s->engine = e;
   s->dtype = dtype;
   s->numel = numel;
   s->buf = buf;
@@ -66,11 +66,11 @@ void tt_storage_retain(tt_storage_t *s) { __atomic_add_fetch(&s->refcount, 1, __
 
 void tt_storage_release(tt_storage_t *s) {
   if (!s || __atomic_sub_fetch(&s->refcount, 1, __ATOMIC_ACQ_REL) != 0) return;
-  tt_region_forget(s); /* a dead value is never an output */
+  tt_region_forget(s->engine, s); /* a dead value is never an output */
   tt_vaddr_free(s->addr, s->addr_capacity);
   if (s->buf) {
     account(s, -1);
-    tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
+    tt_pjrt_buffer_destroy(s->engine->rt, s->buf);
   }
   tt_free(s);
 }
@@ -80,7 +80,7 @@ void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf) {
   if (buf) account(s, 1);
   if (s->buf) {
     account(s, -1);
-    tt_pjrt_buffer_destroy(tt_ctx()->rt, s->buf);
+    tt_pjrt_buffer_destroy(s->engine->rt, s->buf);
   }
   s->buf = buf;
 }
@@ -96,7 +96,7 @@ tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf) {
       return tt_status_make(TT_OUT_OF_MEMORY, "TPU out of memory: tried to allocate %llu bytes (the host copy "
                                               "of zeros for a new storage)", (unsigned long long)n);
     int64_t dim = s->numel;
-    tt_status_t st = tt_pjrt_buffer_from_host(tt_ctx()->rt, zeros, s->dtype, &dim, 1, 0, &s->buf);
+    tt_status_t st = tt_pjrt_buffer_from_host(s->engine->rt, zeros, s->dtype, &dim, 1, 0, &s->buf);
     tt_free(zeros);
     TT_RETURN_IF_ERROR(st);
     account(s, 1);

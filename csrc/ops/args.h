@@ -1,12 +1,15 @@
 /* Arguments of an ATen call as the core sees them: tensors as views of
  * storages, Python numbers with their kind, lists, strings. */
-#ifndef TT_API_ARGS_H
-#define TT_API_ARGS_H
+#ifndef TT_OPS_ARGS_H
+#define TT_OPS_ARGS_H
 
 #include <stdint.h>
 
-#include "api/storage.h"
 #include "views/view.h"
+
+/* A storage is the engine's (exec/storage.h); lowerings hold it as a handle
+ * and reach its value through the lowering interface (ops/lower.h). */
+typedef struct tt_storage_s tt_storage_t;
 
 typedef struct tt_tensor_ref_s {
   tt_storage_t *storage; /* borrowed; NULL for a host (CPU) scalar tensor */

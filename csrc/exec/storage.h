@@ -2,17 +2,20 @@
  * view of it. A write replaces the buffer; every alias sees the new one.
  * Thread safety: refcounts are atomic; buffer swaps are done under the engine lock (api/engine_lock.h)
  * by the binding (the core assumes one mutating thread). */
-#ifndef TT_API_STORAGE_H
-#define TT_API_STORAGE_H
+#ifndef TT_EXEC_STORAGE_H
+#define TT_EXEC_STORAGE_H
 
 #include <stdint.h>
 
 #include "base/dtype.h"
 #include "base/status.h"
+#include "exec/engine_type.h"
+#include "exec/stats.h"
 #include "pjrt/runtime.h"
 
 typedef struct tt_storage_s {
   int refcount;
+  tt_engine_t *engine; /* whose device holds buf, and whose region it may be pending in */
   tt_dtype_t dtype;
   int64_t numel;
   tt_pjrt_buffer_t *buf; /* flat [numel]; NULL until first written (reads as zeros) */
@@ -30,7 +33,7 @@ typedef struct tt_storage_s {
 } tt_storage_t;
 
 /* Takes ownership of buf (may be NULL). */
-tt_status_t tt_storage_create(tt_dtype_t dtype, int64_t numel, tt_pjrt_buffer_t *buf,
+tt_status_t tt_storage_create(tt_engine_t *e, tt_dtype_t dtype, int64_t numel, tt_pjrt_buffer_t *buf,
                               tt_storage_t **out_storage);
 void tt_storage_retain(tt_storage_t *s);
 void tt_storage_release(tt_storage_t *s);
@@ -44,5 +47,10 @@ tt_pjrt_buffer_t *tt_storage_take_buffer(tt_storage_t *s);
 tt_status_t tt_storage_address(tt_storage_t *s, uint64_t *out_addr);
 /* The buffer, materializing zeros for a never-written storage. */
 tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf);
+
+/* The engine's memory counters read, or their peaks reset to the live
+ * values, atomically. */
+tt_memory_stats_t tt_memory_snapshot(const tt_engine_t *e);
+void tt_memory_reset_peak(tt_engine_t *e);
 
 #endif

@@ -1,10 +1,12 @@
 /* Eager execution modes: how each op is launched (strict, debug,
  * defer-and-fuse; see exec/region.h). The mode lives in the context.
  * Thread safety: none; set and read with the binding's lock (the GIL) held. */
-#ifndef TT_API_MODE_H
-#define TT_API_MODE_H
+#ifndef TT_EXEC_MODE_H
+#define TT_EXEC_MODE_H
 
+#include "base/env.h"
 #include "base/status.h"
+#include "exec/engine_type.h"
 
 typedef enum tt_eager_mode_e {
   TT_MODE_STRICT = 0,     /* one op at a time, asynchronous (default) */
@@ -18,9 +20,9 @@ const char *tt_eager_mode_name(tt_eager_mode_t mode);
 tt_status_t tt_eager_mode_parse(const char *name, tt_eager_mode_t *out_mode);
 /* The mode chosen by the environment: TORCH_TPU_DEFER_AND_FUSE=1 selects
  * defer-and-fuse, else TORCH_TPU_LAUNCH_BLOCKING=1 selects debug, else strict. */
-tt_eager_mode_t tt_eager_mode_from_env(void);
+tt_eager_mode_t tt_eager_mode_from_env(const tt_env_t *env);
 /* Sets the context's mode, after running any deferred work. */
-tt_status_t tt_set_eager_mode(tt_eager_mode_t mode);
-tt_eager_mode_t tt_get_eager_mode(void);
+tt_status_t tt_set_eager_mode(tt_engine_t *e, tt_eager_mode_t mode);
+tt_eager_mode_t tt_get_eager_mode(const tt_engine_t *e);
 
 #endif

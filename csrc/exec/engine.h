@@ -1,0 +1,84 @@
+/* The engine: one object holding all the state of one device's eager
+ * engine. The PJRT runtime and device, the compile-cache tiers, the eager
+ * mode, the open region, the launch queue, the in-flight ring, the device
+ * scalars, the pending asynchronous checks, the repeat window, the compile
+ * pool, the RNG, the CPU-fallback bookkeeping and the statistics are fields
+ * here, and every engine function takes the engine it works on. Nothing in
+ * exec/ or api/ keeps mutable state of its own; a process may create several
+ * engines (the C tests do) and use them side by side.
+ *
+ * Threading model. An engine is not internally locked: its owner calls it
+ * from one thread at a time. The Python binding owns the process's engine
+ * and serializes its callers with the engine lock (api/engine_lock.h), so any
+ * number of Python threads may use tpu tensors at once, one op at a time,
+ * with the GIL released whenever the host waits for the device or a compile
+ * (base/blocking.h). Inside an engine, the compile pool's threads share the
+ * pool's queue under its own mutex (exec/compile_pool.h), and the memory
+ * counters are atomic (a storage may be released from any thread holding the
+ * engine's lock). Two engines share nothing but the plugin's code: calls on
+ * different engines need no common lock. */
+#ifndef TT_EXEC_ENGINE_H
+#define TT_EXEC_ENGINE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "base/env.h"
+#include "cache/tier1.h"
+#include "cache/tier2.h"
+#include "cache/tier3.h"
+#include "exec/async_errors.h"
+#include "exec/compile_pool.h"
+#include "exec/engine_type.h"
+#include "exec/fallback.h"
+#include "exec/inflight.h"
+#include "exec/launch_queue.h"
+#include "exec/mode.h"
+#include "exec/region.h"
+#include "exec/repeat.h"
+#include "exec/scalars.h"
+#include "exec/stats.h"
+#include "pjrt/runtime.h"
+
+struct tt_engine_s {
+  tt_env_t env; /* the environment, read once at creation (base/env.h) */
+  /* Device and compile cache. */
+  tt_pjrt_runtime_t *rt;
+  tt_tier1_t *tier1;
+  tt_cache_dir_t *tier2; /* NULL when off */
+  tt_cache_dir_t *tier3; /* NULL when off */
+  uint64_t options_key;  /* compile options + plugin identity + our version */
+  /* Eager engine. */
+  tt_eager_mode_t mode;
+  tt_dtype_t default_float; /* torch.get_default_dtype() of the embedding: F32, F64, F16 or BF16 */
+  tt_region_t region;
+  tt_launchq_t launchq;
+  tt_inflight_t inflight;
+  tt_scalars_t scalars;
+  tt_async_errors_t async_errors;
+  tt_repeat_t repeat;
+  tt_compile_pool_t pool;
+  atomic_int cancel_waits;             /* shutting down: waits for a peer's compile return */
+  const char *_Atomic compile_fault;   /* tests: fail compiles whose name contains this */
+  /* RNG (Philox key and offset) and the CPU fallback's bookkeeping. */
+  uint64_t rng_seed, rng_offset;
+  tt_fallback_t fallback;
+  /* Counters. */
+  tt_cache_stats_t stats;
+  tt_memory_stats_t memory;
+  /* Per-call scratch of the op facade (api/call.c), sized on first use. */
+  struct tt_call_scratch_s *call_scratch;
+};
+
+/* Loads the plugin (see tt_pjrt_discover_plugin for the search order) and
+ * creates an engine on its first device: tier 1, tiers 2 and 3 as the
+ * environment asks (a tier that cannot be opened is left off with a
+ * warning), the eager mode from the environment, PyTorch's default seed. */
+tt_status_t tt_engine_create(const char *fallback_plugin, tt_engine_t **out_engine);
+/* Runs what is queued, waits for launches in flight, joins the compile
+ * pool, frees every cache and the runtime. NULL is a no-op. */
+void tt_engine_destroy(tt_engine_t *e);
+
+#define TT_VERSION "0.1.0"
+
+#endif

@@ -1,0 +1,27 @@
+/* The lowering interface implemented by an engine. */
+#include "exec/lower_env.h"
+
+#include "exec/engine.h"
+
+static tt_val_t env_param(void *self, const tt_type_t *type, tt_binding_t b) {
+  return tt_region_param(self, type, b);
+}
+
+static tt_val_t env_storage_base(void *self, tt_storage_t *s) { return tt_region_base(self, s); }
+
+static void env_storage_meta(void *self, const tt_storage_t *s, tt_dtype_t *out_dtype, int64_t *out_numel) {
+  (void)self;
+  *out_dtype = s->dtype;
+  *out_numel = s->numel;
+}
+
+static void env_rng_draw(void *self, uint64_t *out_seed, uint64_t *out_offset) {
+  tt_engine_t *e = self;
+  *out_seed = e->rng_seed;
+  *out_offset = e->rng_offset++;
+}
+
+tt_lower_env_t tt_engine_lower_env(tt_engine_t *e) {
+  tt_lower_env_t env = {e, env_param, env_storage_base, env_storage_meta, env_rng_draw};
+  return env;
+}

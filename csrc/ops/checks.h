@@ -1,0 +1,35 @@
+/* Device-side checks a lowering adds to its op's program (index bounds,
+ * ldl pivots): the flag value it computes and the PyTorch error it stands for.
+ * The engine reads the flags (exec/async_errors.h) and raises tt_index_check_status. */
+#ifndef TT_OPS_CHECKS_H
+#define TT_OPS_CHECKS_H
+
+#include <stdint.h>
+
+#include "base/status.h"
+#include "ir/graph.h"
+
+/* Which error PyTorch's CPU kernel raises for an out-of-range index. */
+typedef enum tt_check_kind_e {
+  TT_CHECK_INDEX,  /* IndexError "index 7 is out of bounds for dimension 0 with size 5" (index, index_put) */
+  TT_CHECK_DIM,    /* RuntimeError, same words (gather, scatter) */
+  TT_CHECK_SELF,   /* IndexError "index out of range in self" (index_select, embedding, index_add) */
+  TT_CHECK_TARGET, /* IndexError "Target 7 is out of bounds." (nll_loss) */
+  TT_CHECK_LDL_PIVOT, /* RuntimeError "Pivots given to ldl_solve must all satisfy |pivot| <= LD.size(-2)..." (or >= 1) */
+} tt_check_kind_t;
+
+/* One check: `flag` is an i64[2] value of the op's graph {number of bad
+ * indices, first bad index}; the rest goes into the message. */
+typedef struct tt_index_check_s {
+  tt_val_t flag;
+  tt_check_kind_t kind;
+  int dim;
+  int64_t size;
+  const char *op; /* the op's static name, e.g. "index_select" */
+} tt_index_check_t;
+
+/* The error PyTorch raises for a failed check (OK when count is 0). `async`
+ * adds the note that an earlier launch raised it, else the debug-mode note. */
+tt_status_t tt_index_check_status(const tt_index_check_t *k, int64_t count, int64_t index, int async);
+
+#endif
