@@ -4,7 +4,7 @@ import os
 
 import torch
 
-from . import _C, _accelerator, _autocast, _device, _dlpack, _fast_paths, _kernels, _pinned, _printing, _shallow_copy, _storage
+from . import _C, _accelerator, _precision, _autocast, _device, _dlpack, _fast_paths, _kernels, _pinned, _printing, _shallow_copy, _storage
 
 
 def register():
@@ -21,4 +21,5 @@ def register():
     _dlpack.install()
     _shallow_copy.install()
     _fast_paths.install()
+    _precision.install()
     _device.set_cpu_fallback(os.environ.get("TORCH_TPU_CPU_FALLBACK", "0").lower() in ("1", "true", "yes", "on"))

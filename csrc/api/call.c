@@ -229,6 +229,10 @@ static tt_status_t lower_into_region(const tt_op_def_t *def, tt_lower_t *L, tt_c
 
 void tt_call_set_default_dtype(tt_dtype_t dt) { tt_op_set_default_float(dt); }
 
+void tt_call_set_matmul_precision(int precision) { tt_op_set_matmul_precision(precision); }
+
+int tt_call_matmul_precision(void) { return tt_op_matmul_precision(); }
+
 tt_status_t tt_call(int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
   /* Results and the lowering context are large (their arrays bound what one
    * op may touch) and filled before being read: reset only the counters. */

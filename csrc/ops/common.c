@@ -33,6 +33,20 @@ void tt_op_set_default_float(tt_dtype_t dt) {
 
 tt_dtype_t tt_op_default_float(void) { return default_float; }
 
+/* The float32 matmul precision (tt_precision_t) for the op being lowered,
+ * set by the caller before each op as the default dtype is (api/call.h):
+ * the global torch.set_float32_matmul_precision or a torch.tpu.precision
+ * block around the call. */
+static int matmul_precision = TT_PREC_HIGHEST;
+
+void tt_op_set_matmul_precision(int precision) {
+  matmul_precision = (precision == TT_PREC_HIGH || precision == TT_PREC_MEDIUM) ? precision : TT_PREC_HIGHEST;
+}
+
+int tt_op_matmul_precision(void) { return matmul_precision; }
+
+int tt_op_matmul_precision_for(tt_dtype_t dt) { return dt == TT_F32 ? matmul_precision : TT_PREC_HIGHEST; }
+
 /* PyTorch's default complex type follows the default float type; complex32
  * (a float16 default) has no StableHLO type: INVALID. */
 tt_dtype_t tt_op_default_complex(void) {

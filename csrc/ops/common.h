@@ -40,6 +40,13 @@ tt_dtype_t tt_op_float_type(tt_dtype_t dt);
 void tt_op_set_default_float(tt_dtype_t dt);
 tt_dtype_t tt_op_default_float(void);
 tt_dtype_t tt_op_default_complex(void);
+/* The float32 matmul precision (tt_precision_t, ir/graph.h) of the op being
+ * lowered; the caller sets it before lowering (api/call.h). _for(dt): the
+ * mode a contraction of tensors of dtype dt uses: the mode for float32,
+ * HIGHEST (the dtype's own arithmetic) for every other dtype. */
+void tt_op_set_matmul_precision(int precision);
+int tt_op_matmul_precision(void);
+int tt_op_matmul_precision_for(tt_dtype_t dt);
 /* PyTorch's checked Scalar conversion (Scalar::to<T>, as fill_, full,
  * masked_fill, clamp and index_fill use it): a Python number (or 0-dim host
  * tensor) argument i that does not fit dt records CPU's "value cannot be
