@@ -17,6 +17,33 @@ static _Thread_local int override_mode = -1;
  * until the user calls torch.set_float32_matmul_precision. */
 static int unset_default = -1;
 
+/* The blocks of the threads now inside backward() (torch.autograd.backward
+ * or grad called in a torch.tpu.precision block): PyTorch runs a device's
+ * backward ops on its autograd worker thread, which has no block of its own
+ * and takes the innermost of these. A stack: threads in backward at once
+ * with different blocks see the latest one. */
+#define BACKWARD_MAX 64
+static int backward_modes[BACKWARD_MAX];
+static int backward_depth;
+
+/* Whether this thread is running a backward pass (an autograd worker). */
+static int in_backward(void) {
+  static PyObject *task_id;
+  if (!task_id) {
+    PyObject *c = PyImport_ImportModule("torch._C");
+    if (!c) return -1;
+    task_id = PyObject_GetAttrString(c, "_current_graph_task_id");
+    Py_DECREF(c);
+    if (!task_id) return -1;
+  }
+  PyObject *r = PyObject_CallNoArgs(task_id);
+  if (!r) return -1;
+  long id = PyLong_AsLong(r);
+  Py_DECREF(r);
+  if (id == -1 && PyErr_Occurred()) return -1;
+  return id != -1;
+}
+
 static int parse_mode(const char *s) {
   if (!strcmp(s, "highest")) return TT_PREC_HIGHEST;
   if (!strcmp(s, "high")) return TT_PREC_HIGH;
@@ -59,8 +86,20 @@ static int global_mode(void) {
   return mode;
 }
 
+/* This thread's mode: its block, the block of the thread that started the
+ * backward pass it runs, or the global setting. -1 with an exception set. */
+static int thread_mode(void) {
+  if (override_mode >= 0) return override_mode;
+  if (backward_depth > 0) {
+    int b = in_backward();
+    if (b < 0) return -1;
+    if (b) return backward_modes[backward_depth - 1];
+  }
+  return global_mode();
+}
+
 int tt_py_sync_matmul_precision(void) {
-  int mode = override_mode >= 0 ? override_mode : global_mode();
+  int mode = thread_mode();
   if (mode < 0) return 0;
   if (mode != tt_call_matmul_precision()) tt_call_set_matmul_precision(mode);
   return 1;
@@ -113,9 +152,26 @@ static PyObject *py_set_unset_default(PyObject *self, PyObject *arg) {
 static PyObject *py_effective(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  int mode = override_mode >= 0 ? override_mode : global_mode();
+  int mode = thread_mode();
   if (mode < 0) return NULL;
   return mode_object(mode);
+}
+
+/* _push_backward_precision(): called by the backward()/grad() wrapper of a
+ * thread in a block; returns whether it pushed (pop only then). */
+static PyObject *py_push_backward(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  if (override_mode < 0 || backward_depth >= BACKWARD_MAX) Py_RETURN_FALSE;
+  backward_modes[backward_depth++] = override_mode;
+  Py_RETURN_TRUE;
+}
+
+static PyObject *py_pop_backward(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  if (backward_depth > 0) backward_depth--;
+  Py_RETURN_NONE;
 }
 
 PyMethodDef tt_py_precision_methods[] = {
@@ -125,5 +181,8 @@ PyMethodDef tt_py_precision_methods[] = {
     {"_set_precision_unset_default", py_set_unset_default, METH_O,
      "_set_precision_unset_default(mode|None): the mode while torch's setting is its default"},
     {"_matmul_precision", py_effective, METH_NOARGS, "the float32 matmul precision the next op gets"},
+    {"_push_backward_precision", py_push_backward, METH_NOARGS,
+     "this thread's block for the backward pass it starts; True if pushed"},
+    {"_pop_backward_precision", py_pop_backward, METH_NOARGS, "undoes a push"},
     {NULL, NULL, 0, NULL},
 };

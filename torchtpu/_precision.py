@@ -9,6 +9,7 @@ Every float32 dot_general and convolution the op lowers to carries the mode
 precision_config on a TPU and into written-out bf16 passes elsewhere."""
 import contextlib
 import enum
+import functools
 import threading
 import warnings
 
@@ -75,7 +76,10 @@ def precision(mode):
     `mode` (a torch.tpu.Precision or "medium", "high", "highest"), whatever
     the global torch.set_float32_matmul_precision says; nesting restores the
     enclosing mode on exit. Ops recorded in DeferAndFuse or run by a
-    torch.compile'd function inside the block take the block's mode."""
+    torch.compile'd function inside the block take the block's mode, and so
+    does a backward pass started inside it (its ops run on PyTorch's
+    autograd worker thread, which takes the block of the thread that called
+    backward() or torch.autograd.grad)."""
     name = _mode_name(mode)
     _warn_cost(name)
     previous = _C._set_precision_override(name)
@@ -141,11 +145,33 @@ def _set_float32_matmul_precision(precision):
     _warn_cost(str(precision).lower())
 
 
+def _in_block_backward(fn):
+    """torch.autograd.backward / grad, carrying this thread's torch.tpu.precision
+    block to the autograd worker thread that runs the device's backward ops."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        if not _C._push_backward_precision():
+            return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _C._pop_backward_precision()
+
+    run._tt_precision_wrapped = True
+    return run
+
+
 def install():
-    """Wraps torch.set_float32_matmul_precision (once)."""
+    """Wraps torch.set_float32_matmul_precision, torch.autograd.backward and
+    torch.autograd.grad (once)."""
     global _set_original
     if _set_original is not None:
         return
+    for name in ("backward", "grad"):
+        fn = getattr(torch.autograd, name)
+        if not getattr(fn, "_tt_precision_wrapped", False):
+            setattr(torch.autograd, name, _in_block_backward(fn))
     _set_original = torch.set_float32_matmul_precision
     _set_float32_matmul_precision.__doc__ = _set_original.__doc__
     _set_float32_matmul_precision.__wrapped__ = _set_original
