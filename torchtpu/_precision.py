@@ -151,7 +151,8 @@ def _in_block_backward(fn):
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        if not _C._push_backward_precision():
+        # Dynamo tracing a call sees PyTorch's own function (no graph break here).
+        if torch.compiler.is_compiling() or not _C._push_backward_precision():
             return fn(*args, **kwargs)
         try:
             return fn(*args, **kwargs)

@@ -9,7 +9,8 @@
  *            in float32 (a contraction with bf16 operands and a float32
  *            result type: a bf16 product is exact in float32);
  *   HIGH     three passes: x = hi + lo with hi = bf16(x), lo = bf16(x - hi),
- *            the sum of lo*hi + hi*lo + hi*hi (smallest terms first);
+ *            the sum of lo*hi + hi*lo + hi*hi (smallest terms first; a NaN
+ *            sum of the cross terms, from an infinite operand, counts as 0);
  *   HIGHEST  the plugin's native float32 contraction: on CPU that is IEEE
  *            float32 arithmetic, at least as accurate as the TPU's six
  *            passes, so no passes are written for it.
@@ -126,29 +127,39 @@ static void contract_line(tt_strbuf_t *sb, const tt_node_t *n, const char *out, 
 }
 
 /* The bf16 split of operand x (side 'l' or 'r') of node v: %vN_<s>h =
- * bf16(x) and, when want_lo, %vN_<s>l = bf16(x - hi), 0 where hi is not
- * finite (an infinity stays in hi alone instead of making inf - inf). */
+ * bf16(x) and, when want_lo, %vN_<s>l = bf16(x - hi). */
 static void split(tt_strbuf_t *sb, int v, char side, const char *x, const tt_type_t *t, int want_lo) {
-  tt_type_t bf = with_dtype(t, TT_BF16), pr = with_dtype(t, TT_BOOL);
-  char hi[48], hif[48], fin[48], d[48], zero[48], dz[48], lo[48];
+  tt_type_t bf = with_dtype(t, TT_BF16);
+  char hi[48], hif[48], d[48], lo[48];
   snprintf(hi, sizeof hi, "%%v%d_%ch", v, side);
   unary_line(sb, hi, "convert", x, t, &bf);
   if (!want_lo) return;
   snprintf(hif, sizeof hif, "%%v%d_%chf", v, side);
-  snprintf(fin, sizeof fin, "%%v%d_%cfin", v, side);
   snprintf(d, sizeof d, "%%v%d_%cd", v, side);
-  snprintf(zero, sizeof zero, "%%v%d_%cz", v, side);
-  snprintf(dz, sizeof dz, "%%v%d_%cdz", v, side);
   snprintf(lo, sizeof lo, "%%v%d_%cl", v, side);
   unary_line(sb, hif, "convert", hi, &bf, t);
   binary_line(sb, d, "subtract", x, hif, t);
-  unary_line(sb, fin, "is_finite", hif, t, &pr);
-  tt_strbuf_appendf(sb, "    %s = \"stablehlo.constant\"() {value = dense<0.0> : ", zero);
+  unary_line(sb, lo, "convert", d, t, &bf);
+}
+
+/* %<out> = 0 where %<x> is NaN, else %<x> (type t). */
+static void nan_to_zero(tt_strbuf_t *sb, int v, const char *out, const char *x, const tt_type_t *t) {
+  tt_type_t pr = with_dtype(t, TT_BOOL);
+  char nan[48], zero[48];
+  snprintf(nan, sizeof nan, "%%v%d_nan", v);
+  snprintf(zero, sizeof zero, "%%v%d_z", v);
+  tt_strbuf_appendf(sb, "    %s = \"stablehlo.compare\"(%s, %s) {comparison_direction = #stablehlo<comparison_direction NE>} : (",
+                    nan, x, x);
+  tt_hlo_type(sb, t);
+  tt_strbuf_append(sb, ", ");
+  tt_hlo_type(sb, t);
+  tt_strbuf_append(sb, ") -> ");
+  tt_hlo_type(sb, &pr);
+  tt_strbuf_appendf(sb, "\n    %s = \"stablehlo.constant\"() {value = dense<0.0> : ", zero);
   tt_hlo_type(sb, t);
   tt_strbuf_append(sb, "} : () -> ");
   tt_hlo_type(sb, t);
-  tt_strbuf_append(sb, "\n");
-  tt_strbuf_appendf(sb, "    %s = \"stablehlo.select\"(%s, %s, %s) : (", dz, fin, d, zero);
+  tt_strbuf_appendf(sb, "\n    %s = \"stablehlo.select\"(%s, %s, %s) : (", out, nan, zero, x);
   tt_hlo_type(sb, &pr);
   tt_strbuf_append(sb, ", ");
   tt_hlo_type(sb, t);
@@ -157,7 +168,6 @@ static void split(tt_strbuf_t *sb, int v, char side, const char *x, const tt_typ
   tt_strbuf_append(sb, ") -> ");
   tt_hlo_type(sb, t);
   tt_strbuf_append(sb, "\n");
-  unary_line(sb, lo, "convert", dz, t, &bf);
 }
 
 tt_status_t tt_hlo_emit_contraction(const tt_graph_t *g, int v, int native_precision, tt_strbuf_t *sb) {
@@ -186,15 +196,20 @@ tt_status_t tt_hlo_emit_contraction(const tt_graph_t *g, int v, int native_preci
     contract_line(sb, n, out, ah, bh, &bfa, &bfb, "DEFAULT");
     return TT_OK_STATUS;
   }
-  char p0[48], p1[48], p2[48], s01[48];
+  char p0[48], p1[48], p2[48], s01[48], c01[48];
   snprintf(p0, sizeof p0, "%%v%d_p0", v);
   snprintf(p1, sizeof p1, "%%v%d_p1", v);
   snprintf(p2, sizeof p2, "%%v%d_p2", v);
   snprintf(s01, sizeof s01, "%%v%d_s", v);
+  snprintf(c01, sizeof c01, "%%v%d_c", v);
   contract_line(sb, n, p0, al, bh, &bfa, &bfb, "DEFAULT");
   contract_line(sb, n, p1, ah, bl, &bfa, &bfb, "DEFAULT");
   contract_line(sb, n, p2, ah, bh, &bfa, &bfb, "DEFAULT");
   binary_line(sb, s01, "add", p0, p1, &n->type);
-  binary_line(sb, out, "add", s01, p2, &n->type);
+  /* An infinite operand makes lo = inf - inf = NaN: the cross terms then
+   * count as 0 and hi*hi carries the infinity (a NaN operand still gives
+   * NaN through hi*hi). */
+  nan_to_zero(sb, v, c01, s01, &n->type);
+  binary_line(sb, out, "add", c01, p2, &n->type);
   return TT_OK_STATUS;
 }

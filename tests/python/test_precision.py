@@ -352,3 +352,18 @@ def test_torchtpu_names_exist():
 
     assert importlib.import_module("torch.tpu.compiler") is torch.tpu.compiler
     assert [p.value for p in torch.tpu.Precision] == ["medium", "high", "highest"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_non_finite_operands_as_float32(mode):
+    """An infinity or NaN in an operand gives what float32 gives (the bf16
+    split of an infinity must not turn the result into NaN)."""
+    a = torch.tensor([[float("inf"), 1.0], [2.0, 3.0], [float("nan"), 1.0], [1.5, -2.0]])
+    b = torch.tensor([[1.0, 2.0, 0.5], [1.0, -1.0, 4.0]])
+    with torch.tpu.precision(mode):
+        got = (a.to("tpu") @ b.to("tpu")).cpu()
+    want = a @ b
+    assert torch.equal(torch.isnan(got), torch.isnan(want)), got
+    assert torch.equal(torch.isinf(got), torch.isinf(want)), got
+    fin = torch.isfinite(want)
+    torch.testing.assert_close(got[fin], want[fin], rtol=1e-2, atol=1e-2)
