@@ -20,10 +20,11 @@ from . import _C
 _MODES = ("medium", "high", "highest")
 
 
-class Precision(enum.Enum):
+class Precision(str, enum.Enum):
     """TorchTPU's matmul precision enum: DEFAULT = "medium" (one bf16 pass,
     TorchTPU's default), HIGH = "high" (three passes), HIGHEST = "highest"
-    (six passes on a TPU; IEEE float32 elsewhere)."""
+    (six passes on a TPU; IEEE float32 elsewhere). A str, so
+    torch.set_float32_matmul_precision(torch.tpu.Precision.HIGH) works too."""
 
     DEFAULT = "medium"
     HIGH = "high"
@@ -31,6 +32,8 @@ class Precision(enum.Enum):
 
     def __str__(self):
         return self.value
+
+    __format__ = str.__format__
 
 
 def _mode_name(mode):
@@ -139,7 +142,7 @@ def _set_float32_matmul_precision(precision):
     """torch.set_float32_matmul_precision, noted as the user's choice: from
     then on it rules also where the platform default differs (a TPU)."""
     global _user_set
-    _set_original(precision)
+    _set_original(precision.value if isinstance(precision, Precision) else precision)
     _user_set = True
     _C._set_precision_unset_default(None)
     _warn_cost(str(precision).lower())

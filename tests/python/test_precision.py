@@ -352,6 +352,8 @@ def test_torchtpu_names_exist():
 
     assert importlib.import_module("torch.tpu.compiler") is torch.tpu.compiler
     assert [p.value for p in torch.tpu.Precision] == ["medium", "high", "highest"]
+    torch.set_float32_matmul_precision(torch.tpu.Precision.HIGH)
+    assert torch.get_float32_matmul_precision() == "high" == torch.tpu.get_precision()
 
 
 @pytest.mark.parametrize("mode", MODES)
