@@ -729,6 +729,7 @@ PyMODINIT_FUNC PyInit__C(void) {
   tt_py_engine_install_hooks();
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
+  if (PyModule_AddFunctions(m, tt_py_precision_methods) < 0) return NULL;
   Py_INCREF(&TtStorageType);
   PyModule_AddObject(m, "Storage", (PyObject *)&TtStorageType);
   return m;

@@ -39,6 +39,9 @@ def _lazy_init():
     # plugin are torn down (a compile still running then would crash).
     atexit.register(_C.stop_compiles)
     _initialized = True
+    from . import _precision
+
+    _precision.on_init(_C.runtime_info()["platform_name"])
 
 
 def is_available():
@@ -220,9 +223,13 @@ def set_eager_mode(mode):
     """Switches how ops launch: 'strict' (asynchronous, one op at a time) or
     'debug' (waits for each op; out-of-range indices raise at the op) or
     'defer_and_fuse' (ops recorded and fused into one executable per
-    materialization: .cpu(), .item(), printing, synchronize(), a mode switch)."""
+    materialization: .cpu(), .item(), printing, synchronize(), a mode switch).
+    TorchTPU's torch.tpu.EagerMode values (DEFER_NEVER, DEFER_AND_FUSE,
+    DEFER_NEVER_AND_LAUNCH_BLOCKING) name the same three modes."""
+    from ._compat import eager_mode_name
+
     _lazy_init()
-    _C.set_eager_mode(str(mode))
+    _C.set_eager_mode(eager_mode_name(mode))
 
 
 @contextlib.contextmanager
@@ -290,6 +297,9 @@ def module():
     m.OutOfMemoryError = torch.OutOfMemoryError
     from ._generator import Generator
     m.Generator = Generator
+    from . import _compat
+
+    _compat.install(m)
     return m
 
 

@@ -242,6 +242,12 @@ void tt_call_set_default_dtype(tt_engine_t *e, tt_dtype_t dt) {
   e->default_float = (dt == TT_F64 || dt == TT_F16 || dt == TT_BF16) ? dt : TT_F32;
 }
 
+void tt_call_set_matmul_precision(tt_engine_t *e, int precision) {
+  e->matmul_precision = (precision == TT_PREC_HIGH || precision == TT_PREC_MEDIUM) ? precision : TT_PREC_HIGHEST;
+}
+
+int tt_call_matmul_precision(const tt_engine_t *e) { return e->matmul_precision; }
+
 tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
   /* Results and the lowering context are large (their arrays bound what one
    * op may touch) and filled before being read: reset only the counters. */
@@ -268,6 +274,7 @@ tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_cal
   tt_lower_t *L = &sc->L;
   L->env = &env;
   L->default_float = e->default_float;
+  L->matmul_precision = e->matmul_precision;
   L->nparams = L->nouts = L->nwrites = L->nchecks = 0;
   L->g = g;
   L->op = def->name;

@@ -32,6 +32,11 @@ typedef struct tt_call_result_s {
 /* torch.get_default_dtype() for the next calls: the type Python floats,
  * integer true division and float factories take (PyTorch's default dtype). */
 void tt_call_set_default_dtype(tt_engine_t *e, tt_dtype_t dt);
+/* The float32 matmul precision (tt_precision_t, ir/graph.h: HIGHEST 0, HIGH
+ * 1, MEDIUM 2) for the next calls: every float32 dot_general and
+ * convolution an op lowers to carries it (node sub, so in the cache key). */
+void tt_call_set_matmul_precision(tt_engine_t *e, int precision);
+int tt_call_matmul_precision(const tt_engine_t *e);
 
 tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out);
 /* The out= rule of an op of ATen packet `packet` whose result has dtype

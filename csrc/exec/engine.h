@@ -51,6 +51,7 @@ struct tt_engine_s {
   /* Eager engine. */
   tt_eager_mode_t mode;
   tt_dtype_t default_float; /* torch.get_default_dtype() of the embedding: F32, F64, F16 or BF16 */
+  int matmul_precision;     /* float32 matmul precision (tt_precision_t, ir/graph.h) of the next calls */
   tt_region_t region;
   tt_launchq_t launchq;
   tt_inflight_t inflight;

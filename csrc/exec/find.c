@@ -156,7 +156,7 @@ tt_status_t tt_exec_emit(tt_engine_t *c, tt_graph_t *g, const tt_cache_key_t *ke
    * that an entry was built from this very text; emitting it costs far less
    * than compiling. */
   tt_strbuf_init(out_text);
-  tt_status_t s = tt_hlo_emit_module(g, out_text);
+  tt_status_t s = tt_hlo_emit_module_for(g, tt_pjrt_runtime_info(c->rt)->platform_name, out_text);
   if (s) {
     tt_strbuf_free(out_text);
     return s;

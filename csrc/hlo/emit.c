@@ -158,9 +158,10 @@ static void dims_list(tt_strbuf_t *sb, const char *name, const int64_t **p, int 
   *p += cnt;
 }
 
-static tt_status_t emit_node(const tt_graph_t *g, int v, tt_strbuf_t *sb) {
+static tt_status_t emit_node(const tt_graph_t *g, int v, int native_precision, tt_strbuf_t *sb) {
   const tt_node_t *n = tt_graph_node(g, v);
   if (n->kind == TT_OPK_PARAM || n->kind == TT_OPK_GET) return TT_OK_STATUS;
+  if (n->kind == TT_OPK_DOT || n->kind == TT_OPK_CONV) return tt_hlo_emit_contraction(g, v, native_precision, sb);
   tt_strbuf_append(sb, "    ");
   tt_strbuf_appendf(sb, "%%v%d", v);
   if (n->nresults > 1) tt_strbuf_appendf(sb, ":%d", n->nresults);
@@ -298,55 +299,6 @@ static tt_status_t emit_node(const tt_graph_t *g, int v, tt_strbuf_t *sb) {
       window_attrs(sb, n, in0->rank);
       break;
     }
-    case TT_OPK_DOT: {
-      const int64_t *p = n->ints;
-      int64_t nb = p[0];
-      const int64_t *lb = p + 1, *rb = p + 1 + nb;
-      int64_t nc = p[1 + 2 * nb];
-      const int64_t *lc = p + 2 + 2 * nb, *rc = lc + nc;
-      tt_strbuf_append(sb, "\"stablehlo.dot_general\"");
-      tt_hlo_operands(sb, g, n);
-      tt_strbuf_append(sb, " {dot_dimension_numbers = #stablehlo.dot<");
-      int first = 1;
-      if (nb) {
-        tt_strbuf_append(sb, "lhs_batching_dimensions = ");
-        tt_hlo_i64_list(sb, lb, (int)nb);
-        tt_strbuf_append(sb, ", rhs_batching_dimensions = ");
-        tt_hlo_i64_list(sb, rb, (int)nb);
-        first = 0;
-      }
-      if (nc) {
-        tt_strbuf_append(sb, first ? "lhs_contracting_dimensions = " : ", lhs_contracting_dimensions = ");
-        tt_hlo_i64_list(sb, lc, (int)nc);
-        tt_strbuf_append(sb, ", rhs_contracting_dimensions = ");
-        tt_hlo_i64_list(sb, rc, (int)nc);
-      }
-      tt_strbuf_append(sb, ">, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]}");
-      break;
-    }
-    case TT_OPK_CONV: {
-      const int64_t *p = n->ints;
-      int nsp = (int)p[0];
-      const int64_t *st = p + 1, *lo = st + nsp, *hi = lo + nsp, *ld = hi + nsp, *rd = ld + nsp;
-      int64_t fg = rd[nsp], bg = rd[nsp + 1];
-      static const char *sp[] = {"0", "0, 1", "0, 1, 2"};
-      tt_strbuf_append(sb, "\"stablehlo.convolution\"");
-      tt_hlo_operands(sb, g, n);
-      tt_strbuf_appendf(sb, " {dimension_numbers = #stablehlo.conv<[b, f, %s]x[o, i, %s]->[b, f, %s]>, window_strides = ",
-                        sp[nsp - 1], sp[nsp - 1], sp[nsp - 1]);
-      tt_hlo_i64_array(sb, st, nsp);
-      tt_strbuf_append(sb, ", padding = dense<[");
-      for (int i = 0; i < nsp; i++)
-        tt_strbuf_appendf(sb, "%s[%lld, %lld]", i ? ", " : "", (long long)lo[i], (long long)hi[i]);
-      tt_strbuf_appendf(sb, "]> : tensor<%dx2xi64>, lhs_dilation = ", nsp);
-      tt_hlo_i64_array(sb, ld, nsp);
-      tt_strbuf_append(sb, ", rhs_dilation = ");
-      tt_hlo_i64_array(sb, rd, nsp);
-      tt_strbuf_appendf(sb, ", feature_group_count = %lld : i64, batch_group_count = %lld : i64, "
-                            "precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]}",
-                        (long long)fg, (long long)bg);
-      break;
-    }
     case TT_OPK_GATHER: {
       const int64_t *p = n->ints;
       const tt_type_t *ix = tt_graph_type(g, n->inputs[1]);
@@ -420,11 +372,12 @@ static tt_status_t emit_node(const tt_graph_t *g, int v, tt_strbuf_t *sb) {
   return TT_OK_STATUS;
 }
 
-static tt_status_t emit_nodes(const tt_graph_t *g, int *pv, int in_region, tt_strbuf_t *sb);
+static tt_status_t emit_nodes(const tt_graph_t *g, int *pv, int in_region, int native_precision, tt_strbuf_t *sb);
 
 /* One region of the WHILE node w starting at *pv: the ^bb0 header from its
  * REGION_ARG nodes, then its nodes through the closing RETURN. */
-static tt_status_t emit_region(const tt_graph_t *g, const tt_node_t *w, int *pv, tt_strbuf_t *sb) {
+static tt_status_t emit_region(const tt_graph_t *g, const tt_node_t *w, int *pv, int native_precision,
+                               tt_strbuf_t *sb) {
   tt_strbuf_append(sb, "  ^bb0(");
   for (int i = 0; i < w->nresults; i++, (*pv)++) {
     if (*pv >= tt_graph_num_nodes(g) || tt_graph_node(g, *pv)->kind != TT_OPK_REGION_ARG)
@@ -433,10 +386,10 @@ static tt_status_t emit_region(const tt_graph_t *g, const tt_node_t *w, int *pv,
     tt_hlo_type(sb, tt_graph_type(g, *pv));
   }
   tt_strbuf_append(sb, "):\n");
-  return emit_nodes(g, pv, 1, sb);
+  return emit_nodes(g, pv, 1, native_precision, sb);
 }
 
-static tt_status_t emit_while(const tt_graph_t *g, int *pv, tt_strbuf_t *sb) {
+static tt_status_t emit_while(const tt_graph_t *g, int *pv, int native_precision, tt_strbuf_t *sb) {
   int v = (*pv)++;
   const tt_node_t *n = tt_graph_node(g, v);
   tt_strbuf_appendf(sb, "    %%v%d", v);
@@ -444,9 +397,9 @@ static tt_status_t emit_while(const tt_graph_t *g, int *pv, tt_strbuf_t *sb) {
   tt_strbuf_append(sb, " = \"stablehlo.while\"");
   tt_hlo_operands(sb, g, n);
   tt_strbuf_append(sb, " ({\n");
-  TT_RETURN_IF_ERROR(emit_region(g, n, pv, sb));
+  TT_RETURN_IF_ERROR(emit_region(g, n, pv, native_precision, sb));
   tt_strbuf_append(sb, "  }, {\n");
-  TT_RETURN_IF_ERROR(emit_region(g, n, pv, sb));
+  TT_RETURN_IF_ERROR(emit_region(g, n, pv, native_precision, sb));
   tt_strbuf_append(sb, "  })");
   tt_hlo_signature(sb, g, n);
   return TT_OK_STATUS;
@@ -454,12 +407,12 @@ static tt_status_t emit_while(const tt_graph_t *g, int *pv, tt_strbuf_t *sb) {
 
 /* Emits nodes from *pv on: to the end of the graph at top level, through the
  * closing RETURN (which is emitted) inside a region. */
-static tt_status_t emit_nodes(const tt_graph_t *g, int *pv, int in_region, tt_strbuf_t *sb) {
+static tt_status_t emit_nodes(const tt_graph_t *g, int *pv, int in_region, int native_precision, tt_strbuf_t *sb) {
   int nn = tt_graph_num_nodes(g);
   while (*pv < nn) {
     const tt_node_t *n = tt_graph_node(g, *pv);
     if (n->kind == TT_OPK_WHILE) {
-      TT_RETURN_IF_ERROR(emit_while(g, pv, sb));
+      TT_RETURN_IF_ERROR(emit_while(g, pv, native_precision, sb));
       continue;
     }
     if (n->kind == TT_OPK_REGION_ARG)
@@ -477,14 +430,19 @@ static tt_status_t emit_nodes(const tt_graph_t *g, int *pv, int in_region, tt_st
       (*pv)++;
       return TT_OK_STATUS;
     }
-    TT_RETURN_IF_ERROR(emit_node(g, *pv, sb));
+    TT_RETURN_IF_ERROR(emit_node(g, *pv, native_precision, sb));
     (*pv)++;
   }
   if (in_region) return tt_status_make(TT_INTERNAL, "emitter: a while region is not closed");
   return TT_OK_STATUS;
 }
 
-tt_status_t tt_hlo_emit_module(const tt_graph_t *g, tt_strbuf_t *sb) {
+tt_status_t tt_hlo_emit_module(const tt_graph_t *g, tt_strbuf_t *sb) { return tt_hlo_emit_module_for(g, NULL, sb); }
+
+int tt_hlo_native_precision(const char *platform) { return platform && !strcmp(platform, "tpu"); }
+
+tt_status_t tt_hlo_emit_module_for(const tt_graph_t *g, const char *platform, tt_strbuf_t *sb) {
+  int native_precision = tt_hlo_native_precision(platform);
   tt_strbuf_append(sb, "module @tt attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n");
   tt_strbuf_append(sb, "  func.func public @main(");
   for (int i = 0; i < tt_graph_num_params(g); i++) {
@@ -499,7 +457,7 @@ tt_status_t tt_hlo_emit_module(const tt_graph_t *g, tt_strbuf_t *sb) {
   }
   tt_strbuf_append(sb, ") {\n");
   int v = 0;
-  TT_RETURN_IF_ERROR(emit_nodes(g, &v, 0, sb));
+  TT_RETURN_IF_ERROR(emit_nodes(g, &v, 0, native_precision, sb));
   tt_strbuf_append(sb, "    \"func.return\"(");
   for (int i = 0; i < nout; i++) {
     if (i) tt_strbuf_append(sb, ", ");

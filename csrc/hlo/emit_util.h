@@ -16,4 +16,7 @@ void tt_hlo_reduce_region(tt_strbuf_t *sb, int kind, tt_dtype_t dt);
 void tt_hlo_operands(tt_strbuf_t *sb, const tt_graph_t *g, const tt_node_t *n);
 void tt_hlo_signature(tt_strbuf_t *sb, const tt_graph_t *g, const tt_node_t *n);
 
+/* A DOT or CONV node v, whole line(s), in its precision mode (emit_contract.c). */
+tt_status_t tt_hlo_emit_contraction(const tt_graph_t *g, int v, int native_precision, tt_strbuf_t *sb);
+
 #endif

@@ -504,6 +504,13 @@ tt_val_t tt_b_select_scatter(tt_graph_t *g, tt_val_t operand, tt_val_t source,
 tt_val_t tt_b_dot(tt_graph_t *g, tt_val_t lhs, tt_val_t rhs, int nbatch, const int64_t *lhs_batch,
                   const int64_t *rhs_batch, int ncontract, const int64_t *lhs_contract,
                   const int64_t *rhs_contract) {
+  return tt_b_dot_prec(g, TT_PREC_HIGHEST, lhs, rhs, nbatch, lhs_batch, rhs_batch, ncontract, lhs_contract,
+                       rhs_contract);
+}
+
+tt_val_t tt_b_dot_prec(tt_graph_t *g, int precision, tt_val_t lhs, tt_val_t rhs, int nbatch,
+                       const int64_t *lhs_batch, const int64_t *rhs_batch, int ncontract,
+                       const int64_t *lhs_contract, const int64_t *rhs_contract) {
   CHECK_VAL(lhs);
   CHECK_VAL(rhs);
   const tt_type_t *a = T(lhs), *b = T(rhs);
@@ -540,7 +547,7 @@ tt_val_t tt_b_dot(tt_graph_t *g, tt_val_t lhs, tt_val_t rhs, int nbatch, const i
   }
   if (t.rank > TT_MAX_RANK) return tt_graph_fail(g, TT_INVALID_ARGUMENT, "dot: result rank too large");
   tt_val_t ins[2] = {lhs, rhs};
-  return node1(g, TT_OPK_DOT, 0, ins, 2, ints, n, 0.0, t);
+  return node1(g, TT_OPK_DOT, precision, ins, 2, ints, n, 0.0, t);
 }
 
 tt_val_t tt_b_conv(tt_graph_t *g, tt_val_t lhs, tt_val_t rhs, const tt_conv_params_t *p) {
@@ -569,7 +576,7 @@ tt_val_t tt_b_conv(tt_graph_t *g, tt_val_t lhs, tt_val_t rhs, const tt_conv_para
   ints[n++] = p->feature_groups;
   ints[n++] = p->batch_groups;
   tt_val_t ins[2] = {lhs, rhs};
-  return node1(g, TT_OPK_CONV, 0, ins, 2, ints, n, 0.0, t);
+  return node1(g, TT_OPK_CONV, p->precision, ins, 2, ints, n, 0.0, t);
 }
 
 tt_val_t tt_b_gather(tt_graph_t *g, tt_val_t operand, tt_val_t indices, const tt_gather_dims_t *d) {

@@ -74,6 +74,10 @@ tt_val_t tt_b_select_scatter(tt_graph_t *g, tt_val_t operand, tt_val_t source,
 tt_val_t tt_b_dot(tt_graph_t *g, tt_val_t lhs, tt_val_t rhs, int nbatch, const int64_t *lhs_batch,
                   const int64_t *rhs_batch, int ncontract, const int64_t *lhs_contract,
                   const int64_t *rhs_contract);
+/* The same with a float32 precision mode (tt_precision_t; node sub). */
+tt_val_t tt_b_dot_prec(tt_graph_t *g, int precision, tt_val_t lhs, tt_val_t rhs, int nbatch,
+                       const int64_t *lhs_batch, const int64_t *rhs_batch, int ncontract,
+                       const int64_t *lhs_contract, const int64_t *rhs_contract);
 
 /* Convolution in NC(spatial) x OI(spatial) -> NC(spatial) layout with nsp
  * spatial dims; pads are per spatial dim. */
@@ -81,6 +85,7 @@ typedef struct tt_conv_params_s {
   int nsp;
   int64_t stride[3], pad_lo[3], pad_hi[3], lhs_dilation[3], rhs_dilation[3];
   int64_t feature_groups, batch_groups;
+  int precision; /* tt_precision_t (node sub); 0 = HIGHEST */
 } tt_conv_params_t;
 tt_val_t tt_b_conv(tt_graph_t *g, tt_val_t lhs, tt_val_t rhs, const tt_conv_params_t *p);
 

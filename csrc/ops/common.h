@@ -39,6 +39,10 @@ tt_dtype_t tt_op_float_type(const tt_lower_t *L, tt_dtype_t dt);
  * for complex32). The caller sets it before lowering (api/call.h). */
 tt_dtype_t tt_op_default_float(const tt_lower_t *L);
 tt_dtype_t tt_op_default_complex(const tt_lower_t *L);
+/* The float32 matmul precision (tt_precision_t, ir/graph.h) a contraction of
+ * tensors of dtype dt uses in the op being lowered: the call's mode for
+ * float32, HIGHEST (the dtype's own arithmetic) for every other dtype. */
+int tt_op_matmul_precision_for(const tt_lower_t *L, tt_dtype_t dt);
 /* PyTorch's checked Scalar conversion (Scalar::to<T>, as fill_, full,
  * masked_fill, clamp and index_fill use it): a Python number (or 0-dim host
  * tensor) argument i that does not fit dt records CPU's "value cannot be

@@ -12,6 +12,7 @@ typedef struct {
   int transposed;
   int64_t groups;
   tt_dtype_t dt, ct; /* tensor dtype, compute dtype (f32 for bf16/f16) */
+  int precision;     /* the float32 matmul precision (tt_precision_t) for dt */
 } conv_t;
 
 static int64_t spatial(const tt_type_t *t, int i) { return t->dims[2 + i]; }
@@ -95,6 +96,7 @@ static tt_val_t conv_regular(tt_graph_t *g, tt_val_t x, tt_val_t w, const conv_t
   }
   p.feature_groups = c->groups;
   p.batch_groups = 1;
+  p.precision = c->precision;
   return tt_b_conv(g, x, w, &p);
 }
 
@@ -132,6 +134,7 @@ static tt_val_t conv_transposed(tt_graph_t *g, tt_val_t x, tt_val_t w, const con
   }
   p.feature_groups = gr;
   p.batch_groups = 1;
+  p.precision = c->precision;
   return conv_any_pad(g, x, k, p);
 }
 
@@ -161,6 +164,7 @@ static tt_val_t conv_wgrad(tt_graph_t *g, tt_val_t x, tt_val_t gy, const conv_t 
   }
   p.feature_groups = 1;
   p.batch_groups = c->groups;
+  p.precision = c->precision;
   tt_val_t w = conv_any_pad(g, lhs, rhs, p);
   (void)r;
   return tt_b_transpose(g, w, perm);
@@ -204,6 +208,7 @@ static int check_shapes(tt_lower_t *L, int ix, int iw, conv_t *c) {
   }
   c->dt = x->dtype;
   c->ct = tt_op_math_type(x->dtype);
+  c->precision = tt_op_matmul_precision_for(L, x->dtype);
   int64_t cin = x->view.sizes[1];
   int64_t wcin = c->transposed ? w->view.sizes[0] : w->view.sizes[1] * c->groups;
   if (cin != wcin || (c->transposed ? w->view.sizes[0] : w->view.sizes[0]) % c->groups) {

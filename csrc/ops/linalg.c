@@ -26,13 +26,14 @@ static tt_dtype_t check_pair(tt_lower_t *L, int ia, int ib, const char *what) {
   return a;
 }
 
-/* dot_general of arguments ia and ib in the compute type (result stays in it). */
+/* dot_general of arguments ia and ib in the compute type (result stays in it);
+ * float32 ones in the current matmul precision. */
 static tt_val_t contract(tt_lower_t *L, int ia, int ib, tt_dtype_t dt, int nb, const int64_t *lb,
                          const int64_t *rb, int nc, const int64_t *lc, const int64_t *rc) {
   tt_dtype_t ct = tt_op_math_type(dt);
   tt_val_t a = tt_b_convert(L->g, tt_l_tensor(L, ia), ct);
   tt_val_t b = tt_b_convert(L->g, tt_l_tensor(L, ib), ct);
-  return tt_b_dot(L->g, a, b, nb, lb, rb, nc, lc, rc);
+  return tt_b_dot_prec(L->g, tt_op_matmul_precision_for(L, dt), a, b, nb, lb, rb, nc, lc, rc);
 }
 
 /* The scalar as the CPU kernel sees it: integral dtypes truncate a float

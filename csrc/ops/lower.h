@@ -32,6 +32,7 @@ typedef struct tt_lower_env_s {
 typedef struct tt_lower_s {
   const tt_lower_env_t *env;
   tt_dtype_t default_float; /* torch.get_default_dtype() for this call (ops/common.h) */
+  int matmul_precision;     /* tt_precision_t of float32 contractions in this call (ops/common.h) */
   tt_graph_t *g;
   const char *op; /* "aten::add.Tensor" */
   tt_arg_t *args;
