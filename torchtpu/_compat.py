@@ -13,7 +13,7 @@ import torch
 from . import _precision
 
 
-class EagerMode(str, enum.Enum):
+class EagerMode(enum.StrEnum):
     """TorchTPU's eager modes, as our mode names: DEFER_NEVER = "strict"
     (the default), DEFER_AND_FUSE = "defer_and_fuse",
     DEFER_NEVER_AND_LAUNCH_BLOCKING = "debug" (TORCH_TPU_LAUNCH_BLOCKING).
@@ -22,11 +22,6 @@ class EagerMode(str, enum.Enum):
     DEFER_NEVER = "strict"
     DEFER_AND_FUSE = "defer_and_fuse"
     DEFER_NEVER_AND_LAUNCH_BLOCKING = "debug"
-
-    def __str__(self):
-        return self.value
-
-    __format__ = str.__format__
 
 
 def eager_mode_name(mode):

@@ -20,7 +20,7 @@ from . import _C
 _MODES = ("medium", "high", "highest")
 
 
-class Precision(str, enum.Enum):
+class Precision(enum.StrEnum):
     """TorchTPU's matmul precision enum: DEFAULT = "medium" (one bf16 pass,
     TorchTPU's default), HIGH = "high" (three passes), HIGHEST = "highest"
     (six passes on a TPU; IEEE float32 elsewhere). A str, so
@@ -29,11 +29,6 @@ class Precision(str, enum.Enum):
     DEFAULT = "medium"
     HIGH = "high"
     HIGHEST = "highest"
-
-    def __str__(self):
-        return self.value
-
-    __format__ = str.__format__
 
 
 def _mode_name(mode):
