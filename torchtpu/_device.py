@@ -288,6 +288,8 @@ def module():
     m.OutOfMemoryError = torch.OutOfMemoryError
     from ._generator import Generator
     m.Generator = Generator
+    from . import pallas  # JAX itself is imported on first use only
+    m.pallas = pallas
     return m
 
 
