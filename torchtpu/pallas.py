@@ -56,20 +56,25 @@ def _platform():
 
 
 def _install_interpret_rule():
-    """A CPU lowering rule for pallas_call that, while we lower for a non-TPU
-    plugin, runs the kernel in Pallas's interpret mode (plain StableHLO: the
-    grid as a loop); outside our lowering it is JAX's own rule."""
+    """Pallas's lowering, wrapped so that while we lower for a non-TPU plugin
+    a kernel runs in Pallas's interpret mode (plain StableHLO: the grid as a
+    loop); outside our lowering it is JAX's own. Installed as pallas_call's
+    CPU rule and as the module function that pl.kernel/core_map's CPU
+    fallback (jax._src.pallas.mpmd) calls."""
     global _patched
     if _patched:
         return
     from jax._src.interpreters import mlir
     from jax._src.pallas import pallas_call as pc
 
+    orig = pc._pallas_call_lowering
+
     def rule(ctx, *args, interpret, **params):
         if getattr(_state, "interpret", False) and not interpret:
             interpret = True
-        return pc._pallas_call_lowering(ctx, *args, interpret=interpret, **params)
+        return orig(ctx, *args, interpret=interpret, **params)
 
+    pc._pallas_call_lowering = rule
     mlir.register_lowering(pc.pallas_call_p, rule, platform="cpu")
     _patched = True
 
@@ -114,6 +119,8 @@ class JaxOp:
     def __init__(self, name, fn, mesh=None, input_partition_specs=None, output_partition_specs=None):
         if "::" not in name:
             raise ValueError(f"jax_op: name must be 'namespace::op', got {name!r}")
+        if type(fn).__module__.startswith("helion") and hasattr(fn, "jax_fn"):
+            fn = fn.jax_fn  # a @helion.kernel(backend="pallas"): its JAX form (Kernel.jax_fn)
         self.name, self.fn = name, fn
         self.mesh = mesh
         self.input_partition_specs, self.output_partition_specs = input_partition_specs, output_partition_specs
