@@ -148,7 +148,7 @@ class JaxOp:
         specs = self.input_partition_specs if self.mesh is not None else None
         if specs is not None and len(specs) != len(args):
             raise ValueError(f"{self.name}: {len(specs)} input_partition_specs for {len(args)} tensors")
-        return [jax.ShapeDtypeStruct(self._scale(tuple(a.shape), specs[i] if specs else None, True),
+        return [jax.ShapeDtypeStruct(self._scale(tuple(int(d) for d in a.shape), specs[i] if specs else None, True),
                                      _jax_dtype(self.name, a.dtype)) for i, a in enumerate(args)]
 
     def _scale(self, shape, spec, up):
@@ -170,7 +170,9 @@ class JaxOp:
         return tuple(shape)
 
     def _signature(self, args):
-        return tuple((tuple(a.shape), a.dtype) for a in args)
+        # int() of a symbolic size specializes it (a guard): JAX lowers static
+        # shapes, so a dynamic-shape graph recompiles per shape of this op.
+        return tuple((tuple(int(d) for d in a.shape), a.dtype) for a in args)
 
     def _out_meta(self, args):
         sig = self._signature(args)

@@ -247,3 +247,31 @@ def test_import_torchtpu_does_not_import_jax():
             "print('ok')\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ), timeout=120)
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr
+
+
+def test_compile_dynamic_shapes_specialize_the_op():
+    op = torch.tpu.pallas.jax_op("jaxfn::tanh2", lambda x: jnp.tanh(x) * 2)
+    f = torch.compile(lambda a: op(a) + 1, backend="tpu", dynamic=True)
+    for n in (3, 5):  # symbolic sizes reach the fake rule: specialized, one lowering per shape
+        a = torch.randn(n, device="tpu")
+        torch.testing.assert_close(f(a).cpu(), torch.tanh(a.cpu()) * 2 + 1)
+    assert op.lowerings == 2
+
+
+def test_views_and_scalars():
+    op = torch.tpu.pallas.jax_op("jaxfn::sq", lambda x: x * x)
+    x = torch.randn(4, 6, device="tpu")
+    for v in (x.t(), x[:, 1], x[1:3, ::2], x[0, 0]):
+        torch.testing.assert_close(op(v).cpu(), v.cpu() * v.cpu())
+
+
+def test_complex_half_double():
+    op = torch.tpu.pallas.jax_op("jaxfn::cx", lambda z, h, d: (z * 2j, h + 1, d * 2))
+    zc = torch.randn(3, dtype=torch.complex64)
+    hc, dc = torch.randn(3, dtype=torch.float16), torch.randn(3, dtype=torch.float64)
+    for z in (zc.to("tpu"), zc.to("tpu").conj()):  # a conj view's values, not its storage's
+        a, b, c = op(z, hc.to("tpu"), dc.to("tpu"))
+        assert (a.dtype, b.dtype, c.dtype) == (torch.complex64, torch.float16, torch.float64)
+        torch.testing.assert_close(a.cpu(), z.cpu().resolve_conj() * 2j)
+        torch.testing.assert_close(b.cpu(), hc + 1)
+        torch.testing.assert_close(c.cpu(), dc * 2)
