@@ -44,6 +44,17 @@ static const char *kModB =
     "  }\n"
     "}\n";
 
+/* As lowered for TPU: a Mosaic kernel is a custom call whose target is not a
+ * symbol of the module (kept), its body an escaped string (kept). */
+static const char *kModTpu =
+    "module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n"
+    "  func.func public @main(%arg0: tensor<8x128xf32>) -> (tensor<8x128xf32> {jax.result_info = \"result\"}) {\n"
+    "    %0 = stablehlo.custom_call @tpu_custom_call(%arg0) {backend_config = \"{\\22body\\22: \\22@main }{\\22}\", "
+    "kernel_name = \"k\"} : (tensor<8x128xf32>) -> tensor<8x128xf32>\n"
+    "    return %0 : tensor<8x128xf32>\n"
+    "  }\n"
+    "}\n";
+
 static void test_parse(void) {
   uint64_t ka = 0, ka2 = 0, kb = 0;
   CHECK_OK(tt_foreign_intern(kModA, strlen(kModA), &ka));
@@ -62,6 +73,13 @@ static void test_parse(void) {
   CHECK(strstr(a->funcs, "\"result[0]\"") != NULL); /* strings untouched */
   CHECK(strncmp(a->entry, "tt_ff", 5) == 0 && strcmp(a->entry + strlen(a->entry) - 5, "_main") == 0);
   CHECK(tt_foreign_get(ka ^ 1) == NULL);
+
+  uint64_t kt = 0;
+  CHECK_OK(tt_foreign_intern(kModTpu, strlen(kModTpu), &kt));
+  const tt_foreign_t *tp = tt_foreign_get(kt);
+  CHECK(tp && tp->nin == 1 && tp->nout == 1);
+  CHECK(tp && strstr(tp->funcs, "stablehlo.custom_call @tpu_custom_call(%arg0)") != NULL);
+  CHECK(tp && strstr(tp->funcs, "\\22@main }{\\22}") != NULL);
 
   uint64_t k;
   static const char *bad[] = {

@@ -275,3 +275,19 @@ def test_complex_half_double():
         torch.testing.assert_close(a.cpu(), z.cpu().resolve_conj() * 2j)
         torch.testing.assert_close(b.cpu(), hc + 1)
         torch.testing.assert_close(c.cpu(), dc * 2)
+
+
+def test_tpu_plugin_keeps_mosaic_custom_calls(monkeypatch):
+    # As on a TPU plugin: no interpret mode, the kernel lowered for "tpu" is a
+    # Mosaic custom call, interned as is (running it needs a TPU).
+    import torchtpu.pallas as tp
+
+    monkeypatch.setattr(tp, "_platform", lambda: "tpu")
+    texts = []
+    real = tp._C.foreign_intern
+    monkeypatch.setattr(tp._C, "foreign_intern", lambda text: texts.append(text) or real(text))
+    op = torch.tpu.pallas.jax_op("pallas::add_vectors_tpu", add_vectors.fn)
+    x = torch.ones(8, 128, device="tpu")
+    low = op._lower([x, x])
+    assert "stablehlo.custom_call @tpu_custom_call" in texts[0] and "stablehlo.while" not in texts[0]
+    assert low.outs == [((8, 128), torch.float32)]
