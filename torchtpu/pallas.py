@@ -212,7 +212,7 @@ class JaxOp:
             _state.interpret = platform != "tpu"
             try:
                 with _x64(any(a.dtype in _WIDE for a in args)):
-                    traced = jax.jit(self._jax_fn()).trace(*self._specs(args))
+                    traced = jax.jit(self._jax_fn(), keep_unused=True).trace(*self._specs(args))
                     text = traced.lower(lowering_platforms=(platform,)).as_text()
             finally:
                 _state.interpret = prev
@@ -226,8 +226,7 @@ class JaxOp:
                         "this platform")
             key, nin, nout = _C.foreign_intern(text)
             if nin != len(args):
-                raise RuntimeError(f"{self.name}: JAX lowered {nin} arguments for {len(args)} tensors "
-                                   "(an unused argument JAX dropped?)")
+                raise RuntimeError(f"{self.name}: JAX lowered {nin} arguments for {len(args)} tensors")
             low = _Lowered(key, self._out_meta(args))
             self._lowered[sig] = low
             return low

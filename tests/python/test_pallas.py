@@ -291,3 +291,17 @@ def test_tpu_plugin_keeps_mosaic_custom_calls(monkeypatch):
     low = op._lower([x, x])
     assert "stablehlo.custom_call @tpu_custom_call" in texts[0] and "stablehlo.while" not in texts[0]
     assert low.outs == [((8, 128), torch.float32)]
+
+
+def test_unused_argument_and_user_backward():
+    op = torch.tpu.pallas.jax_op("jaxfn::first_twice", lambda x, unused: x * 2.0)
+    x = torch.randn(4, device="tpu", requires_grad=True)
+    y = torch.randn(4, device="tpu")
+    torch.testing.assert_close(op(x, y).cpu(), x.detach().cpu() * 2)  # JAX keeps the unused argument
+
+    def backward(ctx, grads):  # a PyTorch backward replaces jax.vjp's: here 10x the true one
+        return ([grads[0] * 20.0, None],)
+
+    op.register_autograd(backward)
+    op(x, y).sum().backward()
+    torch.testing.assert_close(x.grad.cpu(), torch.full((4,), 20.0))
