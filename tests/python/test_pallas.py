@@ -305,3 +305,18 @@ def test_unused_argument_and_user_backward():
     op.register_autograd(backward)
     op(x, y).sum().backward()
     torch.testing.assert_close(x.grad.cpu(), torch.full((4,), 20.0))
+
+
+@pytest.mark.parametrize("mode", ["strict", "defer_and_fuse"])
+def test_same_shaped_kernels_stay_apart(mode):
+    # Two modules of one signature: the module key is in every cache key and
+    # the repeated-ops heuristic's cuts keep them apart.
+    a = torch.tpu.pallas.jax_op(f"jaxfn::inc_{mode}", lambda x: x + 1.0)
+    b = torch.tpu.pallas.jax_op(f"jaxfn::triple_{mode}", lambda x: x * 3.0)
+    x = torch.randn(5, device="tpu")
+    y, ref = x, x.cpu()
+    with torch.tpu.eager_mode(mode):
+        for i in range(8):
+            y = a(y) if i % 2 == 0 else b(y)
+            ref = ref + 1 if i % 2 == 0 else ref * 3
+        torch.testing.assert_close(y.cpu(), ref)
