@@ -236,6 +236,10 @@ class JaxOp:
         global _op_id
         if _op_id is None:
             _op_id = _C.op_names().index("_tt_foreign_call")
+        devs = {a.device for a in args}
+        if len(devs) > 1:  # PyTorch's message, naming this op rather than the core's _tt_foreign_call
+            raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{', '.join(sorted(str(d) for d in devs))}! (in {self.name})")
         low = self._lower(args)
         r = _C.call(_op_id, (list(args), low.key, self.name))
         return [r] if isinstance(r, torch.Tensor) else list(r)

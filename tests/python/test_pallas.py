@@ -217,6 +217,8 @@ def test_errors_name_the_op():
     u16 = torch.ones(2, dtype=torch.uint16)
     with pytest.raises(TypeError, match=r"pallas::add_vectors: dtype torch.uint16 has no JAX counterpart"):
         add_vectors(u16, u16)
+    with pytest.raises(RuntimeError, match=r"two devices, cpu, tpu:0! \(in pallas::add_vectors\)"):
+        add_vectors(torch.ones(3, device="tpu"), torch.ones(3))
     with pytest.raises(ValueError, match="namespace::op"):
         torch.tpu.pallas.jax_op("no_namespace", lambda x: x)
 
