@@ -129,7 +129,7 @@ class JaxOp:
         self._shapes = {}
         self._lock = threading.Lock()
         self._bwd = {}
-        functools.update_wrapper(self, fn)
+        functools.update_wrapper(self, fn, updated=())  # name and doc only: fn's attributes stay its own
         self._op = torch.library.custom_op(name, mutates_args=(), schema="(Tensor[] args) -> Tensor[]")(self._host)
         self._op.register_kernel("tpu")(self._device)
         self._op.register_fake(self._fake)
