@@ -31,6 +31,7 @@ $(VENV)/.installed: $(VENV)/.deps setup.py
 $(VENV)/.testdeps: $(VENV)/.deps
 	$(PIP) install -q expecttest
 	$(PIP) install -q "transformers==5.23.0"  # tests/python/test_hf_models.py (pulls no torch)
+	$(PIP) install -q "jax==0.10.2" "jaxlib==0.10.2"  # tests/python/test_pallas.py (torch.tpu.pallas.jax_op; pulls no torch)
 	touch $@
 
 venv: $(VENV)/.deps

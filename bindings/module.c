@@ -4,6 +4,7 @@
 #include "api/init.h"
 #include "api/transfer.h"
 #include "api/engine_lock.h"
+#include "api/foreign.h"
 #include "base/env.h"
 #include "base/nbytes.h"
 #include "base/prof.h"
@@ -626,6 +627,21 @@ static PyObject *py_check_out(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* foreign_intern(text) -> key: a StableHLO module for _tt_foreign_call.
+ * The table has its own lock: no engine lock. */
+static PyObject *py_foreign_intern(PyObject *self, PyObject *arg) {
+  (void)self;
+  Py_ssize_t len;
+  const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
+  if (!text) return NULL;
+  int64_t key = 0;
+  tt_status_t s = tt_api_foreign_intern(text, (size_t)len, &key);
+  if (s) return tt_py_raise(s);
+  int nin, nout;
+  tt_api_foreign_arity(key, &nin, &nout);
+  return Py_BuildValue("(Lii)", (long long)key, nin, nout);
+}
+
 /* No lock: callable in a forked child, where the engine must not be touched. */
 static PyObject *py_in_bad_fork(PyObject *self, PyObject *unused) {
   (void)self;
@@ -667,6 +683,7 @@ static PyMethodDef methods[] = {
     {"partial_overlap", py_partial_overlap_entry, METH_VARARGS, "partial_overlap(out, input): PyTorch refuses such an op"},
     {"storage_nbytes", py_storage_nbytes, METH_VARARGS, "storage_nbytes(size, stride|None, itemsize, offset)"},
     {"check_out", py_check_out, METH_VARARGS, "check_out(packet, result_dtype, out_dtype): out= casting rule"},
+    {"foreign_intern", py_foreign_intern, METH_O, "foreign_intern(module_text) -> (key, nin, nout)"},
     {"in_bad_fork", py_in_bad_fork, METH_NOARGS, "True in a child forked after the device was initialized"},
     {"gil_releases", py_gil_releases, METH_NOARGS, "host waits so far that released the GIL"},
     {"env_vars", py_env_vars, METH_NOARGS, "the environment variables the core reads: [(name, kind, default, doc)]"},

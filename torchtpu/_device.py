@@ -300,6 +300,9 @@ def module():
     from . import _compat
 
     _compat.install(m)
+    from . import pallas  # JAX itself is imported on first use only
+
+    m.pallas = pallas
     return m
 
 

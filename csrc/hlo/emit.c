@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hlo/emit_util.h"
+#include "ir/foreign.h"
 
 static const char *unary_name(int op) {
   static const char *names[TT_UN_COUNT] = {
@@ -365,6 +366,14 @@ static tt_status_t emit_node(const tt_graph_t *g, int v, int native_precision, t
       tt_strbuf_append(sb, "}");
       break;
     }
+    case TT_OPK_FOREIGN: {
+      const tt_foreign_t *f = tt_foreign_get((uint64_t)n->ints[0]);
+      if (!f) return tt_status_make(TT_INTERNAL, "emitter: foreign module %016llx is not interned", (unsigned long long)n->ints[0]);
+      tt_strbuf_append(sb, "\"func.call\"");
+      tt_hlo_operands(sb, g, n);
+      tt_strbuf_appendf(sb, " {callee = @%s}", f->entry);
+      break;
+    }
     default:
       return tt_status_make(TT_INTERNAL, "emitter: unknown node kind %d", (int)n->kind);
   }
@@ -468,6 +477,23 @@ tt_status_t tt_hlo_emit_module_for(const tt_graph_t *g, const char *platform, tt
     if (i) tt_strbuf_append(sb, ", ");
     tt_hlo_type(sb, tt_graph_type(g, tt_graph_output(g, i)));
   }
-  tt_strbuf_append(sb, ") -> ()\n  }\n}\n");
+  tt_strbuf_append(sb, ") -> ()\n  }\n");
+  /* Each foreign module called here, once: its functions, renamed and
+   * private (ir/foreign.c), beside our @main. */
+  int nn = tt_graph_num_nodes(g);
+  for (int i = 0; i < nn; i++) {
+    const tt_node_t *n = tt_graph_node(g, i);
+    if (n->kind != TT_OPK_FOREIGN) continue;
+    int seen = 0;
+    for (int j = 0; j < i && !seen; j++) {
+      const tt_node_t *m = tt_graph_node(g, j);
+      seen = m->kind == TT_OPK_FOREIGN && m->ints[0] == n->ints[0];
+    }
+    if (seen) continue;
+    const tt_foreign_t *f = tt_foreign_get((uint64_t)n->ints[0]);
+    if (!f) return tt_status_make(TT_INTERNAL, "emitter: foreign module %016llx is not interned", (unsigned long long)n->ints[0]);
+    tt_strbuf_append(sb, f->funcs);
+  }
+  tt_strbuf_append(sb, "}\n");
   return tt_strbuf_status(sb);
 }

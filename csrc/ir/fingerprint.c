@@ -24,6 +24,7 @@ tt_graph_key_t tt_graph_fingerprint(const tt_graph_t *g) {
     const tt_node_t *n = tt_graph_node(g, i);
     s = tt_hash_u64(s, ((uint64_t)n->kind << 32) | (uint32_t)n->sub);
     s = tt_hash_u64(s, (uint64_t)n->ninputs);
+    if (n->kind == TT_OPK_FOREIGN) s = tt_hash_u64(s, (uint64_t)n->ints[0]); /* which module, in every key */
     for (int k = 0; k < n->ninputs; k++) s = tt_hash_u64(s, (uint64_t)(i - n->inputs[k]));
     if (n->nresults > 1) {
       for (int k = 0; k < n->nresults; k++) {

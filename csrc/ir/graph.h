@@ -63,6 +63,9 @@ typedef enum tt_opk_e {
   TT_OPK_CHOLESKY,    /* ints[0] = lower */
   TT_OPK_TRIANGULAR_SOLVE, /* (a, b); ints = left_side, lower, unit_diagonal, transpose_a */
   TT_OPK_FFT,         /* sub = tt_fft_t; ints = fft_length (1 to 3 innermost dims) */
+  /* A call of a foreign module's entry function (ir/foreign.h): ints[0] =
+   * its key; inputs and results are the entry's arguments and results. */
+  TT_OPK_FOREIGN,
   TT_OPK_COUNT
 } tt_opk_t;
 

@@ -12,6 +12,7 @@
  * against CPU on complex inputs (tests/python/test_complex.py). */
 static const tt_complex_rule_t as_is[] = {
     {"_tt_materialize", TT_COMPLEX_AS_IS}, {"clone", TT_COMPLEX_AS_IS}, {"_to_copy", TT_COMPLEX_AS_IS},
+    {"_tt_foreign_call", TT_COMPLEX_AS_IS}, /* a JAX module: its own complex arithmetic */
     {"copy_", TT_COMPLEX_AS_IS}, {"fill_.Scalar", TT_COMPLEX_AS_IS}, {"fill_.Tensor", TT_COMPLEX_AS_IS},
     {"zero_", TT_COMPLEX_AS_IS}, {"cat", TT_COMPLEX_AS_IS}, {"stack", TT_COMPLEX_AS_IS},
     {"select_scatter", TT_COMPLEX_AS_IS}, {"slice_scatter", TT_COMPLEX_AS_IS},

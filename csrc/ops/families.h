@@ -42,6 +42,7 @@ extern const tt_op_def_t tt_ops_fused_optim[];
 extern const tt_op_def_t tt_ops_amp[];
 extern const tt_op_def_t tt_ops_rnn_cells[];
 extern const tt_op_def_t tt_ops_shift[];
+extern const tt_op_def_t tt_ops_foreign[];
 extern const tt_op_def_t tt_ops_weight_norm[];
 extern const tt_op_def_t tt_ops_im2col[];
 extern const tt_op_def_t tt_ops_prelu[];

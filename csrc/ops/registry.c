@@ -74,6 +74,7 @@ static const tt_op_def_t *const *families(void) {
       tt_ops_amp,
       tt_ops_rnn_cells,
       tt_ops_shift,
+      tt_ops_foreign,
       tt_ops_weight_norm,
       NULL,
   };
