@@ -21,4 +21,15 @@ def register():
     _dlpack.install()
     _shallow_copy.install()
     _fast_paths.install()
+    _register_distributed()
     _device.set_cpu_fallback(os.environ.get("TORCH_TPU_CPU_FALLBACK", "0").lower() in ("1", "true", "yes", "on"))
+
+
+def _register_distributed():
+    """c10d backend "tpu_dist" (torch.distributed is already imported by torch)."""
+    import torch.distributed
+
+    if torch.distributed.is_available():
+        from . import distributed
+
+        distributed.register()
