@@ -40,6 +40,11 @@ _OPS = {
     "monitored_barrier_": (None, False, False),
 }
 
+# data movement: staged as bytes, exact for every dtype
+_MOVES = {"broadcast_", "allgather_", "_allgather_base_", "allgather_coalesced_",
+          "allgather_into_tensor_coalesced_", "gather_", "scatter_", "alltoall_", "alltoall_base_",
+          "send", "recv_", "recv_any_source_"}
+
 _PREMUL_SUM = 8  # c10d::ReduceOp::RedOpType::PREMUL_SUM
 
 
@@ -69,7 +74,7 @@ def _host(name, op, args):
     def stage(t, is_out):
         if not _staging.is_staged(t):
             return t
-        h = _staging.to_host(t, copy=(not is_out) or inplace)
+        h = _staging.to_host(t, copy=(not is_out) or inplace, as_bytes=name in _MOVES)
         if is_out:
             pairs.append((t, h))
         return h
