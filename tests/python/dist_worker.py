@@ -273,8 +273,14 @@ def case_subgroups(gloo):
 
 def case_init_variants(gloo):
     # after the default group of main(): destroy, then start again three ways
-    for how in ("cpu:gloo,tpu:tpu_dist", None, "tpu_dist"):
+    # each new group rendezvous on a fresh port: a rank that re-inits first
+    # could otherwise meet the other rank's previous store, not yet destroyed
+    ports = os.environ.get("REINIT_PORTS", "").split(",")
+    for k, how in enumerate(("cpu:gloo,tpu:tpu_dist", None, "tpu_dist")):
+        dist.barrier()
         dist.destroy_process_group()
+        if ports[0]:
+            os.environ["MASTER_PORT"] = ports[k]
         dist.init_process_group(backend=how)
         t = torch.full((2,), float(RANK + 1), device="tpu")
         dist.all_reduce(t)
@@ -294,6 +300,7 @@ def case_init_variants(gloo):
 
 def case_mismatch(gloo):
     # TORCH_TPU_DIST_DEBUG=1: shapes that differ across ranks raise, naming both
+    os.environ["TORCH_TPU_DIST_DEBUG"] = "1"
     t = torch.ones(3 + RANK, device="tpu")
     try:
         dist.all_reduce(t)
@@ -309,6 +316,10 @@ def case_mismatch(gloo):
         check("float64" in str(e) and "float32" in str(e), str(e))
     else:
         check(False, "a dtype mismatch did not raise")
+    t = torch.full((2,), float(RANK), device="tpu")
+    dist.all_reduce(t)  # agreeing calls pass the check
+    same(t, torch.full((2,), float(sum(range(WORLD)))), "all_reduce under the debug check")
+    del os.environ["TORCH_TPU_DIST_DEBUG"]
 
 
 def case_rank_dies(gloo):
@@ -325,6 +336,42 @@ def case_rank_dies(gloo):
         print(f"RAISED after {time.time() - t0:.1f}s: {type(e).__name__}: {str(e).splitlines()[0][:120]}", flush=True)
         os._exit(0)
     os._exit(3)
+
+
+def _ddp_losses(device, group, hook, steps=3):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import models
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    torch.manual_seed(0)
+    model = models.make("transformer").to(device)
+    ddp = DDP(model, process_group=group, bucket_cap_mb=0.02, gradient_as_bucket_view=True)
+    if hook is not None:
+        ddp.register_comm_hook(group, hook)
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+    losses = []
+    for step in range(steps):
+        opt.zero_grad()
+        x, y = models.batch("transformer", seed=100 * step + RANK)
+        with ddp.no_sync():  # a first micro-batch accumulates locally
+            models.loss_fn("transformer", ddp(x[:4].to(device)), y[:4].to(device)).backward()
+        loss = models.loss_fn("transformer", ddp(x[4:].to(device)), y[4:].to(device))
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, [p.detach().cpu() for p in model.parameters()]
+
+
+def case_ddp(gloo):
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    for hook in (None, default_hooks.allreduce_hook):
+        ref, ref_p = _ddp_losses("cpu", gloo, hook)
+        got, got_p = _ddp_losses("tpu", dist.group.WORLD, hook)
+        name = getattr(hook, "__name__", "no hook")
+        for a, b in zip(got, ref):
+            check(abs(a - b) <= 1e-5 * abs(b), f"DDP ({name}) loss {got} vs gloo CPU {ref}")
+        for a, b in zip(got_p, ref_p):
+            check(torch.allclose(a, b, rtol=1e-5, atol=1e-6), f"DDP ({name}) parameters differ: {(a - b).abs().max()}")
+        print(f"DDP rank {RANK} ({name}): tpu_dist {got} gloo CPU {ref}", flush=True)
 
 
 def main():

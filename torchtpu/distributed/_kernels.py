@@ -11,7 +11,7 @@ op; putting it in PATHS replaces the staging for that collective only.
 import torch
 from torch._C._distributed_c10d import Work
 
-from . import _staging, _work
+from . import _debug, _staging, _work
 
 _c10d = torch.ops.c10d
 
@@ -69,6 +69,8 @@ def _check_reduce_op(name, args):
 def _host(name, op, args):
     out_idx, inplace, deferred = _OPS[name]
     _check_reduce_op(name, args)
+    if _debug.enabled():
+        _debug.check(name, args)
     pairs = []  # (tpu tensor, host tensor) written back after the collective
 
     def stage(t, is_out):
