@@ -51,7 +51,8 @@ def main():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     procs = [subprocess.Popen([sys.executable, __file__, "--worker"],
-                              env=dict(os.environ, RANK=str(r), WORLD_SIZE=str(world),
+                              # one intra-op thread per rank, as torchrun sets
+                              env=dict(os.environ, OMP_NUM_THREADS="1", RANK=str(r), WORLD_SIZE=str(world),
                                        MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port)))
              for r in range(world)]
     print(f"all_reduce SUM float32, {world} processes, loopback")

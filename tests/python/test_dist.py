@@ -25,7 +25,8 @@ def launch(world, case, timeout=150, env=None, ranks=None):
     reinit = ",".join(str(free_port()) for _ in range(3))
     procs = []
     for r in (range(world) if ranks is None else ranks):
-        e = dict(os.environ, RANK=str(r), WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
+        # OMP_NUM_THREADS=1 as torchrun sets: N ranks share 2 cores
+        e = dict(os.environ, OMP_NUM_THREADS="1", RANK=str(r), WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
                  MASTER_PORT=str(port), REINIT_PORTS=reinit, **(env or {}))
         procs.append(subprocess.Popen([sys.executable, WORKER, case], env=e, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, text=True))
