@@ -56,8 +56,8 @@ def test_every_collective_and_dtype_2_processes():
     assert all("MISMATCH" in out for _, out in outs)
 
 
-def test_ddp_transformer_matches_gloo_cpu():
-    assert_ok(launch(2, "ddp"), "ddp")
+def test_ddp_transformer_and_dtensor_match_cpu():
+    assert_ok(launch(2, "ddp,dtensor"), "ddp,dtensor")
 
 
 def test_subgroups_split_group_and_mesh_4_processes():
