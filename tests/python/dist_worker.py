@@ -93,6 +93,19 @@ def case_collectives(gloo):
             check((et is None) == (ec is None), f"all_reduce {name} {dt}: tpu error {et!r}, gloo error {ec!r}")
             if et is None:
                 same(t, ref, f"all_reduce {name} {dt}")
+    # PREMUL_SUM of reduce_scatter(_tensor): the input is left as it was
+    for fn in ("reduce_scatter_tensor", "reduce_scatter"):
+        x = inp(torch.float32, (2 * WORLD, 3), RANK, 50)
+        t = x.to("tpu")
+        o = torch.empty(2, 3, device="tpu")
+        if fn == "reduce_scatter_tensor":
+            dist.reduce_scatter_tensor(o, t, op=dist._make_nccl_premul_sum(0.25))
+        else:
+            dist.reduce_scatter(o, list(t.chunk(WORLD)), op=dist._make_nccl_premul_sum(0.25))
+        oc = torch.empty(2, 3)
+        dist.reduce_scatter_tensor(oc, x * 0.25, group=gloo)
+        same(o, oc, f"{fn} PREMUL_SUM")
+        same(t, x, f"{fn} PREMUL_SUM input unchanged")
     # in place into a view of a bigger tpu tensor
     base = torch.arange(12.0).reshape(3, 4).to("tpu")
     v = base[1:, 1:3]

@@ -23,14 +23,39 @@ class TpuProcessGroup(dist.ProcessGroup):
     def allreduce(self, tensors, opts=None):
         if opts is None:
             opts = dist.AllreduceOptions()
-        if opts.reduceOp.op == _PREMUL_SUM:
-            # NCCL's meaning: multiply by the factor, then sum.
-            factor = opts.reduceOp.__getstate__()[1]
-            for t in tensors:
+        factor, opts = _premul_factor(opts, dist.AllreduceOptions)
+        if factor is not None:
+            for t in tensors:  # in place: the tensors are the outputs
                 t.mul_(factor)
-            sum_opts = dist.AllreduceOptions()
-            sum_opts.reduceOp = dist.ReduceOp.SUM
-            sum_opts.timeout = opts.timeout
-            sum_opts.asyncOp = opts.asyncOp
-            opts = sum_opts
         return super().allreduce(tensors, opts)
+
+    # PREMUL_SUM of reduce_scatter(_tensor) from Python (FSDP's gradient path);
+    # C++ callers of these two reach the kernels, which refuse PREMUL_SUM.
+    def reduce_scatter_single(self, output, input, opts=None):
+        if opts is None:
+            opts = dist.ReduceScatterOptions()
+        factor, opts = _premul_factor(opts, dist.ReduceScatterOptions)
+        if factor is not None:
+            input = input * factor  # the caller's input stays as it was
+        return super().reduce_scatter_single(output, input, opts)
+
+    def reduce_scatter(self, outputs, inputs, opts=None):
+        if opts is None:
+            opts = dist.ReduceScatterOptions()
+        factor, opts = _premul_factor(opts, dist.ReduceScatterOptions)
+        if factor is not None:
+            inputs = [[t * factor for t in ts] for ts in inputs]
+        return super().reduce_scatter(outputs, inputs, opts)
+
+
+def _premul_factor(opts, options_type):
+    """NCCL's meaning of PREMUL_SUM: multiply by the factor, then sum.
+    Returns (factor or None, the options to run)."""
+    if opts.reduceOp.op != _PREMUL_SUM:
+        return None, opts
+    factor = opts.reduceOp.__getstate__()[1]
+    sum_opts = options_type()
+    sum_opts.reduceOp = dist.ReduceOp.SUM
+    sum_opts.timeout = opts.timeout
+    sum_opts.asyncOp = opts.asyncOp
+    return factor, sum_opts
