@@ -411,6 +411,22 @@ def case_dtensor(gloo):
     check(torch.allclose(g, ref[0].weight.grad, rtol=1e-5, atol=1e-6), "tensor parallel weight grad")
 
 
+def case_rank_stalls(gloo):
+    t = torch.ones(4, device="tpu")
+    dist.all_reduce(t)
+    import time
+    if RANK == 1:
+        time.sleep(10)  # alive, but never arrives at the next collective
+        os._exit(0)
+    t0 = time.time()
+    try:
+        dist.all_reduce(t)
+    except Exception as e:  # noqa: BLE001
+        print(f"RAISED after {time.time() - t0:.1f}s: {type(e).__name__}: {str(e).splitlines()[0][:120]}", flush=True)
+        os._exit(0)
+    os._exit(3)
+
+
 def main():
     case = sys.argv[1]
     timeout = datetime.timedelta(seconds=float(os.environ.get("DIST_TIMEOUT", "60")))

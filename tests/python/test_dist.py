@@ -60,7 +60,7 @@ def test_ddp_transformer_and_dtensor_match_cpu():
     assert_ok(launch(2, "ddp,dtensor"), "ddp,dtensor")
 
 
-def test_subgroups_split_group_and_mesh_4_processes():
+def test_subgroups_and_mesh_4_processes():
     assert_ok(launch(4, "subgroups"), "subgroups")
 
 
@@ -70,6 +70,14 @@ def test_rank_that_dies_makes_the_other_raise_within_timeout():
     rc0, out0 = outs[0]
     assert rc0 == 0 and "RAISED after" in out0, out0[-3000:]
     assert time.time() - t0 < 45
+
+
+def test_rank_that_stalls_makes_the_collective_raise_within_timeout():
+    outs = launch(2, "rank_stalls", timeout=60, env={"DIST_TIMEOUT": "4"})
+    rc0, out0 = outs[0]
+    assert rc0 == 0 and "RAISED after" in out0, out0[-3000:]
+    waited = float(out0.split("RAISED after ")[1].split("s")[0])
+    assert 3 <= waited < 20, out0[-2000:]
 
 
 def test_rank_that_never_arrives_makes_init_raise_within_timeout():
