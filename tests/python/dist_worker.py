@@ -229,6 +229,11 @@ def case_p2p_async(gloo):
     cm.wait()
     s = float(sum(range(WORLD)))
     same(a, torch.full((4,), s), "coalesced all_reduce a"); same(b, torch.full((2,), 2 * s), "coalesced b")
+    a = torch.full((4,), float(RANK), device="tpu")
+    with dist._coalescing_manager(device=torch.device("tpu"), async_ops=True) as cm:
+        dist.all_reduce(a); dist.broadcast(b, src=1)
+    cm.wait()
+    same(a, torch.full((4,), s), "coalesced (device) all_reduce"); same(b, torch.full((2,), 2 * s), "coalesced broadcast")
     outs = [torch.empty(2 * WORLD, device="tpu"), torch.empty(WORLD, device="tpu")]
     with dist._coalescing_manager():
         dist.all_gather_into_tensor(outs[0], torch.full((2,), float(RANK), device="tpu"))

@@ -47,6 +47,16 @@ class TpuProcessGroup(dist.ProcessGroup):
             inputs = [[t * factor for t in ts] for ts in inputs]
         return super().reduce_scatter(outputs, inputs, opts)
 
+    # _coalescing_manager(device=...): the host path runs each collective as
+    # it is issued (in order), so the coalesced block is complete at its end.
+    def _start_coalescing(self, device):
+        pass
+
+    def _end_coalescing(self, device):
+        from . import _work
+
+        return _work.completed([])
+
 
 def _premul_factor(opts, options_type):
     """NCCL's meaning of PREMUL_SUM: multiply by the factor, then sum.
