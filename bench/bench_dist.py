@@ -42,7 +42,46 @@ def worker():
         if rank == 0:
             g, t = res["gloo"], res["tpu"]
             print(f"{size:>10} {g * 1e6:>12.0f} {t * 1e6:>12.0f} {t / g:>7.2f} {size / t / 1e9:>14.3f}", flush=True)
+    ddp_step(gloo, rank)
     dist.destroy_process_group()
+
+
+def ddp_step(gloo, rank, steps=5):
+    """DDP training step of the transformer block (tests/python/models.py):
+    tpu_dist on tpu vs gloo DDP on CPU, same processes."""
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "python"))
+    import models
+
+    res = {}
+    for name, dev, group in (("gloo", "cpu", gloo), ("tpu", "tpu", None)):
+        torch.manual_seed(0)
+        m = DDP(models.make("transformer").to(dev), process_group=group)
+        opt = torch.optim.SGD(m.parameters(), lr=0.1)
+        x, y = models.batch("transformer", seed=rank)
+        x, y = x.to(dev), y.to(dev)
+
+        def step():
+            opt.zero_grad()
+            models.loss_fn("transformer", m(x), y).backward()
+            opt.step()
+
+        step(); step()  # warm up (compiles)
+        if dev == "tpu":
+            torch.tpu.synchronize()
+        dist.barrier(group=gloo)
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        if dev == "tpu":
+            torch.tpu.synchronize()
+        res[name] = (time.perf_counter() - t0) / steps
+    if rank == 0:
+        g, t = res["gloo"], res["tpu"]
+        print(f"DDP step, transformer block: gloo cpu {g * 1e3:.1f} ms, tpu_dist {t * 1e3:.1f} ms, ratio {t / g:.2f}")
 
 
 def main():
