@@ -60,8 +60,20 @@ def test_ddp_transformer_and_dtensor_match_cpu():
     assert_ok(launch(2, "ddp,dtensor"), "ddp,dtensor")
 
 
-def test_subgroups_and_mesh_4_processes():
-    assert_ok(launch(4, "subgroups"), "subgroups")
+def test_subgroups_and_mesh_4_processes_under_torchrun():
+    # the seeds' launch: torchrun --nproc_per_node=N, one process per device
+    port = free_port()
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=4", "--master_addr=127.0.0.1",
+           f"--master_port={port}", WORKER, "subgroups"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=150)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)
+        pytest.fail(f"torchrun still running after 150s:\n{p.communicate()[0][-3000:]}")
+    assert p.returncode == 0, out[-4000:]
+    for r in range(4):
+        assert f"OK rank {r} subgroups" in out, out[-4000:]
 
 
 def test_rank_that_dies_makes_the_other_raise_within_timeout():
