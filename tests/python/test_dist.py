@@ -1,5 +1,5 @@
 """c10d backend tpu_dist: every collective and dtype against gloo on CPU
-tensors, DDP against gloo CPU DDP, subgroups and meshes on 4 processes, and
+tensors, DDP against gloo CPU DDP, subgroups and meshes on 4 processes (torchrun), and
 faults. Each test starts its ranks (dist_worker.py) as subprocesses on
 loopback with a free port and a timeout, so nothing can hang the suite."""
 import os
