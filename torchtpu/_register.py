@@ -21,3 +21,14 @@ def register():
     _shallow_copy.install()
     _fast_paths.install()
     _precision.install()
+    _register_distributed()
+
+
+def _register_distributed():
+    """c10d backend "tpu_dist" (torch.distributed is already imported by torch)."""
+    import torch.distributed
+
+    if torch.distributed.is_available():
+        from . import distributed
+
+        distributed.register()

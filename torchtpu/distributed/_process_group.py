@@ -1,0 +1,71 @@
+"""The process group "tpu_dist" creates: one gloo backend serves cpu tensors
+directly and tpu tensors through the kernels in `_kernels`."""
+import torch
+import torch.distributed as dist
+from torch._C._distributed_c10d import ProcessGroupGloo
+
+_PREMUL_SUM = dist.ReduceOp.RedOpType.PREMUL_SUM
+
+
+class TpuProcessGroup(dist.ProcessGroup):
+    def __init__(self, store, rank, size, timeout, global_ranks, group_name):
+        super().__init__(rank, size)  # the store-taking constructor refuses Python subclasses
+        self.global_ranks = global_ranks  # replica groups of a device path
+        self._gloo = ProcessGroupGloo(store, rank, size, timeout)
+        custom = dist.ProcessGroup.BackendType.CUSTOM
+        self._register_backend(torch.device("cpu"), custom, self._gloo)
+        self._register_backend(torch.device("tpu"), custom, self._gloo)
+        self._set_default_backend(custom)
+
+    def getBackendName(self):
+        return "tpu_dist"
+
+    def allreduce(self, tensors, opts=None):
+        if opts is None:
+            opts = dist.AllreduceOptions()
+        factor, opts = _premul_factor(opts, dist.AllreduceOptions)
+        if factor is not None:
+            for t in tensors:  # in place: the tensors are the outputs
+                t.mul_(factor)
+        return super().allreduce(tensors, opts)
+
+    # PREMUL_SUM of reduce_scatter(_tensor) from Python (FSDP's gradient path);
+    # C++ callers of these two reach the kernels, which refuse PREMUL_SUM.
+    def reduce_scatter_single(self, output, input, opts=None):
+        if opts is None:
+            opts = dist.ReduceScatterOptions()
+        factor, opts = _premul_factor(opts, dist.ReduceScatterOptions)
+        if factor is not None:
+            input = input * factor  # the caller's input stays as it was
+        return super().reduce_scatter_single(output, input, opts)
+
+    def reduce_scatter(self, outputs, inputs, opts=None):
+        if opts is None:
+            opts = dist.ReduceScatterOptions()
+        factor, opts = _premul_factor(opts, dist.ReduceScatterOptions)
+        if factor is not None:
+            inputs = [[t * factor for t in ts] for ts in inputs]
+        return super().reduce_scatter(outputs, inputs, opts)
+
+    # _coalescing_manager(device=...): the host path runs each collective as
+    # it is issued (in order), so the coalesced block is complete at its end.
+    def _start_coalescing(self, device):
+        pass
+
+    def _end_coalescing(self, device):
+        from . import _work
+
+        return _work.completed([])
+
+
+def _premul_factor(opts, options_type):
+    """NCCL's meaning of PREMUL_SUM: multiply by the factor, then sum.
+    Returns (factor or None, the options to run)."""
+    if opts.reduceOp.op != _PREMUL_SUM:
+        return None, opts
+    factor = opts.reduceOp.__getstate__()[1]
+    sum_opts = options_type()
+    sum_opts.reduceOp = dist.ReduceOp.SUM
+    sum_opts.timeout = opts.timeout
+    sum_opts.asyncOp = opts.asyncOp
+    return factor, sum_opts
