@@ -3,6 +3,7 @@
 #include "dist/collective.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "dist/collective_internal.h"
 
@@ -16,6 +17,17 @@ const char *tt_dist_kind_name(tt_dist_kind_t kind) {
 }
 const char *tt_dist_op_name(tt_dist_op_t op) {
   return op >= 0 && op < TT_DIST_OP_COUNT ? kOpNames[op] : "unknown ReduceOp";
+}
+
+int tt_dist_kind_from_name(const char *name) {
+  for (int i = 0; i < TT_DIST_KIND_COUNT; i++)
+    if (name && strcmp(name, kKindNames[i]) == 0) return i;
+  return -1;
+}
+int tt_dist_op_from_name(const char *name) {
+  for (int i = 0; i < TT_DIST_OP_COUNT; i++)
+    if (name && strcmp(name, kOpNames[i]) == 0) return i;
+  return -1;
 }
 
 static int is_reduction(const tt_dist_collective_t *c) {

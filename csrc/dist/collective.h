@@ -64,6 +64,9 @@ typedef struct tt_dist_collective_s {
 
 const char *tt_dist_kind_name(tt_dist_kind_t kind); /* "all_reduce" ... */
 const char *tt_dist_op_name(tt_dist_op_t op);       /* "SUM" ... as ReduceOp spells them */
+/* The reverse lookups; -1 for a name that is none of them. */
+int tt_dist_kind_from_name(const char *name);
+int tt_dist_op_from_name(const char *name);
 
 /* Number of ranks (replicas) the program runs on. */
 int tt_dist_collective_world(const tt_dist_collective_t *c);
