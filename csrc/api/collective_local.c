@@ -19,19 +19,20 @@ tt_status_t tt_collective_result_nbytes(const tt_dist_collective_t *c, size_t *o
   return TT_OK_STATUS;
 }
 
-/* Uploads every rank's arguments: args[r * nargs + a] on device r. */
+/* Uploads every rank's arguments: args[r * nargs + a] on the device that
+ * runs replica r. */
 static tt_status_t upload_all(tt_pjrt_runtime_t *rt, const tt_dist_collective_t *c, int world,
                               int nargs, const void *const *inputs, const void *const *factors,
-                              tt_pjrt_buffer_t **args) {
+                              const int *devices, tt_pjrt_buffer_t **args) {
   for (int r = 0; r < world; r++) {
-    TT_RETURN_IF_ERROR(tt_pjrt_buffer_from_host(rt, inputs[r], c->dtype, c->dims, c->rank, r,
-                                                &args[(size_t)r * nargs]));
+    TT_RETURN_IF_ERROR(tt_pjrt_buffer_from_host(rt, inputs[r], c->dtype, c->dims, c->rank,
+                                                devices[r], &args[(size_t)r * nargs]));
     if (nargs == 2) {
       if (!factors || !factors[r])
         return tt_status_make(TT_INVALID_ARGUMENT,
                               "%s with ReduceOp.PREMUL_SUM: rank %d has no factor",
                               tt_dist_kind_name(c->kind), r);
-      TT_RETURN_IF_ERROR(tt_pjrt_buffer_from_host(rt, factors[r], c->dtype, NULL, 0, r,
+      TT_RETURN_IF_ERROR(tt_pjrt_buffer_from_host(rt, factors[r], c->dtype, NULL, 0, devices[r],
                                                   &args[(size_t)r * nargs + 1]));
     }
   }
@@ -48,8 +49,10 @@ static tt_status_t run_compiled(tt_pjrt_runtime_t *rt, tt_pjrt_executable_t *exe
                           tt_dist_kind_name(c->kind), tt_pjrt_executable_num_outputs(exe));
   tt_pjrt_buffer_t **args = tt_calloc((size_t)world * nargs, sizeof *args);
   tt_pjrt_buffer_t **outs = tt_calloc((size_t)world, sizeof *outs);
-  tt_status_t status = (!args || !outs) ? oom() : TT_OK_STATUS;
-  if (!status) status = upload_all(rt, c, world, nargs, inputs, factors, args);
+  int *devices = tt_calloc((size_t)world, sizeof *devices);
+  tt_status_t status = (!args || !outs || !devices) ? oom() : TT_OK_STATUS;
+  if (!status) status = tt_pjrt_executable_replica_devices(rt, exe, devices, (size_t)world);
+  if (!status) status = upload_all(rt, c, world, nargs, inputs, factors, devices, args);
   if (!status)
     status = tt_pjrt_execute_replicated(rt, exe, (size_t)world, args, (size_t)nargs,
                                         tt_dist_kind_name(c->kind), outs);
@@ -61,6 +64,7 @@ static tt_status_t run_compiled(tt_pjrt_runtime_t *rt, tt_pjrt_executable_t *exe
   for (int i = 0; args && i < world * nargs; i++) tt_pjrt_buffer_destroy(rt, args[i]);
   tt_free(args);
   tt_free(outs);
+  tt_free(devices);
   return status;
 }
 

@@ -361,6 +361,20 @@ static void test_reductions(const tt_dist_groups_t *g) {
   }
 }
 
+/* A few ReduceOps over the whole world (the seeds' split covers them all). */
+static void test_world_reductions(const tt_dist_groups_t *g) {
+  const tt_dist_op_t ops[3] = {TT_DIST_SUM, TT_DIST_MAX, TT_DIST_BXOR};
+  for (int kind = TT_DIST_ALL_REDUCE; kind <= TT_DIST_REDUCE_SCATTER; kind += 2)
+    for (int i = 0; i < 3; i++) {
+      tt_dist_collective_t c = {.kind = (tt_dist_kind_t)kind, .op = ops[i], .dtype = TT_I32,
+                                .rank = 2, .dims = {4, 3}, .groups = g};
+      char label[96];
+      snprintf(label, sizeof label, "%s %s int32 over the world of %d", tt_dist_kind_name(c.kind),
+               tt_dist_op_name(c.op), g->world);
+      run_case(&c, label);
+    }
+}
+
 /* The data-movement collectives over a split, in a few shapes and dims. */
 static void test_movement(const tt_dist_groups_t *g, tt_dtype_t dt) {
   char label[160];
@@ -374,6 +388,7 @@ static void test_movement(const tt_dist_groups_t *g, tt_dtype_t dt) {
   }
   for (int split = 0; split < 2; split++)
     for (int concat = 0; concat < 2; concat++) {
+      if (split == 0 && concat == 0) continue; /* split == concat: (1, 1) covers it */
       tt_dist_collective_t c = {.kind = TT_DIST_ALL_TO_ALL, .dtype = dt, .rank = 2,
                                 .dims = {2 * s, s}, .dim = split, .concat_dim = concat,
                                 .groups = g};
@@ -456,6 +471,50 @@ static void test_emit_errors(const tt_dist_groups_t *g) {
   }
 }
 
+/* Every host allocation of the run failing in turn gives OUT_OF_MEMORY (the
+ * plugin's own allocations do not go through tt_malloc), never a crash or leak. */
+static void test_run_alloc_failures(const tt_dist_groups_t *g) {
+  tt_dist_collective_t c = {.kind = TT_DIST_ALL_REDUCE, .op = TT_DIST_AVG, .dtype = TT_F32,
+                            .rank = 1, .dims = {2}, .groups = g};
+  float x[MAX_WORLD][2] = {{0}}, y[MAX_WORLD][2];
+  const void *in[MAX_WORLD];
+  void *out[MAX_WORLD];
+  for (int r = 0; r < MAX_WORLD; r++) in[r] = x[r], out[r] = y[r];
+  int done = 0;
+  for (long k = 0; k < 32 && !done; k++) {
+    tt_alloc_fail_after(k);
+    tt_status_t s = tt_collective_run_local(g_rt, &c, in, NULL, out, sizeof y[0]);
+    tt_alloc_fail_after(-1);
+    CHECK(s == NULL || tt_status_code(s) == TT_OUT_OF_MEMORY);
+    done = s == NULL;
+    tt_status_free(s);
+  }
+  CHECK(done);
+}
+
+/* Replica r of a 4-replica program runs on one device each, all distinct. */
+static void test_replica_devices(const tt_dist_groups_t *g) {
+  tt_dist_collective_t c = {.kind = TT_DIST_ALL_REDUCE, .dtype = TT_F32, .rank = 1, .dims = {2},
+                            .groups = g};
+  tt_strbuf_t sb;
+  tt_strbuf_init(&sb);
+  tt_pjrt_executable_t *exe = NULL;
+  if (CHECK_OK(tt_dist_collective_emit(&c, &sb)) &&
+      CHECK_OK(tt_pjrt_compile(g_rt, sb.data, sb.len, 4, "all_reduce", &exe))) {
+    int dev[4];
+    if (CHECK_OK(tt_pjrt_executable_replica_devices(g_rt, exe, dev, 4))) {
+      printf("replicas 0..3 run on devices %d %d %d %d\n", dev[0], dev[1], dev[2], dev[3]);
+      for (int i = 0; i < 4; i++) {
+        CHECK(dev[i] >= 0 && dev[i] < MAX_WORLD);
+        for (int j = 0; j < i; j++) CHECK(dev[i] != dev[j]);
+      }
+    }
+    CHECK_ERR(tt_pjrt_executable_replica_devices(g_rt, exe, dev, 2), TT_INTERNAL);
+  }
+  tt_pjrt_executable_destroy(g_rt, exe);
+  tt_strbuf_free(&sb);
+}
+
 /* The self-test entry makes and drops a client of its own each call. */
 static void test_selftest_entry(void) {
   tt_dist_groups_t g;
@@ -500,16 +559,17 @@ int main(void) {
   make_groups(8, 1, 4, halves8, &halves);
 
   test_reductions(&seeds8);
-  test_reductions(&world4);
+  test_world_reductions(&world4);
   const tt_dist_groups_t *splits[] = {&world4, &world8, &seeds8, &pairs_of4, &halves};
-  for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
-    test_movement(splits[i], TT_F32);
-    test_movement(splits[i], TT_I64);
-  }
+  for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) test_movement(splits[i], TT_F32);
+  test_movement(&seeds8, TT_I64);
+  test_movement(&pairs_of4, TT_I64);
   test_movement(&seeds8, TT_BOOL);
   test_movement(&pairs_of4, TT_U8);
   test_channels(&seeds8);
   test_emit_errors(&seeds8);
+  test_run_alloc_failures(&world4);
+  test_replica_devices(&world4);
   test_selftest_entry();
 
   tt_dist_groups_free(&world4);
