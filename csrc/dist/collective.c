@@ -253,6 +253,12 @@ static void collective_op(tt_strbuf_t *sb, const tt_dist_collective_t *c, const 
   tt_strbuf_append(sb, ") -> ");
 }
 
+static int is_empty(const tt_dist_collective_t *c) {
+  for (int i = 0; i < c->rank; i++)
+    if (c->dims[i] == 0) return 1;
+  return 0;
+}
+
 tt_status_t tt_dist_collective_emit(const tt_dist_collective_t *c, tt_strbuf_t *sb) {
   int64_t rd[TT_DIST_MAX_RANK];
   int rr = 0;
@@ -274,10 +280,17 @@ tt_status_t tt_dist_collective_emit(const tt_dist_collective_t *c, tt_strbuf_t *
   tt_strbuf_append(sb, ") -> ");
   tt_dist_tensor_type(sb, rd, rr, c->dtype);
   tt_strbuf_append(sb, " {\n");
-  if (premul) premultiply(sb, c);
-  if (comb && tt_dist_needs_local_reduce(comb, c->dtype)) {
+  if (is_empty(c)) {
+    /* Nothing to move and an empty result (the verifier even refuses a
+     * zero-size all_gather dimension): no collective at all. */
+    tt_strbuf_append(sb, "    %r = stablehlo.constant dense<> : ");
+    tt_dist_tensor_type(sb, rd, rr, c->dtype);
+    tt_strbuf_append(sb, "\n");
+    avg = 0;
+  } else if (comb && tt_dist_needs_local_reduce(comb, c->dtype)) {
     tt_dist_emit_local_reduce(c, comb, rd, rr, sb);
   } else {
+    if (premul) premultiply(sb, c);
     collective_op(sb, c, comb, premul ? "%x0" : "%x", avg ? "%r0" : "%r");
     tt_dist_tensor_type(sb, rd, rr, c->dtype);
     tt_strbuf_append(sb, "\n");

@@ -515,6 +515,16 @@ static void test_replica_devices(const tt_dist_groups_t *g) {
   tt_strbuf_free(&sb);
 }
 
+/* Zero-element operands: an empty result and no collective in the program. */
+static void test_empty(const tt_dist_groups_t *g) {
+  tt_dist_collective_t gather = {.kind = TT_DIST_ALL_GATHER, .dtype = TT_F32, .rank = 2,
+                                 .dims = {0, 2}, .groups = g};
+  run_case(&gather, "all_gather of a 0x2 tensor");
+  tt_dist_collective_t reduce = {.kind = TT_DIST_ALL_REDUCE, .op = TT_DIST_BXOR, .dtype = TT_I32,
+                                 .rank = 1, .dims = {0}, .groups = g};
+  run_case(&reduce, "all_reduce BXOR of an empty tensor");
+}
+
 /* The self-test entry makes and drops a client of its own each call. */
 static void test_selftest_entry(void) {
   tt_dist_groups_t g;
@@ -569,6 +579,7 @@ int main(void) {
   test_channels(&seeds8);
   test_emit_errors(&seeds8);
   test_run_alloc_failures(&world4);
+  test_empty(&seeds8);
   test_replica_devices(&world4);
   test_selftest_entry();
 

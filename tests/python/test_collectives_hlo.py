@@ -38,6 +38,8 @@ def rank_input(dtype, rank, shape):
 
 def to_bytes(t):
     t = t.contiguous().reshape(-1)
+    if t.numel() == 0:
+        return b""
     return t.view(torch.uint8).numpy().tobytes() if t.dtype != torch.bool else t.numpy().tobytes()
 
 
@@ -199,6 +201,19 @@ def test_channel_modes(channel):
         want = sum(wide(inputs[m]) for m in g)
         for m in g:
             np.testing.assert_allclose(wide(from_bytes(outs[m], torch.float32, (4,))), want)
+
+
+@pytest.mark.parametrize("kind,shape", [("all_reduce", (0,)), ("all_gather", (0, 2)),
+                                        ("all_gather", (2, 0)), ("all_to_all", (4, 0))])
+def test_empty_tensors(kind, shape):
+    inputs, outs = run(kind, "SUM", torch.float32, shape, 4)
+    assert all(len(o) == 0 for o in outs)
+
+
+def test_zero_dim_all_reduce():
+    inputs, outs = run("all_reduce", "MAX", torch.int64, (), 4)
+    want = max(int(x) for x in inputs)
+    assert [int(from_bytes(o, torch.int64, ())) for o in outs] == [want] * 4
 
 
 def test_split_errors():
