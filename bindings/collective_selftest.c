@@ -188,11 +188,11 @@ PyObject *tt_py_collective_selftest_entry(PyObject *self, PyObject *args) {
   (void)self;
   const char *plugin, *kind, *op;
   PyObject *dtype, *shape, *groups, *pairs, *inputs, *factors;
-  int world, dim, concat_dim, channel;
-  if (!PyArg_ParseTuple(args, "sssOOiiiOOiOO", &plugin, &kind, &op, &dtype, &shape, &dim,
-                        &concat_dim, &world, &groups, &pairs, &channel, &inputs, &factors))
+  int world, dim, concat_dim, channel, root = 0;
+  if (!PyArg_ParseTuple(args, "sssOOiiiOOiOO|i", &plugin, &kind, &op, &dtype, &shape, &dim,
+                        &concat_dim, &world, &groups, &pairs, &channel, &inputs, &factors, &root))
     return NULL;
-  tt_dist_collective_t c = {.dim = dim, .concat_dim = concat_dim,
+  tt_dist_collective_t c = {.dim = dim, .concat_dim = concat_dim, .root = root,
                             .channel = (tt_dist_channel_t)channel};
   if (channel < TT_DIST_CROSS_REPLICA || channel > TT_DIST_GLOBAL_IDS)
     return PyErr_Format(PyExc_ValueError, "channel mode must be 0, 1 or 2, got %d", channel);

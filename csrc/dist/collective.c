@@ -8,7 +8,8 @@
 #include "dist/collective_internal.h"
 
 static const char *const kKindNames[TT_DIST_KIND_COUNT] = {
-    "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute"};
+    "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute",
+    "broadcast"};
 static const char *const kOpNames[TT_DIST_OP_COUNT] = {
     "SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "PREMUL_SUM"};
 
@@ -160,6 +161,12 @@ tt_status_t tt_dist_collective_check(const tt_dist_collective_t *c, int64_t *out
       out_dims[c->dim] /= s;
       out_dims[c->concat_dim] *= s;
       break;
+    case TT_DIST_BROADCAST:
+      if (c->root < 0 || c->root >= s)
+        return tt_status_make(TT_VALUE_ERROR,
+                              "broadcast: root position %d is outside groups of %d ranks",
+                              c->root, s);
+      break;
     default: break;
   }
   return TT_OK_STATUS;
@@ -287,6 +294,8 @@ tt_status_t tt_dist_collective_emit(const tt_dist_collective_t *c, tt_strbuf_t *
     tt_dist_tensor_type(sb, rd, rr, c->dtype);
     tt_strbuf_append(sb, "\n");
     avg = 0;
+  } else if (c->kind == TT_DIST_BROADCAST) {
+    tt_dist_emit_broadcast(c, sb);
   } else if (comb && tt_dist_needs_local_reduce(comb, c->dtype)) {
     tt_dist_emit_local_reduce(c, comb, rd, rr, sb);
   } else {

@@ -1,6 +1,6 @@
 /* Skinny collectives: one small StableHLO module per collective, identical on
  * every rank (all_reduce, all_gather, reduce_scatter, all_to_all,
- * collective_permute). This builds module text only; running it is pjrt's.
+ * collective_permute; broadcast as an all_reduce). This builds module text only; running it is pjrt's.
  *
  * Thread safety: pure functions of their arguments. */
 #ifndef TT_DIST_COLLECTIVE_H
@@ -21,6 +21,7 @@ typedef enum tt_dist_kind_e {
   TT_DIST_REDUCE_SCATTER,
   TT_DIST_ALL_TO_ALL,
   TT_DIST_PERMUTE,
+  TT_DIST_BROADCAST, /* from each group's `root` position: an all_reduce of the root's data */
   TT_DIST_KIND_COUNT
 } tt_dist_kind_t;
 
@@ -57,6 +58,7 @@ typedef struct tt_dist_collective_s {
   int64_t dims[TT_DIST_MAX_RANK];
   int dim;               /* all_gather_dim, scatter_dimension, split_dimension */
   int concat_dim;        /* all_to_all */
+  int root;              /* BROADCAST: the source's position in its group */
   const tt_dist_groups_t *groups; /* all kinds but PERMUTE */
   const tt_dist_pairs_t *pairs;   /* PERMUTE */
   tt_dist_channel_t channel;

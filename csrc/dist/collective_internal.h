@@ -20,5 +20,9 @@ int tt_dist_needs_local_reduce(const char *comb, tt_dtype_t dt);
  * stablehlo.reduce, which takes any combiner. */
 void tt_dist_emit_local_reduce(const tt_dist_collective_t *c, const char *comb,
                                const int64_t *rd, int rr, tt_strbuf_t *sb);
+/* %r for BROADCAST: every rank but its group's root swaps its data's bits for
+ * zeros (chosen by replica_id from a table in the program), then one integer
+ * all_reduce sums the bits (XLA's CPU backend has no collective_broadcast). */
+void tt_dist_emit_broadcast(const tt_dist_collective_t *c, tt_strbuf_t *sb);
 
 #endif

@@ -134,6 +134,10 @@ static void expected(const tt_dist_collective_t *c, void *const *in, const doubl
   int pos = 0;
   int g = tt_dist_groups_find(c->groups, r, &pos);
   const int *group = c->groups->ranks + (size_t)g * c->groups->group_size;
+  if (c->kind == TT_DIST_BROADCAST) {
+    for (size_t i = 0; i < n; i++) out[i] = get(in[group[c->root]], c->dtype, i);
+    return;
+  }
   for (size_t i = 0; i < n; i++) {
     unravel(i, rd, rr, idx);
     switch (c->kind) {
@@ -396,6 +400,13 @@ static void test_movement(const tt_dist_groups_t *g, tt_dtype_t dt) {
                tt_dtype_name(dt), g->num_groups, s);
       run_case(&c, label);
     }
+  for (int root = 0; root < s; root += s > 2 ? s - 1 : 1) { /* first and last positions */
+    tt_dist_collective_t c = {.kind = TT_DIST_BROADCAST, .dtype = dt, .rank = 2, .dims = {2, 3},
+                              .root = root, .groups = g};
+    snprintf(label, sizeof label, "broadcast root %d %s over %dx%d", root,
+             tt_dtype_name(dt), g->num_groups, s);
+    run_case(&c, label);
+  }
   tt_dist_collective_t rs = {.kind = TT_DIST_REDUCE_SCATTER, .op = TT_DIST_SUM, .dtype = dt,
                              .rank = 2, .dims = {3, 2 * s}, .dim = 1, .groups = g};
   snprintf(label, sizeof label, "reduce_scatter dim 1 %s over %dx%d", tt_dtype_name(dt),
@@ -515,6 +526,29 @@ static void test_replica_devices(const tt_dist_groups_t *g) {
   tt_strbuf_free(&sb);
 }
 
+/* broadcast keeps the root's bits: signed zeros, NaN, infinities. */
+static void test_broadcast_bits(const tt_dist_groups_t *g) {
+  tt_dist_collective_t c = {.kind = TT_DIST_BROADCAST, .dtype = TT_F32, .rank = 1, .dims = {4},
+                            .root = 2, .groups = g};
+  float x[MAX_WORLD][4], y[MAX_WORLD][4];
+  const void *in[MAX_WORLD];
+  void *out[MAX_WORLD];
+  for (int r = 0; r < MAX_WORLD; r++) {
+    x[r][0] = -0.0f, x[r][1] = NAN, x[r][2] = -INFINITY, x[r][3] = (float)r;
+    in[r] = x[r];
+    out[r] = y[r];
+  }
+  if (!CHECK_OK(tt_collective_run_local(g_rt, &c, in, NULL, out, sizeof y[0]))) return;
+  for (int r = 0; r < g->world; r++) {
+    int pos, gi = tt_dist_groups_find(g, r, &pos);
+    int root = g->ranks[gi * g->group_size + 2];
+    CHECK(y[r][0] == 0.0f && signbit(y[r][0]));
+    CHECK(isnan(y[r][1]));
+    CHECK(y[r][2] == -INFINITY);
+    CHECK(y[r][3] == (float)root);
+  }
+}
+
 /* Zero-element operands: an empty result and no collective in the program. */
 static void test_empty(const tt_dist_groups_t *g) {
   tt_dist_collective_t gather = {.kind = TT_DIST_ALL_GATHER, .dtype = TT_F32, .rank = 2,
@@ -580,6 +614,7 @@ int main(void) {
   test_emit_errors(&seeds8);
   test_run_alloc_failures(&world4);
   test_empty(&seeds8);
+  test_broadcast_bits(&seeds8);
   test_replica_devices(&world4);
   test_selftest_entry();
 

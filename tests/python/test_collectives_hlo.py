@@ -85,13 +85,14 @@ def reference_reduce(op, dtype, members, factors):
 
 
 def run(kind, op, dtype, shape, world, groups=None, pairs=None, dim=0, concat_dim=0, channel=0,
-        factors=None):
+        factors=None, root=0):
     inputs = [rank_input(dtype, r, shape) for r in range(world)]
     fac_bytes = None
     if factors is not None:
         fac_bytes = [to_bytes(torch.tensor(f, dtype=dtype)) for f in factors]
     outs = _C._collective_selftest(PLUGIN, kind, op, dtype, tuple(shape), dim, concat_dim, world,
-                                   groups, pairs, channel, [to_bytes(x) for x in inputs], fac_bytes)
+                                   groups, pairs, channel, [to_bytes(x) for x in inputs], fac_bytes,
+                                   root)
     return inputs, outs
 
 
@@ -182,6 +183,16 @@ def test_all_to_all(split, concat):
             parts = [np.split(wide(inputs[k]), len(g), axis=split)[pos] for k in g]
             want = np.concatenate(parts, axis=concat)
             np.testing.assert_array_equal(wide(from_bytes(outs[m], dtype, want.shape)), want)
+
+
+@pytest.mark.parametrize("root", [0, 1, 3])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int8, torch.bool, torch.complex64], ids=str)
+def test_broadcast(root, dtype):
+    inputs, outs = run("broadcast", "SUM", dtype, (2, 3), 8, SEEDS, root=root)
+    for g in SEEDS:
+        for m in g:
+            np.testing.assert_array_equal(wide(from_bytes(outs[m], dtype, (2, 3))),
+                                          wide(inputs[g[root]]))
 
 
 def test_collective_permute_send_recv():
