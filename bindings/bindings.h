@@ -96,4 +96,8 @@ PyObject *tt_py_fallback_unsupported(PyObject *self, PyObject *args);
 PyObject *tt_py_fallback_counts(PyObject *self, PyObject *unused);
 PyObject *tt_py_fallback_reset(PyObject *self, PyObject *unused);
 
+/* collective_selftest.c: the skinny collective programs on N CPU devices (tests only). */
+PyObject *tt_py_collective_selftest_entry(PyObject *self, PyObject *args);
+PyObject *tt_py_replica_groups_entry(PyObject *self, PyObject *args);
+
 #endif

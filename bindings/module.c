@@ -717,6 +717,11 @@ static PyMethodDef methods[] = {
     {"fallback_unsupported", tt_py_fallback_unsupported_entry, METH_VARARGS, "fallback_unsupported(op, what): raise"},
     {"fallback_counts", tt_py_fallback_counts_entry, METH_NOARGS, "{op: host runs}"},
     {"fallback_reset", tt_py_fallback_reset_entry, METH_NOARGS, "forget the counts (ops warn again)"},
+    {"_collective_selftest", tt_py_collective_selftest_entry, METH_VARARGS,
+     "_collective_selftest(plugin, kind, op, dtype, shape, dim, concat_dim, world, groups, pairs, "
+     "channel, inputs, factors[, root]): one skinny collective on `world` CPU devices of a private client"},
+    {"_replica_groups", tt_py_replica_groups_entry, METH_VARARGS,
+     "_replica_groups(world, groups): the complete split StableHLO names"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -22,6 +22,7 @@ FORBIDDEN = {
     "pjrt": {"ir", "ops", "exec", "api", "hlo"},
     "views": {"exec", "api", "pjrt", "cache", "ops"},
     "cache": {"exec", "api", "ops", "ir", "hlo"},
+    "dist": {"exec", "api", "pjrt", "cache", "ops", "ir", "hlo", "views"},
     "base": {"exec", "api", "pjrt", "cache", "ops", "ir", "hlo", "views"},
 }
 

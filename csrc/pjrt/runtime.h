@@ -102,6 +102,12 @@ tt_status_t tt_pjrt_execute_replicated(tt_pjrt_runtime_t *rt, tt_pjrt_executable
                                        size_t num_devices, tt_pjrt_buffer_t *const *args,
                                        size_t num_args, const char *what, tt_pjrt_buffer_t **outs);
 
+/* out_devices[d] := the device (index into the addressable devices) whose
+ * arguments go in row d of tt_pjrt_execute_replicated, i.e. where replica d's
+ * inputs must be uploaded. out_devices has room for max_replicas entries. */
+tt_status_t tt_pjrt_executable_replica_devices(tt_pjrt_runtime_t *rt, tt_pjrt_executable_t *exe,
+                                               int *out_devices, size_t max_replicas);
+
 /* Finds the default plugin path: TORCH_TPU_PJRT_PLUGIN, then libtpu when a
  * TPU is present (TPU_LIBRARY_PATH), both read from env, then `fallback` (the
  * packaged CPU plugin, passed in by the caller that knows where it is
