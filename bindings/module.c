@@ -454,6 +454,27 @@ static PyObject *py_prof_take(PyObject *self, PyObject *unused) {
   return d;
 }
 
+/* set_allow_excess_precision(bool): deferred work runs first, under the old setting. */
+static PyObject *py_set_allow_excess_precision(PyObject *self, PyObject *arg) {
+  (void)self;
+  int on = PyObject_IsTrue(arg);
+  if (on < 0) return NULL;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_status_t s = tt_materialize(e, "torch.tpu.allow_excess_precision");
+  if (s) return tt_py_raise(s);
+  tt_engine_set_allow_excess_precision(e, on);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_allow_excess_precision(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  return PyBool_FromLong(!e->exact_precision);
+}
+
 static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
@@ -597,6 +618,8 @@ ENGINE_ENTRY(py_memory_stats)
 ENGINE_ENTRY(py_reset_peak)
 ENGINE_ENTRY(py_prof_take)
 ENGINE_ENTRY(py_region_stats)
+ENGINE_ENTRY(py_set_allow_excess_precision)
+ENGINE_ENTRY(py_allow_excess_precision)
 ENGINE_ENTRY(py_set_defer_chunk_ops)
 ENGINE_ENTRY(py_get_defer_chunk_ops)
 ENGINE_ENTRY(py_check_strided)
@@ -707,6 +730,9 @@ static PyMethodDef methods[] = {
     {"reset_peak_memory", py_reset_peak_entry, METH_NOARGS, "peak := live"},
     {"prof_take", py_prof_take_entry, METH_NOARGS, "phase timers of the op path (built with -DTT_PROFILE=1), reset"},
     {"region_stats", py_region_stats_entry, METH_NOARGS, "counters of the deferred region"},
+    {"set_allow_excess_precision", py_set_allow_excess_precision_entry, METH_O,
+     "set_allow_excess_precision(bool): may programs compiled from now on skip roundings (XLA's default)"},
+    {"allow_excess_precision", py_allow_excess_precision_entry, METH_NOARGS, "the setting above"},
     {"_set_defer_chunk_ops", py_set_defer_chunk_ops_entry, METH_O, "DeferAndFuse closes a region after n ops (0: never)"},
     {"_get_defer_chunk_ops", py_get_defer_chunk_ops_entry, METH_NOARGS, "DeferAndFuse's chunk size in ops (0: none)"},
     {"check_strided", py_check_strided_entry, METH_VARARGS, "check_strided(t, size, stride, offset): as_strided bounds"},

@@ -104,29 +104,24 @@ def fallback_mode():
     return {"tf32": "high", "bf16": "medium"}.get(generic, "highest")
 
 
-_allow_excess = True
-
-
 def allow_excess_precision(enabled=None):
     """TorchTPU's flag, named after XLA's `xla_allow_excess_precision`
     (true by default): the compiler may keep a value in more precision than
     the program's type says (skip a float32 -> bfloat16 -> float32 round
     trip, keep a fused bf16 intermediate in float32), so results can be
-    slightly more precise, and differ from a step-by-step evaluation.
-    Called without an argument it returns the flag; True (XLA's default,
-    what every plugin does today) is accepted. False, every rounding the
-    program writes kept, needs the compile option passed to the plugin
-    (DebugOptions.xla_allow_excess_precision in the compile options), which
-    the core does not send yet: it raises NotImplementedError."""
-    if enabled is None:
-        return _allow_excess
-    if not enabled:
-        raise NotImplementedError(
-            "torch.tpu.allow_excess_precision(False) is not supported yet: the core does not pass "
-            "xla_allow_excess_precision=false in the PJRT compile options, so the plugin keeps XLA's default "
-            "(excess precision allowed)"
-        )
-    return _allow_excess
+    slightly more precise than, and differ from, a step-by-step evaluation.
+    Called without an argument it returns the flag. False asks every program
+    compiled from then on to keep each rounding it writes (the core passes
+    xla_allow_excess_precision=false in the PJRT compile options, and the
+    setting is part of the compile-cache key); deferred work runs first.
+    Process-wide, as the compile options are. Returns the previous value."""
+    from . import _device
+
+    _device._lazy_init()
+    previous = _C.allow_excess_precision()
+    if enabled is not None:
+        _C.set_allow_excess_precision(bool(enabled))
+    return previous
 
 
 _set_original = None

@@ -40,6 +40,7 @@ tt_status_t tt_engine_create(const char *fallback_plugin, tt_engine_t **out_engi
   }
   const tt_pjrt_info_t *info = tt_pjrt_runtime_info(e->rt);
   e->options_key = tt_hash_str(tt_hash_u64(TT_HASH_SEED, info->identity), "replicas=1;partitions=1;" TT_VERSION);
+  e->options_key_exact = tt_hash_str(e->options_key, "xla_allow_excess_precision=false");
   e->rng_seed = 67280421310721ULL; /* PyTorch's default seed */
   e->mode = tt_eager_mode_from_env(&e->env);
   e->default_float = TT_F32;
@@ -52,6 +53,10 @@ tt_status_t tt_engine_create(const char *fallback_plugin, tt_engine_t **out_engi
   *out_engine = e;
   return TT_OK_STATUS;
 }
+
+void tt_engine_set_allow_excess_precision(tt_engine_t *e, int allowed) { e->exact_precision = !allowed; }
+
+uint64_t tt_engine_options_key(const tt_engine_t *e) { return e->exact_precision ? e->options_key_exact : e->options_key; }
 
 void tt_engine_destroy(tt_engine_t *e) {
   if (!e) return;

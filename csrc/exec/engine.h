@@ -48,6 +48,8 @@ struct tt_engine_s {
   tt_cache_dir_t *tier2; /* NULL when off */
   tt_cache_dir_t *tier3; /* NULL when off */
   uint64_t options_key;  /* compile options + plugin identity + our version */
+  uint64_t options_key_exact; /* the same with excess precision off (below) */
+  int exact_precision;   /* torch.tpu.allow_excess_precision(False): compile with every rounding kept */
   /* Eager engine. */
   tt_eager_mode_t mode;
   tt_dtype_t default_float; /* torch.get_default_dtype() of the embedding: F32, F64, F16 or BF16 */
@@ -76,6 +78,13 @@ struct tt_engine_s {
  * environment asks (a tier that cannot be opened is left off with a
  * warning), the eager mode from the environment, PyTorch's default seed. */
 tt_status_t tt_engine_create(const char *fallback_plugin, tt_engine_t **out_engine);
+/* Whether programs compiled from now on may keep values in more precision
+ * than their types (XLA's default, allowed = 1) or must keep every rounding
+ * (0). Part of the compile-cache key: both kinds of executables coexist. */
+void tt_engine_set_allow_excess_precision(tt_engine_t *e, int allowed);
+/* The options half of the cache key of the programs launched now. */
+uint64_t tt_engine_options_key(const tt_engine_t *e);
+
 /* Runs what is queued, waits for launches in flight, joins the compile
  * pool, frees every cache and the runtime. NULL is a no-op. */
 void tt_engine_destroy(tt_engine_t *e);

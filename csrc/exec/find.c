@@ -68,13 +68,19 @@ void tt_exec_find_cancel(tt_engine_t *e, int cancel) { atomic_store(&e->cancel_w
 
 void tt_exec_set_compile_fault(tt_engine_t *e, const char *what_contains) { atomic_store(&e->compile_fault, what_contains); }
 
+/* The compile options a key's options half stands for (tt_engine_options_key). */
+static tt_pjrt_compile_options_t options_of(const tt_engine_t *c, const tt_cache_key_t *key) {
+  tt_pjrt_compile_options_t o = {1, key->options == c->options_key_exact};
+  return o;
+}
+
 static tt_status_t compile(tt_engine_t *c, tt_cache_stats_t *st, const tt_strbuf_t *text, const char *what,
-                           int dump_text, tt_pjrt_executable_t **out_exe) {
+                           int dump_text, const tt_pjrt_compile_options_t *o, tt_pjrt_executable_t **out_exe) {
   double t0 = now_seconds();
   const char *fault = atomic_load(&c->compile_fault);
   tt_status_t s = fault && strstr(what, fault)
                       ? tt_status_make(TT_INTERNAL, "compiling %s failed: injected fault (tests)", what)
-                      : tt_pjrt_compile(c->rt, text->data, text->len, 1, what, out_exe);
+                      : tt_pjrt_compile_with(c->rt, text->data, text->len, o, what, out_exe);
   st->compile_seconds += now_seconds() - t0;
   if (s && dump_text && text->data) s = tt_status_annotate(s, "module text:\n%s\n", text->data);
   if (!s) st->misses++;
@@ -195,7 +201,8 @@ tt_status_t tt_exec_find_uncached(tt_engine_t *c, const tt_cache_entry_id_t *id,
     s = tt_status_make(TT_UNAVAILABLE, "compiling %s: cancelled, torchtpu is shutting down", what);
     if (owned) tt_cache_claim_release(c->tier2, &id->key);
   } else {
-    s = compile(c, st, text, what, dump_text, &exe);
+    tt_pjrt_compile_options_t o = options_of(c, &id->key);
+    s = compile(c, st, text, what, dump_text, &o, &exe);
     if (!s) write_back(c, st, id, exe);
     if (owned) tt_cache_claim_release(c->tier2, &id->key);
   }

@@ -29,7 +29,7 @@ tt_cache_key_t tt_exec_key(tt_engine_t *e, tt_graph_t *g) {
   tt_graph_key_t gk = tt_graph_fingerprint(g);
   TT_PROF_END(TT_PROF_FINGERPRINT);
   e->stats.requests++;
-  tt_cache_key_t key = {gk.shapeless, gk.dims, e->options_key};
+  tt_cache_key_t key = {gk.shapeless, gk.dims, tt_engine_options_key(e)};
   return key;
 }
 

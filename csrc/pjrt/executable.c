@@ -19,25 +19,49 @@ static size_t put_varint(unsigned char *p, size_t n, uint64_t v) {
   return n;
 }
 
-/* A serialized xla.CompileOptionsProto holding only
- * executable_build_options (field 3) = {device_ordinal (1) = -1,
- * num_replicas (4) = n, num_partitions (5) = 1}. An empty message would mean
- * 0 replicas and 0 partitions, which the compiler rejects; device_ordinal -1
- * leaves device placement to the default assignment, as JAX does. */
-static size_t encode_compile_options(int num_replicas, unsigned char out[64]) {
+/* XLA's debug option that lets the compiler keep values in more precision
+ * than their type (skip roundings); env_option_overrides turns it off. */
+static const char kExcessPrecision[] = "xla_allow_excess_precision";
+
+/* A serialized xla.CompileOptionsProto holding executable_build_options
+ * (field 3) = {device_ordinal (1) = -1, num_replicas (4) = n,
+ * num_partitions (5) = 1} and, for exact precision, env_option_overrides
+ * (field 7, a map entry {key (1) = kExcessPrecision, value (2) =
+ * OptionOverrideProto{bool_field (2) = false}}), the override map XLA merges
+ * into its default debug options (setting debug_options itself would
+ * replace all of them). An empty message would mean 0 replicas and 0
+ * partitions, which the compiler rejects; device_ordinal -1 leaves device
+ * placement to the default assignment, as JAX does. */
+static size_t encode_compile_options(const tt_pjrt_compile_options_t *o, unsigned char out[128]) {
   unsigned char inner[40];
   size_t n = 0;
   inner[n++] = (1 << 3) | 0; /* device_ordinal, varint */
   n = put_varint(inner, n, (uint64_t)(int64_t)-1);
   inner[n++] = (4 << 3) | 0; /* num_replicas */
-  n = put_varint(inner, n, (uint64_t)num_replicas);
+  n = put_varint(inner, n, (uint64_t)o->num_replicas);
   inner[n++] = (5 << 3) | 0; /* num_partitions */
   n = put_varint(inner, n, 1);
   size_t m = 0;
   out[m++] = (3 << 3) | 2; /* executable_build_options, length-delimited */
   m = put_varint(out, m, n);
   memcpy(out + m, inner, n);
-  return m + n;
+  m += n;
+  if (o->exact_precision) {
+    size_t klen = sizeof kExcessPrecision - 1;
+    unsigned char value[4] = {(2 << 3) | 0, 0}; /* bool_field = false */
+    size_t entry = 2 + klen + 2 + 2;           /* key tag+len+bytes, value tag+len+bytes */
+    out[m++] = (7 << 3) | 2;
+    m = put_varint(out, m, entry);
+    out[m++] = (1 << 3) | 2;
+    m = put_varint(out, m, klen);
+    memcpy(out + m, kExcessPrecision, klen);
+    m += klen;
+    out[m++] = (2 << 3) | 2;
+    m = put_varint(out, m, 2);
+    memcpy(out + m, value, 2);
+    m += 2;
+  }
+  return m;
 }
 
 /* Fills num_outputs and num_replicas, which live on the unloaded view of the
@@ -91,10 +115,17 @@ static tt_status_t wrap(tt_pjrt_runtime_t *rt, PJRT_LoadedExecutable *loaded,
 
 tt_status_t tt_pjrt_compile(tt_pjrt_runtime_t *rt, const char *mlir, size_t len,
                             int num_replicas, const char *what, tt_pjrt_executable_t **out_exe) {
+  tt_pjrt_compile_options_t o = {num_replicas, 0};
+  return tt_pjrt_compile_with(rt, mlir, len, &o, what, out_exe);
+}
+
+tt_status_t tt_pjrt_compile_with(tt_pjrt_runtime_t *rt, const char *mlir, size_t len,
+                                 const tt_pjrt_compile_options_t *o, const char *what,
+                                 tt_pjrt_executable_t **out_exe) {
   *out_exe = NULL;
-  if (num_replicas < 1)
+  if (o->num_replicas < 1)
     return tt_status_make(TT_INVALID_ARGUMENT, "%s: num_replicas must be >= 1, got %d",
-                          what ? what : "compile", num_replicas);
+                          what ? what : "compile", o->num_replicas);
   static const char kFormat[] = "mlir"; /* MLIR text or bytecode */
   PJRT_Program program;
   memset(&program, 0, sizeof program);
@@ -104,12 +135,12 @@ tt_status_t tt_pjrt_compile(tt_pjrt_runtime_t *rt, const char *mlir, size_t len,
   program.format = kFormat;
   program.format_size = sizeof kFormat - 1;
 
-  unsigned char options[64];
+  unsigned char options[128];
   TT_PJRT_ARGS(PJRT_Client_Compile_Args, a, executable);
   a.client = rt->client;
   a.program = &program;
   a.compile_options = (const char *)options;
-  a.compile_options_size = encode_compile_options(num_replicas, options);
+  a.compile_options_size = encode_compile_options(o, options);
   char label[256];
   snprintf(label, sizeof label, "compiling %s", what ? what : "a StableHLO module");
   void *token = tt_blocking_begin(); /* a compile is a host wait: the embedding may run other threads */

@@ -83,6 +83,16 @@ void tt_pjrt_buffer_destroy(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf);
 tt_status_t tt_pjrt_compile(tt_pjrt_runtime_t *rt, const char *mlir, size_t len,
                             int num_replicas, const char *what,
                             tt_pjrt_executable_t **out_exe);
+/* What a compile may be asked beyond the program. */
+typedef struct tt_pjrt_compile_options_s {
+  int num_replicas;
+  /* Every rounding the program writes is kept: XLA's
+   * xla_allow_excess_precision (true by default) set to false. */
+  int exact_precision;
+} tt_pjrt_compile_options_t;
+tt_status_t tt_pjrt_compile_with(tt_pjrt_runtime_t *rt, const char *mlir, size_t len,
+                                 const tt_pjrt_compile_options_t *o, const char *what,
+                                 tt_pjrt_executable_t **out_exe);
 size_t tt_pjrt_executable_num_outputs(const tt_pjrt_executable_t *exe);
 void tt_pjrt_executable_destroy(tt_pjrt_runtime_t *rt, tt_pjrt_executable_t *exe);
 /* Serialized form for the on-disk cache tiers; caller frees *out_data with tt_free. */

@@ -247,6 +247,20 @@ static void test_compile_error(tt_pjrt_runtime_t *rt) {
   tt_status_free(s);
 }
 
+/* The plugin takes the compile options with the excess-precision override
+ * (env_option_overrides) and the program runs. */
+static void test_exact_precision_option(tt_pjrt_runtime_t *rt) {
+  tt_pjrt_compile_options_t o = {1, 1};
+  tt_pjrt_executable_t *exe = NULL;
+  if (CHECK_OK(tt_pjrt_compile_with(rt, kAddF32, strlen(kAddF32), &o, "add (exact precision)", &exe)))
+    CHECK(tt_pjrt_executable_num_outputs(exe) == 1);
+  tt_pjrt_executable_destroy(rt, exe);
+  o.num_replicas = 0;
+  tt_status_t s = tt_pjrt_compile_with(rt, kAddF32, strlen(kAddF32), &o, "add", &exe);
+  CHECK(s && tt_status_code(s) == TT_INVALID_ARGUMENT);
+  tt_status_free(s);
+}
+
 static void test_execute_arg_errors(tt_pjrt_runtime_t *rt) {
   tt_pjrt_executable_t *exe = compile(rt, kAddF32, 1, "add_f32");
   if (!exe) return;
@@ -423,6 +437,7 @@ int main(void) {
     test_dtypes(rt);
     test_two_outputs_and_serialize(rt);
     test_compile_error(rt);
+    test_exact_precision_option(rt);
     test_execute_arg_errors(rt);
     tt_pjrt_runtime_destroy(rt);
   }

@@ -342,8 +342,6 @@ def test_torchtpu_names_exist():
     assert torch.equal(torch.randn(4, device="tpu").cpu(), x)
     assert torch.tpu.allow_excess_precision() is True
     assert torch.tpu.allow_excess_precision(True) is True
-    with pytest.raises(NotImplementedError, match="xla_allow_excess_precision"):
-        torch.tpu.allow_excess_precision(False)
     for name in ("compiler", "ops", "profiler"):
         mod = getattr(torch.tpu, name)
         with pytest.raises(AttributeError, match=f"torch.tpu.{name}.anything is not available"):
@@ -369,3 +367,39 @@ def test_non_finite_operands_as_float32(mode):
     assert torch.equal(torch.isinf(got), torch.isinf(want)), got
     fin = torch.isfinite(want)
     torch.testing.assert_close(got[fin], want[fin], rtol=1e-2, atol=1e-2)
+
+
+def _bf16_chain(a, b, c):
+    x = a.bfloat16() * b.bfloat16()
+    y = x + c.bfloat16()
+    return (y * 1.7 - x).float()
+
+
+def test_allow_excess_precision_false_keeps_every_rounding():
+    """allow_excess_precision(False) compiles with xla_allow_excess_precision
+    = false: a fused DeferAndFuse chain of bfloat16 ops then rounds after
+    every op as CPU does (bit-identical), in a program of its own (a new key);
+    switching back reuses the first kind's executables."""
+    g = torch.Generator().manual_seed(5)
+    a, b, c = (torch.randn(4096, generator=g) for _ in range(3))
+    want = _bf16_chain(a, b, c)
+    ta, tb, tc = a.to("tpu"), b.to("tpu"), c.to("tpu")
+
+    def run():
+        with torch.tpu.eager_mode("defer_and_fuse"):
+            return _bf16_chain(ta, tb, tc).cpu()
+
+    try:
+        run()  # warm: the default kind compiled
+        before = torch.tpu.cache_stats()["misses"]
+        assert torch.tpu.allow_excess_precision(False) is True  # returns the previous value
+        assert torch.tpu.allow_excess_precision() is False
+        exact = run()
+        assert torch.equal(exact, want)
+        compiled = torch.tpu.cache_stats()["misses"] - before
+        assert compiled >= 1  # its own programs
+        torch.tpu.allow_excess_precision(True)
+        run()
+        assert torch.tpu.cache_stats()["misses"] - before == compiled  # the first kind is reused
+    finally:
+        torch.tpu.allow_excess_precision(True)
