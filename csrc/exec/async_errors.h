@@ -25,6 +25,7 @@ typedef enum tt_check_kind_e {
   TT_CHECK_SELF,   /* IndexError "index out of range in self" (index_select, embedding, index_add) */
   TT_CHECK_TARGET, /* IndexError "Target 7 is out of bounds." (nll_loss) */
   TT_CHECK_LDL_PIVOT, /* RuntimeError "Pivots given to ldl_solve must all satisfy |pivot| <= LD.size(-2)..." (or >= 1) */
+  TT_CHECK_ZERO_DIV,  /* RuntimeError "ZeroDivisionError" (integer div, floor_divide, remainder, fmod by a zero element) */
 } tt_check_kind_t;
 
 /* One check: `flag` is an i64[2] value of the op's graph {number of bad

@@ -254,7 +254,10 @@ static tt_val_t index_put_value(tt_lower_t *L) {
     r = adv_scatter(L, &a, x, v, acc ? (dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM) : TT_RED_SET);
   }
   /* After the shape check, as on CPU (make_index_put_iterator). */
-  if (!tt_graph_failed(L->g) && vdt != dt && tt_l_arg_rank(L, 2) != 0)
+  /* A one-element value with one bool mask took masked_fill's route before
+   * the core (the glue's canDispatchToMaskedFill); every other value must
+   * have self's dtype, 0-dim ones too, as on CPU. */
+  if (!tt_graph_failed(L->g) && vdt != dt && L->args[2].kind == TT_ARG_TENSOR)
     return tt_l_fail(L, TT_INVALID_ARGUMENT,
                      "Index put requires the source and destination dtypes match, got %s for the destination and %s for the source.",
                      tt_op_type_name(dt), tt_op_type_name(vdt));
@@ -315,6 +318,9 @@ static tt_status_t lower_index_add(tt_lower_t *L) {
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
   if (tt_l_arg_rank(L, 2) > 1) return tt_status_make(TT_INDEX_ERROR, "index_add_(): Index is supposed to be a vector");
+  tt_dtype_t idt = tt_l_arg_dtype(L, 2);
+  if (idt != TT_I32 && idt != TT_I64)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_add_(): Expected dtype int32/int64 for index but got: %s", tt_op_type_name(idt));
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (tt_l_arg_dtype(L, 3) != dt)
     return tt_status_make(TT_INVALID_ARGUMENT, "index_add_(): self (%s) and source (%s) must have the same scalar type",
