@@ -390,6 +390,10 @@ static tt_status_t pow_common(tt_lower_t *L) {
     return NULL;
   }
   if (p.result == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "\"pow\" not implemented for 'Bool'");
+  /* an integral tensor's number exponent: exp.to<scalar_t>(), CPU's checked conversion */
+  if (!tt_dtype_is_float(p.result) && L->args[0].kind == TT_ARG_TENSOR && L->args[1].kind != TT_ARG_TENSOR &&
+      !tt_op_check_scalar_fits(L, 1, p.result))
+    return NULL;
   if (!tt_dtype_is_float(p.result)) {
     tt_l_output(L, int_pow(g, p.x, p.y));
     return NULL;

@@ -38,6 +38,11 @@ CASES = {
     "linspace_end_half": lambda d: torch.linspace(0, 2e38, 3, dtype=F16, device=d),
     "linspace_bool": lambda d: torch.linspace(0, 2, 3, dtype=torch.bool, device=d),
     "logspace_bool": lambda d: torch.logspace(0, 2, 3, dtype=torch.bool, device=d),
+    "pow_exponent_int16": lambda d: T([2, 3], torch.int16, d) ** 70000,
+    "pow_negative_exponent_first": lambda d: T([2, 3], torch.int16, d) ** -70000,
+    "pow_exponent_fits_int8": lambda d: T([2, 3], I8, d) ** 3,
+    "complex_sub_alpha_false": lambda d: torch.sub(T([1 + 1j, 2], torch.complex64, d), 0, alpha=False),
+    "complex_add_alpha_true": lambda d: torch.add(T([1 + 1j, 2], torch.complex128, d), T([1, 2], torch.complex128, d), alpha=True),
     # roll of a 0-dim tensor along a dim
     "roll_0dim_dim_minus1": lambda d: torch.roll(T(3.0, F32, d), 1, -1),
     "roll_0dim_dim0": lambda d: torch.roll(T(3.0, F32, d), 1, 0),
@@ -53,6 +58,8 @@ CASES = {
     "setitem_0dim_value_other_dtype": lambda d: torch.zeros(3, device=d).__setitem__(T([1], L, d), T(1.5, F64, d)),
     "dot_mixed": lambda d: torch.dot(torch.ones(3, device=d), torch.ones(3, dtype=F64, device=d)),
     "vdot_mixed": lambda d: torch.vdot(torch.ones(3, device=d), torch.ones(3, dtype=L, device=d)),
+    "vdot_complex_mixed": lambda d: torch.vdot(torch.ones(3, dtype=torch.complex64, device=d), torch.ones(3, dtype=torch.bfloat16, device=d)),
+    "vdot_complex": lambda d: torch.vdot(T([1 + 2j, 3], torch.complex64, d), T([2, 1j], torch.complex64, d)),
     # compiles and matches (uint8 pow), or refuses as CPU does
     "uint8_pow_int": lambda d: T([2, 3, 17], U8, d) ** 2,
     "uint8_pow_uint8": lambda d: T([2, 3, 17], U8, d) ** T([2, 9, 3], U8, d),
