@@ -369,11 +369,25 @@ static tt_status_t lower_round_decimals(tt_lower_t *L) {
 
 /* Integer powers with negative exponents: 1 and -1 keep their power, the
  * rest truncate to 0 (PyTorch's integer pow). */
+/* Integer x ** e as CPU's powi: squaring over every bit of the exponent,
+ * wrapping like the type's multiplication. (StableHLO's integer power, as
+ * XLA lowers it, squares over the exponent's low 6 bits only: 2 ** 64 gave 1.)
+ * A negative exponent (tensor exponents; numbers are refused before) gives
+ * CPU's 1 / x in integers: 1 for 1, +-1 for -1, else 0. */
 static tt_val_t int_pow(tt_graph_t *g, tt_val_t b, tt_val_t e) {
-  tt_val_t r = tt_b_binary(g, TT_BIN_POW, b, e);
-  /* an unsigned exponent is never negative (and -1 is no uint8 constant) */
-  if (tt_dtype_is_unsigned(tt_graph_type(g, b)->dtype)) return r;
-  tt_val_t zero = tt_b_like_f(g, b, 0), one = tt_b_like_f(g, b, 1), m1 = tt_b_like_f(g, b, -1);
+  tt_dtype_t dt = tt_graph_type(g, b)->dtype;
+  int bits = 8 * (int)tt_dtype_size(dt);
+  tt_val_t one = tt_b_like_f(g, b, 1), r = one, base = b, ex = e;
+  for (int i = 0; i < bits; i++) {
+    tt_val_t odd = tt_b_compare(g, TT_CMP_NE, tt_b_binary(g, TT_BIN_AND, ex, tt_b_like_f(g, ex, 1)), tt_b_like_f(g, ex, 0));
+    r = tt_b_select(g, odd, tt_b_binary(g, TT_BIN_MUL, r, base), r);
+    if (i + 1 < bits) {
+      base = tt_b_binary(g, TT_BIN_MUL, base, base);
+      ex = tt_b_binary(g, TT_BIN_SHR_L, ex, tt_b_like_f(g, ex, 1));
+    }
+  }
+  if (tt_dtype_is_unsigned(dt)) return r; /* never negative (and -1 is no uint8 constant) */
+  tt_val_t zero = tt_b_like_f(g, b, 0), m1 = tt_b_like_f(g, b, -1);
   tt_val_t odd = tt_b_compare(g, TT_CMP_NE, tt_b_binary(g, TT_BIN_REM, e, tt_b_like_f(g, e, 2)), zero);
   tt_val_t rneg = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, b, one), one,
                               tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, b, m1), tt_b_select(g, odd, m1, one), zero));
