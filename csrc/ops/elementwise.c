@@ -530,7 +530,7 @@ static tt_status_t lower_masked_fill(tt_lower_t *L) {
   if (v && v->view.rank != 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).", v->view.rank);
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (!tt_op_check_scalar_fits(L, 2, dt)) return NULL;
+  if (!tt_op_check_value_fits(L, 2, dt)) return NULL;
   int argi[2] = {0, 1};
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);

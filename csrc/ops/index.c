@@ -677,7 +677,7 @@ static tt_status_t lower_index_fill(tt_lower_t *L) {
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (L->args[3].kind != TT_ARG_TENSOR && !tt_op_check_scalar_fits(L, 3, dt)) return NULL;
+  if (!tt_op_check_value_fits(L, 3, dt)) return NULL;
   if (L->args[3].kind == TT_ARG_TENSOR && tt_l_arg_rank(L, 3) != 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
                           tt_l_arg_rank(L, 3));

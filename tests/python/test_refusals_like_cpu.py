@@ -120,6 +120,47 @@ def test_integer_division_by_zero_raises_at_sync(case, dtype):
         r.cpu()
 
 
+def _m(d):
+    return T([True, False, True], torch.bool, d)
+
+
+# a device 0-dim value tensor of masked_fill/index_fill: CPU's value.item() is a checked conversion
+VALUE_FITS = {
+    "masked_fill_int8_1000": lambda d: torch.zeros(3, dtype=I8, device=d).masked_fill(_m(d), T(1000, L, d)),
+    "masked_fill__int8_minus_129": lambda d: torch.full((3,), 5, dtype=I8, device=d).masked_fill_(_m(d), T(-129, L, d)),
+    "masked_fill_int8_nan": lambda d: torch.zeros(3, dtype=I8, device=d).masked_fill(_m(d), T(float("nan"), F32, d)),
+    "masked_fill_float_1e300": lambda d: torch.zeros(3, device=d).masked_fill(_m(d), T(1e300, F64, d)),
+    "masked_fill_float_complex_value": lambda d: torch.zeros(3, device=d).masked_fill(_m(d), T(1 + 2j, torch.complex64, d)),
+    "index_fill_int8_1000": lambda d: torch.zeros(3, dtype=I8, device=d).index_fill(0, T([0], L, d), T(1000, L, d)),
+}
+VALUE_FITS_OK = {
+    "masked_fill_int8_100": lambda d: torch.zeros(3, dtype=I8, device=d).masked_fill(_m(d), T(100, L, d)),
+    "masked_fill_int8_float_value": lambda d: torch.zeros(3, dtype=I8, device=d).masked_fill(_m(d), T(3.5, F32, d)),
+    "masked_fill_float_inf_value": lambda d: torch.zeros(3, device=d).masked_fill(_m(d), T(float("inf"), F64, d)),
+    "masked_fill_float_real_complex": lambda d: torch.zeros(3, device=d).masked_fill(_m(d), T(1 + 0j, torch.complex64, d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VALUE_FITS))
+def test_device_value_overflow_raises_at_sync(case):
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type"):
+        VALUE_FITS[case]("cpu")
+    cpu_msg = None
+    try:
+        VALUE_FITS[case]("cpu")
+    except RuntimeError as e:
+        cpu_msg = str(e)
+    r = VALUE_FITS[case]("tpu")
+    with pytest.raises(RuntimeError, match="raised asynchronously") as info:
+        r.cpu()
+    assert cpu_msg in str(info.value)
+
+
+@pytest.mark.parametrize("case", sorted(VALUE_FITS_OK))
+def test_device_value_that_fits_matches_cpu(case):
+    same_as_cpu(VALUE_FITS_OK[case])
+
+
 def test_integer_division_by_zero_raises_at_the_op_in_debug_mode():
     with torch.tpu.eager_mode("debug"):
         with pytest.raises(RuntimeError, match=r"^ZeroDivisionError \(aten::floor_divide: integer division by zero, "
