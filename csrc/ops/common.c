@@ -204,6 +204,8 @@ static const char *c_type_name(tt_dtype_t dt) {
     case TT_BF16: return "c10::BFloat16";
     case TT_F32: return "float";
     case TT_F64: return "double";
+    case TT_C64: return "c10::complex<float>";
+    case TT_C128: return "c10::complex<double>";
     default: return tt_dtype_name(dt);
   }
 }
@@ -232,7 +234,7 @@ static int float_range(tt_dtype_t dt, double *lo, double *hi) {
     case TT_I64: *lo = -9223372036854775808.0, *hi = 9223372036854775807.0; return 1;
     case TT_F16: *lo = -65504, *hi = 65504; return 1;
     case TT_BF16: *lo = -3.3895313892515355e38, *hi = 3.3895313892515355e38; return 1;
-    case TT_F32: *lo = -3.4028234663852886e38, *hi = 3.4028234663852886e38; return 1;
+    case TT_F32: case TT_C64: *lo = -3.4028234663852886e38, *hi = 3.4028234663852886e38; return 1;
     default: return 0;
   }
 }
@@ -245,7 +247,7 @@ static int int_overflows(int64_t v, tt_dtype_t dt) {
 static int float_overflows(double f, tt_dtype_t dt) {
   double lo, hi;
   if (!float_range(dt, &lo, &hi)) return 0;
-  if (tt_dtype_is_float(dt)) {
+  if (tt_dtype_is_float(dt) || tt_dtype_is_complex(dt)) {
     if (f != f || f == 1.0 / 0.0 || f == -1.0 / 0.0) return 0; /* NaN and inf convert */
   } else if (f != f) {
     return 1;

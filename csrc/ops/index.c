@@ -220,7 +220,7 @@ static int adv_from_list(tt_lower_t *L, adv_t *a, int i) {
     if (!r->storage && !r->is_host_scalar) continue; /* None: a full slice */
     if (r->dtype == TT_BOOL || r->dtype == TT_U8)
       return tt_l_fail(L, TT_NOT_IMPLEMENTED, "%s: boolean mask indices must be expanded with nonzero first", L->op), 0;
-    if (!tt_dtype_is_int(r->dtype))
+    if (r->dtype != TT_I64 && r->dtype != TT_I32) /* int8/int16 indices too, as CPU */
       return tt_l_fail(L, TT_INDEX_ERROR, "tensors used as indices must be long, int, byte or bool tensors"), 0;
     if (!adv_add(L, a, j, tt_l_tensor_elem(L, i, j))) return 0;
   }
@@ -445,11 +445,14 @@ static tt_status_t scatter_common_ex(tt_lower_t *L, tt_reduce_t kind, int value_
   tt_status_t st = check_dim_index(L, "scatter", dim, rank, 1);
   if (st) return st;
   tt_graph_t *g = L->g;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  int src_tensor = L->args[value_arg].kind == TT_ARG_TENSOR && !L->args[value_arg].t->is_host_scalar;
+  if (src_tensor && tt_l_arg_dtype(L, value_arg) != dt) /* before the empty-index shortcut, as CPU checks */
+    return tt_status_make(TT_INVALID_ARGUMENT, "scatter(): Expected self.dtype to be equal to src.dtype");
   if (index_numel(L) == 0) { /* nothing scattered */
     tt_l_output(L, tt_l_tensor(L, 0));
     return NULL;
   }
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   int ir = tt_l_arg_rank(L, 2);
   int r = rank ? rank : 1;
   int64_t one = 1, isz[TT_MAX_RANK];
@@ -464,9 +467,7 @@ static tt_status_t scatter_common_ex(tt_lower_t *L, tt_reduce_t kind, int value_
     return NULL;
   }
   tt_val_t upd;
-  if (L->args[value_arg].kind == TT_ARG_TENSOR && !L->args[value_arg].t->is_host_scalar) {
-    if (tt_l_arg_dtype(L, value_arg) != dt)
-      return tt_status_make(TT_INVALID_ARGUMENT, "scatter(): Expected self.dtype to be equal to src.dtype");
+  if (src_tensor) {
     const int64_t *ssz = tt_l_arg_sizes(L, value_arg);
     int sr = tt_l_arg_rank(L, value_arg);
     tt_val_t src = tt_l_tensor(L, value_arg);
