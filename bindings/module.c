@@ -638,14 +638,15 @@ static PyObject *py_call_entry(PyObject *self, PyObject *const *argv, Py_ssize_t
   return res;
 }
 
-/* check_out(packet, result_dtype, out_dtype): the core's out= casting rule.
- * Pure (no engine state): no lock. */
+/* check_out(name, k, result_dtype, out_dtype): the core's out= dtype rule
+ * of out overload `name`, output k. Pure (no engine state): no lock. */
 static PyObject *py_check_out(PyObject *self, PyObject *args) {
   (void)self;
-  const char *packet;
+  const char *name;
+  int k;
   PyObject *rd, *od;
-  if (!PyArg_ParseTuple(args, "sOO", &packet, &rd, &od)) return NULL;
-  tt_status_t s = tt_call_check_out(packet, tt_py_dtype(rd), tt_py_dtype(od));
+  if (!PyArg_ParseTuple(args, "siOO", &name, &k, &rd, &od)) return NULL;
+  tt_status_t s = tt_call_check_out(name, k, tt_py_dtype(rd), tt_py_dtype(od));
   if (s) return tt_py_raise(s);
   Py_RETURN_NONE;
 }
@@ -663,6 +664,14 @@ static PyObject *py_foreign_intern(PyObject *self, PyObject *arg) {
   int nin, nout;
   tt_api_foreign_arity(key, &nin, &nout);
   return Py_BuildValue("(Lii)", (long long)key, nin, nout);
+}
+
+/* out_dtype_from_out(name): whether that out overload computes in out's dtype. */
+static PyObject *py_out_dtype_from_out(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *name;
+  if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+  return PyBool_FromLong(tt_call_out_dtype_from_out(name));
 }
 
 /* No lock: callable in a forked child, where the engine must not be touched. */
@@ -705,7 +714,8 @@ static PyObject *py_stop_compiles_entry(PyObject *self, PyObject *unused) {
 static PyMethodDef methods[] = {
     {"partial_overlap", py_partial_overlap_entry, METH_VARARGS, "partial_overlap(out, input): PyTorch refuses such an op"},
     {"storage_nbytes", py_storage_nbytes, METH_VARARGS, "storage_nbytes(size, stride|None, itemsize, offset)"},
-    {"check_out", py_check_out, METH_VARARGS, "check_out(packet, result_dtype, out_dtype): out= casting rule"},
+    {"check_out", py_check_out, METH_VARARGS, "check_out(name, k, result_dtype, out_dtype): out= dtype rule"},
+    {"out_dtype_from_out", py_out_dtype_from_out, METH_VARARGS, "out_dtype_from_out(name): computes in out's dtype"},
     {"foreign_intern", py_foreign_intern, METH_O, "foreign_intern(module_text) -> (key, nin, nout)"},
     {"in_bad_fork", py_in_bad_fork, METH_NOARGS, "True in a child forked after the device was initialized"},
     {"gil_releases", py_gil_releases, METH_NOARGS, "host waits so far that released the GIL"},

@@ -259,17 +259,13 @@ def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causa
     return int(torch.nn.attention.SDPBackend.MATH.value)
 
 
-# Reductions whose out= form, dtype= left None, computes in out's dtype on
-# CPU (infer_dtype_from_optional): sum(float, 0, out=long) sums the truncated values.
-_DTYPE_FROM_OUT = frozenset(("sum", "prod", "cumsum", "cumprod"))
+def _check_out_dtype(name, k, out, result):
+    """CPU's out= dtype rule of out overload `name`, output k (the core's
+    tt_call_check_out), before anything is written."""
+    _C.check_out(name, k, result.dtype, out.dtype)
 
 
-def _check_out_dtype(packet, out, result):
-    """CPU's out= casting rule (the core's tt_call_check_out), before anything is written."""
-    _C.check_out(packet, result.dtype, out.dtype)
-
-
-def _out_variant(functional, out_names=("out",), packet="", dtype_from_out=False):
+def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
     """`op.out(..., out=t)`: the functional op, then its result written into
     `out` (PyTorch's resize rule: a shape change replaces out's contents).
     Overloads with several outs name each (`output=, indices=`). An op with
@@ -283,12 +279,12 @@ def _out_variant(functional, out_names=("out",), packet="", dtype_from_out=False
             kwargs["dtype"] = out.dtype  # reductions compute in out's type (CPU's infer_dtype_from_optional)
         result = functional(*args, **kwargs)
         if isinstance(out, (list, tuple)):
-            for o, r in zip(out, result):
-                _check_out_dtype(packet, o, r)
+            for k, (o, r) in enumerate(zip(out, result)):
+                _check_out_dtype(name, k, o, r)
             for o, r in zip(out, result):
                 _write_out(o, r)
             return out
-        _check_out_dtype(packet, out, result)
+        _check_out_dtype(name, 0, out, result)
         _write_out(out, result)
         return out
 
@@ -501,8 +497,9 @@ def register_all():
             if functional is None:
                 continue
             out_names = tuple(a.name for a in out_schema.arguments if a.is_out)
-            dtype_from_out = packet in _DTYPE_FROM_OUT
-            _lib.impl(out_name, _out_variant(getattr(pk, functional), out_names, packet, dtype_from_out), "PrivateUse1")
+            # reductions computing in out's dtype (CPU's infer_dtype_from_optional): the core's table says which
+            dtype_from_out = _C.out_dtype_from_out(out_name)
+            _lib.impl(out_name, _out_variant(getattr(pk, functional), out_names, out_name, dtype_from_out), "PrivateUse1")
             _registered.append(out_name)
     global _fallback_lib
     _fallback_lib = torch.library.Library("_", "IMPL")

@@ -11,6 +11,7 @@
 #include "exec/lower_env.h"
 #include "ops/common.h"
 #include "ops/complex_rules.h"
+#include "ops/out_rules.h"
 #include "ops/registry.h"
 
 
@@ -28,28 +29,11 @@ static struct tt_call_scratch_s *scratch(tt_engine_t *e) {
   return e->call_scratch;
 }
 
-/* PyTorch's canCast: no complex -> non-complex, no float -> integral, no
- * non-bool -> bool. */
-static int can_cast(tt_dtype_t from, tt_dtype_t to) {
-  if (tt_dtype_is_complex(from) && !tt_dtype_is_complex(to)) return 0;
-  if (tt_dtype_is_float(from) && !tt_dtype_is_float(to) && !tt_dtype_is_complex(to)) return 0;
-  if (from != TT_BOOL && to == TT_BOOL) return 0;
-  return 1;
+tt_status_t tt_call_check_out(const char *name, int k, tt_dtype_t result, tt_dtype_t out) {
+  return tt_op_check_out(name, k, result, out);
 }
 
-tt_status_t tt_call_check_out(const char *packet, tt_dtype_t result, tt_dtype_t out) {
-  if (!strcmp(packet, "all") || !strcmp(packet, "any")) {
-    if (out == TT_BOOL || out == TT_U8) return TT_OK_STATUS;
-    return tt_status_make(TT_INVALID_ARGUMENT, "%s only supports bool tensor for result, got: %s", packet,
-                          tt_op_type_name(out));
-  }
-  if (can_cast(result, out)) return TT_OK_STATUS;
-  if (!strcmp(packet, "cat") || !strcmp(packet, "concat") || !strcmp(packet, "concatenate") || !strcmp(packet, "stack"))
-    return tt_status_make(TT_TYPE_ERROR, "torch.cat(): input types can't be cast to the desired output type %s",
-                          tt_op_type_name(out));
-  return tt_status_make(TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s",
-                        tt_op_type_name(result), tt_op_type_name(out));
-}
+int tt_call_out_dtype_from_out(const char *name) { return tt_op_out_dtype_from_out(name); }
 
 static const tt_tensor_ref_t *write_target(tt_lower_t *L, int i, int j) {
   const tt_arg_t *a = &L->args[i];
@@ -70,7 +54,7 @@ static void inplace_to_write(tt_lower_t *L) {
     return;
   }
   tt_dtype_t rdt = tt_graph_type(L->g, L->outs[0])->dtype;
-  if (!can_cast(rdt, self->dtype)) {
+  if (!tt_op_can_cast(rdt, self->dtype)) {
     tt_l_fail(L, TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s",
               tt_op_type_name(rdt), tt_op_type_name(self->dtype));
     return;

@@ -39,11 +39,13 @@ void tt_call_set_matmul_precision(tt_engine_t *e, int precision);
 int tt_call_matmul_precision(const tt_engine_t *e);
 
 tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out);
-/* The out= rule of an op of ATen packet `packet` whose result has dtype
- * `result`, before anything is written to out (CPU's canCast and messages;
- * all/any write only bool or uint8). The in-place form is checked inside
- * tt_call. */
-tt_status_t tt_call_check_out(const char *packet, tt_dtype_t result, tt_dtype_t out);
+/* The out= rule of ATen out overload `name` ("argmax.out") for its output
+ * number k whose functional result has dtype `result`, before anything is
+ * written to out: CPU's rule and message for that op (ops/out_rules.h).
+ * The in-place form is checked inside tt_call. */
+tt_status_t tt_call_check_out(const char *name, int k, tt_dtype_t result, tt_dtype_t out);
+/* 1 when that overload computes in out's dtype where its dtype= is None. */
+int tt_call_out_dtype_from_out(const char *name);
 
 /* Releases the storages a result still owns (NULL ones are skipped: a
  * caller may steal them) and its heap array. */

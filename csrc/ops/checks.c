@@ -22,6 +22,12 @@ tt_status_t tt_index_check_status(const tt_index_check_t *k, int64_t count_bad, 
                             op, i, k->dim, size, note);
     case TT_CHECK_TARGET:
       return tt_status_make(TT_INDEX_ERROR, "Target %lld is out of bounds. (aten::%s: %lld classes; %s)", i, op, size, note);
+    case TT_CHECK_ZERO_DIV:
+      return tt_status_make(TT_INVALID_ARGUMENT, "ZeroDivisionError (aten::%s: integer division by zero, %lld zero divisor(s); %s)",
+                            op, n, note);
+    case TT_CHECK_VALUE_FITS:
+      return tt_status_make(TT_INVALID_ARGUMENT, "value cannot be converted to type %s without overflow (aten::%s: the value tensor; %s)",
+                            k->type_name ? k->type_name : "?", op, note);
     case TT_CHECK_LDL_PIVOT:
       return tt_status_make(TT_INVALID_ARGUMENT, "Pivots given to ldl_solve must all satisfy |pivot| %s. Did you properly pass the "
                             "result of ldl_factor? (aten::%s: pivot %lld, LD.size(-2) = %lld; %s)",

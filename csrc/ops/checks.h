@@ -16,6 +16,8 @@ typedef enum tt_check_kind_e {
   TT_CHECK_SELF,   /* IndexError "index out of range in self" (index_select, embedding, index_add) */
   TT_CHECK_TARGET, /* IndexError "Target 7 is out of bounds." (nll_loss) */
   TT_CHECK_LDL_PIVOT, /* RuntimeError "Pivots given to ldl_solve must all satisfy |pivot| <= LD.size(-2)..." (or >= 1) */
+  TT_CHECK_ZERO_DIV,  /* RuntimeError "ZeroDivisionError" (integer div, floor_divide, remainder, fmod by a zero element) */
+  TT_CHECK_VALUE_FITS, /* RuntimeError "value cannot be converted to type int8_t without overflow" (a device value tensor) */
 } tt_check_kind_t;
 
 /* One check: `flag` is an i64[2] value of the op's graph {number of bad
@@ -26,6 +28,7 @@ typedef struct tt_index_check_s {
   int dim;
   int64_t size;
   const char *op; /* the op's static name, e.g. "index_select" */
+  const char *type_name; /* TT_CHECK_VALUE_FITS: the C type named in the message (static), else NULL */
 } tt_index_check_t;
 
 /* The error PyTorch raises for a failed check (OK when count is 0). `async`

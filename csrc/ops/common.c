@@ -207,36 +207,50 @@ static const char *c_type_name(tt_dtype_t dt) {
     case TT_BF16: return "c10::BFloat16";
     case TT_F32: return "float";
     case TT_F64: return "double";
+    case TT_C64: return "c10::complex<float>";
+    case TT_C128: return "c10::complex<double>";
     default: return tt_dtype_name(dt);
   }
 }
 
-/* c10::overflows<To, From> for a Python int or float into dt. */
-static int int_overflows(int64_t v, tt_dtype_t dt) {
+/* c10::overflows<To, From>: the range an integer must lie in to convert
+ * into dt; 0 when every int64 fits. */
+static int int_range(tt_dtype_t dt, int64_t *lo, int64_t *hi) {
   switch (dt) {
-    case TT_U8: return v > 255 || v < -255; /* negatives wrap (two's complement), as CPU allows */
-    case TT_I8: return v < -128 || v > 127;
-    case TT_I16: return v < -32768 || v > 32767;
-    case TT_I32: return v < -2147483647LL - 1 || v > 2147483647LL;
-    case TT_F16: return v < -65504 || v > 65504;
+    case TT_U8: *lo = -255, *hi = 255; return 1; /* negatives wrap (two's complement), as CPU allows */
+    case TT_I8: *lo = -128, *hi = 127; return 1;
+    case TT_I16: *lo = -32768, *hi = 32767; return 1;
+    case TT_I32: *lo = -2147483647LL - 1, *hi = 2147483647LL; return 1;
+    case TT_F16: *lo = -65504, *hi = 65504; return 1;
     default: return 0;
   }
 }
 
-static int float_overflows(double f, tt_dtype_t dt) {
-  double lo, hi;
+/* The same for a floating value (NaN and inf convert into floating types,
+ * never into integral ones); 0 when every double fits. */
+static int float_range(tt_dtype_t dt, double *lo, double *hi) {
   switch (dt) {
-    case TT_U8: lo = 0, hi = 255; break;
-    case TT_I8: lo = -128, hi = 127; break;
-    case TT_I16: lo = -32768, hi = 32767; break;
-    case TT_I32: lo = -2147483648.0, hi = 2147483647.0; break;
-    case TT_I64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
-    case TT_F16: lo = -65504, hi = 65504; break;
-    case TT_BF16: lo = -3.3895313892515355e38, hi = 3.3895313892515355e38; break;
-    case TT_F32: lo = -3.4028234663852886e38, hi = 3.4028234663852886e38; break;
+    case TT_U8: *lo = 0, *hi = 255; return 1;
+    case TT_I8: *lo = -128, *hi = 127; return 1;
+    case TT_I16: *lo = -32768, *hi = 32767; return 1;
+    case TT_I32: *lo = -2147483648.0, *hi = 2147483647.0; return 1;
+    case TT_I64: *lo = -9223372036854775808.0, *hi = 9223372036854775807.0; return 1;
+    case TT_F16: *lo = -65504, *hi = 65504; return 1;
+    case TT_BF16: *lo = -3.3895313892515355e38, *hi = 3.3895313892515355e38; return 1;
+    case TT_F32: case TT_C64: *lo = -3.4028234663852886e38, *hi = 3.4028234663852886e38; return 1;
     default: return 0;
   }
-  if (tt_dtype_is_float(dt)) {
+}
+
+static int int_overflows(int64_t v, tt_dtype_t dt) {
+  int64_t lo, hi;
+  return int_range(dt, &lo, &hi) && (v < lo || v > hi);
+}
+
+static int float_overflows(double f, tt_dtype_t dt) {
+  double lo, hi;
+  if (!float_range(dt, &lo, &hi)) return 0;
+  if (tt_dtype_is_float(dt) || tt_dtype_is_complex(dt)) {
     if (f != f || f == 1.0 / 0.0 || f == -1.0 / 0.0) return 0; /* NaN and inf convert */
   } else if (f != f) {
     return 1;
@@ -266,4 +280,55 @@ tt_status_t tt_op_sub_check(tt_lower_t *L) {
     return tt_status_make(TT_INVALID_ARGUMENT, "Subtraction, the `-` operator, with a bool tensor is not supported. "
                           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   return NULL;
+}
+
+int tt_op_check_value_fits(tt_lower_t *L, int i, tt_dtype_t dt) {
+  if (i < 0 || i >= L->nargs) return 1;
+  const tt_arg_t *a = &L->args[i];
+  if (a->kind != TT_ARG_TENSOR || a->t->is_host_scalar) return tt_op_check_scalar_fits(L, i, dt);
+  if (tt_dtype_is_complex(dt) || a->t->view.rank != 0) return 1; /* a value of another rank is refused elsewhere */
+  tt_dtype_t src = a->t->dtype;
+  /* values of a type that converts without overflow into dt need no check (and cost nothing) */
+  if (src == TT_BOOL || (!tt_dtype_is_complex(src) && tt_dtype_is_float(src) == tt_dtype_is_float(dt) &&
+                         tt_dtype_promote(src, dt) == dt))
+    return 1;
+  double flo, fhi;
+  int64_t ilo, ihi;
+  if (!tt_dtype_is_complex(src) && !(tt_dtype_is_float(src) ? float_range(dt, &flo, &fhi) : int_range(dt, &ilo, &ihi)))
+    return 1;
+  tt_graph_t *g = L->g;
+  tt_val_t v = tt_l_tensor(L, i);
+  tt_dtype_t vd = a->t->dtype;
+  tt_val_t bad = tt_b_full_i(g, TT_BOOL, 0, NULL, 0);
+  if (tt_dtype_is_complex(vd)) { /* a complex value converts into a real type only with a zero imaginary part */
+    tt_val_t im = tt_b_unary(g, TT_UN_IMAG, v);
+    bad = tt_b_binary(g, TT_BIN_OR, bad, tt_b_compare(g, TT_CMP_NE, im, tt_b_like_f(g, im, 0)));
+    v = tt_b_unary(g, TT_UN_REAL, v);
+    vd = tt_dtype_real_part(vd);
+  }
+  tt_val_t shown;
+  if (tt_dtype_is_float(vd)) {
+    tt_val_t x = tt_b_convert(g, v, TT_F64);
+    double lo, hi;
+    if (float_range(dt, &lo, &hi)) {
+      tt_val_t out = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_LT, x, tt_b_like_f(g, x, lo)),
+                                 tt_b_compare(g, TT_CMP_GT, x, tt_b_like_f(g, x, hi)));
+      if (tt_dtype_is_float(dt)) out = tt_b_binary(g, TT_BIN_AND, out, tt_b_unary(g, TT_UN_IS_FINITE, x));
+      else out = tt_b_binary(g, TT_BIN_OR, out, tt_b_compare(g, TT_CMP_NE, x, x));
+      bad = tt_b_binary(g, TT_BIN_OR, bad, out);
+    }
+    shown = x;
+  } else {
+    tt_val_t x = tt_b_convert(g, v, TT_I64);
+    int64_t lo, hi;
+    if (int_range(dt, &lo, &hi))
+      bad = tt_b_binary(g, TT_BIN_OR, bad,
+                        tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_LT, x, tt_b_full_i(g, TT_I64, 0, NULL, lo)),
+                                    tt_b_compare(g, TT_CMP_GT, x, tt_b_full_i(g, TT_I64, 0, NULL, hi))));
+    shown = x;
+  }
+  int n = L->nchecks;
+  tt_l_check_index_mask(L, shown, bad, 0, 0, TT_CHECK_VALUE_FITS);
+  if (L->nchecks > n) L->checks[n].type_name = c_type_name(dt);
+  return !tt_graph_failed(g);
 }

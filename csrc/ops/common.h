@@ -48,6 +48,12 @@ int tt_op_matmul_precision_for(const tt_lower_t *L, tt_dtype_t dt);
  * tensor) argument i that does not fit dt records CPU's "value cannot be
  * converted to type int8_t without overflow"; returns 0 then. */
 int tt_op_check_scalar_fits(tt_lower_t *L, int i, tt_dtype_t dt);
+/* The same for a value that may be a device 0-dim tensor (masked_fill and
+ * index_fill with a Tensor value: CPU's value.item() then Scalar::to): a
+ * device value gets a device-side check (api: raised at the op in Debug
+ * mode, at the next synchronization point otherwise); a complex value must
+ * have a zero imaginary part for a real dt. Returns 0 on a recorded error. */
+int tt_op_check_value_fits(tt_lower_t *L, int i, tt_dtype_t dt);
 /* CPU's sub_check for sub/rsub (real and complex lowerings): a bool operand
  * (tensor or number) is refused with PyTorch's message; NULL otherwise. */
 tt_status_t tt_op_sub_check(tt_lower_t *L);

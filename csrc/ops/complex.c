@@ -43,6 +43,8 @@ static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
   tt_val_t y = p.y;
   if (!tt_l_is_none(L, 2)) {
     const tt_arg_t *al = &L->args[2];
+    if (al->kind == TT_ARG_BOOL) /* a complex result is never bool */
+      return tt_status_make(TT_INVALID_ARGUMENT, "Boolean alpha only supported for Boolean results.");
     int one = (al->kind == TT_ARG_INT && al->i == 1) || (al->kind == TT_ARG_FLOAT && al->f == 1.0);
     if (!one) y = tt_b_binary(L->g, TT_BIN_MUL, y, tt_op_fit(L, tt_l_scalar_arg(L, 2, p.dt), p.dt, p.rank, p.dims));
   }
@@ -59,6 +61,8 @@ static tt_status_t lower_rsub(tt_lower_t *L) {
   pair_t p;
   if (!pair(L, &p)) return NULL;
   tt_val_t x = p.x;
+  if (!tt_l_is_none(L, 2) && L->args[2].kind == TT_ARG_BOOL)
+    return tt_status_make(TT_INVALID_ARGUMENT, "Boolean alpha only supported for Boolean results.");
   if (!tt_l_is_none(L, 2))
     x = tt_b_binary(L->g, TT_BIN_MUL, x, tt_op_fit(L, tt_l_scalar_arg(L, 2, p.dt), p.dt, p.rank, p.dims));
   tt_l_output(L, tt_b_binary(L->g, TT_BIN_SUB, p.y, x));
@@ -167,6 +171,10 @@ static tt_status_t lower_pow(tt_lower_t *L) {
 /* vdot(a, b) = sum(conj(a) * b) */
 static tt_status_t lower_vdot(tt_lower_t *L) {
   tt_graph_t *g = L->g;
+  tt_dtype_t a = tt_l_arg_dtype(L, 0), b = tt_l_arg_dtype(L, 1);
+  if (a != b) /* CPU's dot_check: no promotion */
+    return tt_status_make(TT_INVALID_ARGUMENT, "dot : expected both vectors to have same dtype, but found %s and %s",
+                          tt_op_type_name(a), tt_op_type_name(b));
   pair_t p;
   if (!pair(L, &p)) return NULL;
   if (p.rank != 1)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/out_rules.h"
 #include "ops/elementwise.h"
 #include "ops/families.h"
 
@@ -49,6 +50,7 @@ static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
       return tt_status_make(TT_INVALID_ARGUMENT, "For integral input tensors, argument alpha must not be a floating point number.");
     if (al->kind == TT_ARG_BOOL && p.result != TT_BOOL)
       return tt_status_make(TT_INVALID_ARGUMENT, "Boolean alpha only supported for Boolean results.");
+    if (al->kind != TT_ARG_BOOL && !tt_op_check_scalar_fits(L, 2, p.result)) return NULL; /* alpha.to<scalar_t>() */
     /* bfloat16/float16: alpha * y rounds to the result type before the add,
      * as CPU's scalar loop does (its vectorized loop, over all but the last
      * numel % vector-width elements, fuses x + alpha * y in float32: CPU
@@ -109,6 +111,30 @@ static tt_val_t int_floor_div(tt_graph_t *g, tt_val_t x, tt_val_t y) {
   return tt_b_select(g, fix, tt_b_binary(g, TT_BIN_SUB, q, tt_b_like_f(g, q, 1)), q);
 }
 
+/* CPU raises ZeroDivisionError for an integral division or remainder by a
+ * zero element. A number (or host 0-dim tensor) divisor is known here and
+ * raises now; a device divisor gets a device-side check, raised at the op in
+ * Debug mode and at the next synchronization point otherwise (as CUDA's
+ * device asserts): never a silent value. `y` is the divisor as computed. */
+static int int_zero_div_check(tt_lower_t *L, tt_dtype_t result, tt_val_t y) {
+  if (tt_dtype_is_float(result) || tt_dtype_is_complex(result) || result == TT_BOOL) return 1;
+  const tt_arg_t *a = &L->args[1];
+  int host = a->kind == TT_ARG_INT || a->kind == TT_ARG_FLOAT || a->kind == TT_ARG_BOOL ||
+             (a->kind == TT_ARG_TENSOR && a->t->is_host_scalar);
+  if (host) {
+    double v = a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL ? (double)a->i
+               : a->kind == TT_ARG_FLOAT ? a->f
+               : tt_dtype_is_float(a->t->dtype) ? a->t->host_f : (double)a->t->host_i;
+    if ((int64_t)v == 0) { /* the number as the integral type sees it (trunc) */
+      tt_l_fail(L, TT_INVALID_ARGUMENT, "ZeroDivisionError");
+      return 0;
+    }
+    return 1;
+  }
+  tt_l_check_index_mask(L, y, tt_b_compare(L->g, TT_CMP_EQ, y, tt_b_like_f(L->g, y, 0)), 0, 0, TT_CHECK_ZERO_DIV);
+  return !tt_graph_failed(L->g);
+}
+
 static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
   binop_t p;
   int argi[2] = {0, 1};
@@ -122,6 +148,7 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
   if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
   tt_graph_t *g = L->g;
   int is_float = tt_dtype_is_float(p.result);
+  if ((!strcmp(mode, "trunc") || !strcmp(mode, "floor")) && !int_zero_div_check(L, p.result, p.y)) return NULL;
   if (!strcmp(mode, "trunc")) {
     tt_val_t q = tt_b_binary(g, TT_BIN_DIV, p.x, p.y);
     if (is_float) {
@@ -342,9 +369,25 @@ static tt_status_t lower_round_decimals(tt_lower_t *L) {
 
 /* Integer powers with negative exponents: 1 and -1 keep their power, the
  * rest truncate to 0 (PyTorch's integer pow). */
+/* Integer x ** e as CPU's powi: squaring over every bit of the exponent,
+ * wrapping like the type's multiplication. (StableHLO's integer power, as
+ * XLA lowers it, squares over the exponent's low 6 bits only: 2 ** 64 gave 1.)
+ * A negative exponent (tensor exponents; numbers are refused before) gives
+ * CPU's 1 / x in integers: 1 for 1, +-1 for -1, else 0. */
 static tt_val_t int_pow(tt_graph_t *g, tt_val_t b, tt_val_t e) {
-  tt_val_t r = tt_b_binary(g, TT_BIN_POW, b, e);
-  tt_val_t zero = tt_b_like_f(g, b, 0), one = tt_b_like_f(g, b, 1), m1 = tt_b_like_f(g, b, -1);
+  tt_dtype_t dt = tt_graph_type(g, b)->dtype;
+  int bits = 8 * (int)tt_dtype_size(dt);
+  tt_val_t one = tt_b_like_f(g, b, 1), r = one, base = b, ex = e;
+  for (int i = 0; i < bits; i++) {
+    tt_val_t odd = tt_b_compare(g, TT_CMP_NE, tt_b_binary(g, TT_BIN_AND, ex, tt_b_like_f(g, ex, 1)), tt_b_like_f(g, ex, 0));
+    r = tt_b_select(g, odd, tt_b_binary(g, TT_BIN_MUL, r, base), r);
+    if (i + 1 < bits) {
+      base = tt_b_binary(g, TT_BIN_MUL, base, base);
+      ex = tt_b_binary(g, TT_BIN_SHR_L, ex, tt_b_like_f(g, ex, 1));
+    }
+  }
+  if (tt_dtype_is_unsigned(dt)) return r; /* never negative (and -1 is no uint8 constant) */
+  tt_val_t zero = tt_b_like_f(g, b, 0), m1 = tt_b_like_f(g, b, -1);
   tt_val_t odd = tt_b_compare(g, TT_CMP_NE, tt_b_binary(g, TT_BIN_REM, e, tt_b_like_f(g, e, 2)), zero);
   tt_val_t rneg = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, b, one), one,
                               tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, b, m1), tt_b_select(g, odd, m1, one), zero));
@@ -361,6 +404,10 @@ static tt_status_t pow_common(tt_lower_t *L) {
     return NULL;
   }
   if (p.result == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "\"pow\" not implemented for 'Bool'");
+  /* an integral tensor's number exponent: exp.to<scalar_t>(), CPU's checked conversion */
+  if (!tt_dtype_is_float(p.result) && L->args[0].kind == TT_ARG_TENSOR && L->args[1].kind != TT_ARG_TENSOR &&
+      !tt_op_check_scalar_fits(L, 1, p.result))
+    return NULL;
   if (!tt_dtype_is_float(p.result)) {
     tt_l_output(L, int_pow(g, p.x, p.y));
     return NULL;
@@ -432,6 +479,8 @@ static tt_status_t minmax_out(tt_lower_t *L, int is_max) {
     return tt_status_make(TT_NOT_IMPLEMENTED, "%s: resizing `out` is not supported on TPU yet; pass an out tensor of the result's shape", L->op);
   tt_status_t s = minmax_op(L, is_max);
   if (s || tt_graph_failed(L->g) || L->nouts != 1) return s;
+  s = tt_op_check_out(is_max ? "maximum.out" : "minimum.out", 0, tt_graph_type(L->g, L->outs[0])->dtype, out->dtype);
+  if (s) return s;
   tt_l_write(L, 2, 0, L->outs[--L->nouts]);
   L->returns_arg = 2;
   return NULL;
@@ -481,7 +530,7 @@ static tt_status_t lower_masked_fill(tt_lower_t *L) {
   if (v && v->view.rank != 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).", v->view.rank);
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (!tt_op_check_scalar_fits(L, 2, dt)) return NULL;
+  if (!tt_op_check_value_fits(L, 2, dt)) return NULL;
   int argi[2] = {0, 1};
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);
@@ -611,6 +660,7 @@ static tt_status_t rem_op(tt_lower_t *L, int python) {
   if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
   tt_graph_t *g = L->g;
   if (p.result == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "\"%s_cpu\" not implemented for 'Bool'", python ? "remainder" : "fmod");
+  if (!int_zero_div_check(L, p.result, p.y)) return NULL;
   tt_dtype_t ct = tt_op_math_type(p.result);
   tt_val_t x = tt_b_convert(g, p.x, ct), y = tt_b_convert(g, p.y, ct);
   tt_val_t r = tt_b_binary(g, TT_BIN_REM, x, y);
@@ -665,7 +715,10 @@ static tt_status_t addc(tt_lower_t *L, tt_binary_t op) {
   if (op == TT_BIN_DIV && !tt_dtype_is_float(rt))
     return tt_status_make(TT_INVALID_ARGUMENT,
                           "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+  if (op == TT_BIN_MUL && rt == TT_BOOL)
+    return tt_status_make(TT_NOT_IMPLEMENTED, "\"addcmul_cpu_out\" not implemented for 'Bool'");
   tt_dtype_t ct = tt_op_math_type(rt);
+  if (!tt_op_check_scalar_fits(L, 3, ct)) return NULL; /* value.to<opmath_t>() */
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 3, dims);
   tt_graph_t *g = L->g;
@@ -818,10 +871,20 @@ static tt_val_t xlog_common(tt_graph_t *g, tt_val_t x, tt_val_t y, tt_unary_t lg
 static tt_val_t f_xlogy(tt_graph_t *g, tt_val_t x, tt_val_t y) { return xlog_common(g, x, y, TT_UN_LOG); }
 static tt_val_t f_xlog1py(tt_graph_t *g, tt_val_t x, tt_val_t y) { return xlog_common(g, x, y, TT_UN_LOG1P); }
 static tt_status_t lower_atan2(tt_lower_t *L) { return binary_float(L, f_atan2); }
-static tt_status_t lower_hypot(tt_lower_t *L) { return binary_float(L, f_hypot); }
+/* CPU's kernels of these have no integral case (its result type is not
+ * promoted to float as for atan2 or copysign): "hypot_cpu" not implemented
+ * for 'Long'. */
+static tt_status_t binary_float_kernel(tt_lower_t *L, const char *kernel, tt_val_t (*fn)(tt_graph_t *, tt_val_t, tt_val_t)) {
+  int argi[2] = {0, 1};
+  tt_dtype_t rt = tt_op_result_type(L, argi, 2);
+  if (tt_dtype_is_int(rt) || rt == TT_BOOL)
+    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, tt_op_type_name(rt));
+  return binary_float(L, fn);
+}
+static tt_status_t lower_hypot(tt_lower_t *L) { return binary_float_kernel(L, "hypot_cpu", f_hypot); }
 static tt_status_t lower_copysign(tt_lower_t *L) { return binary_float(L, f_copysign); }
-static tt_status_t lower_logaddexp(tt_lower_t *L) { return binary_float(L, f_logaddexp); }
-static tt_status_t lower_logaddexp2(tt_lower_t *L) { return binary_float(L, f_logaddexp2); }
+static tt_status_t lower_logaddexp(tt_lower_t *L) { return binary_float_kernel(L, "logaddexp_cpu", f_logaddexp); }
+static tt_status_t lower_logaddexp2(tt_lower_t *L) { return binary_float_kernel(L, "logaddexp2_cpu", f_logaddexp2); }
 /* PyTorch's CPU rounds the logarithm to the result type before multiplying
  * (bf16/f16 results differ by an ulp otherwise): compute in that type. */
 static tt_status_t binary_float_own(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, tt_val_t, tt_val_t)) {

@@ -72,6 +72,10 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
     return tt_status_make(TT_NOT_IMPLEMENTED, "%s: resizing `out` is not supported on TPU yet; pass an out tensor of shape [%lld]",
                           L->op, (long long)steps);
   tt_dtype_t dt = out->dtype;
+  if (dt == TT_BOOL)
+    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s_cpu\" not implemented for 'Bool'", is_log ? "logspace" : "linspace");
+  /* start.to<scalar_t>(), end.to<scalar_t>(): CPU's checked conversions */
+  if (!tt_op_check_scalar_fits(L, 0, dt) || !tt_op_check_scalar_fits(L, 1, dt)) return NULL;
   int is_float = tt_dtype_is_float(dt);
   double start = tt_l_float(L, 0, 0), end = tt_l_float(L, 1, 0);
   if (!is_float) { start = trunc(start); end = trunc(end); } /* start.to<scalar_t>() */

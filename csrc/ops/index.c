@@ -220,7 +220,7 @@ static int adv_from_list(tt_lower_t *L, adv_t *a, int i) {
     if (!r->storage && !r->is_host_scalar) continue; /* None: a full slice */
     if (r->dtype == TT_BOOL || r->dtype == TT_U8)
       return tt_l_fail(L, TT_NOT_IMPLEMENTED, "%s: boolean mask indices must be expanded with nonzero first", L->op), 0;
-    if (!tt_dtype_is_int(r->dtype))
+    if (r->dtype != TT_I64 && r->dtype != TT_I32) /* int8/int16 indices too, as CPU */
       return tt_l_fail(L, TT_INDEX_ERROR, "tensors used as indices must be long, int, byte or bool tensors"), 0;
     if (!adv_add(L, a, j, tt_l_tensor_elem(L, i, j))) return 0;
   }
@@ -254,7 +254,10 @@ static tt_val_t index_put_value(tt_lower_t *L) {
     r = adv_scatter(L, &a, x, v, acc ? (dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM) : TT_RED_SET);
   }
   /* After the shape check, as on CPU (make_index_put_iterator). */
-  if (!tt_graph_failed(L->g) && vdt != dt && tt_l_arg_rank(L, 2) != 0)
+  /* A one-element value with one bool mask took masked_fill's route before
+   * the core (the glue's canDispatchToMaskedFill); every other value must
+   * have self's dtype, 0-dim ones too, as on CPU. */
+  if (!tt_graph_failed(L->g) && vdt != dt && L->args[2].kind == TT_ARG_TENSOR)
     return tt_l_fail(L, TT_INVALID_ARGUMENT,
                      "Index put requires the source and destination dtypes match, got %s for the destination and %s for the source.",
                      tt_op_type_name(dt), tt_op_type_name(vdt));
@@ -315,6 +318,9 @@ static tt_status_t lower_index_add(tt_lower_t *L) {
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
   if (tt_l_arg_rank(L, 2) > 1) return tt_status_make(TT_INDEX_ERROR, "index_add_(): Index is supposed to be a vector");
+  tt_dtype_t idt = tt_l_arg_dtype(L, 2);
+  if (idt != TT_I32 && idt != TT_I64)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_add_(): Expected dtype int32/int64 for index but got: %s", tt_op_type_name(idt));
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (tt_l_arg_dtype(L, 3) != dt)
     return tt_status_make(TT_INVALID_ARGUMENT, "index_add_(): self (%s) and source (%s) must have the same scalar type",
@@ -439,11 +445,14 @@ static tt_status_t scatter_common_ex(tt_lower_t *L, tt_reduce_t kind, int value_
   tt_status_t st = check_dim_index(L, "scatter", dim, rank, 1);
   if (st) return st;
   tt_graph_t *g = L->g;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  int src_tensor = L->args[value_arg].kind == TT_ARG_TENSOR && !L->args[value_arg].t->is_host_scalar;
+  if (src_tensor && tt_l_arg_dtype(L, value_arg) != dt) /* before the empty-index shortcut, as CPU checks */
+    return tt_status_make(TT_INVALID_ARGUMENT, "scatter(): Expected self.dtype to be equal to src.dtype");
   if (index_numel(L) == 0) { /* nothing scattered */
     tt_l_output(L, tt_l_tensor(L, 0));
     return NULL;
   }
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   int ir = tt_l_arg_rank(L, 2);
   int r = rank ? rank : 1;
   int64_t one = 1, isz[TT_MAX_RANK];
@@ -458,9 +467,7 @@ static tt_status_t scatter_common_ex(tt_lower_t *L, tt_reduce_t kind, int value_
     return NULL;
   }
   tt_val_t upd;
-  if (L->args[value_arg].kind == TT_ARG_TENSOR && !L->args[value_arg].t->is_host_scalar) {
-    if (tt_l_arg_dtype(L, value_arg) != dt)
-      return tt_status_make(TT_INVALID_ARGUMENT, "scatter(): Expected self.dtype to be equal to src.dtype");
+  if (src_tensor) {
     const int64_t *ssz = tt_l_arg_sizes(L, value_arg);
     int sr = tt_l_arg_rank(L, value_arg);
     tt_val_t src = tt_l_tensor(L, value_arg);
@@ -671,7 +678,7 @@ static tt_status_t lower_index_fill(tt_lower_t *L) {
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (L->args[3].kind != TT_ARG_TENSOR && !tt_op_check_scalar_fits(L, 3, dt)) return NULL;
+  if (!tt_op_check_value_fits(L, 3, dt)) return NULL;
   if (L->args[3].kind == TT_ARG_TENSOR && tt_l_arg_rank(L, 3) != 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
                           tt_l_arg_rank(L, 3));

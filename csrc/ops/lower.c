@@ -292,6 +292,7 @@ void tt_l_check_index_mask(tt_lower_t *L, tt_val_t idx, tt_val_t bad, int64_t si
   k->dim = dim;
   k->size = size;
   k->op = L->op;
+  k->type_name = NULL;
 }
 
 void tt_l_check_index(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, int dim, tt_check_kind_t kind) {

@@ -380,6 +380,16 @@ static tt_status_t lower_vector_norm(tt_lower_t *L) {
     return tt_status_make(TT_INVALID_ARGUMENT,
                           "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
                           tt_op_type_name(dt));
+  if (req != TT_DTYPE_INVALID && !tt_dtype_is_float(req) && !tt_dtype_is_complex(req))
+    return tt_status_make(TT_INVALID_ARGUMENT, "linalg.vector_norm: dtype should be floating point or complex, but got %s",
+                          tt_op_type_name(req));
+  if (req != TT_DTYPE_INVALID && tt_dtype_is_complex(req))
+    return tt_status_make(TT_INVALID_ARGUMENT, "linalg.vector_norm: dtype should be real for real inputs, but got %s",
+                          tt_op_type_name(req));
+  if (req != TT_DTYPE_INVALID && tt_dtype_promote(dt, req) != req)
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "linalg.vector_norm: the dtype of the input (%s) should be convertible without narrowing to "
+                          "the specified dtype (%s)", tt_op_type_name(dt), tt_op_type_name(req));
   tt_dtype_t out = req != TT_DTYPE_INVALID ? req : dt;
   double p = tt_l_float(L, 1, 2.0);
   red_t r;

@@ -129,6 +129,8 @@ static tt_status_t lower_roll(tt_lower_t *L) {
     return NULL;
   }
   if (ns != nd) return tt_status_make(TT_INVALID_ARGUMENT, "shifts and dimensions must align. shifts: %d, dims:%d", ns, nd);
+  if (rank == 0) /* CPU wraps each dim with wrap_scalar off: a 0-dim tensor has none to roll */
+    return tt_status_make(TT_INDEX_ERROR, "Dimension specified as %lld but tensor has no dimensions", (long long)dims[0]);
   for (int i = 0; i < nd; i++) {
     int d = tt_op_wrap_dim(L, dims[i], rank);
     if (tt_graph_failed(L->g)) return NULL;

@@ -1,0 +1,228 @@
+/* out= dtype rules of ATen out overloads, checked against CPU PyTorch 2.13
+ * (each row's message is CPU's). Rows match the overload name exactly
+ * ("sum.out"), a packet ("argmax": all its out overloads) or a prefix
+ * ("upsample_*"); the first matching row wins, so specific rows come first.
+ * An overload no row names follows TensorIterator's canCast rule. */
+#include "ops/out_rules.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ops/common.h"
+
+int tt_op_can_cast(tt_dtype_t from, tt_dtype_t to) {
+  if (tt_dtype_is_complex(from) && !tt_dtype_is_complex(to)) return 0;
+  if (tt_dtype_is_float(from) && !tt_dtype_is_float(to) && !tt_dtype_is_complex(to)) return 0;
+  if (from != TT_BOOL && to == TT_BOOL) return 0;
+  return 1;
+}
+
+typedef enum {
+  R_CAST,        /* canCast(result, out); message fmt or TensorIterator's */
+  R_CAST_FROM_OUT, /* computes in out's dtype (dtype= None), then R_CAST */
+  R_EXACT,       /* out == result */
+  R_BOOL,        /* out is bool */
+  R_BOOL_OR_U8,  /* all/any */
+  R_FLOAT,       /* out is floating or complex, then R_CAST */
+  R_NO_BOOL,     /* a bool out has no CPU kernel (NotImplementedError), then R_CAST */
+  R_SEARCHSORTED, /* out == result (int32 or int64 by out_int32) */
+  R_NANSUM       /* a float input's nansum has no kernel in an integral out's type */
+} rule_kind_t;
+
+/* How a message names the two types, and in which order. */
+typedef enum { N_PT, N_CPP, N_LEGACY } names_t;
+typedef enum { A_RO, A_OR, A_O, A_NONE, A_ORR } args_t;
+
+typedef struct {
+  const char *pat;
+  int k; /* output number, -1 for every output */
+  rule_kind_t kind;
+  const char *fmt; /* NULL: the kind's usual message */
+  names_t names;
+  args_t args;
+  tt_code_t code; /* the error's class (TT_INVALID_ARGUMENT: RuntimeError) */
+} out_rule_t;
+
+/* The structured-kernel check of non-TensorIterator ops (set_output). */
+#define EXACT_TM "Expected out tensor to have dtype %s, but got %s instead"
+/* TensorIterator with check_all_same_dtype (unary ops that keep the type). */
+#define FOUND "Found dtype %s but expected %s"
+#define EX(p) {p, -1, R_EXACT, EXACT_TM, N_CPP, A_RO, TT_INVALID_ARGUMENT}
+#define FD(p) {p, -1, R_EXACT, FOUND, N_PT, A_OR, TT_INVALID_ARGUMENT}
+
+static const out_rule_t rules[] = {
+    /* reductions: computing in out's dtype (dim given), or exact (no dim) */
+    {"sum.IntList_out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"prod.int_out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"cumsum", -1, R_NO_BOOL, "\"cumsum_out_cpu\" not implemented for 'Bool'", N_PT, A_NONE, TT_INVALID_ARGUMENT},
+    {"cumprod", -1, R_NO_BOOL, "\"cumprod_out_cpu\" not implemented for 'Bool'", N_PT, A_NONE, TT_INVALID_ARGUMENT},
+    EX("sum.out"), EX("prod.out"),
+    {"all", -1, R_BOOL_OR_U8, "all only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
+    {"any", -1, R_BOOL_OR_U8, "any only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
+    {"logsumexp", -1, R_FLOAT, "logsumexp(): Expected floating point type for result tensor, but got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
+    {"amax", -1, R_EXACT, "Expected the dtype for input and out to match, but got %s for input's dtype and %s for out's dtype.", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"amin", -1, R_EXACT, "Expected the dtype for input and out to match, but got %s for input's dtype and %s for out's dtype.", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"cholesky_inverse", -1, R_CAST, "cholesky_inverse: Expected result to be safely castable from %s dtype, but got result with dtype %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    /* concatenation: canCast with its own message */
+    {"cat", -1, R_CAST, "torch.cat(): input types can't be cast to the desired output type %s", N_PT, A_O, TT_TYPE_ERROR},
+    {"concat", -1, R_CAST, "torch.cat(): input types can't be cast to the desired output type %s", N_PT, A_O, TT_TYPE_ERROR},
+    {"concatenate", -1, R_CAST, "torch.cat(): input types can't be cast to the desired output type %s", N_PT, A_O, TT_TYPE_ERROR},
+    {"stack", -1, R_CAST, "torch.cat(): input types can't be cast to the desired output type %s", N_PT, A_O, TT_TYPE_ERROR},
+    /* ops with their own exact-dtype messages */
+    {"where", -1, R_EXACT, "Expected out type to be %s but got %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"dot", -1, R_EXACT, "result dtype %s does not match input dtype %s", N_PT, A_OR, TT_INVALID_ARGUMENT},
+    {"vdot", -1, R_EXACT, "result dtype %s does not match input dtype %s", N_PT, A_OR, TT_INVALID_ARGUMENT},
+    {"nonzero", -1, R_EXACT, "nonzero: Expected out tensor to have scalar type Long but got scalar type%s", N_PT, A_O, TT_INVALID_ARGUMENT},
+    {"masked_select", -1, R_EXACT, "masked_select(): self and result must have the same scalar type", N_PT, A_NONE, TT_INVALID_ARGUMENT},
+    {"index_select", -1, R_EXACT, "index_select(): self and result must have the same scalar type", N_PT, A_NONE, TT_INVALID_ARGUMENT},
+    {"index.Tensor_out", -1, R_EXACT, "index_out: self (%s) and result (%s) must have the same scalar type", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"take", -1, R_EXACT, "take(): self and out expected to have the same dtype, but got self.dtype = %s and out.dtype = %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"cummax", -1, R_EXACT, "expected scalar_type %s but found %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"cummin", -1, R_EXACT, "expected scalar_type %s but found %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"kthvalue", 0, R_EXACT, "output values must be of same type as input", N_PT, A_NONE, TT_INVALID_ARGUMENT},
+    {"kthvalue", 1, R_EXACT, "output indices must be of scalar type Long", N_PT, A_NONE, TT_INVALID_ARGUMENT},
+    {"mode", 0, R_EXACT, "expected scalar type '%s' but got '%s' for values output", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"mode", 1, R_EXACT, "expected scalar type '%s' but got '%s' for indices output", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"median.dim_values", 0, R_EXACT, "Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type %s does not equal %s (while checking arguments for median)", N_LEGACY, A_OR, TT_INVALID_ARGUMENT},
+    {"median.dim_values", 1, R_EXACT, "Expected tensor for argument #1 'indices' to have scalar type Long; but got %s instead (while checking arguments for median)", N_LEGACY, A_O, TT_INVALID_ARGUMENT},
+    {"nanmedian.dim_values", 0, R_EXACT, "Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type %s does not equal %s (while checking arguments for median)", N_LEGACY, A_OR, TT_INVALID_ARGUMENT},
+    {"nanmedian.dim_values", 1, R_EXACT, "Expected tensor for argument #1 'indices' to have scalar type Long; but got %s instead (while checking arguments for median)", N_LEGACY, A_O, TT_INVALID_ARGUMENT},
+    {"histc", -1, R_EXACT, "torch.histogram: input tensor and hist tensor should have the same dtype, but got input %s and hist %s", N_CPP, A_RO, TT_INVALID_ARGUMENT},
+    {"frexp", 0, R_EXACT, "torch.frexp() expects mantissa to have dtype %s but got %s", N_CPP, A_RO, TT_INVALID_ARGUMENT},
+    {"frexp", 1, R_EXACT, "torch.frexp() expects exponent to have int dtype but got %s", N_CPP, A_O, TT_INVALID_ARGUMENT},
+    {"polar", -1, R_EXACT, "Expected object of scalar type %s but got scalar type %s for argument 'out'", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"complex", -1, R_EXACT, "Expected object of scalar type %s but got scalar type %s for argument 'out'", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"nan_to_num", -1, R_EXACT, "nan_to_num: dtype of out: %s should be same as input: %s", N_PT, A_OR, TT_INVALID_ARGUMENT},
+    {"multinomial", -1, R_EXACT, "multinomial expects Long tensor out, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
+    {"mv", -1, R_EXACT, "addmv input tensors must have the same dtype, but got %s, %s, and %s", N_PT, A_ORR, TT_INVALID_ARGUMENT},
+    {"addbmm", -1, R_EXACT, "self and mat2 must have the same dtype, but got %s and %s", N_PT, A_OR, TT_INVALID_ARGUMENT},
+    {"nansum", -1, R_NANSUM, "\"nansum_cpu\" not implemented for '%s'", N_PT, A_O, TT_INVALID_ARGUMENT},
+    {"searchsorted", -1, R_SEARCHSORTED, NULL, N_PT, A_O, TT_INVALID_ARGUMENT},
+    {"bucketize", -1, R_SEARCHSORTED, NULL, N_PT, A_O, TT_INVALID_ARGUMENT},
+    {"signbit", -1, R_BOOL, "signbit does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},
+    {"isposinf", -1, R_BOOL, "isposinf does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},
+    {"isneginf", -1, R_BOOL, "isneginf does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},
+    /* TensorIterator ops that keep their input's type (check_all_same_dtype) */
+    FD("abs"), FD("neg"), FD("sign"), FD("sgn"), FD("ceil"), FD("floor"), FD("round"), FD("trunc"), FD("frac"),
+    FD("bitwise_not"), FD("clamp.out"), FD("clamp_min.out"), FD("clamp_max.out"), FD("elu"), FD("gelu"), FD("hardshrink"),
+    FD("hardsigmoid"), FD("hardswish"), FD("hardtanh"), FD("leaky_relu"), FD("mish"), FD("silu"), FD("softplus"),
+    FD("softshrink"), FD("rrelu_with_noise"), FD("binary_cross_entropy"),
+    /* structured and composite kernels without TensorIterator: exact dtype */
+    EX("argmax"), EX("argmin"), EX("mm"), EX("bmm"), EX("addmm"), EX("baddbmm"), EX("addmv"),
+    EX("sort"), EX("msort"), EX("topk"), EX("take_along_dim"), EX("gather"), EX("index_add"), EX("index_copy"),
+    EX("index_fill"), EX("index_put"), EX("index_reduce"), EX("put"), EX("masked_fill"), EX("scatter"), EX("scatter_add"),
+    EX("scatter_reduce"), EX("select_scatter"), EX("slice_scatter"), EX("diagonal_scatter"), EX("as_strided_scatter"),
+    EX("max.dim_max"), EX("min.dim_min"), EX("aminmax"), EX("median.out"), EX("nanmedian.out"), EX("tril"), EX("triu"),
+    EX("linalg_cross"), EX("renorm"), EX("_softmax"), EX("_log_softmax"), EX("linalg_vector_norm"), EX("norm"),
+    EX("isin"), EX("isnan"), EX("isinf"), EX("clone"), EX("relu"), EX("count_nonzero"), EX("trace"), EX("__lshift__"),
+    EX("__rshift__"), EX("rsub"), EX("_conj_physical"), EX("_pdist_forward"), EX("hardswish_backward"), EX("roll"),
+    EX("flip"), EX("repeat"), EX("constant_pad_nd"), EX("bincount"), EX("unique_dim"), EX("std_mean"), EX("var_mean"),
+    EX("linalg_inv_ex"), EX("linalg_solve_ex"), EX("_linalg_solve_ex"), EX("_linalg_det"), EX("linalg_qr"),
+    EX("nll_loss_forward"), EX("nll_loss2d_forward"), EX("embedding_dense_backward"), EX("native_layer_norm"),
+    EX("convolution"), EX("avg_pool2d"), EX("avg_pool3d"), EX("upsample_*"), EX("_upsample_*"),
+};
+
+static int row_matches(const char *pat, const char *name) {
+  size_t n = strlen(pat);
+  if (n && pat[n - 1] == '*') return !strncmp(pat, name, n - 1);
+  if (strchr(pat, '.')) return !strcmp(pat, name);
+  const char *dot = strchr(name, '.');
+  size_t pn = dot ? (size_t)(dot - name) : strlen(name);
+  return pn == n && !strncmp(pat, name, n);
+}
+
+static const out_rule_t *find_rule(const char *name, int k) {
+  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+    if ((rules[i].k < 0 || rules[i].k == k) && row_matches(rules[i].pat, name)) return &rules[i];
+  return NULL;
+}
+
+/* caffe2::TypeMeta's names, as structured kernels print them. */
+static const char *cpp_name(tt_dtype_t dt) {
+  switch (dt) {
+    case TT_BOOL: return "bool";
+    case TT_U8: return "unsigned char";
+    case TT_I8: return "signed char";
+    case TT_I16: return "short int";
+    case TT_I32: return "int";
+    case TT_I64: return "long int";
+    case TT_F16: return "c10::Half";
+    case TT_BF16: return "c10::BFloat16";
+    case TT_F32: return "float";
+    case TT_F64: return "double";
+    case TT_C64: return "c10::complex<float>";
+    case TT_C128: return "c10::complex<double>";
+    default: return tt_dtype_name(dt);
+  }
+}
+
+/* The legacy tensor type names of checkScalarType ("torch.FloatTensor";
+ * the types without a legacy class print as "CPUBoolType"). */
+static void legacy_name(tt_dtype_t dt, char *buf, size_t n) {
+  const char *pt = tt_op_type_name(dt);
+  if (dt == TT_BOOL || dt == TT_BF16 || tt_dtype_is_complex(dt)) snprintf(buf, n, "CPU%sType", pt);
+  else snprintf(buf, n, "torch.%sTensor", pt);
+}
+
+static void type_text(names_t names, tt_dtype_t dt, char *buf, size_t n) {
+  if (names == N_LEGACY) legacy_name(dt, buf, n);
+  else snprintf(buf, n, "%s", names == N_CPP ? cpp_name(dt) : tt_op_type_name(dt));
+}
+
+static tt_status_t fail(tt_code_t code, const out_rule_t *r, tt_dtype_t result, tt_dtype_t out) {
+  char rs[48], os[48], msg[400];
+  type_text(r->names, result, rs, sizeof rs);
+  type_text(r->names, out, os, sizeof os);
+  switch (r->args) {
+    case A_RO: snprintf(msg, sizeof msg, r->fmt, rs, os); break;
+    case A_OR: snprintf(msg, sizeof msg, r->fmt, os, rs); break;
+    case A_O: snprintf(msg, sizeof msg, r->fmt, os); break;
+    case A_ORR: snprintf(msg, sizeof msg, r->fmt, os, rs, rs); break;
+    default: snprintf(msg, sizeof msg, "%s", r->fmt); break;
+  }
+  return tt_status_make(code, "%s", msg);
+}
+
+static tt_status_t cast_rule(const out_rule_t *r, tt_dtype_t result, tt_dtype_t out) {
+  if (tt_op_can_cast(result, out)) return TT_OK_STATUS;
+  if (r && r->kind == R_CAST && r->fmt) return fail(r->code, r, result, out);
+  return tt_status_make(TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s",
+                        tt_op_type_name(result), tt_op_type_name(out));
+}
+
+tt_status_t tt_op_check_out(const char *name, int k, tt_dtype_t result, tt_dtype_t out) {
+  const out_rule_t *r = find_rule(name, k);
+  if (!r) return cast_rule(NULL, result, out);
+  switch (r->kind) {
+    case R_EXACT:
+      return out == result ? TT_OK_STATUS : fail(TT_INVALID_ARGUMENT, r, result, out);
+    case R_BOOL:
+      return out == TT_BOOL ? TT_OK_STATUS : fail(TT_INVALID_ARGUMENT, r, result, out);
+    case R_BOOL_OR_U8:
+      return out == TT_BOOL || out == TT_U8 ? TT_OK_STATUS : fail(TT_INVALID_ARGUMENT, r, result, out);
+    case R_FLOAT:
+      if (!tt_dtype_is_float(out) && !tt_dtype_is_complex(out)) return fail(TT_INVALID_ARGUMENT, r, result, out);
+      return cast_rule(NULL, result, out);
+    case R_NO_BOOL:
+      if (out == TT_BOOL) return fail(TT_NOT_IMPLEMENTED, r, result, out);
+      return cast_rule(NULL, result, out);
+    case R_NANSUM: /* CPU sums in out's type: any type for an integral input, floating ones for a float input */
+      if (tt_dtype_is_int(result) || result == TT_BOOL) return TT_OK_STATUS;
+      if (!tt_dtype_is_float(out) && !tt_dtype_is_complex(out)) return fail(TT_NOT_IMPLEMENTED, r, result, out);
+      return cast_rule(NULL, result, out);
+    case R_SEARCHSORTED:
+      if (out == result) return TT_OK_STATUS;
+      return tt_status_make(TT_INVALID_ARGUMENT,
+                            "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+                            "Long(int64) depending on whether out_int32 flag is True, but we got output tensor's "
+                            "dtype %s and out_int32 flag is %s",
+                            tt_op_type_name(out), result == TT_I32 ? "True" : "False");
+    default:
+      return cast_rule(r, result, out);
+  }
+}
+
+int tt_op_out_dtype_from_out(const char *name) {
+  const out_rule_t *r = find_rule(name, 0);
+  return r && (r->kind == R_CAST_FROM_OUT || r->kind == R_NO_BOOL);
+}

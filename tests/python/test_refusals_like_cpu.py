@@ -1,0 +1,189 @@
+"""Calls CPU PyTorch refuses (or computes differently) where tpu used to
+compute silently, each against CPU: exception type and CPU's message, or the
+same result. Scalars that overflow the type they are converted to (addcmul/
+addcdiv value, add/sub alpha, linspace/logspace ends), roll of a 0-dim
+tensor, index dtypes, index_put_ value dtypes, integer pow of unsigned
+types, vector_norm's dtype=, float-only kernels on integers, and integer
+division by zero (raised at the op for a number divisor, at the next
+synchronization point for a tensor divisor: csrc/exec/async_errors.c)."""
+import pytest
+import torch
+
+from cpu_same import same_as_cpu
+
+
+def T(values, dtype, d):
+    return torch.tensor(values, dtype=dtype, device=d)
+
+
+I8, U8, F16, F32, F64, L = torch.int8, torch.uint8, torch.float16, torch.float32, torch.float64, torch.int64
+
+CASES = {
+    # scalar overflow (CPU's checked Scalar conversion)
+    "addcmul_value_int8": lambda d: torch.addcmul(T([1, 2], I8, d), T([1, 2], I8, d), T([3, 1], I8, d), value=1000),
+    "addcmul_value_fits_int8": lambda d: torch.addcmul(T([1, 2], I8, d), T([1, 2], I8, d), T([3, 1], I8, d), value=-100),
+    "addcmul_value_float": lambda d: torch.addcmul(T([1, 2], F32, d), T([1, 2], F32, d), T([3, 1], F32, d), value=1e300),
+    "addcmul_value_half_opmath": lambda d: torch.addcmul(T([1, 2], F16, d), T([1, 2], F16, d), T([3, 1], F16, d), value=1e10),
+    "addcdiv_value_float": lambda d: torch.addcdiv(T([1, 2], F32, d), T([1, 2], F32, d), T([3, 1], F32, d), value=1e300),
+    "addcmul_bool": lambda d: torch.addcmul(T([True], torch.bool, d), T([True], torch.bool, d), T([True], torch.bool, d)),
+    "add_alpha_int8": lambda d: torch.add(T([1, 2], I8, d), T([1, 2], I8, d), alpha=1000),
+    "sub_alpha_half": lambda d: torch.sub(T([1, 2], F16, d), T([1, 2], F16, d), alpha=1e10),
+    "add_alpha_uint8_negative": lambda d: torch.add(T([1, 2], U8, d), T([1, 1], U8, d), alpha=-1),
+    "add_alpha_true": lambda d: torch.add(T([1, 2], I8, d), T([1, 2], I8, d), alpha=True),
+    "logspace_end_int8": lambda d: torch.logspace(0, 200, 3, dtype=I8, device=d),
+    "logspace_end_int32": lambda d: torch.logspace(0, 1e10, 3, dtype=torch.int32, device=d),
+    "logspace_start_float": lambda d: torch.logspace(1e40, 2, 3, dtype=F32, device=d),
+    "logspace_fits_uint8": lambda d: torch.logspace(0, 2, 3, dtype=U8, device=d),
+    "linspace_end_int8": lambda d: torch.linspace(0, 200, 3, dtype=I8, device=d),
+    "linspace_end_half": lambda d: torch.linspace(0, 2e38, 3, dtype=F16, device=d),
+    "linspace_bool": lambda d: torch.linspace(0, 2, 3, dtype=torch.bool, device=d),
+    "logspace_bool": lambda d: torch.logspace(0, 2, 3, dtype=torch.bool, device=d),
+    "pow_exponent_int16": lambda d: T([2, 3], torch.int16, d) ** 70000,
+    "pow_negative_exponent_first": lambda d: T([2, 3], torch.int16, d) ** -70000,
+    "pow_exponent_fits_int8": lambda d: T([2, 3], I8, d) ** 3,
+    "complex_sub_alpha_false": lambda d: torch.sub(T([1 + 1j, 2], torch.complex64, d), 0, alpha=False),
+    "complex_add_alpha_true": lambda d: torch.add(T([1 + 1j, 2], torch.complex128, d), T([1, 2], torch.complex128, d), alpha=True),
+    # roll of a 0-dim tensor along a dim
+    "roll_0dim_dim_minus1": lambda d: torch.roll(T(3.0, F32, d), 1, -1),
+    "roll_0dim_dim0": lambda d: torch.roll(T(3.0, F32, d), 1, 0),
+    "roll_0dim_no_dim": lambda d: torch.roll(T(3.0, F32, d), 1),
+    # index dtypes and value dtypes
+    "index_add_uint8_index": lambda d: torch.index_add(torch.zeros(3, device=d), 0, T([0, 1], U8, d), torch.ones(2, device=d)),
+    "index_add_int16_index_": lambda d: torch.zeros(3, device=d).index_add_(0, T([0, 1], torch.int16, d), torch.ones(2, device=d)),
+    "index_add_int32_index": lambda d: torch.index_add(torch.zeros(3, device=d), 0, T([0, 2], torch.int32, d), torch.ones(2, device=d)),
+    "index_put_0dim_value_other_dtype": lambda d: torch.zeros(3, device=d).index_put_((T([0], L, d),), T(1.0, F64, d)),
+    "index_put_value_other_dtype": lambda d: torch.zeros(3, device=d).index_put_((T([0], L, d),), T([1.0], F64, d)),
+    "index_put_mask_0dim_value": lambda d: torch.zeros(3, device=d).index_put_((T([True, False, True], torch.bool, d),),
+                                                                             T(2, L, d)),
+    "setitem_0dim_value_other_dtype": lambda d: torch.zeros(3, device=d).__setitem__(T([1], L, d), T(1.5, F64, d)),
+    "index_int16_indices": lambda d: torch.zeros(3, device=d)[T([0, 2], torch.int16, d)],
+    "index_put_int8_indices": lambda d: torch.index_put(torch.zeros(3, device=d), (T([0], I8, d),), T(1.0, F32, d)),
+    "index_int32_indices": lambda d: torch.arange(3.0, device=d)[T([0, 2], torch.int32, d)],
+    "scatter_add_src_dtype_empty_index": lambda d: torch.scatter_add(torch.zeros(0, 3, dtype=torch.int32, device=d), 0,
+                                                                     torch.zeros(0, 2, dtype=L, device=d),
+                                                                     torch.zeros(0, 2, dtype=F64, device=d)),
+    "index_fill_complex64_1e300": lambda d: torch.index_fill(torch.zeros(3, dtype=torch.complex64, device=d), 0,
+                                                             T([0], L, d), 1e300),
+    "fill_complex64_1e300": lambda d: torch.zeros(3, dtype=torch.complex64, device=d).fill_(1e300),
+    "fill_complex64_inf_converts": lambda d: torch.zeros(3, dtype=torch.complex64, device=d).fill_(float("inf")),
+    "dot_mixed": lambda d: torch.dot(torch.ones(3, device=d), torch.ones(3, dtype=F64, device=d)),
+    "vdot_mixed": lambda d: torch.vdot(torch.ones(3, device=d), torch.ones(3, dtype=L, device=d)),
+    "vdot_complex_mixed": lambda d: torch.vdot(torch.ones(3, dtype=torch.complex64, device=d), torch.ones(3, dtype=torch.bfloat16, device=d)),
+    "vdot_complex": lambda d: torch.vdot(T([1 + 2j, 3], torch.complex64, d), T([2, 1j], torch.complex64, d)),
+    # compiles and matches (uint8 pow), or refuses as CPU does
+    "uint8_pow_int": lambda d: T([2, 3, 17], U8, d) ** 2,
+    "uint8_pow_uint8": lambda d: T([2, 3, 17], U8, d) ** T([2, 9, 3], U8, d),
+    "int_pow_uint8_exponent": lambda d: 3 ** T([2, 3, 5], U8, d),
+    "int64_pow_beyond_64": lambda d: T([0, 1, 2, 3, -1, -3, 7], L, d) ** 65,
+    "int64_pow_beyond_int32": lambda d: T([0, 1, 2, 3, -1, -3, 7], L, d) ** (2**40 + 3),
+    "int64_pow_int64_max": lambda d: T([0, 1, 2, 3, -1, -3, 7], L, d) ** (2**63 - 1),
+    "int32_pow_tensor_exponents": lambda d: T([3, 5, -3, 2, 7], torch.int32, d) ** T([64, 65, 100, 31, 2**31 - 1], torch.int32, d),
+    "int8_pow_127": lambda d: T([3, -3, 2, 5], I8, d) ** 127,
+    "bool_pow_2_31": lambda d: T([True, False], torch.bool, d) ** (2**31),
+    "vector_norm_dtype_long": lambda d: torch.linalg.vector_norm(T([3.0, 4.0], F32, d), dtype=L),
+    "vector_norm_dtype_narrowing": lambda d: torch.linalg.vector_norm(T([3.0, 4.0], F64, d), dtype=F32),
+    "vector_norm_dtype_widening": lambda d: torch.linalg.vector_norm(T([3.0, 4.0], F32, d), dtype=F64),
+    "hypot_long": lambda d: torch.hypot(T([3], L, d), T([4], L, d)),
+    "hypot_long_float": lambda d: torch.hypot(T([3], L, d), T([4.0], F32, d)),
+    "logaddexp_long": lambda d: torch.logaddexp(T([3], L, d), T([4], L, d)),
+    "logaddexp2_int8": lambda d: torch.logaddexp2(T([3], I8, d), T([4], I8, d)),
+    "nansum_float_out_long": lambda d: torch.nansum(T([1.5, 2.0], F32, d), out=torch.empty((), dtype=L, device=d)),
+    # integer division by zero: a number divisor raises at the op
+    "remainder_by_number_zero": lambda d: torch.remainder(T([5, -3], L, d), 0),
+    "fmod_by_number_zero": lambda d: torch.fmod(T([5, -3], L, d), 0),
+    "floor_divide_by_number_zero": lambda d: T([5, -3], L, d) // 0,
+    "div_trunc_by_host_zero": lambda d: torch.div(T([5, -3], L, d), torch.tensor(0), rounding_mode="trunc"),
+    "float_floor_div_by_zero_computes": lambda d: torch.div(T([5.0, -3.0], F32, d), 0.0, rounding_mode="floor"),
+    "int_floor_div_nonzero": lambda d: T([5, -3, 7], L, d) // T([2, 2, -3], L, d),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_matches_cpu(case):
+    same_as_cpu(CASES[case])
+
+
+def _zero_divisor(d, dtype=L):
+    return T([0, 2], dtype, d)
+
+
+# a tensor divisor with a zero element: a device-side check, read at the next synchronization point
+ZERO_DIV = {
+    "floor_divide": lambda d, t: T([5, 3], t, d) // _zero_divisor(d, t),
+    "div_trunc": lambda d, t: torch.div(T([5, 3], t, d), _zero_divisor(d, t), rounding_mode="trunc"),
+    "div_floor": lambda d, t: torch.div(T([5, 3], t, d), _zero_divisor(d, t), rounding_mode="floor"),
+    "remainder": lambda d, t: T([5, 3], t, d) % _zero_divisor(d, t),
+    "fmod": lambda d, t: torch.fmod(T([5, 3], t, d), _zero_divisor(d, t)),
+    "remainder_scalar_tensor": lambda d, t: torch.remainder(5, _zero_divisor(d, t)),
+    "floor_divide_": lambda d, t: T([5, 3], t, d).floor_divide_(_zero_divisor(d, t)),
+    "broadcast_0dim_divisor": lambda d, t: T([5, 3], t, d) // T(0, t, d),
+}
+
+
+@pytest.mark.parametrize("dtype", [L, torch.int32, U8], ids=str)
+@pytest.mark.parametrize("case", sorted(ZERO_DIV))
+def test_integer_division_by_zero_raises_at_sync(case, dtype):
+    with pytest.raises(RuntimeError, match="^ZeroDivisionError"):
+        ZERO_DIV[case]("cpu", dtype)
+    r = ZERO_DIV[case]("tpu", dtype)  # the launch does not wait; the check's flag is read at the sync
+    with pytest.raises(RuntimeError, match=r"^ZeroDivisionError \(aten::.*raised asynchronously"):
+        r.cpu()
+
+
+def _m(d):
+    return T([True, False, True], torch.bool, d)
+
+
+# a device 0-dim value tensor of masked_fill/index_fill: CPU's value.item() is a checked conversion
+VALUE_FITS = {
+    "masked_fill_int8_1000": lambda d: torch.zeros(3, dtype=I8, device=d).masked_fill(_m(d), T(1000, L, d)),
+    "masked_fill__int8_minus_129": lambda d: torch.full((3,), 5, dtype=I8, device=d).masked_fill_(_m(d), T(-129, L, d)),
+    "masked_fill_int8_nan": lambda d: torch.zeros(3, dtype=I8, device=d).masked_fill(_m(d), T(float("nan"), F32, d)),
+    "masked_fill_float_1e300": lambda d: torch.zeros(3, device=d).masked_fill(_m(d), T(1e300, F64, d)),
+    "masked_fill_float_complex_value": lambda d: torch.zeros(3, device=d).masked_fill(_m(d), T(1 + 2j, torch.complex64, d)),
+    "index_fill_int8_1000": lambda d: torch.zeros(3, dtype=I8, device=d).index_fill(0, T([0], L, d), T(1000, L, d)),
+}
+VALUE_FITS_OK = {
+    "masked_fill_int8_100": lambda d: torch.zeros(3, dtype=I8, device=d).masked_fill(_m(d), T(100, L, d)),
+    "masked_fill_int8_float_value": lambda d: torch.zeros(3, dtype=I8, device=d).masked_fill(_m(d), T(3.5, F32, d)),
+    "masked_fill_float_inf_value": lambda d: torch.zeros(3, device=d).masked_fill(_m(d), T(float("inf"), F64, d)),
+    "masked_fill_float_real_complex": lambda d: torch.zeros(3, device=d).masked_fill(_m(d), T(1 + 0j, torch.complex64, d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VALUE_FITS))
+def test_device_value_overflow_raises_at_sync(case):
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type"):
+        VALUE_FITS[case]("cpu")
+    cpu_msg = None
+    try:
+        VALUE_FITS[case]("cpu")
+    except RuntimeError as e:
+        cpu_msg = str(e)
+    r = VALUE_FITS[case]("tpu")
+    with pytest.raises(RuntimeError, match="raised asynchronously") as info:
+        r.cpu()
+    assert cpu_msg in str(info.value)
+
+
+@pytest.mark.parametrize("case", sorted(VALUE_FITS_OK))
+def test_device_value_that_fits_matches_cpu(case):
+    same_as_cpu(VALUE_FITS_OK[case])
+
+
+def test_integer_division_by_zero_raises_at_the_op_in_debug_mode():
+    with torch.tpu.eager_mode("debug"):
+        with pytest.raises(RuntimeError, match=r"^ZeroDivisionError \(aten::floor_divide: integer division by zero, "
+                                               r"1 zero divisor\(s\); debug mode\)"):
+            T([5, -3, 4], L, "tpu") // T([0, 1, 2], L, "tpu")
+
+
+@pytest.mark.parametrize("mode", ["strict", "defer_and_fuse"])
+def test_zero_division_error_raised_once_then_cleared(mode):
+    with torch.tpu.eager_mode(mode):
+        r = T([5, -3], L, "tpu") % _zero_divisor("tpu")
+        with pytest.raises(RuntimeError, match="^ZeroDivisionError"):
+            torch.tpu.synchronize()
+        # later ops run normally
+        assert (T([5, -3], L, "tpu") // T([2, 2], L, "tpu")).cpu().tolist() == [2, -2]
+        del r
