@@ -100,6 +100,20 @@ def test_two_slices_over_dcn():
     assert all(hops(a, b, (2, 2, 1), (0, 0, 0)) is not None for row in r.tolist() for a, b in zip(row, row[1:]))
 
 
+def test_device_coords_renumber():
+    # ranks placed on the 2,2,1 chips in another order: rank 0 at (1,1,0), rank 1 at (0,0,0), ...
+    coords = [(1, 1, 0), (0, 0, 0), (1, 0, 0), (0, 1, 0)]
+    # our layout [0,1,3,2] names chips (0,0),(1,0),(1,1),(0,1): ranks 1, 2, 0, 3
+    assert lay(tam((4,), topology="2,2,1", device_coords=coords)) == [1, 2, 0, 3]
+    # two slices given by a 4th coordinate: slice 1 holds ranks 0-3 here
+    coords2 = [(x, y, 0, 1) for y in range(2) for x in range(2)] + [(x, y, 0, 0) for y in range(2) for x in range(2)]
+    assert lay(tam((2, 4), topology="2,2,1", device_coords=coords2)) == [[4, 5, 7, 6], [0, 1, 3, 2]]
+    with pytest.raises(ValueError, match="the same chip"):
+        tam((4,), topology="2,2,1", device_coords=[(0, 0, 0)] * 4)
+    with pytest.raises(ValueError, match="outside"):
+        tam((4,), topology="2,2,1", device_coords=[(0, 0, 0), (1, 0, 0), (0, 1, 0), (2, 1, 0)])
+
+
 def test_topology_from_the_environment(monkeypatch):
     monkeypatch.setenv("TORCH_TPU_TOPOLOGY", "2,2,2")
     monkeypatch.delenv("TORCH_TPU_SLICEBUILDER_ADDRESSES", raising=False)

@@ -150,7 +150,8 @@ def _dim_order(parts, topology, wrap):
     return [coords(d) for d in order]
 
 
-def topology_aware_mesh(mesh_shape, topology=None, num_slices=None, wraparound=None, world_size=None):
+def topology_aware_mesh(mesh_shape, topology=None, num_slices=None, wraparound=None, world_size=None,
+                        device_coords=None):
     """The rank tensor (int64, shape `mesh_shape`) to pass as
     `DeviceMesh("tpu", mesh=..., mesh_dim_names=..., preserve_rank_order=True)`.
 
@@ -160,7 +161,9 @@ def topology_aware_mesh(mesh_shape, topology=None, num_slices=None, wraparound=N
     num_slices: slices joined over DCN; default world_size // chips per slice.
     wraparound: per axis (x, y, z) whether it is a torus ring; default: axes
     whose size is a multiple of 4. world_size: default the process group's,
-    else WORLD_SIZE, else prod(mesh_shape).
+    else WORLD_SIZE, else prod(mesh_shape). device_coords: where each rank's
+    chip is, one (x, y, z) or (x, y, z, slice) per rank (what a TPU reports
+    for its device), when ranks are not numbered x-fastest slice by slice.
 
     The rule (module docstring of torchtpu.distributed._topology, README
     "Launch environment and topology-aware meshes"): leading dims take the
@@ -219,7 +222,34 @@ def topology_aware_mesh(mesh_shape, topology=None, num_slices=None, wraparound=N
             for a, v in enumerate(offsets[i][ij]):
                 xyz[a] += v
         flat[n] = slice_id * per_slice + xyz[0] + X * (xyz[1] + Y * xyz[2])
+    if device_coords is not None:
+        out = _renumber(out, device_coords, topo, num_slices)
     return out
+
+
+def _renumber(layout, device_coords, topo, num_slices):
+    """The layout is in our numbering (slice, then x fastest); device_coords
+    says which rank holds each chip."""
+    X, Y = topo[0], topo[1]
+    per_slice = _prod(topo)
+    coords = [tuple(int(v) for v in c) for c in device_coords]
+    if len(coords) != per_slice * num_slices:
+        raise ValueError(f"topology_aware_mesh: device_coords lists {len(coords)} ranks, the world has "
+                         f"{per_slice * num_slices}")
+    rank_of = {}
+    for rank, c in enumerate(coords):
+        if len(c) not in (3, 4):
+            raise ValueError(f"topology_aware_mesh: device_coords[{rank}]={c}: expected (x, y, z) or (x, y, z, slice)")
+        x, y, z = c[:3]
+        sl = c[3] if len(c) == 4 else 0
+        if not (0 <= x < topo[0] and 0 <= y < topo[1] and 0 <= z < topo[2] and 0 <= sl < num_slices):
+            raise ValueError(f"topology_aware_mesh: device_coords[{rank}]={c} is outside {num_slices} slice(s) "
+                             f"of {topo}")
+        key = sl * per_slice + x + X * (y + Y * z)
+        if key in rank_of:
+            raise ValueError(f"topology_aware_mesh: ranks {rank_of[key]} and {rank} have the same chip {c}")
+        rank_of[key] = rank
+    return layout.clone().apply_(lambda k: rank_of[k])
 
 
 def _positions(shape):
