@@ -5,7 +5,8 @@ Rank numbering (the simulated slice, and what we assume of a real one): rank
 r lives in slice r // n (n = chips per slice) at local id i = r % n with
 x = i % X, y = (i // X) % Y, z = i // (X * Y): x varies fastest, and a host
 holds consecutive ids (TORCH_TPU_DEVICES_PER_HOST of them), so the first
-chips along x are on one tray/host.
+chips along x are on one tray/host. Ranks placed otherwise: pass
+device_coords (the layout is computed on chips, then renumbered).
 
 The rule of topology_aware_mesh(mesh_shape), mesh dims ordered from least to
 most communication:
@@ -22,8 +23,10 @@ most communication:
    its stride-1 part). The chips of a dim always form a sub-grid.
 3. Order within a dim (a ring wherever the chips allow one): a dim on one
    axis runs along it (a ring when the axis wraps around or has <= 2 chips);
-   a dim spanning several axes runs a snake (boustrophedon: every step is one
-   hop); if the snake's last chip is more than one hop from its first (no
+   a dim spanning several axes runs a snake (boustrophedon: every step moves
+   along one axis to the nearest chip the dim holds: one hop when the dim
+   holds the stride-1 chips); if the snake's last chip is more than one hop
+   from its first (no
    wraparound closes it) and the dim spans two axes of which one has an even
    count, the closed comb cycle is used instead (out along the first row,
    snaking over the rest, back along the first column): every step and the
