@@ -11,7 +11,7 @@ CTESTS := $(patsubst tests/c/%.c,build/%,$(CTEST_SRCS))
 CTESTS_SAN := $(patsubst tests/c/%.c,build/san/%,$(CTEST_SRCS))
 PLUGIN = $$($(PY) -c 'import torchtpu._plugin as p; print(p.default_plugin_path())')
 
-.PHONY: all venv install demo test layers ctest ctest-san ctest-tsan pytest bench opinfo fuzz clean
+.PHONY: all venv install demo test layers ctest ctest-san ctest-tsan pytest test-two-hosts bench opinfo fuzz clean
 
 all: install
 
@@ -78,6 +78,11 @@ layers:
 	$(PYTHON) tools/check_layers.py csrc
 
 test: layers ctest ctest-san ctest-tsan pytest
+
+# DDP across two network namespaces (two "hosts", torchrun --nnodes=2); needs root
+# for ip netns, so not part of make test; fails (never skips) without it.
+test-two-hosts: install $(VENV)/.testdeps
+	$(PY) -m pytest -q tests/two_hosts
 
 # Every OpInfo entry on tpu vs CPU -> docs/op_coverage.md (see tools/opinfo.py).
 opinfo: install $(VENV)/.testdeps

@@ -84,7 +84,29 @@ def _check_device(device):
 
 
 def set_device(device):
+    """One tpu device per process. Under a launcher (torchrun sets LOCAL_RANK)
+    set_device(LOCAL_RANK), as CUDA scripts and DeviceMesh do, selects this
+    process's device, tpu:0: local rank n's device is the one this process sees."""
+    if _is_local_rank(device):
+        return
     _check_device(device)
+
+
+def _is_local_rank(device):
+    import os
+
+    lr = os.environ.get("LOCAL_RANK")
+    if lr is None or not lr.isdigit():
+        return False
+    if isinstance(device, int) and not isinstance(device, bool):
+        return device == int(lr)
+    if isinstance(device, (str, torch.device)):
+        try:
+            dev = torch.device(device)
+        except (RuntimeError, ValueError):
+            return False
+        return dev.type == "tpu" and dev.index == int(lr)
+    return False
 
 
 class device:
@@ -303,6 +325,9 @@ def module():
     from . import pallas  # JAX itself is imported on first use only
 
     m.pallas = pallas
+    from .distributed._topology import topology_aware_mesh
+
+    m.topology_aware_mesh = topology_aware_mesh
     return m
 
 

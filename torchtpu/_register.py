@@ -29,6 +29,15 @@ def _register_distributed():
     import torch.distributed
 
     if torch.distributed.is_available():
+        import sys
+
         from . import distributed
+        from .distributed import _mesh_compat
 
         distributed.register()
+        _mesh_compat.install()
+        # torch.tpu.distributed is this package: `import torch.tpu.distributed`
+        # and `python -m torch.tpu.distributed` (runpy finds the package in
+        # sys.modules and runs its __main__.py) both resolve to it.
+        torch.tpu.distributed = distributed
+        sys.modules.setdefault("torch.tpu.distributed", distributed)

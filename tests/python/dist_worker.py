@@ -432,6 +432,32 @@ def case_rank_stalls(gloo):
     os._exit(3)
 
 
+def case_topo_mesh(gloo):
+    # the seeds' launch: TORCH_TPU_* exported from `python -m torch.tpu.distributed`
+    # (a simulated 2,2,1 slice for 4 ranks), a mesh from topology_aware_mesh
+    from torch.distributed.device_mesh import DeviceMesh
+
+    check(os.environ.get("TORCH_TPU_TOPOLOGY") == "2,2,1", f"TORCH_TPU_TOPOLOGY={os.environ.get('TORCH_TPU_TOPOLOGY')}")
+    check(len(os.environ["TORCH_TPU_SLICEBUILDER_ADDRESSES"].split(",")) == 4, "one address per device")
+    ring = torch.tpu.topology_aware_mesh(mesh_shape=(4,))
+    same(ring, torch.tensor([0, 1, 3, 2]), "ring of 2,2,1")
+    mesh = DeviceMesh("tpu", mesh=ring, mesh_dim_names=("tp",), preserve_rank_order=True)
+    check(tuple(mesh.get_coordinate()) == ([0, 1, 3, 2].index(RANK),), f"coordinate {mesh.get_coordinate()}")
+    t = torch.full((2,), float(RANK + 1), device="tpu")
+    dist.all_reduce(t, group=mesh.get_group("tp"))
+    same(t, torch.full((2,), 10.0), "all_reduce over the topology-aware tp mesh")
+    m2 = DeviceMesh("tpu", mesh=torch.tpu.topology_aware_mesh(mesh_shape=(2, 2)), mesh_dim_names=("dp", "tp"),
+                    preserve_rank_order=True)
+    t = torch.full((1,), float(RANK), device="tpu")
+    dist.all_reduce(t, group=m2["tp"].get_group())
+    same(t, torch.full((1,), float(4 * (RANK // 2) + 1)), "2-D mesh tp all_reduce")
+    try:
+        DeviceMesh("tpu", mesh=ring, preserve_rank_order=False)
+        check(False, "preserve_rank_order=False accepted")
+    except ValueError as e:
+        check("preserve_rank_order" in str(e), str(e))
+
+
 def main():
     case = sys.argv[1]
     timeout = datetime.timedelta(seconds=float(os.environ.get("DIST_TIMEOUT", "60")))

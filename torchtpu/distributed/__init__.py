@@ -9,6 +9,14 @@ imported torch.distributed). Files, one job each:
 - `_staging.py`: the host path: a tpu tensor staged through host memory over
   torch's gloo (dtype rules, copy back into the tpu tensor).
 - `_work.py`: Work objects returned for tpu tensors.
+- `_launch.py`: the launch environment (TORCH_TPU_TOPOLOGY,
+  TORCH_TPU_SLICEBUILDER_ADDRESSES, TORCH_TPU_DEVICES_PER_HOST),
+  `set_tpu_launch_env()`, and `python -m torch.tpu.distributed` (`__main__.py`).
+- `_topology.py`: `topology_aware_mesh` (torch.tpu.topology_aware_mesh).
+- `_mesh_compat.py`: DeviceMesh's `preserve_rank_order=` keyword.
+
+`torch.tpu.distributed` is this module (registered in sys.modules under that
+name too, so `python -m torch.tpu.distributed` runs `__main__.py`).
 
 Which path runs a collective is chosen per collective in `_kernels.PATHS`:
 today every entry is the host path; a device path (one small StableHLO
@@ -16,3 +24,5 @@ collective program per collective, run by the PJRT plugin) replaces an entry
 once the plugin can run collectives across processes.
 """
 from ._backend import BACKEND_NAME, is_available, register  # noqa: F401
+from ._launch import launch_env, set_tpu_launch_env  # noqa: F401
+from ._topology import topology_aware_mesh  # noqa: F401
