@@ -52,8 +52,7 @@ print(json.dumps({"first_step_s": t1 - t0, "import_s": t0 - t_start, "loss": val
 def run(device, kind, tier3=None, mode="strict", async_compile=True):
     env = {k: v for k, v in os.environ.items() if not k.startswith("TORCH_TPU_TIER") and k != "WORLD_SIZE"}
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    if tier3:
-        env["TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT"] = tier3
+    env["TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT"] = tier3 or "off"  # cold: not the user's default cache
     if mode == "defer_and_fuse":
         env["TORCH_TPU_DEFER_AND_FUSE"] = "1"
     if not async_compile:
