@@ -148,3 +148,26 @@ def test_guard_failures_recompile_for_shape_dtype_and_layout():
         assert got.dtype == want.dtype and got.shape == want.shape
         tol = {} if a.dtype == torch.float32 else {"atol": 3e-2, "rtol": 3e-2}
         torch.testing.assert_close(got, want, **tol)
+
+
+def test_hooks_act_at_once_when_dynamo_and_inductor_were_imported_first():
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import torch, torch._dynamo, torch._inductor.codegen.common as common, sys
+assert "torchtpu" not in sys.modules
+import torchtpu
+from torch._dynamo import trace_rules
+assert trace_rules.check_file(torchtpu.__file__).skipped
+torch._dynamo.reset()
+try:
+    torch.compile(lambda x: x.sin() * 2)(torch.ones(3, device="tpu"))
+except Exception as e:
+    assert 'backend="tpu"' in str(e), e
+    print("refused")
+"""
+    env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0", TF_CPP_MIN_LOG_LEVEL="2")
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip().endswith("refused"), p.stderr[-3000:]
