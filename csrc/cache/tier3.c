@@ -14,6 +14,10 @@
 /* A persistent directory shared by jobs: generous, but bounded. */
 #define TIER3_DEFAULT_MAX_BYTES (20ull << 30)
 
+#define DEFAULT_DIR_CONTEXT                                                                       \
+  "tier-3 compilation cache (default per-user directory; TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT=<dir> " \
+  "moves it, =off turns it off)"
+
 int tt_tier3_root_is_off(const char *root) {
   return !strcmp(root, "0") || !strcasecmp(root, "off") || !strcasecmp(root, "false") || !strcasecmp(root, "no");
 }
@@ -51,9 +55,7 @@ tt_status_t tt_tier3_open_from_env(const tt_env_t *env, tt_cache_dir_t **out_dir
   char path[4096];
   if (!root) {
     tt_status_t s = tt_tier3_default_root(env, path, sizeof path);
-    if (s)
-      return tt_status_annotate(s, "tier-3 compilation cache (default per-user directory; "
-                                   "TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT=<dir> moves it, =off turns it off)");
+    if (s) return tt_status_annotate(s, DEFAULT_DIR_CONTEXT);
   } else {
     snprintf(path, sizeof path, "%s", root);
   }
@@ -66,6 +68,5 @@ tt_status_t tt_tier3_open_from_env(const tt_env_t *env, tt_cache_dir_t **out_dir
   tt_status_t s = tt_cache_dir_open(path, &o, out_dir);
   if (!s) return TT_OK_STATUS;
   return root ? tt_status_annotate(s, "tier-3 compilation cache (TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT)")
-              : tt_status_annotate(s, "tier-3 compilation cache (default per-user directory; "
-                                      "TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT=<dir> moves it, =off turns it off)");
+              : tt_status_annotate(s, DEFAULT_DIR_CONTEXT);
 }
