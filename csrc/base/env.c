@@ -32,8 +32,9 @@ static const tt_env_decl_t kDecls[TT_ENV_COUNT] = {
                           "where tier 2 lives"},
     [TT_ENV_TIER2_MAX_BYTES] = {"TORCH_TPU_TIER2_COMPILATION_CACHE_MAX_BYTES", TT_ENV_BYTES, "2G",
                                 "size limit of tier 2 (0: none)"},
-    [TT_ENV_TIER3_ROOT] = {"TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT", TT_ENV_TEXT, "unset (off)",
-                           "the persistent compile cache (tier 3)"},
+    [TT_ENV_TIER3_ROOT] = {"TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT", TT_ENV_TEXT,
+                           "$XDG_CACHE_HOME/torchtpu/compile, else ~/.cache/torchtpu/compile",
+                           "where the persistent compile cache (tier 3) lives; off, 0, false or no: no tier 3"},
     [TT_ENV_TIER3_MAX_BYTES] = {"TORCH_TPU_TIER3_COMPILATION_CACHE_MAX_BYTES", TT_ENV_BYTES, "20G",
                                 "size limit of tier 3 (0: none)"},
     [TT_ENV_ASYNC_COMPILE] = {"TORCH_TPU_ASYNC_COMPILE", TT_ENV_FLAG, "on",
@@ -42,6 +43,10 @@ static const tt_env_decl_t kDecls[TT_ENV_COUNT] = {
                                 "background compile threads"},
     [TT_ENV_WORLD_SIZE] = {"WORLD_SIZE", TT_ENV_COUNT_VALUE, "1",
                            "processes of the job (torchrun's); > 1 turns tier 2 on"},
+    [TT_ENV_XDG_CACHE_HOME] = {"XDG_CACHE_HOME", TT_ENV_TEXT, "~/.cache",
+                               "the user's cache directory (an absolute path): tier 3's default lives under it"},
+    [TT_ENV_HOME] = {"HOME", TT_ENV_TEXT, "the password database's home directory",
+                     "the user's home: ~/.cache/torchtpu/compile is tier 3's default without XDG_CACHE_HOME"},
 };
 
 const tt_env_decl_t *tt_env_decl(int id) { return id >= 0 && id < TT_ENV_COUNT ? &kDecls[id] : NULL; }

@@ -26,6 +26,8 @@ typedef enum tt_env_id_e {
   TT_ENV_ASYNC_COMPILE,
   TT_ENV_COMPILE_THREADS,
   TT_ENV_WORLD_SIZE,
+  TT_ENV_XDG_CACHE_HOME,
+  TT_ENV_HOME,
   TT_ENV_COUNT
 } tt_env_id_t;
 

@@ -336,7 +336,7 @@ static child_t start_child(const char *tier2_dir, const char *tier3_root) {
       setenv("TORCH_TPU_TIER2_COMPILATION_CACHE", "0", 1);
     }
     if (tier3_root) setenv("TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT", tier3_root, 1);
-    else unsetenv("TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT");
+    else setenv("TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT", "off", 1);
     if (!CHECK_OK(tt_init(NULL, &E))) _exit(2);
     run_ops();
     tt_cache_stats_t s = E->stats;

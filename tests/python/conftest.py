@@ -2,6 +2,12 @@
 PyTorch's default tolerances (torch.testing.assert_close)."""
 import os
 
+# Hermetic: the suite never reads or writes the user's persistent compile cache
+# (tier 3 is on by default in ~/.cache/torchtpu/compile). Set before torchtpu
+# starts its engine; subprocesses inherit it; tests that want tier 3 name a
+# tmp directory of their own.
+os.environ["TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT"] = "off"
+
 import pytest
 import torch
 

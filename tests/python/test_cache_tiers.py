@@ -36,8 +36,7 @@ def _env(tier2=None, tier3=None, **extra):
     env["TF_CPP_MIN_LOG_LEVEL"] = "2"
     if tier2:
         env["TORCH_TPU_TIER2_COMPILATION_CACHE_DIR"] = str(tier2)
-    if tier3:
-        env["TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT"] = str(tier3)
+    env["TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT"] = str(tier3) if tier3 else "off"
     env.update(extra)
     return env
 

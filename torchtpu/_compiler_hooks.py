@@ -1,0 +1,106 @@
+"""What torchtpu tells torch.compile's machinery, once it is imported.
+
+Dynamo and inductor cost a second to import, so torchtpu never imports them:
+`install()` acts at once on those already imported, and otherwise leaves a
+one-shot import hook that acts right after each module loads.
+
+- torch._dynamo: torchtpu's own Python files are added to Dynamo's skip list
+  (`trace_rules.add`), so a frame of ours that runs while a compiled function
+  runs eagerly around a graph break (the CPU fallback's kernel, printing,
+  torch.tpu's calls) runs as plain Python instead of being traced by Dynamo,
+  which would only graph-break in it again and warn about our internals.
+
+- torch._inductor.codegen.common: torch.compile's default backend (inductor)
+  on tpu tensors. PyTorch 2.13 registers device "tpu" with inductor's Pallas
+  code generator, whose kernels import `torch_tpu._internal.pallas.
+  tpu_torch_pallas` (TorchTPU's wheel, not this package) and JAX, so a compile
+  fails deep in inductor with "No module named 'torch_tpu'". We register our
+  own device backend for "tpu" through inductor's registration API
+  (`register_backend_for_device`, which inductor's built-in registration
+  leaves alone once set); its wrapper and scheduling raise MESSAGE, naming
+  backend="tpu". README ("torch.compile's default backend") says what
+  inductor's tpu path would need from a module to work for real."""
+import importlib.abc
+import importlib.machinery
+import sys
+
+MESSAGE = (
+    "torch.compile's default backend (inductor) cannot compile for device 'tpu': inductor's tpu path "
+    "generates Pallas kernels for TorchTPU's torch_tpu package, which torchtpu does not provide. "
+    "Use torch.compile(model, backend=\"tpu\"), which compiles each graph to StableHLO programs "
+    "run by this device."
+)
+
+
+def _refuse(*args, **kwargs):
+    raise RuntimeError(MESSAGE)
+
+
+class _Refusing(type):
+    def __getattr__(cls, name):  # any question inductor asks of the wrapper class
+        _refuse()
+
+
+class _RefusingWrapper(metaclass=_Refusing):
+    """Stands for inductor's wrapper code generator class."""
+
+
+def _after_inductor_registry(common):
+    common.register_backend_for_device("tpu", _refuse, _RefusingWrapper)
+
+
+def _after_dynamo(dynamo):
+    from torch._dynamo import trace_rules
+
+    trace_rules.add(__name__.split(".")[0])
+
+
+_HOOKS = {
+    "torch._dynamo": _after_dynamo,
+    "torch._inductor.codegen.common": _after_inductor_registry,
+}
+_pending = {}
+
+
+class _Loader(importlib.abc.Loader):
+    def __init__(self, inner, after):
+        self._inner, self._after = inner, after
+
+    def create_module(self, spec):
+        return self._inner.create_module(spec)
+
+    def exec_module(self, module):
+        self._inner.exec_module(module)
+        self._after(module)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path, target=None):
+        after = _pending.pop(fullname, None)
+        if after is None:
+            return None
+        if not _pending:
+            _uninstall()
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _Loader(spec.loader, after)
+        return spec
+
+
+_finder = _Finder()
+
+
+def _uninstall():
+    if _finder in sys.meta_path:
+        sys.meta_path.remove(_finder)
+
+
+def install():
+    for name, after in _HOOKS.items():
+        module = sys.modules.get(name)
+        if module is not None:
+            after(module)
+        else:
+            _pending[name] = after
+    if _pending and _finder not in sys.meta_path:
+        sys.meta_path.insert(0, _finder)
