@@ -78,10 +78,15 @@ def _install_tpu_interpret_rule():
         from jax._src.interpreters import mlir
         from jax._src.pallas import pallas_call as pc
 
+        from torchtpu import pallas as tp
+
         def rule(ctx, *args, interpret, **params):
-            # pc._pallas_call_lowering is looked up per call: torchtpu.pallas
-            # may have wrapped it for its own (cpu) lowerings.
-            return pc._pallas_call_lowering(ctx, *args, interpret=interpret or True, **params)
+            # Asked per lowering (torchtpu.pallas._platform, as jax_op does):
+            # a TPU plugin keeps JAX's Mosaic lowering. pc._pallas_call_lowering
+            # is looked up per call: torchtpu.pallas may have wrapped it.
+            if not interpret and tp._platform() != "tpu":
+                interpret = True
+            return pc._pallas_call_lowering(ctx, *args, interpret=interpret, **params)
 
         mlir.register_lowering(pc.pallas_call_p, rule, platform="tpu")
         _rule_installed = True
