@@ -1,6 +1,13 @@
-"""torch_tpu: torchtpu's implementation of the integration module that
-PyTorch's inductor (torch/_inductor/codegen/pallas.py) and Helion import for
-a "tpu" device: `torch_tpu._internal.pallas.tpu_torch_pallas`.
+"""torch_tpu: torchtpu's implementation of the integration modules that
+PyTorch's inductor (torch/_inductor/codegen/pallas.py) and Helion's Pallas
+launcher import for a "tpu" device:
+
+- torch_tpu._internal.pallas: `tpu_torch_pallas` (inductor's generated code);
+- torch_tpu._internal.pallas.pallas: `JaxCallable`, `jax_placeholder`, ... (Helion);
+- torch_tpu._internal.utils.hardware: `get_tpu_device_name` (Helion).
+
+All are backed by torch.tpu.pallas.jax_op's path: StableHLO spliced into our
+programs, Pallas in interpret mode on a non-TPU plugin.
 
 This is NOT TorchTPU (Google's backend, whose wheel is also named torch_tpu):
 it is a small stand-in, shipped with torchtpu, that lets code generated for

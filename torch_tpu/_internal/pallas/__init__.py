@@ -1,8 +1,8 @@
 """torch_tpu._internal.pallas: torchtpu's implementation of the integration
-module that PyTorch's inductor imports for a "tpu" device
+module that PyTorch's inductor and Helion import for a "tpu" device
 (`from torch_tpu._internal.pallas import tpu_torch_pallas`, emitted by
-torch/_inductor/codegen/pallas.py). It must never be installed beside
-TorchTPU's own wheel, which owns the same name.
+torch/_inductor/codegen/pallas.py; Helion's names are in .pallas). It must
+never be installed beside TorchTPU's own wheel, which owns the same name.
 
 Inductor's generated kernel exports its Pallas program with
 `jax.export.export(jit_wrapper, platforms=["tpu"])`, then calls
