@@ -50,11 +50,13 @@ def _no_jax_error(what):
 
 
 def _jax():
+    """JAX, through torch.tpu.pallas (JAX_PLATFORMS=cpu unless set, as for jax_op)."""
+    from torchtpu import pallas as tp
+
     try:
-        import jax
+        return tp._jax()
     except ImportError as e:
         raise _no_jax_error("tpu_torch_pallas") from e
-    return jax
 
 
 def _non_tpu_plugin():
