@@ -16,6 +16,14 @@ TorchTPU's own wheel (both own the top-level name `torch_tpu`).
 
 Importing it imports torchtpu (the device) and never JAX.
 """
+from importlib import metadata as _metadata
+
 import torchtpu  # noqa: F401  (the "tpu" device; torch.tpu)
 
 __all__ = []
+
+# Helion's autotune cache keys on torch_tpu.__version__: name the runtime it really is.
+try:
+    __version__ = "torchtpu-" + _metadata.version("torchtpu")
+except _metadata.PackageNotFoundError:  # a source tree on PYTHONPATH
+    __version__ = "torchtpu-unknown"
