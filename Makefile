@@ -11,7 +11,7 @@ CTESTS := $(patsubst tests/c/%.c,build/%,$(CTEST_SRCS))
 CTESTS_SAN := $(patsubst tests/c/%.c,build/san/%,$(CTEST_SRCS))
 PLUGIN = $$($(PY) -c 'import torchtpu._plugin as p; print(p.default_plugin_path())')
 
-.PHONY: all venv install demo test layers ctest ctest-san ctest-tsan pytest test-two-hosts bench opinfo fuzz clean
+.PHONY: all venv install demo test layers ctest ctest-san ctest-tsan pytest test-two-hosts bench opinfo fuzz helion-probe clean
 
 all: install
 
@@ -91,6 +91,12 @@ opinfo: install $(VENV)/.testdeps
 # Differential fuzzer (tools/fuzz): 3 seeds x 7000 random calls, CPU vs tpu -> build/fuzz/report.md.
 fuzz: install
 	$(PY) -m tools.fuzz --seeds 1,2,3 --calls 7000 --batch 400 --jobs 2
+
+# Helion's @helion.kernel(backend="pallas") called directly on tpu tensors (examples/pallas_probes.py).
+# Helion is not a dependency: install it apart with pip install --no-deps --target $(HELION_PATH) helion==1.5.1.
+HELION_PATH ?= /tmp/helion_pkgs
+helion-probe: install $(VENV)/.testdeps
+	PYTHONPATH=$(HELION_PATH) $(PY) examples/pallas_probes.py
 
 bench: install
 	$(PY) bench/bench_overhead.py

@@ -6,7 +6,8 @@
     python -m venv --system-site-packages /tmp/tokvenv && /tmp/tokvenv/bin/pip install tokamax==0.0.12
     PYTHONPATH=/tmp/tokvenv/lib/python3.11/site-packages python examples/pallas_probes.py
 
-Each part runs if its library imports and says why otherwise."""
+Each part runs if its library imports and says why otherwise (`make helion-probe`
+runs the Helion part with Helion from HELION_PATH, default /tmp/helion_pkgs)."""
 import os
 
 import torch
@@ -33,10 +34,22 @@ def helion_add_vectors():
     add_vectors = _helion_kernel()
     x = torch.tensor([1.0, 2.0, 3.0], device="tpu")
     y = torch.tensor([4.0, 5.0, 6.0], device="tpu")
-    try:
-        add_vectors(x, y)
-    except ModuleNotFoundError as e:  # Helion's launcher imports TorchTPU's private torch_tpu._internal
-        print("helion direct call:", e)
+    # Called directly: Helion's launcher runs it through torch_tpu._internal
+    # (this repo's torch_tpu/: JaxCallable on jax_op).
+    z = add_vectors(x, y)
+    assert z.device.type == "tpu", z.device
+    torch.testing.assert_close(z.cpu(), torch.tensor([5.0, 7.0, 9.0]))
+    print("helion direct call:", z)
+    # 1024 elements: a grid of 128-element tiles. (1000 fails in Pallas's
+    # interpret mode, directly and through jax_op alike: Helion's ragged last
+    # tile is a dynamically shaped copy in its emit_pipeline.)
+    xc, yc = torch.randn(1024), torch.randn(1024)
+    xt, yt = xc.to("tpu"), yc.to("tpu")
+    torch.testing.assert_close(add_vectors(xt, yt).cpu(), xc + yc)
+    misses = torch.tpu.cache_stats()["misses"]
+    torch.testing.assert_close(add_vectors(xt, yt).cpu(), xc + yc)  # no JAX lowering, no compile
+    assert torch.tpu.cache_stats()["misses"] == misses, "the repeated call compiled again"
+    print("helion direct call, 1024 elements twice: matches CPU, compiled once")
     op = torch.tpu.pallas.jax_op("helion::add_vectors", add_vectors)  # its Kernel.jax_fn
     print("helion via jax_op:", op(x, y))
 

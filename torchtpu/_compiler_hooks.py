@@ -4,7 +4,8 @@ Dynamo and inductor cost a second to import, so torchtpu never imports them:
 `install()` acts at once on those already imported, and otherwise leaves a
 one-shot import hook that acts right after each module loads.
 
-- torch._dynamo: torchtpu's own Python files are added to Dynamo's skip list
+- torch._dynamo: torchtpu's own Python files (but torchtpu.pallas, whose
+  jax_op calls user code puts in graphs) are added to Dynamo's skip list
   (`trace_rules.add`), so a frame of ours that runs while a compiled function
   runs eagerly around a graph break (the CPU fallback's kernel, printing,
   torch.tpu's calls) runs as plain Python instead of being traced by Dynamo,
@@ -12,24 +13,36 @@ one-shot import hook that acts right after each module loads.
 
 - torch._inductor.codegen.common: torch.compile's default backend (inductor)
   on tpu tensors. PyTorch 2.13 registers device "tpu" with inductor's Pallas
-  code generator, whose kernels import `torch_tpu._internal.pallas.
-  tpu_torch_pallas` (TorchTPU's wheel, not this package) and JAX, so a compile
-  fails deep in inductor with "No module named 'torch_tpu'". We register our
-  own device backend for "tpu" through inductor's registration API
-  (`register_backend_for_device`, which inductor's built-in registration
-  leaves alone once set); its wrapper and scheduling raise MESSAGE, naming
-  backend="tpu". README ("torch.compile's default backend") says what
-  inductor's tpu path would need from a module to work for real."""
+  code generator, whose kernels call `torch_tpu._internal.pallas.
+  tpu_torch_pallas`; this repository's `torch_tpu` package implements that
+  interface on top of torch.tpu.pallas's spliced StableHLO, so inductor works
+  on tpu tensors when JAX is installed (`pip install torchtpu[jax]`). Without
+  JAX we register our own device backend for "tpu" through inductor's
+  registration API (`register_backend_for_device`, which inductor's built-in
+  registration leaves alone once set); its wrapper and scheduling raise
+  MESSAGE, naming backend="tpu" and the extra."""
 import importlib.abc
 import importlib.machinery
 import sys
 
 MESSAGE = (
-    "torch.compile's default backend (inductor) cannot compile for device 'tpu': inductor's tpu path "
-    "generates Pallas kernels for TorchTPU's torch_tpu package, which torchtpu does not provide. "
-    "Use torch.compile(model, backend=\"tpu\"), which compiles each graph to StableHLO programs "
-    "run by this device."
+    "torch.compile's default backend (inductor) cannot compile for device 'tpu' here: inductor's tpu path "
+    "generates Pallas kernels, which need JAX (pip install torchtpu[jax]). "
+    "Or use torch.compile(model, backend=\"tpu\"), which compiles each graph to StableHLO programs "
+    "run by this device and needs no JAX."
 )
+
+
+def _jax_available():
+    """Whether JAX can be imported, without importing it."""
+    import importlib.util
+
+    if "jax" in sys.modules:
+        return sys.modules["jax"] is not None
+    try:
+        return importlib.util.find_spec("jax") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _refuse(*args, **kwargs):
@@ -46,13 +59,26 @@ class _RefusingWrapper(metaclass=_Refusing):
 
 
 def _after_inductor_registry(common):
-    common.register_backend_for_device("tpu", _refuse, _RefusingWrapper)
+    if not _jax_available():
+        common.register_backend_for_device("tpu", _refuse, _RefusingWrapper)
+
+
+# Modules whose functions user code calls inside compiled functions and that
+# Dynamo must trace (jax_op's call reaches a torch.library op).
+_TRACED = {"pallas"}
 
 
 def _after_dynamo(dynamo):
+    import os
+    import pkgutil
+
     from torch._dynamo import trace_rules
 
-    trace_rules.add(__name__.split(".")[0])
+    package = __name__.split(".")[0]
+    root = os.path.dirname(os.path.abspath(__file__))
+    for info in pkgutil.iter_modules([root]):
+        if info.name not in _TRACED:
+            trace_rules.add(f"{package}.{info.name}")
 
 
 _HOOKS = {
