@@ -79,6 +79,17 @@ def _install_interpret_rule():
     _patched = True
 
 
+def _refuse_custom_calls(text, what, platform, hint=""):
+    """Raises naming the custom calls in module text, which a non-TPU plugin
+    cannot run (JAX runtime calls, Mosaic kernels): only plain StableHLO is
+    spliced there."""
+    calls = sorted(set(re.findall(r"custom_call\s*@([\w.$-]+)", text)))
+    if calls:
+        raise NotImplementedError(
+            f"{what} calls {', '.join(calls)} (custom calls the {platform} plugin cannot run); only plain "
+            f"StableHLO runs on this platform{hint}")
+
+
 def _jax_dtype(op_name, dt):
     name = _TORCH_TO_JAX.get(dt)
     if name is None:
@@ -218,12 +229,7 @@ class JaxOp:
                 _state.interpret = prev
             self.lowerings += 1
             if platform != "tpu":
-                calls = sorted(set(re.findall(r"custom_call\s*@([\w.$-]+)", text)))
-                if calls:
-                    raise NotImplementedError(
-                        f"{self.name}: its lowered module calls {', '.join(calls)} (custom calls of JAX's own "
-                        f"runtime), which the {platform} plugin cannot run; only plain StableHLO is spliced on "
-                        "this platform")
+                _refuse_custom_calls(text, f"{self.name}: its lowered module", platform)
             key, nin, nout = _C.foreign_intern(text)
             if nin != len(args):
                 raise RuntimeError(f"{self.name}: JAX lowered {nin} arguments for {len(args)} tensors")

@@ -121,14 +121,11 @@ class _TpuTorchPallas:
             raise TypeError(f"register_custom_kernel({name!r}): serialized_mlir_module is required")
         text = _module_text(name, serialized_mlir_module)
         if _non_tpu_plugin():
-            import re
+            from torchtpu import pallas as tp
 
-            calls = sorted(set(re.findall(r"custom_call\s*@([\w.$-]+)", text)))
-            if calls:
-                raise NotImplementedError(
-                    f"{name}: the kernel's exported module calls {', '.join(calls)} (custom calls the "
-                    f"{torch.tpu.runtime_info().get('platform_name', '?')} plugin cannot run); only plain "
-                    "StableHLO runs on this platform (use torch.compile(..., backend=\"tpu\"))")
+            tp._refuse_custom_calls(text, f"{name}: the kernel's exported module",
+                                    torch.tpu.runtime_info().get("platform_name", "?"),
+                                    ' (use torch.compile(..., backend="tpu"))')
         fkey, nin, nout = _C.foreign_intern(text)
         with self._lock:
             self._kernels[(name, key)] = _Kernel(name, fkey, nin, nout)
