@@ -148,7 +148,9 @@ def test_defer_and_fuse_one_executable_with_neighbours():
         out = s.cpu()
     after = torch.tpu.cache_stats()
     assert after["misses"] - before["misses"] == 1  # sin, mul, the kernel, relu, add, softmax: one program
-    assert after["executables"] - before["executables"] == 1
+    # executables added to tier 1 (its entry limit may evict as many after a long run)
+    added = (after["executables"] + after["tier1_evicted"]) - (before["executables"] + before["tier1_evicted"])
+    assert added == 1
     assert torch.tpu.region_stats()["last_ops"] >= 6
     torch.testing.assert_close(out, torch.softmax(torch.relu(xc.sin() + yc * 2) + 1, -1))
 
