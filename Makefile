@@ -42,19 +42,42 @@ install: $(VENV)/.installed $(VENV)/.testdeps
 demo: install
 	$(PY) examples/quickstart.py
 
-build/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/*/*.h) $(wildcard tests/c/*.h)
-	@mkdir -p build
-	$(CC) $(CFLAGS_CORE) -O1 $(CORE_SRCS) $< -o $@ -ldl -lpthread -lm
+# The core is compiled once per flavour (plain, ASan+UBSan, TSan) into
+# objects that every C test of that flavour links; -MMD makes each object
+# depend on the headers it includes.
+SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+TSAN_FLAGS := -fsanitize=thread
+CORE_OBJS      := $(patsubst csrc/%.c,build/obj/plain/%.o,$(CORE_SRCS))
+CORE_OBJS_SAN  := $(patsubst csrc/%.c,build/obj/san/%.o,$(CORE_SRCS))
+CORE_OBJS_TSAN := $(patsubst csrc/%.c,build/obj/tsan/%.o,$(CORE_SRCS))
 
-build/san/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/*/*.h) $(wildcard tests/c/*.h)
-	@mkdir -p build/san
-	$(CC) $(CFLAGS_CORE) -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined $(CORE_SRCS) $< -o $@ -ldl -lpthread -lm
+build/obj/plain/%.o: csrc/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -O1 -MMD -MP -c $< -o $@
+
+build/obj/san/%.o: csrc/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -O1 $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
 # ThreadSanitizer over the tests that run threads of ours (the compile pool);
 # tests/c/tsan.supp silences reports inside the uninstrumented XLA plugin.
-build/tsan/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/*/*.h) $(wildcard tests/c/*.h)
+build/obj/tsan/%.o: csrc/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -O1 $(TSAN_FLAGS) -MMD -MP -c $< -o $@
+
+-include $(wildcard build/obj/*/*/*.d build/*.d build/san/*.d build/tsan/*.d)
+
+build/%: tests/c/%.c $(CORE_OBJS) $(wildcard tests/c/*.h)
+	@mkdir -p build
+	$(CC) $(CFLAGS_CORE) -O1 -MMD -MP $< $(CORE_OBJS) -o $@ -ldl -lpthread -lm
+
+build/san/%: tests/c/%.c $(CORE_OBJS_SAN) $(wildcard tests/c/*.h)
+	@mkdir -p build/san
+	$(CC) $(CFLAGS_CORE) -O1 -MMD -MP $(SAN_FLAGS) $< $(CORE_OBJS_SAN) -o $@ -ldl -lpthread -lm
+
+build/tsan/%: tests/c/%.c $(CORE_OBJS_TSAN) $(wildcard tests/c/*.h)
 	@mkdir -p build/tsan
-	$(CC) $(CFLAGS_CORE) -O1 -fsanitize=thread $(CORE_SRCS) $< -o $@ -ldl -lpthread -lm
+	$(CC) $(CFLAGS_CORE) -O1 -MMD -MP $(TSAN_FLAGS) $< $(CORE_OBJS_TSAN) -o $@ -ldl -lpthread -lm
 
 build/fakeplugin.so: tests/c/test_pjrt_fakeplugin.c
 	@mkdir -p build

@@ -297,7 +297,7 @@ static int sync_default_dtype(void) {
 }
 
 int tt_py_args_convert(PyObject *tuple, const char *op, tt_py_args_t *out) {
-  if (!sync_default_dtype() || !tt_py_sync_matmul_precision()) return 0;
+  if (!sync_default_dtype()) return 0;
   out->nargs = 0;
   out->nowned = 0;
   out->generator = NULL;

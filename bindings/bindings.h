@@ -50,9 +50,9 @@ tt_storage_t *tt_py_tensor_storage(PyObject *tensor);
  * has 0 bytes and no pointer. Returns 0 with an exception set on failure. */
 int tt_py_sync_storage(PyObject *st, tt_storage_t *s, int fresh);
 
-/* Pushes this call's float32 matmul precision to the core (precision.c);
- * 0 with an exception set on failure. */
-int tt_py_sync_matmul_precision(void);
+/* Makes the engine ask this file for the float32 matmul precision of the
+ * calls that contract float32 values (precision.c). */
+void tt_py_install_matmul_precision(tt_engine_t *e);
 /* torch.tpu.precision's functions of the _C module (precision.c). */
 extern PyMethodDef tt_py_precision_methods[];
 

@@ -27,6 +27,7 @@ static PyObject *py_init(PyObject *self, PyObject *args) {
   if (tt_py.engine) Py_RETURN_NONE; /* idempotent */
   tt_status_t s = tt_init(fallback, &tt_py.engine);
   if (s) return tt_py_raise(s);
+  tt_py_install_matmul_precision(tt_py.engine);
   Py_RETURN_NONE;
 }
 

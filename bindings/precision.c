@@ -1,10 +1,10 @@
-/* The float32 matmul precision of each call, pushed to the core before the
- * op is lowered (as the default dtype is, bindings/args.c): the calling
- * thread's torch.tpu.precision block if any, else PyTorch's global
- * torch.get_float32_matmul_precision() (which allow_tf32 and the
+/* The float32 matmul precision of a call, asked by the core while it
+ * lowers a float32 contraction (dot_general, convolution), on the calling
+ * thread: the thread's torch.tpu.precision block if any, else PyTorch's
+ * global torch.get_float32_matmul_precision() (which allow_tf32 and the
  * fp32_precision flags also move), with a platform default (medium on a
- * TPU) while the user has set nothing. The core holds only the value of the
- * call in progress; this file holds the Python-side inputs to it. */
+ * TPU) while the user has set nothing. Ops that contract nothing never ask,
+ * so they pay nothing for it. This file holds the Python-side inputs. */
 #include <string.h>
 
 #include "bindings.h"
@@ -98,12 +98,19 @@ static int thread_mode(void) {
   return global_mode();
 }
 
-int tt_py_sync_matmul_precision(void) {
+/* The engine asks this while lowering a float32 contraction, on the thread
+ * making the call (which holds the GIL). A failure to read PyTorch's setting
+ * (it cannot raise but for a broken torch) is reported as unraisable and
+ * the op gets the most precise mode. */
+static int precision_source(void *ctx) {
+  (void)ctx;
   int mode = thread_mode();
-  if (mode < 0) return 0;
-  if (tt_py.engine && mode != tt_call_matmul_precision(tt_py.engine)) tt_call_set_matmul_precision(tt_py.engine, mode);
-  return 1;
+  if (mode >= 0) return mode;
+  PyErr_WriteUnraisable(NULL);
+  return TT_PREC_HIGHEST;
 }
+
+void tt_py_install_matmul_precision(tt_engine_t *e) { tt_call_set_matmul_precision_source(e, precision_source, NULL); }
 
 static int mode_arg(PyObject *arg, int allow_none) {
   if (allow_none && arg == Py_None) return -1;

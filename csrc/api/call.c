@@ -232,6 +232,11 @@ void tt_call_set_matmul_precision(tt_engine_t *e, int precision) {
 
 int tt_call_matmul_precision(const tt_engine_t *e) { return e->matmul_precision; }
 
+void tt_call_set_matmul_precision_source(tt_engine_t *e, int (*source)(void *ctx), void *ctx) {
+  e->matmul_precision_source = source;
+  e->matmul_precision_ctx = ctx;
+}
+
 tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
   /* Results and the lowering context are large (their arrays bound what one
    * op may touch) and filled before being read: reset only the counters. */
@@ -258,7 +263,6 @@ tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_cal
   tt_lower_t *L = &sc->L;
   L->env = &env;
   L->default_float = e->default_float;
-  L->matmul_precision = e->matmul_precision;
   L->nparams = L->nouts = L->nwrites = L->nchecks = 0;
   L->g = g;
   L->op = def->name;

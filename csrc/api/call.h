@@ -37,6 +37,10 @@ void tt_call_set_default_dtype(tt_engine_t *e, tt_dtype_t dt);
  * convolution an op lowers to carries it (node sub, so in the cache key). */
 void tt_call_set_matmul_precision(tt_engine_t *e, int precision);
 int tt_call_matmul_precision(const tt_engine_t *e);
+/* Or a source asked during lowering, only by the ops that contract float32
+ * values, on the calling thread (NULL: the value set above). The embedding
+ * uses it so that the other ops pay nothing for the setting. */
+void tt_call_set_matmul_precision_source(tt_engine_t *e, int (*source)(void *ctx), void *ctx);
 
 tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out);
 /* The out= rule of ATen out overload `name` ("argmax.out") for its output

@@ -54,6 +54,11 @@ struct tt_engine_s {
   tt_eager_mode_t mode;
   tt_dtype_t default_float; /* torch.get_default_dtype() of the embedding: F32, F64, F16 or BF16 */
   int matmul_precision;     /* float32 matmul precision (tt_precision_t, ir/graph.h) of the next calls */
+  /* Where the lowering asks for the precision instead, when set (the
+   * embedding's per-thread setting, asked on the calling thread during the
+   * op's lowering, and only by float32 contractions): NULL = the field above. */
+  int (*matmul_precision_source)(void *ctx);
+  void *matmul_precision_ctx;
   tt_region_t region;
   tt_launchq_t launchq;
   tt_inflight_t inflight;

@@ -21,7 +21,13 @@ static void env_rng_draw(void *self, uint64_t *out_seed, uint64_t *out_offset) {
   *out_offset = e->rng_offset++;
 }
 
+static int env_matmul_precision(void *self) {
+  tt_engine_t *e = self;
+  int p = e->matmul_precision_source ? e->matmul_precision_source(e->matmul_precision_ctx) : e->matmul_precision;
+  return (p == TT_PREC_HIGH || p == TT_PREC_MEDIUM) ? p : TT_PREC_HIGHEST;
+}
+
 tt_lower_env_t tt_engine_lower_env(tt_engine_t *e) {
-  tt_lower_env_t env = {e, env_param, env_storage_base, env_storage_meta, env_rng_draw};
+  tt_lower_env_t env = {e, env_param, env_storage_base, env_storage_meta, env_rng_draw, env_matmul_precision};
   return env;
 }

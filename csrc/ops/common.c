@@ -27,12 +27,12 @@ tt_dtype_t tt_op_math_type(tt_dtype_t dt) { return (dt == TT_BF16 || dt == TT_F1
  * from the engine's by api/call.c): F32, F64, F16 or BF16. */
 tt_dtype_t tt_op_default_float(const tt_lower_t *L) { return L->default_float; }
 
-/* The float32 matmul precision (tt_precision_t) of the call (tt_lower_t's
- * matmul_precision, set from the engine's by api/call.c: the global
+/* The float32 matmul precision (tt_precision_t) of the call, asked of the
+ * engine only here (exec/lower_env.c: the global
  * torch.set_float32_matmul_precision or a torch.tpu.precision block around
- * the call). */
+ * the call, as the embedding reports it). */
 int tt_op_matmul_precision_for(const tt_lower_t *L, tt_dtype_t dt) {
-  return dt == TT_F32 ? L->matmul_precision : TT_PREC_HIGHEST;
+  return dt == TT_F32 ? L->env->matmul_precision(L->env->self) : TT_PREC_HIGHEST;
 }
 
 /* PyTorch's default complex type follows the default float type; complex32

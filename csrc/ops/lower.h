@@ -27,12 +27,14 @@ typedef struct tt_lower_env_s {
   void (*storage_meta)(void *self, const tt_storage_t *s, tt_dtype_t *out_dtype, int64_t *out_numel);
   /* The generator's seed and its offset before this draw (the offset advances). */
   void (*rng_draw)(void *self, uint64_t *out_seed, uint64_t *out_offset);
+  /* The float32 matmul precision (tt_precision_t) of the call in progress,
+   * asked only by the lowerings that contract float32 values. */
+  int (*matmul_precision)(void *self);
 } tt_lower_env_t;
 
 typedef struct tt_lower_s {
   const tt_lower_env_t *env;
   tt_dtype_t default_float; /* torch.get_default_dtype() for this call (ops/common.h) */
-  int matmul_precision;     /* tt_precision_t of float32 contractions in this call (ops/common.h) */
   tt_graph_t *g;
   const char *op; /* "aten::add.Tensor" */
   tt_arg_t *args;

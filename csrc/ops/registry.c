@@ -1,7 +1,10 @@
-/* Op lookup over the family tables, by linear scan once into a flat index. */
+/* The op table: the family tables flattened once into ids, names checked
+ * unique, lookup by binary search over the sorted names. */
 #include "ops/registry.h"
 
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/families.h"
@@ -82,16 +85,36 @@ static const tt_op_def_t *const *families(void) {
 }
 
 #define MAX_OPS 2048
-/* The flat table, built once (pthread_once: engines on several threads may
- * look ops up at once) and read-only after. */
+/* The flat table and its names in sorted order, built once (pthread_once:
+ * engines on several threads may look ops up at once) and read-only after. */
 static const tt_op_def_t *flat[MAX_OPS];
+static int by_name[MAX_OPS]; /* ids, sorted by name */
 static int nflat;
 static pthread_once_t built = PTHREAD_ONCE_INIT;
+
+static int cmp_ids(const void *a, const void *b) {
+  return strcmp(flat[*(const int *)a]->name, flat[*(const int *)b]->name);
+}
+
+/* A table that cannot be indexed is a build mistake: it stops the process
+ * at load, naming the row, rather than shadowing one lowering with another. */
+static void fail(const char *what, const char *name) {
+  fprintf(stderr, "torchtpu: op registry: %s: %s (csrc/ops/registry.c)\n", what, name);
+  abort();
+}
 
 static void build(void) {
   nflat = 0;
   for (const tt_op_def_t *const *f = families(); *f; f++)
-    for (const tt_op_def_t *d = *f; d->name && nflat < MAX_OPS; d++) flat[nflat++] = d;
+    for (const tt_op_def_t *d = *f; d->name; d++) {
+      if (nflat == MAX_OPS) fail("more ops than MAX_OPS; raise it", d->name);
+      if (!d->fn) fail("an op without a lowering", d->name);
+      by_name[nflat] = nflat;
+      flat[nflat++] = d;
+    }
+  qsort(by_name, (size_t)nflat, sizeof by_name[0], cmp_ids);
+  for (int i = 1; i < nflat; i++)
+    if (!strcmp(flat[by_name[i]]->name, flat[by_name[i - 1]]->name)) fail("an op registered twice", flat[by_name[i]]->name);
 }
 
 int tt_ops_count(void) {
@@ -106,7 +129,12 @@ const tt_op_def_t *tt_ops_get(int id) {
 
 int tt_ops_find(const char *name) {
   pthread_once(&built, build);
-  for (int i = 0; i < nflat; i++)
-    if (strcmp(flat[i]->name, name) == 0) return i;
+  int lo = 0, hi = nflat - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2, c = strcmp(name, flat[by_name[mid]]->name);
+    if (c == 0) return by_name[mid];
+    if (c < 0) hi = mid - 1;
+    else lo = mid + 1;
+  }
   return -1;
 }

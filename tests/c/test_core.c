@@ -245,7 +245,33 @@ static void test_from_host(void) {
   tt_storage_release(s);
 }
 
+/* The registry: every row named, lowered and found again by its name (the
+ * binary search agrees with the table), flags only of the known kinds, an
+ * in-place flag only on a trailing-underscore name. */
+static void test_registry(void) {
+  int n = tt_ops_count(), bad = 0;
+  CHECK(n > 400);
+  for (int id = 0; id < n; id++) {
+    const tt_op_def_t *d = tt_ops_get(id);
+    if (!d || !d->name || !d->name[0] || !d->fn || tt_ops_find(d->name) != id ||
+        (d->flags & ~(TT_OPF_INPLACE | TT_OPF_RANDOM | TT_OPF_UNIFORM_WRITE))) {
+      bad++;
+      continue;
+    }
+    if (d->flags & TT_OPF_INPLACE) {
+      const char *dot = strchr(d->name, '.');
+      size_t len = dot ? (size_t)(dot - d->name) : strlen(d->name);
+      if (len < 2 || d->name[len - 1] != '_') bad++;
+    }
+  }
+  CHECK(bad == 0);
+  CHECK(tt_ops_get(n) == NULL && tt_ops_get(-1) == NULL);
+  CHECK(tt_ops_find("no_such_op.Tensor") == -1 && tt_ops_find("") == -1 && tt_ops_find("zzzz") == -1);
+  CHECK(tt_ops_find("add.Tensor") >= 0 && tt_ops_find("add") != tt_ops_find("add.Tensor"));
+}
+
 int main(void) {
+  test_registry();
   if (!CHECK_OK(tt_init(NULL, &E))) return check_summary();
   test_from_host();
   test_add();
