@@ -82,5 +82,8 @@ def _fused_with(settings):
 def backend(gm, example_inputs, mode=None, options=None, **kwargs):
     from torch._dynamo.backends.common import aot_autograd
 
+    from .distributed import _handshake
+
     fused = _fused_with(_settings(mode, options))
-    return aot_autograd(fw_compiler=fused, bw_compiler=fused)(gm, example_inputs, **kwargs)
+    compiled = aot_autograd(fw_compiler=fused, bw_compiler=fused)(gm, example_inputs, **kwargs)
+    return _handshake.wrap(gm, example_inputs, compiled)  # graphs with collectives: the SPMD handshake

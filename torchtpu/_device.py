@@ -328,6 +328,9 @@ def module():
     from .distributed._topology import topology_aware_mesh
 
     m.topology_aware_mesh = topology_aware_mesh
+    from .distributed._handshake import spmd_safe
+
+    m.spmd_safe = spmd_safe
     return m
 
 

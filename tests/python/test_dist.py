@@ -20,7 +20,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def launch(world, case, timeout=150, env=None, ranks=None):
+def launch(world, case, timeout=150, env=None, ranks=None, worker=WORKER):
     port = free_port()
     reinit = ",".join(str(free_port()) for _ in range(3))
     procs = []
@@ -28,7 +28,7 @@ def launch(world, case, timeout=150, env=None, ranks=None):
         # OMP_NUM_THREADS=1 as torchrun sets: N ranks share 2 cores
         e = dict(os.environ, OMP_NUM_THREADS="1", RANK=str(r), WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1",
                  MASTER_PORT=str(port), REINIT_PORTS=reinit, **(env or {}))
-        procs.append(subprocess.Popen([sys.executable, WORKER, case], env=e, stdout=subprocess.PIPE,
+        procs.append(subprocess.Popen([sys.executable, worker, case], env=e, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, text=True))
     deadline = time.time() + timeout
     outs = []

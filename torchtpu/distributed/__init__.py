@@ -14,6 +14,8 @@ imported torch.distributed). Files, one job each:
   `set_tpu_launch_env()`, and `python -m torch.tpu.distributed` (`__main__.py`).
 - `_topology.py`: `topology_aware_mesh` (torch.tpu.topology_aware_mesh).
 - `_mesh_compat.py`: DeviceMesh's `preserve_rank_order=` keyword.
+- `_handshake.py`: `@torch.tpu.spmd_safe` and the compilation handshake of
+  graphs with collectives (TORCH_TPU_SPMD_HANDSHAKE_STAGE).
 
 `torch.tpu.distributed` is this module (registered in sys.modules under that
 name too, so `python -m torch.tpu.distributed` runs `__main__.py`).
@@ -26,3 +28,4 @@ once the plugin can run collectives across processes.
 from ._backend import BACKEND_NAME, is_available, register  # noqa: F401
 from ._launch import launch_env, set_tpu_launch_env  # noqa: F401
 from ._topology import topology_aware_mesh  # noqa: F401
+from ._handshake import spmd_safe  # noqa: F401
