@@ -5,7 +5,7 @@ from setuptools import Extension, setup
 
 sources = sorted(glob.glob("csrc/**/*.c", recursive=True)) + sorted(glob.glob("bindings/*.c"))
 # a changed header rebuilds the extension (without this, objects compiled against an older struct survive)
-headers = sorted(glob.glob("csrc/**/*.h", recursive=True)) + sorted(glob.glob("bindings/*.h"))
+headers = sorted(glob.glob("csrc/**/*.h", recursive=True)) + sorted(glob.glob("csrc/**/*.def", recursive=True)) + sorted(glob.glob("bindings/*.h"))
 
 setup(
     ext_modules=[
