@@ -255,6 +255,22 @@ def case_p2p_async(gloo):
     same(fc.broadcast(x.to("tpu"), 1, W), torch.arange(4.0) + 1, "fc.broadcast")
 
 
+def case_temporaries(gloo):
+    # collectives on tensors that die right after the call, back to back: gloo's
+    # worker releasing a finished collective's tensors must never need the GIL
+    # (torchtpu/distributed/_lifetime.py); before, this hung nearly every run
+    from torchtpu.distributed import _lifetime
+    for _ in range(1500):
+        dist.all_reduce(torch.ones(2))
+    for _ in range(200):
+        dist.all_reduce(torch.ones(2, device="tpu"))
+    obj = [None] * WORLD
+    dist.all_gather_object(obj, RANK)
+    check(obj == list(range(WORLD)), f"all_gather_object {obj}")
+    dist.barrier()
+    check(_lifetime.held() <= 8, f"{_lifetime.held()} tensors still held after the loop")
+
+
 def case_subgroups(gloo):
     # the 4-process case: new_group, split_group, device mesh dimensions
     evens, odds = dist.new_group([0, 2]), dist.new_group([1, 3])

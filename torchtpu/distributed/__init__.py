@@ -9,6 +9,7 @@ imported torch.distributed). Files, one job each:
 - `_staging.py`: the host path: a tpu tensor staged through host memory over
   torch's gloo (dtype rules, copy back into the tpu tensor).
 - `_work.py`: Work objects returned for tpu tensors.
+- `_lifetime.py`: tensors given to gloo, held until its threads let go (a hang otherwise).
 - `_launch.py`: the launch environment (TORCH_TPU_TOPOLOGY,
   TORCH_TPU_SLICEBUILDER_ADDRESSES, TORCH_TPU_DEVICES_PER_HOST),
   `set_tpu_launch_env()`, and `python -m torch.tpu.distributed` (`__main__.py`).

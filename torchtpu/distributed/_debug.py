@@ -8,6 +8,8 @@ import os
 import torch
 from torch._C._distributed_c10d import ProcessGroup
 
+from . import _lifetime
+
 _WIDTH = 512
 # ops whose first argument (in-place) or second (the input) must agree in shape
 _SHAPE_ARG = {"allreduce_": 0, "allreduce_coalesced_": 0, "broadcast_": 0, "reduce_": 0,
@@ -53,6 +55,7 @@ def check(name, args):
     buf[:len(enc)] = torch.tensor(list(enc), dtype=torch.uint8)
     outs = [torch.empty(_WIDTH, dtype=torch.uint8) for _ in range(pg.size())]
     gloo.allgather([outs], [buf]).wait()
+    _lifetime.keep(outs + [buf])  # gloo's worker may not have let go of them yet
     calls = [bytes(o.tolist()).rstrip(b"\0").decode(errors="replace") for o in outs]
     if len(set(calls)) > 1:
         lines = "; ".join(f"rank {r} calls {c}" for r, c in enumerate(calls))

@@ -11,7 +11,7 @@ op; putting it in PATHS replaces the staging for that collective only.
 import torch
 from torch._C._distributed_c10d import Work
 
-from . import _debug, _staging, _work
+from . import _debug, _lifetime, _staging, _work
 
 _c10d = torch.ops.c10d
 
@@ -69,19 +69,29 @@ def _check_reduce_op(name, args):
 def _host(name, op, args):
     out_idx, inplace, deferred = _OPS[name]
     _check_reduce_op(name, args)
+    _lifetime.prune()
     if _debug.enabled():
         _debug.check(name, args)
     pairs = []  # (tpu tensor, host tensor) written back after the collective
+    staged = []  # every host tensor given to gloo: kept until gloo lets go (_lifetime)
 
     def stage(t, is_out):
-        if not _staging.is_staged(t):
-            return t
+        if not _staging.is_staged(t):  # a CPU tensor beside tpu ones: an alias, as _lifetime says
+            return _lifetime.alias_host_tensors(t, staged)
         h = _staging.to_host(t, copy=(not is_out) or inplace, as_bytes=name in _MOVES)
+        staged.append(h)
         if is_out:
             pairs.append((t, h))
         return h
 
     host_args = [_map(a, lambda t, o=(i == out_idx): stage(t, o)) for i, a in enumerate(args)]
+    try:
+        return _run(name, op, args, host_args, pairs, out_idx, deferred)
+    finally:
+        _lifetime.keep(staged)
+
+
+def _run(name, op, args, host_args, pairs, out_idx, deferred):
     res = op(*host_args)
     ret_work = res[-1] if isinstance(res, tuple) else res
     n_ret = len(op._schema.returns)

@@ -4,6 +4,8 @@ import torch
 import torch.distributed as dist
 from torch._C._distributed_c10d import ProcessGroupGloo
 
+from . import _lifetime
+
 _PREMUL_SUM = dist.ReduceOp.RedOpType.PREMUL_SUM
 
 
@@ -27,7 +29,11 @@ class TpuProcessGroup(dist.ProcessGroup):
         if factor is not None:
             for t in tensors:  # in place: the tensors are the outputs
                 t.mul_(factor)
-        return super().allreduce(tensors, opts)
+        tensors, aliases = _aliased(tensors)
+        try:
+            return super().allreduce(tensors, opts)
+        finally:
+            _lifetime.keep(aliases)
 
     # PREMUL_SUM of reduce_scatter(_tensor) from Python (FSDP's gradient path);
     # C++ callers of these two reach the kernels, which refuse PREMUL_SUM.
@@ -37,7 +43,11 @@ class TpuProcessGroup(dist.ProcessGroup):
         factor, opts = _premul_factor(opts, dist.ReduceScatterOptions)
         if factor is not None:
             input = input * factor  # the caller's input stays as it was
-        return super().reduce_scatter_single(output, input, opts)
+        (output, input), aliases = _aliased((output, input))
+        try:
+            return super().reduce_scatter_single(output, input, opts)
+        finally:
+            _lifetime.keep(aliases)
 
     def reduce_scatter(self, outputs, inputs, opts=None):
         if opts is None:
@@ -45,7 +55,15 @@ class TpuProcessGroup(dist.ProcessGroup):
         factor, opts = _premul_factor(opts, dist.ReduceScatterOptions)
         if factor is not None:
             inputs = [[t * factor for t in ts] for ts in inputs]
-        return super().reduce_scatter(outputs, inputs, opts)
+        (outputs, inputs), aliases = _aliased((outputs, inputs))
+        try:
+            return super().reduce_scatter(outputs, inputs, opts)
+        finally:
+            _lifetime.keep(aliases)
+
+    def shutdown(self):
+        _lifetime.prune()
+        return super().shutdown()
 
     # _coalescing_manager(device=...): the host path runs each collective as
     # it is issued (in order), so the coalesced block is complete at its end.
@@ -56,6 +74,44 @@ class TpuProcessGroup(dist.ProcessGroup):
         from . import _work
 
         return _work.completed([])
+
+
+def _aliased(args):
+    """`args` with CPU tensors passed as aliases, and the aliases: keep them
+    (`_lifetime.keep`) once the call has issued them to gloo (see `_lifetime`:
+    the hang this prevents). Prunes what gloo has let go of since."""
+    _lifetime.prune()
+    aliases = []
+    return _lifetime.alias_host_tensors(args, aliases), aliases
+
+
+def _forwarding(name):
+    base = getattr(dist.ProcessGroup, name)
+
+    def method(self, *args, **kwargs):
+        (args, kwargs), aliases = _aliased((args, kwargs))
+        try:
+            return base(self, *args, **kwargs)  # this frame must be the override's (below)
+        finally:
+            _lifetime.keep(aliases)
+
+    # pybind's trampoline tells a Python override calling its base from a new
+    # call by the calling frame: its code name and its first local (self)
+    method.__code__ = method.__code__.replace(co_name=name, co_qualname=f"TpuProcessGroup.{name}")
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+# Every collective Python's c10d or C++ (through pybind's trampoline) calls on
+# a group: the new names only where the trampoline also looks up a deprecated
+# one (all_to_all_single/alltoall_base, ...), so it never finds two overrides.
+_FORWARDED = ("allreduce_coalesced", "broadcast", "reduce", "allgather", "allgather_coalesced",
+              "all_gather_single", "all_gather_single_coalesced", "reduce_scatter_single_coalesced",
+              "gather", "scatter", "alltoall", "all_to_all_single", "send", "recv", "recv_anysource",
+              "barrier", "monitored_barrier")
+for _name in _FORWARDED:
+    setattr(TpuProcessGroup, _name, _forwarding(_name))
+del _name
 
 
 def _premul_factor(opts, options_type):
