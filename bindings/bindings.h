@@ -96,6 +96,10 @@ PyObject *tt_py_fallback_unsupported(PyObject *self, PyObject *args);
 PyObject *tt_py_fallback_counts(PyObject *self, PyObject *unused);
 PyObject *tt_py_fallback_reset(PyObject *self, PyObject *unused);
 
+/* Compiled graphs (plan.c): module functions and the Plan type. */
+extern PyMethodDef tt_py_plan_methods[];
+int tt_py_plan_ready(PyObject *module);
+
 /* collective_selftest.c: the skinny collective programs on N CPU devices (tests only). */
 PyObject *tt_py_collective_selftest_entry(PyObject *self, PyObject *args);
 PyObject *tt_py_replica_groups_entry(PyObject *self, PyObject *args);
