@@ -58,7 +58,9 @@ def test_training_matches_eager_with_the_optimizer_outside_the_graph(kind):
     for compiled in (False, True):
         m = copy.deepcopy(base).to("tpu")
         f = torch.compile(m, backend="tpu") if compiled else m
-        opt = torch.optim.AdamW(m.parameters(), lr=1e-2)
+        # SGD: Adam's normalization turns the rounding noise of a gradient that
+        # is zero in exact arithmetic (a conv bias before BatchNorm) into lr-sized steps
+        opt = torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9)
         losses = []
         stats = torch.tpu.plan_stats()
         for step in range(5):
