@@ -226,10 +226,11 @@ static PyObject *view_of(PyObject *base, const tt_plan_out_t *o) {
 /* plan_run(plan, args) -> list of outputs */
 static PyObject *py_plan_run(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
   (void)self;
-  if (argc != 2 || Py_TYPE(argv[0]) != &TtPlanType) {
-    PyErr_SetString(PyExc_TypeError, "plan_run(plan, args)");
+  if (argc < 2 || argc > 3 || Py_TYPE(argv[0]) != &TtPlanType) {
+    PyErr_SetString(PyExc_TypeError, "plan_run(plan, args, raise_on_mismatch=True)");
     return NULL;
   }
+  int quiet = argc == 3 && !PyObject_IsTrue(argv[2]);
   TtPlanObject *po = (TtPlanObject *)argv[0];
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
@@ -242,6 +243,16 @@ static PyObject *py_plan_run(PyObject *self, PyObject *const *argv, Py_ssize_t a
   tt_storage_t *ssmall[16];
   tt_storage_t **st = nout <= 16 ? ssmall : PyMem_Calloc((size_t)nout, sizeof(tt_storage_t *));
   PyObject *res = NULL;
+  if (ar && st && quiet) {
+    tt_status_t c = tt_compiled_check(po->plan, ar, (int)na);
+    if (c) { /* not this plan's arguments: None, for the caller to try another */
+      tt_status_free(c);
+      if (ar != asmall) PyMem_Free(ar);
+      if (st != ssmall) PyMem_Free(st);
+      Py_DECREF(aseq);
+      Py_RETURN_NONE;
+    }
+  }
   if (ar && st) {
     tt_status_t s = tt_compiled_run(e, po->plan, ar, (int)na, st);
     if (s) {
@@ -338,7 +349,8 @@ PyMethodDef tt_py_plan_methods[] = {
      "plan_capture_end(args, outputs, name) -> (Plan or None, why it was not captured)"},
     {"plan_capture_abort", py_plan_capture_abort_entry, METH_NOARGS, "drop the open capture (the graph raised)"},
     {"plan_run", (PyCFunction)(void (*)(void))py_plan_run_entry, METH_FASTCALL,
-     "plan_run(plan, args) -> outputs: replay a captured graph"},
+     "plan_run(plan, args, raise_on_mismatch=True) -> outputs: replay a captured graph (None for arguments it "
+     "was not captured for, when raise_on_mismatch is False)"},
     {"plan_stats", py_plan_stats_entry, METH_NOARGS, "{captures, capture_failures, replays}"},
     {"plan_set_view_fn", py_plan_set_view_fn_entry, METH_O, "plan_set_view_fn(fn(base, dtype, size, stride, offset))"},
     {NULL, NULL, 0, NULL},

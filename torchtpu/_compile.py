@@ -87,10 +87,21 @@ def _deferred(gm, args):
         return gm(*args)
 
 
+# Plans kept per graph, one per argument signature the graph is called with.
+# Dynamo's guards recompile on a new shape, dtype or stride, but not on a new
+# storage offset or storage size (x[i] for each i, a batch sliced from a
+# larger tensor): each such signature is captured once (mostly into the same
+# program, found in the cache: a view's offset is a runtime parameter where
+# other views of its shape fit in the storage). Past the limit, calls with a
+# signature of their own run op by op.
+MAX_PLANS = 8
+
+
 class _Graph:
     """One graph of AOTAutograd (a forward, with its saved tensors as outputs,
-    or a backward): captured into a plan on its first call, replayed after;
-    run op by op as deferred work for good when the capture fails."""
+    or a backward): captured into a plan on its first call with a signature,
+    replayed after; run op by op as deferred work for good when a capture
+    fails (the graph holds something a plan cannot replay)."""
 
     def __init__(self, gm, settings, name):
         # AOTAutograd passes the arguments as one list (an instance attribute:
@@ -99,22 +110,34 @@ class _Graph:
         self.gm = gm
         self.settings = settings
         self.name = name
-        self.plan = None
+        self.plans = []  # most recently used first
         self.why = None  # why the graph could not be captured: it runs op by op
         self.lock = threading.Lock()  # one capture at a time; replays need no lock of ours
 
     def __call__(self, args):
-        plan = self.plan
-        if plan is not None:
-            return _C.plan_run(plan, args)
+        plans = self.plans
+        if plans:
+            out = _C.plan_run(plans[0], args, False)
+            if out is not None:
+                return out
+            for plan in plans[1:]:
+                out = _C.plan_run(plan, args, False)
+                if out is not None:
+                    with self.lock:
+                        if plan in self.plans:
+                            self.plans = [plan] + [p for p in self.plans if p is not plan]
+                    return out
         with _cpu_fallback(self.settings["cpu_fallback"]):
-            if self.why is not None:
+            if self.why is not None or len(plans) >= MAX_PLANS:
                 return _deferred(self.gm, args)
             with self.lock:
-                if self.plan is not None:
-                    return _C.plan_run(self.plan, args)
-                if self.why is not None:
+                if self.why is not None or len(self.plans) >= MAX_PLANS:
                     return _deferred(self.gm, args)
+                if self.plans is not plans:  # another thread captured meanwhile: its plan may fit
+                    for plan in self.plans:
+                        out = _C.plan_run(plan, args, False)
+                        if out is not None:
+                            return out
                 return self._capture(list(args))
 
     def _capture(self, args):
@@ -129,7 +152,7 @@ class _Graph:
             if plan is None:
                 self.why = why
             else:
-                self.plan = plan
+                self.plans = [plan] + self.plans  # a new list: readers iterate the old one unlocked
             return outs
 
         if torch.tpu.get_eager_mode() == "defer_and_fuse":

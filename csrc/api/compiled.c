@@ -22,4 +22,8 @@ tt_status_t tt_compiled_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t 
   return tt_plan_run(e, p, args, nargs, out_storages);
 }
 
+tt_status_t tt_compiled_check(const tt_plan_t *p, const tt_tensor_ref_t *args, int nargs) {
+  return tt_plan_check_args(p, args, nargs);
+}
+
 tt_plan_stats_t tt_compiled_stats(const tt_engine_t *e) { return e->plans; }

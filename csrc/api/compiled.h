@@ -23,6 +23,8 @@ tt_status_t tt_compiled_capture_end(tt_engine_t *e, const tt_tensor_ref_t *args,
                                     char *why, size_t why_len);
 tt_status_t tt_compiled_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *args, int nargs,
                             tt_storage_t **out_storages);
+/* Whether args match what p was captured for (the mismatch error if not). */
+tt_status_t tt_compiled_check(const tt_plan_t *p, const tt_tensor_ref_t *args, int nargs);
 tt_plan_stats_t tt_compiled_stats(const tt_engine_t *e);
 
 #endif

@@ -292,7 +292,7 @@ tt_status_t tt_plan_capture_end(tt_engine_t *e, const tt_tensor_ref_t *args, int
 }
 
 /* Checks the arguments against the plan's signatures. */
-static tt_status_t check_args(const tt_plan_t *p, const tt_tensor_ref_t *args, int nargs) {
+tt_status_t tt_plan_check_args(const tt_plan_t *p, const tt_tensor_ref_t *args, int nargs) {
   if (nargs != p->nargs)
     return tt_status_make(TT_INVALID_ARGUMENT, "%s: called with %d arguments, compiled for %d", p->what, nargs,
                           p->nargs);
@@ -327,7 +327,7 @@ static tt_status_t check_args(const tt_plan_t *p, const tt_tensor_ref_t *args, i
 
 tt_status_t tt_plan_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *args, int nargs,
                         tt_storage_t **out_storages) {
-  TT_RETURN_IF_ERROR(check_args(p, args, nargs));
+  TT_RETURN_IF_ERROR(tt_plan_check_args(p, args, nargs));
   /* Pending work first: writes to the arguments' storages come before. */
   TT_RETURN_IF_ERROR(tt_region_flush(e, p->what));
   int np = p->nparams, nout = p->nprog_outs;

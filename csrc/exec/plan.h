@@ -87,6 +87,10 @@ tt_status_t tt_plan_capture_end(tt_engine_t *e, const tt_tensor_ref_t *args, int
 tt_status_t tt_plan_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *args, int nargs,
                         tt_storage_t **out_storages);
 
+/* The check tt_plan_run starts with: OK when args match the signatures,
+ * else the mismatch error (nothing runs). */
+tt_status_t tt_plan_check_args(const tt_plan_t *p, const tt_tensor_ref_t *args, int nargs);
+
 int tt_plan_num_args(const tt_plan_t *p);
 int tt_plan_num_outputs(const tt_plan_t *p);
 const tt_plan_out_t *tt_plan_output(const tt_plan_t *p, int k);

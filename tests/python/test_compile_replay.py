@@ -146,6 +146,23 @@ def test_a_mismatched_argument_raises_naming_it_and_both_signatures():
         _C.plan_run(plan, [x, torch.randn(4, 8)])
 
 
+def test_views_at_new_offsets_are_captured_once_each_and_replayed():
+    """Dynamo does not guard on a storage offset: f(big[i]) for each i is one
+    Dynamo graph whose calls differ in the offset of their argument."""
+    torch._dynamo.reset()
+    f = torch.compile(lambda r: (r * 2).sin() + r, backend="tpu")
+    big = torch.randn(12, 16)
+    bt = big.to("tpu")
+    before = torch.tpu.plan_stats()
+    for _ in range(3):
+        for i in range(4):
+            torch.testing.assert_close(f(bt[i]).cpu(), (big[i] * 2).sin() + big[i], **TOL)
+    after = torch.tpu.plan_stats()
+    assert after["captures"] - before["captures"] == 4 and after["replays"] - before["replays"] == 8, (before, after)
+    for i in range(4, 12):  # past MAX_PLANS signatures: op by op, still right
+        torch.testing.assert_close(f(bt[i]).cpu(), (big[i] * 2).sin() + big[i], **TOL)
+
+
 def test_outputs_that_view_results_and_arguments():
     a = torch.randn(4, 6)
     plan, outs = _capture(lambda x: [x * 2, (x * 2).t(), x[1:], x.view(6, 4)], [a.to("tpu")])
