@@ -271,6 +271,7 @@ tt_status_t tt_plan_capture_end(tt_engine_t *e, const tt_tensor_ref_t *args, int
   }
   char text[200];
   if (!describe(e, p, args, outs, text, sizeof text)) {
+    p->nparams = p->nresults = 0; /* nothing retained yet */
     tt_plan_release(p);
     return give_up(e, why, why_len, text);
   }

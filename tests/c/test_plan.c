@@ -2,7 +2,8 @@
  * one executable and replayed on new arguments with no lowering, argument
  * mismatches refused, a host copy abandoning the capture with eager's
  * results, random draws fresh at every replay, and a graph's write into its
- * argument replayed into the argument's storage.
+ * argument replayed into the argument's storage, constants kept alive by
+ * the plan, and a refused capture that leaves its constants alone.
  * TORCH_TPU_PJRT_PLUGIN names the plugin. */
 #include <math.h>
 #include <string.h>
@@ -181,11 +182,55 @@ static void test_writes_and_draws(void) {
   tt_storage_release(sx);
 }
 
+/* x * c with c a storage made before the graph: a constant the plan keeps
+ * alive; a graph whose output is not a tpu tensor is refused with eager's
+ * results, and its constant is not released by the refusal. */
+static void test_constants_and_refused_outputs(void) {
+  float x[4] = {1, 2, 3, 4}, c[4] = {0.5f, -1, 2, 10}, got[4];
+  for (int round = 0; round < 2; round++) {
+    tt_storage_t *sx = host_f32(x, 4), *sc = host_f32(c, 4);
+    tt_tensor_ref_t rx = vec(sx, 4), rc = vec(sc, 4);
+    CHECK_OK(tt_compiled_capture_begin(E));
+    tt_storage_t *out = call1("mul.Tensor", (tt_arg_t[]){tensor_arg(&rx), tensor_arg(&rc)}, 2);
+    tt_tensor_ref_t args[1] = {rx}, outs[2] = {vec(out, 4), {0}};
+    outs[1].dtype = TT_DTYPE_INVALID; /* a non-tensor or CPU output */
+    tt_plan_t *plan = NULL;
+    char why[256];
+    CHECK_OK(tt_compiled_capture_end(E, args, 1, outs, round ? 2 : 1, "test", &plan, why, sizeof why));
+    read4(out, got);
+    CHECK(got[0] == 0.5f && got[3] == 40);
+    if (round == 0) {
+      CHECK(plan != NULL);
+      tt_storage_release(sc); /* the plan keeps the constant */
+      sc = NULL;
+      float x2[4] = {2, 2, 2, 2};
+      tt_storage_t *sx2 = host_f32(x2, 4), *o = NULL;
+      tt_tensor_ref_t a2[1] = {vec(sx2, 4)};
+      if (plan) CHECK_OK(tt_compiled_run(E, plan, a2, 1, &o));
+      if (o) {
+        read4(o, got);
+        CHECK(got[0] == 1 && got[1] == -2 && got[3] == 20);
+      }
+      tt_storage_release(o);
+      tt_storage_release(sx2);
+    } else {
+      CHECK(!plan && strstr(why, "output 1 is not a tpu tensor"));
+      read4(sc, got); /* still alive and intact */
+      CHECK(got[2] == 2);
+    }
+    tt_plan_release(plan);
+    tt_storage_release(out);
+    tt_storage_release(sx);
+    tt_storage_release(sc);
+  }
+}
+
 int main(void) {
   if (!CHECK_OK(tt_init(NULL, &E))) return check_summary();
   test_capture_and_replay();
   test_host_copy_abandons_the_capture();
   test_writes_and_draws();
+  test_constants_and_refused_outputs();
   tt_shutdown(E);
   return check_summary();
 }
