@@ -68,6 +68,9 @@ typedef struct tt_py_args_s {
   PyObject *generator; /* borrowed: a torch.tpu.Generator argument, or NULL */
 } tt_py_args_t;
 
+/* Pushes this call's default dtype and float32 matmul precision to the
+ * core (every op call does); 0 with an exception set on failure. */
+int tt_py_sync_call_state(void);
 /* Fills out from a tuple of Python values. Returns 0 with an exception set on failure. */
 int tt_py_args_convert(PyObject *tuple, const char *op, tt_py_args_t *out);
 void tt_py_args_free(tt_py_args_t *a);

@@ -233,7 +233,7 @@ static PyObject *py_plan_run(PyObject *self, PyObject *const *argv, Py_ssize_t a
   int quiet = argc == 3 && !PyObject_IsTrue(argv[2]);
   TtPlanObject *po = (TtPlanObject *)argv[0];
   tt_engine_t *e = tt_py_engine();
-  if (!e) return NULL;
+  if (!e || !tt_py_sync_call_state()) return NULL;
   PyObject *aseq = PySequence_Fast(argv[1], "args must be a sequence");
   if (!aseq) return NULL;
   Py_ssize_t na = PySequence_Fast_GET_SIZE(aseq);

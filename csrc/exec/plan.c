@@ -58,6 +58,11 @@ struct tt_plan_s {
   result_t *results;
   tt_plan_out_t *outs;
   tt_index_check_t *checks;
+  /* What the ops were lowered and compiled under: a replay under other
+   * settings would run another program than eager would. */
+  int matmul_precision;
+  tt_dtype_t default_float;
+  uint64_t options_key;
   char what[128];
 };
 
@@ -264,6 +269,9 @@ tt_status_t tt_plan_capture_end(tt_engine_t *e, const tt_tensor_ref_t *args, int
     p->outs = tt_calloc((size_t)(nouts ? nouts : 1), sizeof(tt_plan_out_t));
     p->checks = tt_calloc((size_t)(R->nchecks ? R->nchecks : 1), sizeof(tt_index_check_t));
     snprintf(p->what, sizeof p->what, "compiled graph %s", name ? name : "?");
+    p->matmul_precision = e->matmul_precision;
+    p->default_float = e->default_float;
+    p->options_key = tt_engine_options_key(e);
   }
   if (!p || !p->args || !p->params || !p->results || !p->outs || !p->checks) {
     tt_plan_release(p);
@@ -293,7 +301,19 @@ tt_status_t tt_plan_capture_end(tt_engine_t *e, const tt_tensor_ref_t *args, int
 }
 
 /* Checks the arguments against the plan's signatures. */
+static const char *precision_name(int p) { return p == TT_PREC_MEDIUM ? "medium" : p == TT_PREC_HIGH ? "high" : "highest"; }
+
 tt_status_t tt_plan_check_args(const tt_plan_t *p, const tt_tensor_ref_t *args, int nargs) {
+  const tt_engine_t *e = p->engine;
+  if (e->matmul_precision != p->matmul_precision)
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s was captured with float32 matmul precision '%s', called with '%s'",
+                          p->what, precision_name(p->matmul_precision), precision_name(e->matmul_precision));
+  if (e->default_float != p->default_float)
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s was captured with default dtype %s, called with %s", p->what,
+                          tt_dtype_name(p->default_float), tt_dtype_name(e->default_float));
+  if (tt_engine_options_key(e) != p->options_key)
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s was captured with other compile options "
+                          "(torch.tpu.allow_excess_precision)", p->what);
   if (nargs != p->nargs)
     return tt_status_make(TT_INVALID_ARGUMENT, "%s: called with %d arguments, compiled for %d", p->what, nargs,
                           p->nargs);

@@ -103,6 +103,15 @@ static void test_capture_and_replay(void) {
           strstr(tt_status_message(s), "compiled for float32[4] strides (1) offset 0, storage float32[4]"));
     tt_status_free(s);
   }
+  /* Another float32 matmul precision: the plan's program is not the one eager would run. */
+  tt_call_set_matmul_precision(E, TT_PREC_MEDIUM);
+  if (plan) {
+    tt_storage_t *o = NULL;
+    tt_status_t s = tt_compiled_run(E, plan, args2, 2, &o);
+    CHECK(s && strstr(tt_status_message(s), "matmul precision 'highest', called with 'medium'"));
+    tt_status_free(s);
+  }
+  tt_call_set_matmul_precision(E, TT_PREC_HIGHEST);
   tt_plan_release(plan);
   tt_storage_release(s8);
   tt_storage_release(sx);
