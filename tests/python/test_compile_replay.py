@@ -234,6 +234,22 @@ def test_a_graph_with_a_cpu_fallback_op_falls_back_and_gives_eagers_results():
     torch.tpu.reset_fallback_counts()
 
 
+def test_a_graph_with_a_data_dependent_shape_falls_back():
+    torch._dynamo.reset()
+
+    def g(x):
+        return x[x > 0].sum() * 2 + x.cos().sum()
+
+    before = torch.tpu.plan_stats()
+    with torch._dynamo.config.patch(capture_dynamic_output_shape_ops=True):
+        f = torch.compile(g, backend="tpu")
+        for s in range(3):
+            x = torch.randn(20, generator=torch.Generator().manual_seed(s))
+            torch.testing.assert_close(f(x.to("tpu")).cpu(), g(x), **TOL)
+    after = torch.tpu.plan_stats()
+    assert after["capture_failures"] > before["capture_failures"] and after["replays"] == before["replays"]
+
+
 def test_a_cpu_scalar_argument_is_not_baked_into_a_plan():
     torch._dynamo.reset()
     f = torch.compile(lambda x, s: x * s + 1, backend="tpu")
