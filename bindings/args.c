@@ -296,6 +296,8 @@ static int sync_default_dtype(void) {
   return 1;
 }
 
+int tt_py_sync_call_state(void) { return sync_default_dtype() && tt_py_sync_matmul_precision(); }
+
 int tt_py_args_convert(PyObject *tuple, const char *op, tt_py_args_t *out) {
   if (!sync_default_dtype()) return 0;
   out->nargs = 0;

@@ -68,6 +68,9 @@ typedef struct tt_py_args_s {
   PyObject *generator; /* borrowed: a torch.tpu.Generator argument, or NULL */
 } tt_py_args_t;
 
+/* Pushes this call's default dtype and float32 matmul precision to the
+ * core (every op call does); 0 with an exception set on failure. */
+int tt_py_sync_call_state(void);
 /* Fills out from a tuple of Python values. Returns 0 with an exception set on failure. */
 int tt_py_args_convert(PyObject *tuple, const char *op, tt_py_args_t *out);
 void tt_py_args_free(tt_py_args_t *a);
@@ -95,6 +98,10 @@ PyObject *tt_py_fallback_enter(PyObject *self, PyObject *op);
 PyObject *tt_py_fallback_unsupported(PyObject *self, PyObject *args);
 PyObject *tt_py_fallback_counts(PyObject *self, PyObject *unused);
 PyObject *tt_py_fallback_reset(PyObject *self, PyObject *unused);
+
+/* Compiled graphs (plan.c): module functions and the Plan type. */
+extern PyMethodDef tt_py_plan_methods[];
+int tt_py_plan_ready(PyObject *module);
 
 /* collective_selftest.c: the skinny collective programs on N CPU devices (tests only). */
 PyObject *tt_py_collective_selftest_entry(PyObject *self, PyObject *args);

@@ -1,4 +1,5 @@
 /* torchtpu._C calls of the CPU fallback (exec/fallback.h): argument conversion only. */
+#include "api/compiled.h"
 #include "exec/fallback.h"
 #include "bindings.h"
 
@@ -28,6 +29,11 @@ PyObject *tt_py_fallback_enter(PyObject *self, PyObject *op) {
   if (!e) return NULL;
   bool first;
   tt_status_t s = tt_fallback_enter(&e->fallback, name, &first);
+  if (!s) {
+    char why[256];
+    snprintf(why, sizeof why, "%s has no TPU lowering and ran on the CPU (the CPU fallback)", name);
+    tt_compiled_capture_refuse(e, why);
+  }
   if (s) return tt_py_raise(s);
   return PyBool_FromLong(first);
 }

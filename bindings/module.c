@@ -5,6 +5,7 @@
 #include "api/transfer.h"
 #include "api/engine_lock.h"
 #include "api/foreign.h"
+#include "api/compiled.h"
 #include "base/env.h"
 #include "base/nbytes.h"
 #include "base/prof.h"
@@ -140,6 +141,8 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
   tt_call_result_t r;
   uint64_t saved[2];
   PyObject *gen = a.generator;
+  if (gen) /* a replay would draw from the device's generator instead */
+    tt_compiled_capture_refuse(tt_py.engine, "an op with a torch.tpu.Generator argument");
   if (gen && !generator_swap_in(gen, saved)) {
     tt_py_args_free(&a);
     return NULL;
@@ -482,10 +485,11 @@ static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
   const tt_region_stats_t *r = tt_region_stats(e);
-  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K}", "flushes", (unsigned long long)r->flushes, "last_nodes",
+  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "flushes", (unsigned long long)r->flushes, "last_nodes",
                        (unsigned long long)r->last_nodes, "last_outputs", (unsigned long long)r->last_outputs,
                        "last_ops", (unsigned long long)r->last_ops, "repeat_cuts",
-                       (unsigned long long)r->repeat_cuts, "chunk_cuts", (unsigned long long)r->chunk_cuts);
+                       (unsigned long long)r->repeat_cuts, "chunk_cuts", (unsigned long long)r->chunk_cuts, "ops",
+                       (unsigned long long)r->ops);
 }
 
 static PyObject *py_set_defer_chunk_ops(PyObject *self, PyObject *arg) {
@@ -789,6 +793,7 @@ PyMODINIT_FUNC PyInit__C(void) {
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
   if (PyModule_AddFunctions(m, tt_py_precision_methods) < 0) return NULL;
+  if (PyModule_AddFunctions(m, tt_py_plan_methods) < 0 || !tt_py_plan_ready(m)) return NULL;
   Py_INCREF(&TtStorageType);
   PyModule_AddObject(m, "Storage", (PyObject *)&TtStorageType);
   return m;

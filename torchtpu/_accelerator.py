@@ -51,6 +51,12 @@ def _synchronize(device_index=None, /):
 
 
 def _current_stream(device_index=None, /):
+    # Dynamo's compiled code asks this at every call of a compiled function:
+    # the one stream once made, without checking an argument known good.
+    s = _streams._default
+    if s is not None and (device_index is None or (type(device_index) is torch.device and device_index.type == "tpu"
+                                                   and device_index.index in (None, 0))):
+        return s
     return _streams.current_stream(_device_arg(device_index))
 
 

@@ -1,24 +1,33 @@
 """torch.compile(model, backend="tpu"): Dynamo captures the model's graphs,
 AOTAutograd splits them into a forward and a backward graph of ATen ops, and
-each graph runs as deferred work -- recorded op by op and fused into
-executables exactly as DeferAndFuse does (compile cache, repeat detection,
-chunks included). Found by Dynamo through the "torch_dynamo_backends" entry
+each graph is captured on its first call into one executable (a plan,
+csrc/exec/plan.h): its ops run once through the dispatcher into one region
+that nothing closes, which runs as one program; every later call is one call
+into the core (_C.plan_run) that checks the arguments against what was
+captured, binds their buffers and launches it, with no per-op work. A graph
+that cannot be captured (an op that runs on the CPU, a value read on the
+host, a data-dependent shape, a non-tpu argument) runs as deferred work from
+then on -- recorded op by op and fused into executables exactly as
+DeferAndFuse does. Found by Dynamo through the "torch_dynamo_backends" entry
 point, so importing torchtpu does not import Dynamo.
 
 torch.compile's mode= and options= reach the backend as keyword arguments
 (torch._TorchCompileWrapper); what they mean here is in MODES and OPTIONS,
 and anything else raises naming what is accepted."""
 import contextlib
+import threading
 
 import torch
+
+from . import _C
 
 # Inductor's modes. XLA compiles every program with its own fusion and kernel
 # choices, and each graph already runs as fused executables with no per-op
 # launches to capture, so none of them changes what runs; they are accepted so
 # that code written for inductor runs unchanged.
 MODES = {
-    "default": "each graph runs as fused deferred executables",
-    "reduce-overhead": "same as default: the graph's ops already run as a few fused executables, "
+    "default": "each graph is captured once as one executable and replayed from C",
+    "reduce-overhead": "same as default: each graph already replays as one captured executable, "
                        "nothing is launched op by op (inductor's CUDA graphs have no equivalent to add)",
     "max-autotune": "same as default: XLA chooses its kernels and tilings itself, there is nothing to autotune",
     "max-autotune-no-cudagraphs": "same as default (see max-autotune)",
@@ -64,19 +73,100 @@ def _cpu_fallback(enabled):
         torch.tpu.set_cpu_fallback(not enabled)
 
 
-def _fused_with(settings):
-    def fused(gm, example_inputs):
-        def run(args):
-            with _cpu_fallback(settings["cpu_fallback"]):
-                if torch.tpu.get_eager_mode() == "defer_and_fuse":  # already deferring: no cut here
-                    return gm(*args)
-                with torch.tpu.eager_mode("defer_and_fuse"):
-                    return gm(*args)
+def _plan_view(base, dtype, size, stride, offset):
+    """A graph output that views a result or an argument (called by _C.plan_run)."""
+    if base.dtype != dtype:
+        base = base.view(dtype)
+    return base.as_strided(size, stride, offset)
 
-        run._boxed_call = True  # AOTAutograd passes the arguments as one list
-        return run
 
-    return fused
+def _deferred(gm, args):
+    if torch.tpu.get_eager_mode() == "defer_and_fuse":  # already deferring: no cut here
+        return gm(*args)
+    with torch.tpu.eager_mode("defer_and_fuse"):
+        return gm(*args)
+
+
+# Plans kept per graph, one per argument signature the graph is called with.
+# Dynamo's guards recompile on a new shape, dtype or stride, but not on a new
+# storage offset or storage size (x[i] for each i, a batch sliced from a
+# larger tensor): each such signature is captured once (mostly into the same
+# program, found in the cache: a view's offset is a runtime parameter where
+# other views of its shape fit in the storage). Past the limit, calls with a
+# signature of their own run op by op.
+MAX_PLANS = 8
+
+
+class _Graph:
+    """One graph of AOTAutograd (a forward, with its saved tensors as outputs,
+    or a backward): captured into a plan on its first call with a signature,
+    replayed after; run op by op as deferred work for good when a capture
+    fails (the graph holds something a plan cannot replay)."""
+
+    def __init__(self, gm, settings, name):
+        # AOTAutograd passes the arguments as one list (an instance attribute:
+        # the wrappers around the backward copy __dict__, not class attributes)
+        self._boxed_call = True
+        self.gm = gm
+        self.settings = settings
+        self.name = name
+        self.plans = []  # most recently used first
+        self.why = None  # why the graph could not be captured: it runs op by op
+        self.lock = threading.Lock()  # one capture at a time; replays need no lock of ours
+
+    def __call__(self, args):
+        plans = self.plans
+        if plans:
+            out = _C.plan_run(plans[0], args, False)
+            if out is not None:
+                return out
+            for plan in plans[1:]:
+                out = _C.plan_run(plan, args, False)
+                if out is not None:
+                    with self.lock:
+                        if plan in self.plans:
+                            self.plans = [plan] + [p for p in self.plans if p is not plan]
+                    return out
+        with _cpu_fallback(self.settings["cpu_fallback"]):
+            if self.why is not None or len(plans) >= MAX_PLANS:
+                return _deferred(self.gm, args)
+            with self.lock:
+                if self.why is not None or len(self.plans) >= MAX_PLANS:
+                    return _deferred(self.gm, args)
+                if self.plans is not plans:  # another thread captured meanwhile: its plan may fit
+                    for plan in self.plans:
+                        out = _C.plan_run(plan, args, False)
+                        if out is not None:
+                            return out
+                return self._capture(list(args))
+
+    def _capture(self, args):
+        def run():
+            _C.plan_capture_begin()
+            try:
+                outs = self.gm(*args)
+            except BaseException:
+                _C.plan_capture_abort()
+                raise
+            plan, why = _C.plan_capture_end(args, outs, self.name)
+            if plan is None:
+                self.why = why
+            else:
+                self.plans = [plan] + self.plans  # a new list: readers iterate the old one unlocked
+            return outs
+
+        if torch.tpu.get_eager_mode() == "defer_and_fuse":
+            return run()
+        with torch.tpu.eager_mode("defer_and_fuse"):  # a failed capture goes on deferring
+            return run()
+
+
+def _planned_with(settings, kind):
+    def compiler(gm, example_inputs):
+        _C.plan_set_view_fn(_plan_view)
+        return _Graph(gm, settings, f"{kind} graph {id(gm):#x}")
+
+    return compiler
 
 
 def backend(gm, example_inputs, mode=None, options=None, **kwargs):
@@ -84,6 +174,7 @@ def backend(gm, example_inputs, mode=None, options=None, **kwargs):
 
     from .distributed import _handshake
 
-    fused = _fused_with(_settings(mode, options))
-    compiled = aot_autograd(fw_compiler=fused, bw_compiler=fused)(gm, example_inputs, **kwargs)
+    settings = _settings(mode, options)
+    compiled = aot_autograd(fw_compiler=_planned_with(settings, "forward"),
+                            bw_compiler=_planned_with(settings, "backward"))(gm, example_inputs, **kwargs)
     return _handshake.wrap(gm, example_inputs, compiled)  # graphs with collectives: the SPMD handshake

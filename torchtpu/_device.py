@@ -271,6 +271,13 @@ def region_stats():
     return dict(_C.region_stats())
 
 
+def plan_stats():
+    """Compiled graphs (torch.compile(backend="tpu")): graphs captured as one
+    executable, captures abandoned (those graphs run op by op), and replays."""
+    _lazy_init()
+    return dict(_C.plan_stats())
+
+
 def set_cpu_fallback(enabled):
     """Runs ops with no TPU lowering on the CPU (inputs copied out, results
     copied back), warning once per op. Off by default; TORCH_TPU_CPU_FALLBACK=1
@@ -305,7 +312,7 @@ def module():
         "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
         "get_device_name", "get_device_properties", "runtime_info", "cache_stats", "_is_in_bad_fork",
         "is_initialized", "_lazy_init", "get_eager_mode",
-        "set_eager_mode", "eager_mode", "region_stats",
+        "set_eager_mode", "eager_mode", "region_stats", "plan_stats",
         "set_cpu_fallback", "get_cpu_fallback", "fallback_counts", "reset_fallback_counts",
         "device", "get_amp_supported_dtype", "is_bf16_supported",
     ):

@@ -74,6 +74,8 @@ struct tt_engine_s {
   /* Counters. */
   tt_cache_stats_t stats;
   tt_memory_stats_t memory;
+  tt_plan_stats_t plans;
+  uint64_t storage_serial; /* the next storage's serial (exec/storage.h) */
   /* Per-call scratch of the op facade (api/call.c), sized on first use. */
   struct tt_call_scratch_s *call_scratch;
 };

@@ -1,6 +1,7 @@
 /* The open region: parameters, pending storages, flushing and rollback. */
 #include "exec/region.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -277,6 +278,7 @@ static tt_status_t close_async(tt_engine_t *e, const char *what, tt_pjrt_buffer_
 static tt_status_t flush(tt_engine_t *e, const char *what, const tt_val_t *extra, int nextra,
                          tt_status_t (*accept)(void *, tt_pjrt_buffer_t **), void *ctx, int drain) {
   tt_region_t *R = &e->region;
+  if (R->capture.active) tt_region_capture_fail(e, what);
   /* A region whose results all died still runs for its index checks (an
    * out-of-range index raises as on CUDA, whether or not the result is used). */
   int nflag = R->nchecks > 0;
@@ -339,6 +341,7 @@ tt_status_t tt_region_flush_checked(tt_engine_t *e, const char *what, const tt_v
                                     void *ctx) {
   tt_region_t *R = &e->region;
   R->nops++;
+  R->stats.ops++;
   tt_repeat_reset(&e->repeat);
   return flush(e, what, extra, n, accept, ctx, 1);
 }
@@ -346,6 +349,8 @@ tt_status_t tt_region_flush_checked(tt_engine_t *e, const char *what, const tt_v
 tt_status_t tt_region_end_op(tt_engine_t *e, uint64_t op_hash, const char *what) {
   tt_region_t *R = &e->region;
   R->nops++;
+  R->stats.ops++;
+  if (R->capture.active) return TT_OK_STATUS; /* the whole graph is one region */
   /* Strict and Debug: one op per region. Strict does not drain the launch
    * queue, so an op whose executable is compiling does not stop the host
    * from lowering the next ones (exec/launch_queue.h). */
@@ -368,6 +373,66 @@ tt_status_t tt_region_end_op(tt_engine_t *e, uint64_t op_hash, const char *what)
     tt_repeat_reset(&e->repeat);
     return flush(e, "a large deferred region (DeferAndFuse)", NULL, 0, NULL, NULL, 0);
   }
+  return TT_OK_STATUS;
+}
+
+void tt_region_capture_begin(tt_engine_t *e) {
+  tt_region_capture_t *c = &e->region.capture;
+  memset(c, 0, sizeof *c);
+  c->active = 1;
+  c->first_serial = e->storage_serial;
+}
+
+void tt_region_capture_fail(tt_engine_t *e, const char *why) {
+  tt_region_capture_t *c = &e->region.capture;
+  if (!c->active) return;
+  c->active = 0;
+  c->failed = 1;
+  snprintf(c->why, sizeof c->why, "%s", why);
+}
+
+tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_tier1_exe_t **out_exe, int *out_nout) {
+  tt_region_t *R = &e->region;
+  *out_exe = NULL;
+  *out_nout = 0;
+  R->capture.active = 0;
+  tt_repeat_reset(&e->repeat);
+  R->chunk_limit = R->chunk_ops;
+  int nflag = R->nchecks > 0;
+  int nout = R->npending + nflag;
+  if (!R->g || nout == 0) { /* nothing to compute on the device (the graph only views its arguments) */
+    if (R->g && tt_graph_num_nodes(R->g)) reset(e);
+    return TT_OK_STATUS;
+  }
+  tt_status_t s = TT_OK_STATUS;
+  for (int i = 0; !s && i < R->npending; i++) s = tt_graph_add_output(R->g, R->pending[i]->pending);
+  if (!s && nflag) s = tt_graph_add_output(R->g, checks_output(e));
+  tt_pjrt_buffer_t *small[64];
+  tt_pjrt_buffer_t **bufs = nout <= 64 ? small : tt_malloc(sizeof(*bufs) * (size_t)nout);
+  if (!s && !bufs) s = tt_status_make(TT_OUT_OF_MEMORY, "out of host memory running a region");
+  tt_tier1_exe_t *exe = NULL;
+  if (!s) s = tt_launchq_drain(e);
+  if (!s) {
+    tt_cache_key_t key = tt_exec_key(e, R->g);
+    TT_PROF_BEGIN(TT_PROF_FIND);
+    s = tt_exec_find_executable(e, R->g, &key, what, &exe);
+    TT_PROF_END(TT_PROF_FIND);
+  }
+  if (!s) s = tt_exec_launch(e, exe, R->binds, R->nparams, nout, what, bufs);
+  if (s) poison_pending(e);
+  else s = land(e, s, 0, bufs, nout, nflag);
+  R->stats.flushes++;
+  R->stats.last_nodes = (uint64_t)tt_graph_num_nodes(R->g);
+  R->stats.last_outputs = (uint64_t)R->npending;
+  R->stats.last_ops = R->nops;
+  if (bufs && bufs != small) tt_free(bufs);
+  reset(e);
+  if (s) {
+    if (exe) tt_tier1_release(e->tier1, exe);
+    return s;
+  }
+  *out_exe = exe;
+  *out_nout = nout;
   return TT_OK_STATUS;
 }
 

@@ -24,7 +24,20 @@ typedef struct tt_region_stats_s {
   uint64_t last_ops;     /* ATen ops in the last region run */
   uint64_t repeat_cuts;  /* regions closed by the repeated-ops heuristic */
   uint64_t chunk_cuts;   /* regions closed after TORCH_TPU_DEFER_CHUNK_OPS ops */
+  uint64_t ops;          /* ATen ops recorded so far, all regions */
 } tt_region_stats_t;
+
+/* A capture (exec/plan.h): while active, the region is one compiled graph
+ * being recorded: no op closes it (whatever the mode), and anything that
+ * forces it to run (a host copy, a mode switch, Debug's checks, a resize)
+ * abandons the capture: `failed` is set with the cause, the region runs as
+ * it would have, and recording goes on as the mode says. */
+typedef struct tt_region_capture_s {
+  int active;
+  int failed;
+  char why[200];
+  uint64_t first_serial; /* storages with a serial from here on were made by the graph */
+} tt_region_capture_t;
 
 /* One engine's open region (a field of tt_engine_t). */
 typedef struct tt_region_s {
@@ -42,6 +55,7 @@ typedef struct tt_region_s {
   int repeat_detection;
   int chunk_ops;   /* DeferAndFuse's first chunk, in ops (0: no chunks) */
   int chunk_limit; /* ops the open region may reach: chunk_ops, doubled after each chunk cut */
+  tt_region_capture_t capture;
   tt_region_stats_t stats;
 } tt_region_t;
 
@@ -83,6 +97,17 @@ tt_status_t tt_region_flush_checked(tt_engine_t *e, const char *what, const tt_v
 /* A storage died: it is no longer an output of the open region. */
 void tt_region_forget(tt_engine_t *e, tt_storage_t *s);
 int tt_region_is_pending(tt_engine_t *e, const tt_storage_t *s);
+
+/* Starts a capture on the open region, which must be empty (flush first). */
+void tt_region_capture_begin(tt_engine_t *e);
+/* Abandons the capture (if any) with the cause; the region stays open. */
+void tt_region_capture_fail(tt_engine_t *e, const char *why);
+/* Ends a live capture by running the region synchronously as one
+ * executable: *out_exe is a new reference to it (the caller releases it with
+ * tt_tier1_release), *out_nout the number of its outputs (the live pending
+ * storages in their order, then the index-check flags when there are
+ * checks). The storages get their buffers as a flush would give them. */
+tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_tier1_exe_t **out_exe, int *out_nout);
 
 void tt_region_set_repeat_detection(tt_engine_t *e, int enabled);
 /* DeferAndFuse closes the region after n ops, then after 2n, 4n, ... more

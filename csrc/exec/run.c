@@ -20,6 +20,13 @@ static tt_status_t bind_param(tt_engine_t *e, const tt_binding_t *b, tt_pjrt_buf
       *out_owned = 1;
       return tt_pjrt_buffer_from_host(e->rt, b->host, TT_U64, &dim, 1, 0, out_buf);
     }
+    case TT_BIND_RNG: {
+      int64_t dim = 2;
+      uint64_t key[2];
+      tt_binding_rng_state(b->host[0], b->host[1], key);
+      *out_owned = 1;
+      return tt_pjrt_buffer_from_host(e->rt, key, TT_U64, &dim, 1, 0, out_buf);
+    }
   }
   return tt_status_make(TT_INTERNAL, "unknown parameter binding");
 }

@@ -18,6 +18,12 @@ typedef struct tt_cache_stats_s {
   double compile_seconds, load_seconds; /* load: reading + deserializing tier 2/3 entries */
 } tt_cache_stats_t;
 
+/* Compiled graphs (exec/plan.h): captures made, captures abandoned (the
+ * graph then runs op by op), and replays. */
+typedef struct tt_plan_stats_s {
+  uint64_t captures, capture_failures, replays;
+} tt_plan_stats_t;
+
 /* Bytes held by storages' device buffers (scalars and transfers excluded):
  * live now, the peak since the last reset, and how many buffers were taken
  * and given back. Updated atomically (exec/storage.c): buffers are freed from

@@ -57,6 +57,7 @@ tt_status_t tt_storage_create(tt_engine_t *e, tt_dtype_t dtype, int64_t numel, t
   s->numel = numel;
   s->buf = buf;
   s->pending = s->param = -1;
+  s->serial = e->storage_serial++;
   if (buf) account(s, 1);
   *out_storage = s;
   return TT_OK_STATUS;

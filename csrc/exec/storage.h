@@ -30,6 +30,9 @@ typedef struct tt_storage_s {
   /* The host address PyTorch reports as its data_ptr (base/vaddr.h): 0
    * until asked for; addr_capacity bytes are reserved there. */
   uint64_t addr, addr_capacity;
+  /* Order of creation in its engine (exec/plan.h tells a graph's own
+   * storages from those made before it). */
+  uint64_t serial;
 } tt_storage_t;
 
 /* Takes ownership of buf (may be NULL). */

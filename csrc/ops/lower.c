@@ -61,26 +61,14 @@ tt_val_t tt_l_scalar_c(tt_lower_t *L, tt_dtype_t dtype, double re, double im) {
   return tt_b_binary(L->g, TT_BIN_COMPLEX, r, i);
 }
 
-/* splitmix64's finalizer: a bijection that scatters nearby inputs. */
-static uint64_t mix64(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-/* Each draw gets its own three-fry key, mixed from (seed, offset), with the
- * counter at 0: keying by seed with the offset as the counter made draw k+1
- * the stream of draw k shifted by one block (rand(6) twice gave overlapping
- * values). Distinct offsets give distinct keys (mix64 is a bijection). */
 tt_val_t tt_l_rng_state(tt_lower_t *L) {
   uint64_t seed, offset;
   L->env->rng_draw(L->env->self, &seed, &offset);
   int64_t two = 2;
   tt_type_t t = tt_type_make(TT_U64, 1, &two);
-  tt_binding_t b = {.kind = TT_BIND_HOST};
-  b.host[0] = mix64(seed ^ mix64(offset));
-  b.host[1] = 0;
+  tt_binding_t b = {.kind = TT_BIND_RNG};
+  b.host[0] = seed;
+  b.host[1] = offset;
   return add_param(L, &t, b);
 }
 

@@ -1,0 +1,188 @@
+"""torch.compile(backend="tpu") replaying captured plans (csrc/exec/plan.h)
+against the graph run op by op as deferred work (the backend before plans),
+eager DeferAndFuse and PyTorch on CPU, in one run:
+
+1. host overhead per call of a compiled 10-op graph on small tensors: the
+   whole call (Dynamo's guards, AOTAutograd's wrapper, our replay), and the
+   one _C.plan_run call alone;
+2. step times of the MLP training step and of the small transformer's
+   inference step.
+
+    .venv/bin/python bench/bench_compile.py [--repeats 7] [--steps 20] [--calls 2000]
+
+Runs are interleaved round by round (load from other processes hits all
+alike); times are medians over the rounds; ratios are medians of per-round
+ratios, higher = the compiled plan is faster.
+"""
+import argparse
+import copy
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import torch  # noqa: E402
+import torchtpu  # noqa: E402
+from torchtpu import _C, _compile  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "python"))
+import models  # noqa: E402
+
+
+def deferred_backend(gm, example_inputs, **kwargs):
+    """The backend as it was before plans: every graph op by op, deferred and fused."""
+    from torch._dynamo.backends.common import aot_autograd
+
+    def compiler(g, ex):
+        def run(args):
+            return _compile._deferred(g, args)
+        run._boxed_call = True
+        return run
+
+    return aot_autograd(fw_compiler=compiler, bw_compiler=compiler)(gm, example_inputs, **kwargs)
+
+
+def ten_ops(a, b):
+    x = a * b + 1
+    x = torch.sin(x) * a
+    x = x - b.exp()
+    x = torch.tanh(x) + x.abs()
+    return x.sum(0) / 3
+
+
+def per_call_us(fn, calls):
+    """(wall, this thread's CPU) us per call: on a loaded machine the CPU time is the steadier one."""
+    t0, c0 = time.perf_counter(), time.thread_time()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - t0) / calls * 1e6, (time.thread_time() - c0) / calls * 1e6
+
+
+def overhead(args):
+    torch._dynamo.reset()
+    a, b = torch.randn(8, 8), torch.randn(8, 8)
+    at, bt = a.to("tpu"), b.to("tpu")
+    planned = torch.compile(ten_ops, backend="tpu")
+    deferred = torch.compile(ten_ops, backend=deferred_backend)
+    for f in (planned, deferred):
+        f(at, bt).cpu()
+    # the plan itself, called as AOTAutograd calls it
+    plan, why = None, None
+    _C.plan_capture_begin()
+    out = ten_ops(at, bt)
+    plan, why = _C.plan_capture_end([at, bt], [out], "bench")
+    assert plan is not None, why
+    targs = [at, bt]
+    runs = {
+        "compiled (plan)": lambda: planned(at, bt),
+        "_C.plan_run alone": lambda: _C.plan_run(plan, targs),
+        "compiled (deferred)": lambda: deferred(at, bt),
+        "eager DeferAndFuse": None,
+        "torch cpu eager": lambda: ten_ops(a, b),
+    }
+    times = {k: [] for k in runs}
+    calls = args.calls
+    for r in range(args.repeats):
+        for name, fn in runs.items():
+            if name == "eager DeferAndFuse":
+                with torch.tpu.eager_mode("defer_and_fuse"):
+                    times[name].append(per_call_us(lambda: ten_ops(at, bt), calls // 4))
+                    torch.tpu.synchronize()
+                continue
+            times[name].append(per_call_us(fn, calls if "cpu" not in name else calls))
+            torch.tpu.synchronize()
+    med = statistics.median
+    print(f"\n1. a compiled 10-op graph on 8x8 float32, host time per call (no wait for the device), "
+          f"median of {args.repeats} rounds of {calls} calls")
+    base = times["compiled (plan)"]
+    for name, t in times.items():
+        wall, cpu = [w for w, _ in t], [c for _, c in t]
+        ratio = statistics.median(x[0] / y[0] for x, y in zip(t, base))
+        ratio_cpu = statistics.median(x[1] / y[1] for x, y in zip(t, base))
+        print(f"   {name:22s} {med(wall):9.1f} us/call wall {med(cpu):9.1f} us/call thread CPU   "
+              f"{ratio:6.2f}x the plan's wall time, {ratio_cpu:6.2f}x its CPU time")
+    s = torch.tpu.plan_stats()
+    print(f"   plan stats: {s}")
+
+
+class Step:
+    def __init__(self, kind, device, how, base, train):
+        self.kind, self.device, self.how, self.train = kind, device, how, train
+        self.model = copy.deepcopy(base).to(device)
+        if not train:
+            self.model.eval()
+        if how == "plan":
+            self.f = torch.compile(self.model, backend="tpu")
+        elif how == "deferred":
+            self.f = torch.compile(self.model, backend=deferred_backend)
+        else:
+            self.f = self.model
+        self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-3) if train else None
+        x, y = models.batch(kind, n=16)
+        self.x, self.y = x.to(device), y.to(device)
+        self.times = []
+        for _ in range(3):
+            self.step()
+
+    def _ctx(self):
+        import contextlib
+        if self.device == "tpu":  # what runs outside the graphs (loss, optimizer) is deferred and fused too
+            return torch.tpu.eager_mode("defer_and_fuse")
+        return contextlib.nullcontext()
+
+    def step(self):
+        with self._ctx():
+            if self.train:
+                self.opt.zero_grad()
+                loss = models.loss_fn(self.kind, self.f(self.x), self.y)
+                loss.backward()
+                self.opt.step()
+                return loss.item()
+            with torch.no_grad():
+                return self.f(self.x).sum().item()
+
+    def round(self, steps):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            self.step()
+        self.times.append((time.perf_counter() - t0) / steps * 1e3)
+
+
+def steps(args):
+    print(f"\n2. step times (ms, wall, each step waits for its result), median of {args.repeats} interleaved "
+          f"rounds of {args.steps} steps")
+    med = statistics.median
+    for kind, train in (("mlp", True), ("transformer", False)):
+        torch._dynamo.reset()
+        torch.manual_seed(0)
+        base = models.make(kind)
+        runs = {"compiled (plan)": Step(kind, "tpu", "plan", base, train),
+                "compiled (deferred)": Step(kind, "tpu", "deferred", base, train),
+                "eager DeferAndFuse": Step(kind, "tpu", "eager", base, train),
+                "torch cpu eager": Step(kind, "cpu", "eager", base, train)}
+        order = list(runs.values())
+        for r in range(args.repeats):
+            for run in order[r % len(order):] + order[:r % len(order)]:
+                run.round(args.steps)
+        plan = runs["compiled (plan)"].times
+        what = f"{kind} {'training' if train else 'inference'} step"
+        for name, run in runs.items():
+            ratio = statistics.median(x / y for x, y in zip(run.times, plan))
+            print(f"   {what:28s} {name:20s} {med(run.times):8.3f} ms   {ratio:6.2f}x the plan's time")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--repeats", type=int, default=7)
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--calls", type=int, default=2000)
+    args = p.parse_args()
+    print(f"plugin: {torch.tpu.runtime_info()['plugin_path']}")
+    overhead(args)
+    steps(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+/* Compiled graphs: capture and replay of plans, for the binding. */
+#include "api/compiled.h"
+
+#include "exec/engine.h"
+
+tt_status_t tt_compiled_capture_begin(tt_engine_t *e) { return tt_plan_capture_begin(e); }
+
+void tt_compiled_capture_abort(tt_engine_t *e) { tt_plan_capture_abort(e); }
+
+void tt_compiled_capture_refuse(tt_engine_t *e, const char *why) {
+  if (tt_plan_capturing(e)) tt_plan_capture_fail(e, why);
+}
+
+tt_status_t tt_compiled_capture_end(tt_engine_t *e, const tt_tensor_ref_t *args, int nargs,
+                                    const tt_tensor_ref_t *outs, int nouts, const char *name, tt_plan_t **out_plan,
+                                    char *why, size_t why_len) {
+  return tt_plan_capture_end(e, args, nargs, outs, nouts, name, out_plan, why, why_len);
+}
+
+tt_status_t tt_compiled_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *args, int nargs,
+                            tt_storage_t **out_storages) {
+  return tt_plan_run(e, p, args, nargs, out_storages);
+}
+
+tt_status_t tt_compiled_check(const tt_plan_t *p, const tt_tensor_ref_t *args, int nargs) {
+  return tt_plan_check_args(p, args, nargs);
+}
+
+tt_plan_stats_t tt_compiled_stats(const tt_engine_t *e) { return e->plans; }

@@ -1,0 +1,30 @@
+/* Compiled graphs (torch.compile(backend="tpu")): the facade the binding
+ * calls to capture a graph into one executable and replay it (the plan
+ * itself: exec/plan.h). Thread safety: callers hold the engine lock
+ * (api/engine_lock.h); a capture keeps it from begin to end or abort, so no
+ * other thread's op lands in the captured region. */
+#ifndef TT_API_COMPILED_H
+#define TT_API_COMPILED_H
+
+#include <stddef.h>
+
+#include "exec/engine_type.h"
+#include "exec/plan.h"
+#include "exec/stats.h"
+#include "ops/args.h"
+
+tt_status_t tt_compiled_capture_begin(tt_engine_t *e);
+void tt_compiled_capture_abort(tt_engine_t *e);
+/* A CPU-fallback op or a torch.tpu.Generator argument inside an open
+ * capture abandons it (`why` names it); no-op outside a capture. */
+void tt_compiled_capture_refuse(tt_engine_t *e, const char *why);
+tt_status_t tt_compiled_capture_end(tt_engine_t *e, const tt_tensor_ref_t *args, int nargs,
+                                    const tt_tensor_ref_t *outs, int nouts, const char *name, tt_plan_t **out_plan,
+                                    char *why, size_t why_len);
+tt_status_t tt_compiled_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *args, int nargs,
+                            tt_storage_t **out_storages);
+/* Whether args match what p was captured for (the mismatch error if not). */
+tt_status_t tt_compiled_check(const tt_plan_t *p, const tt_tensor_ref_t *args, int nargs);
+tt_plan_stats_t tt_compiled_stats(const tt_engine_t *e);
+
+#endif
