@@ -296,7 +296,7 @@ static int sync_default_dtype(void) {
   return 1;
 }
 
-int tt_py_sync_call_state(void) { return sync_default_dtype() && tt_py_sync_matmul_precision(); }
+int tt_py_sync_call_state(void) { return sync_default_dtype(); } /* the matmul precision is asked when needed */
 
 int tt_py_args_convert(PyObject *tuple, const char *op, tt_py_args_t *out) {
   if (!sync_default_dtype()) return 0;

@@ -21,11 +21,12 @@ static void env_rng_draw(void *self, uint64_t *out_seed, uint64_t *out_offset) {
   *out_offset = e->rng_offset++;
 }
 
-static int env_matmul_precision(void *self) {
-  tt_engine_t *e = self;
+int tt_engine_matmul_precision(const tt_engine_t *e) {
   int p = e->matmul_precision_source ? e->matmul_precision_source(e->matmul_precision_ctx) : e->matmul_precision;
   return (p == TT_PREC_HIGH || p == TT_PREC_MEDIUM) ? p : TT_PREC_HIGHEST;
 }
+
+static int env_matmul_precision(void *self) { return tt_engine_matmul_precision(self); }
 
 tt_lower_env_t tt_engine_lower_env(tt_engine_t *e) {
   tt_lower_env_t env = {e, env_param, env_storage_base, env_storage_meta, env_rng_draw, env_matmul_precision};

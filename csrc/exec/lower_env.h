@@ -8,5 +8,8 @@
 
 /* An environment whose calls go to e (valid while e lives). */
 tt_lower_env_t tt_engine_lower_env(tt_engine_t *e);
+/* The float32 matmul precision of the call in progress: the engine's
+ * precision source when set, else its matmul_precision field. */
+int tt_engine_matmul_precision(const tt_engine_t *e);
 
 #endif

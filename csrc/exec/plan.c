@@ -1,5 +1,6 @@
 /* Plans: capture of a compiled graph into one executable, and its replay. */
 #include "exec/plan.h"
+#include "exec/lower_env.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -269,7 +270,7 @@ tt_status_t tt_plan_capture_end(tt_engine_t *e, const tt_tensor_ref_t *args, int
     p->outs = tt_calloc((size_t)(nouts ? nouts : 1), sizeof(tt_plan_out_t));
     p->checks = tt_calloc((size_t)(R->nchecks ? R->nchecks : 1), sizeof(tt_index_check_t));
     snprintf(p->what, sizeof p->what, "compiled graph %s", name ? name : "?");
-    p->matmul_precision = e->matmul_precision;
+    p->matmul_precision = tt_engine_matmul_precision(e);
     p->default_float = e->default_float;
     p->options_key = tt_engine_options_key(e);
   }
@@ -305,9 +306,9 @@ static const char *precision_name(int p) { return p == TT_PREC_MEDIUM ? "medium"
 
 tt_status_t tt_plan_check_args(const tt_plan_t *p, const tt_tensor_ref_t *args, int nargs) {
   const tt_engine_t *e = p->engine;
-  if (e->matmul_precision != p->matmul_precision)
+  if (tt_engine_matmul_precision(e) != p->matmul_precision)
     return tt_status_make(TT_INVALID_ARGUMENT, "%s was captured with float32 matmul precision '%s', called with '%s'",
-                          p->what, precision_name(p->matmul_precision), precision_name(e->matmul_precision));
+                          p->what, precision_name(p->matmul_precision), precision_name(tt_engine_matmul_precision(e)));
   if (e->default_float != p->default_float)
     return tt_status_make(TT_INVALID_ARGUMENT, "%s was captured with default dtype %s, called with %s", p->what,
                           tt_dtype_name(p->default_float), tt_dtype_name(e->default_float));
