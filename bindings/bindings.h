@@ -87,6 +87,16 @@ PyObject *tt_py_make_tensor(tt_storage_t *s, tt_dtype_t dtype, int rank, const i
 int tt_py_engine_enter(void);
 int tt_py_engine_enter_quiet(void);
 void tt_py_engine_leave(void);
+/* fn##_entry: fn (a METH_O / METH_NOARGS / METH_VARARGS function) with the
+ * engine lock held for its whole call (threading model:
+ * csrc/api/engine_lock.h); in a forked child it raises instead. */
+#define ENGINE_ENTRY(fn)                                       \
+  static PyObject *fn##_entry(PyObject *self, PyObject *arg) { \
+    if (!tt_py_engine_enter()) return NULL;                    \
+    PyObject *res = fn(self, arg);                             \
+    tt_py_engine_leave();                                      \
+    return res;                                                \
+  }
 void tt_py_engine_install_hooks(void);
 /* Host waits so far during which the GIL was released (a count for tests). */
 unsigned long long tt_py_engine_gil_releases(void);

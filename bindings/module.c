@@ -595,15 +595,6 @@ static PyObject *py_storage_nbytes(PyObject *self, PyObject *args) {
   return PyLong_FromLongLong(nbytes);
 }
 
-/* Every entry point holds the engine lock for its whole call (threading
- * model: csrc/api/engine_lock.h); in a forked child each raises instead. */
-#define ENGINE_ENTRY(fn)                                     \
-  static PyObject *fn##_entry(PyObject *self, PyObject *arg) { \
-    if (!tt_py_engine_enter()) return NULL;                  \
-    PyObject *res = fn(self, arg);                           \
-    tt_py_engine_leave();                                    \
-    return res;                                              \
-  }
 ENGINE_ENTRY(py_partial_overlap)
 ENGINE_ENTRY(py_init)
 ENGINE_ENTRY(py_setup)

@@ -322,18 +322,11 @@ static PyObject *py_plan_stats(PyObject *self, PyObject *unused) {
                        (unsigned long long)s.capture_failures, "replays", (unsigned long long)s.replays);
 }
 
-#define ENTRY(fn)                                                \
-  static PyObject *fn##_entry(PyObject *self, PyObject *arg) {   \
-    if (!tt_py_engine_enter()) return NULL;                      \
-    PyObject *res = fn(self, arg);                               \
-    tt_py_engine_leave();                                        \
-    return res;                                                  \
-  }
-ENTRY(py_plan_capture_begin)
-ENTRY(py_plan_capture_abort)
-ENTRY(py_plan_capture_end)
-ENTRY(py_plan_stats)
-ENTRY(py_plan_set_view_fn)
+ENGINE_ENTRY(py_plan_capture_begin)
+ENGINE_ENTRY(py_plan_capture_abort)
+ENGINE_ENTRY(py_plan_capture_end)
+ENGINE_ENTRY(py_plan_stats)
+ENGINE_ENTRY(py_plan_set_view_fn)
 
 static PyObject *py_plan_run_entry(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
   if (!tt_py_engine_enter()) return NULL;

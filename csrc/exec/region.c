@@ -275,6 +275,28 @@ static tt_status_t close_async(tt_engine_t *e, const char *what, tt_pjrt_buffer_
   return tt_launchq_push(e, &l);
 }
 
+/* The outputs of a region about to run: its live storages' values, then
+ * the extra values, then the index checks' flags. */
+static tt_status_t add_outputs(tt_engine_t *e, const tt_val_t *extra, int nextra, int nflag) {
+  tt_region_t *R = &e->region;
+  tt_status_t s = TT_OK_STATUS;
+  for (int i = 0; !s && i < R->npending; i++) s = tt_graph_add_output(R->g, R->pending[i]->pending);
+  for (int i = 0; !s && i < nextra; i++) s = tt_graph_add_output(R->g, extra[i]);
+  if (!s && nflag) s = tt_graph_add_output(R->g, checks_output(e));
+  return s;
+}
+
+/* After a region ran (or failed): its statistics, the result array, a fresh region. */
+static void finish_run(tt_engine_t *e, tt_pjrt_buffer_t **bufs, tt_pjrt_buffer_t **small) {
+  tt_region_t *R = &e->region;
+  R->stats.flushes++;
+  R->stats.last_nodes = (uint64_t)tt_graph_num_nodes(R->g);
+  R->stats.last_outputs = (uint64_t)R->npending;
+  R->stats.last_ops = R->nops;
+  if (bufs && bufs != small) tt_free(bufs);
+  reset(e);
+}
+
 static tt_status_t flush(tt_engine_t *e, const char *what, const tt_val_t *extra, int nextra,
                          tt_status_t (*accept)(void *, tt_pjrt_buffer_t **), void *ctx, int drain) {
   tt_region_t *R = &e->region;
@@ -288,10 +310,7 @@ static tt_status_t flush(tt_engine_t *e, const char *what, const tt_val_t *extra
     return drain ? tt_launchq_drain(e) : TT_OK_STATUS;
   }
   int nout = R->npending + nextra + nflag;
-  tt_status_t s = TT_OK_STATUS;
-  for (int i = 0; !s && i < R->npending; i++) s = tt_graph_add_output(R->g, R->pending[i]->pending);
-  for (int i = 0; !s && i < nextra; i++) s = tt_graph_add_output(R->g, extra[i]);
-  if (!s && nflag) s = tt_graph_add_output(R->g, checks_output(e));
+  tt_status_t s = add_outputs(e, extra, nextra, nflag);
   tt_pjrt_buffer_t *small[64];
   tt_pjrt_buffer_t **bufs = nout <= 64 ? small : tt_malloc(sizeof(*bufs) * (size_t)nout);
   if (!s && !bufs) s = tt_status_make(TT_OUT_OF_MEMORY, "out of host memory running a region");
@@ -317,12 +336,7 @@ static tt_status_t flush(tt_engine_t *e, const char *what, const tt_val_t *extra
     if (!s && drain) s = tt_launchq_drain(e);
     TT_PROF_END(TT_PROF_FLUSH);
   }
-  R->stats.flushes++;
-  R->stats.last_nodes = (uint64_t)tt_graph_num_nodes(R->g);
-  R->stats.last_outputs = (uint64_t)R->npending;
-  R->stats.last_ops = R->nops;
-  if (bufs && bufs != small) tt_free(bufs);
-  reset(e);
+  finish_run(e, bufs, small);
   return s;
 }
 
@@ -404,9 +418,7 @@ tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_tier1_exe
     if (R->g && tt_graph_num_nodes(R->g)) reset(e);
     return TT_OK_STATUS;
   }
-  tt_status_t s = TT_OK_STATUS;
-  for (int i = 0; !s && i < R->npending; i++) s = tt_graph_add_output(R->g, R->pending[i]->pending);
-  if (!s && nflag) s = tt_graph_add_output(R->g, checks_output(e));
+  tt_status_t s = add_outputs(e, NULL, 0, nflag);
   tt_pjrt_buffer_t *small[64];
   tt_pjrt_buffer_t **bufs = nout <= 64 ? small : tt_malloc(sizeof(*bufs) * (size_t)nout);
   if (!s && !bufs) s = tt_status_make(TT_OUT_OF_MEMORY, "out of host memory running a region");
@@ -421,12 +433,7 @@ tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_tier1_exe
   if (!s) s = tt_exec_launch(e, exe, R->binds, R->nparams, nout, what, bufs);
   if (s) poison_pending(e);
   else s = land(e, s, 0, bufs, nout, nflag);
-  R->stats.flushes++;
-  R->stats.last_nodes = (uint64_t)tt_graph_num_nodes(R->g);
-  R->stats.last_outputs = (uint64_t)R->npending;
-  R->stats.last_ops = R->nops;
-  if (bufs && bufs != small) tt_free(bufs);
-  reset(e);
+  finish_run(e, bufs, small);
   if (s) {
     if (exe) tt_tier1_release(e->tier1, exe);
     return s;

@@ -123,7 +123,7 @@ def _first_difference(a, b):
     return 0, "", ""
 
 
-def _exchange(dist, what, digest, text):
+def _exchange(dist, what, digest, text, names):
     """One round: writes this rank's graph, reads every rank's; raises on a
     mismatch or when a rank does not arrive within the store's timeout."""
     store = dist.distributed_c10d._get_default_store()
@@ -144,7 +144,7 @@ def _exchange(dist, what, digest, text):
                 f"torch.compile(backend=\"tpu\"): SPMD handshake ({ENV}={what[0]}) of graph {what[1]} "
                 f"(round {n}): rank(s) {missing} did not reach the same compilation within the process group's "
                 f"timeout; their code took another path (a rank-dependent branch, or a graph break on some ranks "
-                f"only). This rank's graph {digest} has collectives {_summary(text)}. ({type(e).__name__}: {e})"
+                f"only). This rank's graph {digest} has collectives {', '.join(names)}. ({type(e).__name__}: {e})"
             ) from None
         v = store.get(f"{key}/{r}").decode()
         seen[r] = v.split("\n", 1)
@@ -162,11 +162,6 @@ def _exchange(dist, what, digest, text):
         f"failed: the ranks compiled different graphs with collectives ({sides}). First difference, line {line}: "
         f"rank {mine[0]}: {a!r} vs rank {others[0]}: {b!r}. Code around collectives must be the same on every rank "
         f"(no branches on dist.get_rank()); rank-specific recompiles expected? use DISPATCH_STAGE.")
-
-
-def _summary(text):
-    names = [w for w in text.replace("(", " ").split() if "_c10d_functional." in w]
-    return ", ".join(n.split("_c10d_functional.")[1] for n in names) or "none"
 
 
 def graph_info(gm):
@@ -188,7 +183,7 @@ def wrap(gm, example_inputs, compiled):
     digest, text = _describe(gm, example_inputs)
     info = gm._tt_spmd
     if st == "COMPILE_STAGE":
-        _exchange(dist, ("COMPILE_STAGE", "compile"), digest, text)
+        _exchange(dist, ("COMPILE_STAGE", "compile"), digest, text, names)
         info["handshakes"] += 1
         return compiled
     # DISPATCH_STAGE: the n-th run of a graph with collectives on one rank
@@ -197,7 +192,7 @@ def wrap(gm, example_inputs, compiled):
 
     @functools.wraps(compiled)
     def run(*args, **kwargs):
-        _exchange(dist, what, digest, text)
+        _exchange(dist, what, digest, text, names)
         info["handshakes"] += 1
         return compiled(*args, **kwargs)
 
