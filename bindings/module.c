@@ -55,7 +55,7 @@ static PyObject *py_setup(PyObject *self, PyObject *args) {
 static PyObject *py_op_names(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  int n = tt_ops_count();
+  int n = tt_ops_named_count(); /* size companions have ids after these, no names of their own */
   PyObject *list = PyList_New(n);
   if (!list) return NULL;
   for (int i = 0; i < n; i++) PyList_SET_ITEM(list, i, PyUnicode_FromString(tt_ops_get(i)->name));
@@ -662,6 +662,16 @@ static PyObject *py_foreign_intern(PyObject *self, PyObject *arg) {
   return Py_BuildValue("(Lii)", (long long)key, nin, nout);
 }
 
+/* op_size_companion(id): the op id of that op's size companion, or None. */
+static PyObject *py_op_size_companion(PyObject *self, PyObject *args) {
+  (void)self;
+  int id;
+  if (!PyArg_ParseTuple(args, "i", &id)) return NULL;
+  int c = tt_ops_size_companion(id);
+  if (c < 0) Py_RETURN_NONE;
+  return PyLong_FromLong(c);
+}
+
 /* out_dtype_from_out(name): whether that out overload computes in out's dtype. */
 static PyObject *py_out_dtype_from_out(PyObject *self, PyObject *args) {
   (void)self;
@@ -718,6 +728,7 @@ static PyMethodDef methods[] = {
     {"env_vars", py_env_vars, METH_NOARGS, "the environment variables the core reads: [(name, kind, default, doc)]"},
     {"init", py_init_entry, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
     {"setup", py_setup_entry, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
+    {"op_size_companion", py_op_size_companion, METH_VARARGS, "op_size_companion(id): its size companion's op id, or None"},
     {"op_names", py_op_names_entry, METH_NOARGS, "names of the ops the core lowers, by op id"},
     {"call", (PyCFunction)(void (*)(void))py_call_entry, METH_FASTCALL, "call(op_id, args): run an op"},
     {"empty", py_empty_entry, METH_VARARGS, "empty(shape, dtype): a contiguous tensor over a new lazy storage"},

@@ -28,8 +28,8 @@ def _schema_of(name):
 def _trampoline(op_id, schema, size_id=None):
     """A kernel taking the schema's arguments and calling the core with all of
     them, positionally, defaults filled in. An op whose output shape depends on
-    the data has a "_tt_size:" companion (size_id): it runs first, its small
-    result is downloaded and passed to the op as a last list of ints."""
+    the data has a size companion in its row (size_id): it runs first, its
+    small result is downloaded and passed to the op as a last list of ints."""
     args = schema.arguments
     names = [f"a{i}" for i in range(len(args))]
     env = {"_call": _C.call, "torch": torch}
@@ -470,7 +470,7 @@ def register_all():
         schema = _schema_of(name)
         if schema is None:
             continue
-        fn = _trampoline(op_id, schema, ids.get("_tt_size:" + name))
+        fn = _trampoline(op_id, schema, _C.op_size_companion(op_id))
         if fn is None:
             continue
         if name in _LAYOUT_OF_INPUT:

@@ -249,7 +249,7 @@ tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_cal
   /* Complex values reach only the lowerings checked on them (ops/complex_rules.c). */
   tt_op_def_t cdef;
   tt_lower_fn fn;
-  tt_status_t cs = tt_complex_route(op_id, def, args, nargs, &fn);
+  tt_status_t cs = tt_complex_route(def, args, nargs, &fn);
   if (cs) return cs;
   if (fn != def->fn) {
     cdef = *def;
@@ -279,9 +279,7 @@ tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_cal
   if (s) {
     tt_call_result_clear(out); /* their pending values are forgotten with them */
     tt_region_rollback(e);
-    /* a "_tt_size:" companion's errors are its op's, as the user called that op */
-    const char *name = strncmp(def->name, "_tt_size:", 9) ? def->name : def->name + 9;
-    return tt_status_annotate(s, "aten::%s", name);
+    return tt_status_annotate(s, "aten::%s", def->name); /* a size companion is named as its op */
   }
   char what[160];
   snprintf(what, sizeof what, "aten::%s", def->name);

@@ -1,6 +1,6 @@
 /* Lowering of bincount: the length (largest value + 1) is downloaded first, then counts are scatter-added.
  *
- * "_tt_size:bincount" computes {max, min} of self on device; the Python
+ * bincount's size companion computes {max, min} of self on device; the Python
  * trampoline downloads them and lowers bincount again with them appended, so
  * the result has a known length and negative values raise as on CPU. */
 #include "ops/common.h"
@@ -20,7 +20,7 @@ static tt_status_t check_args(tt_lower_t *L) {
   return NULL;
 }
 
-/* _tt_size:bincount(self, weights, minlength) -> int64[2] {max, min} ({-1, 0} when empty) */
+/* size companion of bincount(self, weights, minlength) -> int64[2] {max, min} ({-1, 0} when empty) */
 static tt_status_t lower_bincount_size(tt_lower_t *L) {
   tt_status_t st = check_args(L);
   if (st) return st;
@@ -51,7 +51,6 @@ static tt_status_t lower_bincount(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_bincount[] = {
-    {"_tt_size:bincount", lower_bincount_size, 0},
-    {"bincount", lower_bincount, 0},
+    {"bincount", lower_bincount, 0, .size = lower_bincount_size},
     {NULL, NULL, 0},
 };

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "ops/common.h"
-#include "ops/complex_rules.h"
+#include "ops/complex.h"
 #include "ops/families.h"
 #include "ops/linalg_util.h"
 #include "ops/scan.h"
@@ -51,11 +51,11 @@ static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
   tt_l_output(L, tt_b_binary(L->g, op, p.x, y));
   return NULL;
 }
-static tt_status_t lower_add(tt_lower_t *L) { return add_sub(L, TT_BIN_ADD); }
-static tt_status_t lower_sub(tt_lower_t *L) { return add_sub(L, TT_BIN_SUB); }
+tt_status_t tt_complex_add(tt_lower_t *L) { return add_sub(L, TT_BIN_ADD); }
+tt_status_t tt_complex_sub(tt_lower_t *L) { return add_sub(L, TT_BIN_SUB); }
 
 /* rsub(self, other, alpha) = other - alpha * self */
-static tt_status_t lower_rsub(tt_lower_t *L) {
+tt_status_t tt_complex_rsub(tt_lower_t *L) {
   tt_status_t s = tt_op_sub_check(L);
   if (s) return s;
   pair_t p;
@@ -75,8 +75,8 @@ static tt_status_t binary(tt_lower_t *L, tt_binary_t op) {
   tt_l_output(L, tt_b_binary(L->g, op, p.x, p.y));
   return NULL;
 }
-static tt_status_t lower_mul(tt_lower_t *L) { return binary(L, TT_BIN_MUL); }
-static tt_status_t lower_div(tt_lower_t *L) { return binary(L, TT_BIN_DIV); }
+tt_status_t tt_complex_mul(tt_lower_t *L) { return binary(L, TT_BIN_MUL); }
+tt_status_t tt_complex_div(tt_lower_t *L) { return binary(L, TT_BIN_DIV); }
 
 /* The complex type of argument 0 (real inputs go to their complex type). */
 static tt_val_t complex_arg(tt_lower_t *L, int i, tt_dtype_t *out_dt) {
@@ -86,16 +86,16 @@ static tt_val_t complex_arg(tt_lower_t *L, int i, tt_dtype_t *out_dt) {
   return tt_b_convert(L->g, tt_l_tensor(L, i), dt);
 }
 
-static tt_status_t lower_neg(tt_lower_t *L) {
+tt_status_t tt_complex_neg(tt_lower_t *L) {
   tt_l_output(L, tt_b_unary(L->g, TT_UN_NEG, tt_l_tensor(L, 0)));
   return NULL;
 }
-static tt_status_t lower_exp(tt_lower_t *L) {
+tt_status_t tt_complex_exp(tt_lower_t *L) {
   tt_dtype_t dt;
   tt_l_output(L, tt_b_unary(L->g, TT_UN_EXP, complex_arg(L, 0, &dt)));
   return NULL;
 }
-static tt_status_t lower_reciprocal(tt_lower_t *L) {
+tt_status_t tt_complex_reciprocal(tt_lower_t *L) {
   tt_dtype_t dt;
   tt_val_t z = complex_arg(L, 0, &dt);
   tt_l_output(L, tt_b_binary(L->g, TT_BIN_DIV, tt_b_like_f(L->g, z, 1.0), z));
@@ -121,31 +121,31 @@ static tt_val_t sqrt_signed(tt_graph_t *g, tt_val_t z) {
   tt_val_t mag = tt_b_unary(g, TT_UN_ABS, im_of(g, r));
   return tt_b_binary(g, TT_BIN_COMPLEX, re_of(g, r), tt_b_select(g, neg, tt_b_unary(g, TT_UN_NEG, mag), mag));
 }
-static tt_status_t lower_sqrt(tt_lower_t *L) {
+tt_status_t tt_complex_sqrt(tt_lower_t *L) {
   tt_dtype_t dt;
   tt_l_output(L, sqrt_signed(L->g, complex_arg(L, 0, &dt)));
   return NULL;
 }
 /* 1 / sqrt(z), as CPU computes it */
-static tt_status_t lower_rsqrt(tt_lower_t *L) {
+tt_status_t tt_complex_rsqrt(tt_lower_t *L) {
   tt_dtype_t dt;
   tt_val_t r = sqrt_signed(L->g, complex_arg(L, 0, &dt));
   tt_l_output(L, tt_b_binary(L->g, TT_BIN_DIV, tt_b_like_f(L->g, r, 1.0), r));
   return NULL;
 }
-static tt_status_t lower_log(tt_lower_t *L) { return unary(L, TT_UN_LOG); }
-static tt_status_t lower_log1p(tt_lower_t *L) { return unary(L, TT_UN_LOG1P); }
-static tt_status_t lower_expm1(tt_lower_t *L) { return unary(L, TT_UN_EXPM1); }
-static tt_status_t lower_sin(tt_lower_t *L) { return unary(L, TT_UN_SIN); }
-static tt_status_t lower_cos(tt_lower_t *L) { return unary(L, TT_UN_COS); }
-static tt_status_t lower_tan(tt_lower_t *L) { return unary(L, TT_UN_TAN); }
-static tt_status_t lower_tanh(tt_lower_t *L) { return unary(L, TT_UN_TANH); }
-static tt_status_t lower_sigmoid(tt_lower_t *L) { return unary(L, TT_UN_LOGISTIC); }
+tt_status_t tt_complex_log(tt_lower_t *L) { return unary(L, TT_UN_LOG); }
+tt_status_t tt_complex_log1p(tt_lower_t *L) { return unary(L, TT_UN_LOG1P); }
+tt_status_t tt_complex_expm1(tt_lower_t *L) { return unary(L, TT_UN_EXPM1); }
+tt_status_t tt_complex_sin(tt_lower_t *L) { return unary(L, TT_UN_SIN); }
+tt_status_t tt_complex_cos(tt_lower_t *L) { return unary(L, TT_UN_COS); }
+tt_status_t tt_complex_tan(tt_lower_t *L) { return unary(L, TT_UN_TAN); }
+tt_status_t tt_complex_tanh(tt_lower_t *L) { return unary(L, TT_UN_TANH); }
+tt_status_t tt_complex_sigmoid(tt_lower_t *L) { return unary(L, TT_UN_LOGISTIC); }
 /* x ** y. CPU computes exp(y * log(x)) (std::pow) except for the scalar
  * exponents its kernel special-cases (0.5, 2, 3, -0.5, -1, -2). At x = 0,
  * log(x) = -inf and that gives 0 for re(y) > 0, (inf, nan) for re(y) < 0
  * and NaN for re(y) = 0, where XLA's pow gives NaN for every non-real y. */
-static tt_status_t lower_pow(tt_lower_t *L) {
+tt_status_t tt_complex_pow(tt_lower_t *L) {
   pair_t p;
   if (!pair(L, &p)) return NULL;
   tt_graph_t *g = L->g;
@@ -169,7 +169,7 @@ static tt_status_t lower_pow(tt_lower_t *L) {
 }
 
 /* vdot(a, b) = sum(conj(a) * b) */
-static tt_status_t lower_vdot(tt_lower_t *L) {
+tt_status_t tt_complex_vdot(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   tt_dtype_t a = tt_l_arg_dtype(L, 0), b = tt_l_arg_dtype(L, 1);
   if (a != b) /* CPU's dot_check: no promotion */
@@ -188,7 +188,7 @@ static tt_status_t lower_vdot(tt_lower_t *L) {
 /* |z|: XLA's abs of a complex value (scaled, no overflow), in the real type. */
 /* |z| as C's hypot (CPU's std::abs): an infinite part gives inf, else a NaN
  * part gives NaN (XLA's complex abs drops a NaN imaginary part). */
-static tt_status_t lower_abs(tt_lower_t *L) {
+tt_status_t tt_complex_abs(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   tt_val_t z = tt_l_tensor(L, 0);
   tt_val_t r = tt_b_unary(g, TT_UN_ABS, z);
@@ -202,14 +202,14 @@ static tt_status_t lower_abs(tt_lower_t *L) {
 }
 
 /* angle(z) = atan2(im, re), real-typed. */
-static tt_status_t lower_angle(tt_lower_t *L) {
+tt_status_t tt_complex_angle(tt_lower_t *L) {
   tt_val_t z = tt_l_tensor(L, 0);
   tt_l_output(L, tt_b_binary(L->g, TT_BIN_ATAN2, im_of(L->g, z), re_of(L->g, z)));
   return NULL;
 }
 
 /* sgn(z) = z / |z|, and 0 at 0, as on CPU. */
-static tt_status_t lower_sgn(tt_lower_t *L) {
+tt_status_t tt_complex_sgn(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   tt_val_t z = tt_l_tensor(L, 0);
   if (z < 0) return NULL; /* a failed argument: the graph holds the error */
@@ -242,9 +242,9 @@ static tt_status_t classify(tt_lower_t *L, int which) {
   tt_l_output(L, tt_b_binary(g, which == 2 ? TT_BIN_AND : TT_BIN_OR, v[0], v[1]));
   return NULL;
 }
-static tt_status_t lower_isnan(tt_lower_t *L) { return classify(L, 0); }
-static tt_status_t lower_isinf(tt_lower_t *L) { return classify(L, 1); }
-static tt_status_t lower_isfinite(tt_lower_t *L) { return classify(L, 2); }
+tt_status_t tt_complex_isnan(tt_lower_t *L) { return classify(L, 0); }
+tt_status_t tt_complex_isinf(tt_lower_t *L) { return classify(L, 1); }
+tt_status_t tt_complex_isfinite(tt_lower_t *L) { return classify(L, 2); }
 
 /* complex()/polar() arguments: one float32 or float64 dtype for both, as on CPU
  * (Half would need complex32, which has no StableHLO type). */
@@ -336,18 +336,18 @@ static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t op) {
   tt_l_output(L, tt_op_scan(L->g, op, tt_b_convert(L->g, tt_l_tensor(L, 0), dt), dim));
   return NULL;
 }
-static tt_status_t lower_cumsum(tt_lower_t *L) { return cumulative(L, TT_RED_SUM); }
-static tt_status_t lower_cumprod(tt_lower_t *L) { return cumulative(L, TT_RED_PROD); }
+tt_status_t tt_complex_cumsum(tt_lower_t *L) { return cumulative(L, TT_RED_SUM); }
+tt_status_t tt_complex_cumprod(tt_lower_t *L) { return cumulative(L, TT_RED_PROD); }
 
-static tt_status_t lower_sum(tt_lower_t *L) { return reduce(L, TT_RED_SUM, -1, -1, 1, 0); }
-static tt_status_t lower_sum_dim(tt_lower_t *L) { return reduce(L, TT_RED_SUM, 1, 2, 3, 0); }
-static tt_status_t lower_mean(tt_lower_t *L) { return reduce(L, TT_RED_SUM, -1, -1, 1, 1); }
-static tt_status_t lower_mean_dim(tt_lower_t *L) { return reduce(L, TT_RED_SUM, 1, 2, 3, 1); }
-static tt_status_t lower_prod(tt_lower_t *L) { return reduce(L, TT_RED_PROD, -1, -1, 1, 0); }
-static tt_status_t lower_prod_dim(tt_lower_t *L) { return reduce(L, TT_RED_PROD, 1, 2, 3, 0); }
+tt_status_t tt_complex_sum(tt_lower_t *L) { return reduce(L, TT_RED_SUM, -1, -1, 1, 0); }
+tt_status_t tt_complex_sum_dim(tt_lower_t *L) { return reduce(L, TT_RED_SUM, 1, 2, 3, 0); }
+tt_status_t tt_complex_mean(tt_lower_t *L) { return reduce(L, TT_RED_SUM, -1, -1, 1, 1); }
+tt_status_t tt_complex_mean_dim(tt_lower_t *L) { return reduce(L, TT_RED_SUM, 1, 2, 3, 1); }
+tt_status_t tt_complex_prod(tt_lower_t *L) { return reduce(L, TT_RED_PROD, -1, -1, 1, 0); }
+tt_status_t tt_complex_prod_dim(tt_lower_t *L) { return reduce(L, TT_RED_PROD, 1, 2, 3, 0); }
 
 /* trace: the sum of the diagonal, in the complex type. */
-static tt_status_t lower_trace(tt_lower_t *L) {
+tt_status_t tt_complex_trace(tt_lower_t *L) {
   if (tt_l_arg_rank(L, 0) != 2)
     return tt_status_make(TT_INVALID_ARGUMENT, "trace: expected a matrix, but got tensor with dim %d", tt_l_arg_rank(L, 0));
   int64_t zero = 0;
@@ -357,41 +357,9 @@ static tt_status_t lower_trace(tt_lower_t *L) {
 
 /* Ops that exist only for complex values (or take real ones too). */
 const tt_op_def_t tt_ops_complex[] = {
-    {"complex", lower_complex, 0},
-    {"polar", lower_polar, 0},
-    {"_conj_physical", lower_conj_physical, 0},
-    {"conj_physical_", lower_conj_physical, TT_OPF_INPLACE},
+    {"complex", lower_complex, TT_OPF_COMPLEX},
+    {"polar", lower_polar, TT_OPF_COMPLEX},
+    {"_conj_physical", lower_conj_physical, TT_OPF_COMPLEX},
+    {"conj_physical_", lower_conj_physical, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {NULL, NULL, 0},
-};
-
-const tt_complex_rule_t tt_complex_elementwise[] = {
-    {"add.Tensor", lower_add}, {"add.Scalar", lower_add}, {"add_.Tensor", lower_add}, {"add_.Scalar", lower_add},
-    {"sub.Tensor", lower_sub}, {"sub.Scalar", lower_sub}, {"sub_.Tensor", lower_sub}, {"sub_.Scalar", lower_sub},
-    {"rsub.Tensor", lower_rsub}, {"rsub.Scalar", lower_rsub},
-    {"mul.Tensor", lower_mul}, {"mul.Scalar", lower_mul}, {"mul_.Tensor", lower_mul}, {"mul_.Scalar", lower_mul},
-    {"div.Tensor", lower_div}, {"div.Scalar", lower_div}, {"div_.Tensor", lower_div}, {"div_.Scalar", lower_div},
-    {"neg", lower_neg}, {"neg_", lower_neg},
-    {"exp", lower_exp}, {"exp_", lower_exp},
-    {"reciprocal", lower_reciprocal}, {"reciprocal_", lower_reciprocal},
-    {"sqrt", lower_sqrt}, {"sqrt_", lower_sqrt}, {"rsqrt", lower_rsqrt}, {"rsqrt_", lower_rsqrt},
-    {"log", lower_log}, {"log_", lower_log}, {"log1p", lower_log1p}, {"log1p_", lower_log1p},
-    {"expm1", lower_expm1}, {"expm1_", lower_expm1}, {"sin", lower_sin}, {"sin_", lower_sin},
-    {"cos", lower_cos}, {"cos_", lower_cos}, {"tan", lower_tan}, {"tan_", lower_tan},
-    {"tanh", lower_tanh}, {"tanh_", lower_tanh}, {"sigmoid", lower_sigmoid}, {"sigmoid_", lower_sigmoid},
-    {"pow.Tensor_Scalar", lower_pow}, {"pow_.Scalar", lower_pow}, {"pow.Tensor_Tensor", lower_pow},
-    {"pow_.Tensor", lower_pow}, {"pow.Scalar", lower_pow},
-    {"vdot", lower_vdot},
-    {"abs", lower_abs}, /* abs_ stays refused: CPU refuses an in-place abs of complex values */
-    {"angle", lower_angle},
-    {"sgn", lower_sgn}, {"sgn_", lower_sgn},
-    {"sum", lower_sum}, {"sum.dim_IntList", lower_sum_dim}, {"cumsum", lower_cumsum}, {"cumprod", lower_cumprod},
-    {"mean", lower_mean}, {"mean.dim", lower_mean_dim},
-    {"prod", lower_prod}, {"prod.dim_int", lower_prod_dim}, {"trace", lower_trace},
-    {"eq.Tensor", TT_COMPLEX_AS_IS}, {"eq.Scalar", TT_COMPLEX_AS_IS},
-    {"ne.Tensor", TT_COMPLEX_AS_IS}, {"ne.Scalar", TT_COMPLEX_AS_IS},
-    {"where.self", TT_COMPLEX_AS_IS},
-    {"isnan", lower_isnan}, {"isinf", lower_isinf}, {"isfinite", lower_isfinite},
-    {"complex", TT_COMPLEX_AS_IS}, {"polar", TT_COMPLEX_AS_IS},
-    {"_conj_physical", TT_COMPLEX_AS_IS}, {"conj_physical_", TT_COMPLEX_AS_IS},
-    {NULL, NULL},
 };

@@ -67,12 +67,12 @@ static tt_status_t lower_zero_(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_copy[] = {
-    {"_tt_materialize", lower_materialize, 0},
-    {"clone", lower_clone, 0},
-    {"_to_copy", lower_materialize, 0},
-    {"copy_", lower_copy_, 0},
-    {"fill_.Scalar", lower_fill_, TT_OPF_UNIFORM_WRITE},
-    {"fill_.Tensor", lower_fill_, TT_OPF_UNIFORM_WRITE},
-    {"zero_", lower_zero_, TT_OPF_UNIFORM_WRITE},
+    {"_tt_materialize", lower_materialize, TT_OPF_COMPLEX},
+    {"clone", lower_clone, TT_OPF_COMPLEX},
+    {"_to_copy", lower_materialize, TT_OPF_COMPLEX},
+    {"copy_", lower_copy_, TT_OPF_COMPLEX},
+    {"fill_.Scalar", lower_fill_, TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX},
+    {"fill_.Tensor", lower_fill_, TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX},
+    {"zero_", lower_zero_, TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX},
     {NULL, NULL, 0},
 };

@@ -147,7 +147,7 @@ static tt_status_t lower_eye_out(tt_lower_t *L) {
 static tt_status_t lower_eye_m_out(tt_lower_t *L) { return eye_out(L, tt_l_int(L, 0, 0), tt_l_int(L, 1, 0), 2); }
 
 const tt_op_def_t tt_ops_factory[] = {
-    {"full", lower_full, 0},
+    {"full", lower_full, TT_OPF_COMPLEX},
     {"arange", lower_arange, 0},
     {"arange.start", lower_arange_start, 0},
     {"arange.start_step", lower_arange_start_step, 0},

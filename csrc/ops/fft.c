@@ -4,7 +4,6 @@
 #include <math.h>
 
 #include "ops/common.h"
-#include "ops/complex_rules.h"
 #include "ops/families.h"
 
 #define MAX_FFT_DIMS 3
@@ -165,15 +164,8 @@ static tt_status_t lower_c2r(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_fft[] = {
-    {"_fft_r2c", lower_r2c, 0},
-    {"_fft_c2r", lower_c2r, 0},
-    {"_fft_c2c", lower_c2c, 0},
+    {"_fft_r2c", lower_r2c, TT_OPF_COMPLEX},
+    {"_fft_c2r", lower_c2r, TT_OPF_COMPLEX},
+    {"_fft_c2c", lower_c2c, TT_OPF_COMPLEX},
     {NULL, NULL, 0},
-};
-
-const tt_complex_rule_t tt_complex_fft[] = {
-    {"_fft_r2c", TT_COMPLEX_AS_IS},
-    {"_fft_c2r", TT_COMPLEX_AS_IS},
-    {"_fft_c2c", TT_COMPLEX_AS_IS},
-    {NULL, NULL},
 };

@@ -39,6 +39,6 @@ static tt_status_t lower_foreign(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_foreign[] = {
-    {"_tt_foreign_call", lower_foreign, 0},
+    {"_tt_foreign_call", lower_foreign, TT_OPF_COMPLEX},
     {NULL, NULL, 0},
 };

@@ -2,7 +2,7 @@
  * _histogramdd_from_bin_cts and _histogramdd_from_bin_tensors. The input is
  * seen as M points of N coordinates. As on CPU, the outer edges of a
  * dimension come from `range` or from the data's min/max: those are
- * downloaded first ("_tt_size:" companions, as doubles' bits), so the
+ * downloaded first (size companions, as doubles' bits), so the
  * edge arithmetic and CPU's range errors happen on the host exactly as CPU
  * does them. Each point's bin per dimension is found with the search CPU
  * uses (libstdc++'s upper_bound, also on unsorted bin tensors), and the
@@ -142,7 +142,7 @@ static tt_val_t linspace_edges(tt_lower_t *L, tt_dtype_t dt, double lo, double h
   return tt_b_select(g, first, up, down);
 }
 
-/* _tt_size:_histogramdd_bin_edges / _from_bin_cts -> the data's per-dim
+/* size companion of _histogramdd_bin_edges / _from_bin_cts -> the data's per-dim
  * min then max as the bits of doubles (int64[2N]); empty when not needed. */
 static tt_status_t lower_data_range(tt_lower_t *L) {
   hdd_t H;
@@ -333,10 +333,8 @@ static tt_status_t lower_from_bin_tensors(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_histogramdd[] = {
-    {"_tt_size:_histogramdd_bin_edges", lower_data_range, 0},
-    {"_histogramdd_bin_edges", lower_bin_edges, 0},
-    {"_tt_size:_histogramdd_from_bin_cts", lower_data_range, 0},
-    {"_histogramdd_from_bin_cts", lower_from_bin_cts, 0},
+    {"_histogramdd_bin_edges", lower_bin_edges, 0, .size = lower_data_range},
+    {"_histogramdd_from_bin_cts", lower_from_bin_cts, 0, .size = lower_data_range},
     {"_histogramdd_from_bin_tensors", lower_from_bin_tensors, 0},
     {NULL, NULL, 0},
 };

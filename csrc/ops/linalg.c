@@ -3,6 +3,7 @@
  * CPU kernels accumulate, with the beta/alpha combination before rounding. */
 #include <string.h>
 
+#include "ops/complex.h"
 #include "ops/common.h"
 #include "ops/families.h"
 
@@ -350,20 +351,20 @@ static tt_status_t lower_dot(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_linalg[] = {
-    {"mm", lower_mm, 0},
+    {"mm", lower_mm, TT_OPF_COMPLEX},
     {"addmm", lower_addmm, 0},
     {"addmm_", lower_addmm, TT_OPF_INPLACE},
-    {"bmm", lower_bmm, 0},
+    {"bmm", lower_bmm, TT_OPF_COMPLEX},
     {"baddbmm", lower_baddbmm, 0},
     {"baddbmm_", lower_baddbmm, TT_OPF_INPLACE},
     {"addbmm", lower_addbmm, 0},
     {"addbmm_", lower_addbmm, TT_OPF_INPLACE},
-    {"mv", lower_mv, 0},
+    {"mv", lower_mv, TT_OPF_COMPLEX},
     {"addmv", lower_addmv, 0},
     {"addmv_", lower_addmv, TT_OPF_INPLACE},
     {"addr", lower_addr, 0},
     {"addr_", lower_addr, TT_OPF_INPLACE},
-    {"dot", lower_dot, 0},
-    {"vdot", lower_dot, 0},
+    {"dot", lower_dot, TT_OPF_COMPLEX},
+    {"vdot", lower_dot, 0, .complex = tt_complex_vdot},
     {NULL, NULL, 0},
 };

@@ -1,5 +1,6 @@
 /* Lowerings of small linear-algebra ops with no decomposition: linalg_cross
  * (the cross product along a dim of size 3) and trace. */
+#include "ops/complex.h"
 #include "ops/families.h"
 #include "ops/linalg_util.h"
 
@@ -60,6 +61,6 @@ static tt_status_t lower_trace(tt_lower_t *L) {
 
 const tt_op_def_t tt_ops_linalg_small[] = {
     {"linalg_cross", lower_linalg_cross, 0},
-    {"trace", lower_trace, 0},
+    {"trace", lower_trace, 0, .complex = tt_complex_trace},
     {NULL, NULL, 0},
 };

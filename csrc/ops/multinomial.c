@@ -3,7 +3,7 @@
  *
  * The validity of the probabilities (negative, inf, NaN, rows summing to 0)
  * depends on the data, and PyTorch raises for it synchronously on every
- * device; so "_tt_size:multinomial" computes a small code on device, the
+ * device; so multinomial's size companion computes a small code on device, the
  * trampoline downloads it and passes it to "multinomial", which raises CPU's
  * message or samples:
  * - without replacement (or one sample): p / Exp(1) keys, the top n of each
@@ -61,7 +61,7 @@ static tt_val_t any_of(tt_graph_t *g, tt_val_t pred, int64_t code) {
   return tt_b_select(g, any, tt_b_const_i(g, TT_I64, code), tt_b_const_i(g, TT_I64, 0));
 }
 
-/* _tt_size:multinomial(self, n, replacement, generator) -> int64[1]: the BAD_* bits found. */
+/* size companion of multinomial(self, n, replacement, generator) -> int64[1]: the BAD_* bits found. */
 static tt_status_t lower_multinomial_size(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   int64_t rows, cats, one = 1;
@@ -164,7 +164,6 @@ static tt_status_t lower_multinomial(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_multinomial[] = {
-    {"_tt_size:multinomial", lower_multinomial_size, 0},
-    {"multinomial", lower_multinomial, TT_OPF_RANDOM},
+    {"multinomial", lower_multinomial, 0, .size = lower_multinomial_size},
     {NULL, NULL, 0},
 };

@@ -103,8 +103,8 @@ PAD(l_repl2b, 2, 0, 1)
 PAD(l_repl3b, 3, 0, 1)
 
 const tt_op_def_t tt_ops_pad[] = {
-    {"reflection_pad1d", l_refl1, 0},
-    {"reflection_pad2d", l_refl2, 0},
+    {"reflection_pad1d", l_refl1, TT_OPF_COMPLEX},
+    {"reflection_pad2d", l_refl2, TT_OPF_COMPLEX},
     {"reflection_pad3d", l_refl3, 0},
     {"reflection_pad1d_backward", l_refl1b, 0},
     {"reflection_pad2d_backward", l_refl2b, 0},

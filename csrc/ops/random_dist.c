@@ -91,8 +91,8 @@ static tt_status_t lower_geometric_(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_random_dist[] = {
-    {"cauchy_", lower_cauchy_, TT_OPF_RANDOM},
-    {"log_normal_", lower_log_normal_, TT_OPF_RANDOM},
-    {"geometric_", lower_geometric_, TT_OPF_RANDOM},
+    {"cauchy_", lower_cauchy_, 0},
+    {"log_normal_", lower_log_normal_, 0},
+    {"geometric_", lower_geometric_, 0},
     {NULL, NULL, 0},
 };

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ops/complex.h"
 #include "ops/common.h"
 #include "ops/scan.h"
 #include "ops/families.h"
@@ -482,12 +483,12 @@ static tt_status_t lower_equal(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_reduction[] = {
-    {"sum", lower_sum, 0},
-    {"sum.dim_IntList", lower_sum_dim, 0},
-    {"mean", lower_mean, 0},
-    {"mean.dim", lower_mean_dim, 0},
-    {"prod", lower_prod, 0},
-    {"prod.dim_int", lower_prod_dim, 0},
+    {"sum", lower_sum, 0, .complex = tt_complex_sum},
+    {"sum.dim_IntList", lower_sum_dim, 0, .complex = tt_complex_sum_dim},
+    {"mean", lower_mean, 0, .complex = tt_complex_mean},
+    {"mean.dim", lower_mean_dim, 0, .complex = tt_complex_mean_dim},
+    {"prod", lower_prod, 0, .complex = tt_complex_prod},
+    {"prod.dim_int", lower_prod_dim, 0, .complex = tt_complex_prod_dim},
     {"amax", lower_amax, 0},
     {"amin", lower_amin, 0},
     {"max", lower_max, 0},
@@ -500,15 +501,15 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"std.correction", lower_std, 0},
     {"var_mean.correction", lower_var_mean, 0},
     {"std_mean.correction", lower_std_mean, 0},
-    {"any", lower_any, 0},
-    {"all", lower_all, 0},
-    {"any.dim", lower_any_dim, 0},
-    {"all.dim", lower_all_dim, 0},
-    {"any.dims", lower_any_dim, 0},
-    {"all.dims", lower_all_dim, 0},
+    {"any", lower_any, TT_OPF_COMPLEX},
+    {"all", lower_all, TT_OPF_COMPLEX},
+    {"any.dim", lower_any_dim, TT_OPF_COMPLEX},
+    {"all.dim", lower_all_dim, TT_OPF_COMPLEX},
+    {"any.dims", lower_any_dim, TT_OPF_COMPLEX},
+    {"all.dims", lower_all_dim, TT_OPF_COMPLEX},
     {"logsumexp", lower_logsumexp, 0},
-    {"cumsum", lower_cumsum, 0},
-    {"cumprod", lower_cumprod, 0},
+    {"cumsum", lower_cumsum, 0, .complex = tt_complex_cumsum},
+    {"cumprod", lower_cumprod, 0, .complex = tt_complex_cumprod},
     {"linalg_vector_norm", lower_vector_norm, 0},
     /* norm(self, p, dim, keepdim, *, dtype) has vector_norm's argument layout. */
     {"norm.Scalar", lower_vector_norm, 0},
@@ -516,8 +517,8 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"norm.ScalarOpt_dim_dtype", lower_vector_norm, 0},
     {"nansum", lower_nansum, 0},
     {"aminmax", lower_aminmax, 0},
-    {"equal", lower_equal, 0},
-    {"count_nonzero.dim_IntList", lower_count_nonzero, 0},
-    {"count_nonzero", lower_count_nonzero, 0},
+    {"equal", lower_equal, TT_OPF_COMPLEX},
+    {"count_nonzero.dim_IntList", lower_count_nonzero, TT_OPF_COMPLEX},
+    {"count_nonzero", lower_count_nonzero, TT_OPF_COMPLEX},
     {NULL, NULL, 0},
 };

@@ -1,5 +1,6 @@
 /* The op table: the family tables flattened once into ids, names checked
- * unique, lookup by binary search over the sorted names. */
+ * unique, lookup by binary search over the sorted names; each row's size
+ * companion gets an id after all the rows. */
 #include "ops/registry.h"
 
 #include <pthread.h>
@@ -20,11 +21,14 @@ static const tt_op_def_t *const *families(void) {
 }
 
 #define MAX_OPS 2048
+#define MAX_COMPANIONS 32
 /* The flat table and its names in sorted order, built once (pthread_once:
  * engines on several threads may look ops up at once) and read-only after. */
 static const tt_op_def_t *flat[MAX_OPS];
-static int by_name[MAX_OPS]; /* ids, sorted by name */
-static int nflat;
+static int by_name[MAX_OPS]; /* ids of the rows, sorted by name */
+static int nflat, nnamed;
+static tt_op_def_t companions[MAX_COMPANIONS]; /* {op's name, its size lowering} */
+static int companion_of[MAX_OPS];               /* row id -> companion id, or -1 */
 static pthread_once_t built = PTHREAD_ONCE_INIT;
 
 static int cmp_ids(const void *a, const void *b) {
@@ -44,17 +48,39 @@ static void build(void) {
     for (const tt_op_def_t *d = *f; d->name; d++) {
       if (nflat == MAX_OPS) fail("more ops than MAX_OPS; raise it", d->name);
       if (!d->fn) fail("an op without a lowering", d->name);
+      if (d->flags & ~(TT_OPF_INPLACE | TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX)) fail("an unknown flag", d->name);
+      if (d->complex && (d->flags & TT_OPF_COMPLEX)) fail("both a complex lowering and TT_OPF_COMPLEX", d->name);
       by_name[nflat] = nflat;
       flat[nflat++] = d;
     }
-  qsort(by_name, (size_t)nflat, sizeof by_name[0], cmp_ids);
-  for (int i = 1; i < nflat; i++)
+  nnamed = nflat;
+  qsort(by_name, (size_t)nnamed, sizeof by_name[0], cmp_ids);
+  int ncomp = 0;
+  for (int id = 0; id < nnamed; id++) {
+    companion_of[id] = -1;
+    if (!flat[id]->size) continue;
+    if (ncomp == MAX_COMPANIONS || nflat == MAX_OPS) fail("more size companions than MAX_COMPANIONS; raise it", flat[id]->name);
+    companions[ncomp] = (tt_op_def_t){.name = flat[id]->name, .fn = flat[id]->size};
+    companion_of[id] = nflat;
+    flat[nflat++] = &companions[ncomp++];
+  }
+  for (int i = 1; i < nnamed; i++)
     if (!strcmp(flat[by_name[i]]->name, flat[by_name[i - 1]]->name)) fail("an op registered twice", flat[by_name[i]]->name);
 }
 
 int tt_ops_count(void) {
   pthread_once(&built, build);
   return nflat;
+}
+
+int tt_ops_named_count(void) {
+  pthread_once(&built, build);
+  return nnamed;
+}
+
+int tt_ops_size_companion(int id) {
+  pthread_once(&built, build);
+  return id >= 0 && id < nnamed ? companion_of[id] : -1;
 }
 
 const tt_op_def_t *tt_ops_get(int id) {
@@ -64,7 +90,7 @@ const tt_op_def_t *tt_ops_get(int id) {
 
 int tt_ops_find(const char *name) {
   pthread_once(&built, build);
-  int lo = 0, hi = nflat - 1;
+  int lo = 0, hi = nnamed - 1;
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2, c = strcmp(name, flat[by_name[mid]]->name);
     if (c == 0) return by_name[mid];

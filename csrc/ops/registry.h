@@ -1,4 +1,5 @@
-/* The table of ATen ops the core lowers, looked up by name. */
+/* The table of ATen ops the core lowers, looked up by name: one row per op
+ * holds everything the core and the glue know about it. */
 #ifndef TT_OPS_REGISTRY_H
 #define TT_OPS_REGISTRY_H
 
@@ -6,21 +7,35 @@
 
 enum {
   TT_OPF_INPLACE = 1, /* "foo_": outs[0] is written into argument 0, which is returned */
-  TT_OPF_RANDOM = 2,  /* consumes generator state */
   /* Writes one value to every element (fill_, zero_): a written view whose
    * elements alias each other (an expanded tensor) is fine, as on CPU. */
-  TT_OPF_UNIFORM_WRITE = 4,
+  TT_OPF_UNIFORM_WRITE = 2,
+  /* The real lowering is right on complex values as it is (it only moves,
+   * selects or converts elements): checked against CPU in test_complex.py. */
+  TT_OPF_COMPLEX = 4,
 };
 
 typedef struct tt_op_def_s {
   const char *name; /* "add.Tensor" (no "aten::" prefix) */
   tt_lower_fn fn;
   int flags;
+  /* The lowering for complex inputs; NULL: complex inputs are refused
+   * unless TT_OPF_COMPLEX (ops/complex_rules.c). */
+  tt_lower_fn complex;
+  /* An op whose output shape depends on the data: this lowering runs first
+   * (its own op id, tt_ops_size_companion), its small int64 result is read
+   * back and passed to the op as a last list of ints. */
+  tt_lower_fn size;
 } tt_op_def_t;
 
+/* Ids [0, tt_ops_named_count()) are the rows, found by name; the ids after
+ * them are the rows' size companions (named as their op). */
 int tt_ops_count(void);
+int tt_ops_named_count(void);
 const tt_op_def_t *tt_ops_get(int id);
 /* -1 when not found. */
 int tt_ops_find(const char *name);
+/* The id of op `id`'s size companion, -1 when it has none. */
+int tt_ops_size_companion(int id);
 
 #endif

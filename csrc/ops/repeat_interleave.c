@@ -1,6 +1,6 @@
 /* Lowering of repeat_interleave.Tensor: the total (sum of repeats) is downloaded first, then the indices are built.
  *
- * "_tt_size:repeat_interleave.Tensor" computes {sum, min} of the repeats on
+ * repeat_interleave.Tensor's size companion computes {sum, min} of the repeats on
  * device; the op is then lowered with them appended. Index j of the result is
  * the number of bag ends (inclusive cumsum of repeats) at or before j: a
  * scatter-add of ones at the ends followed by a prefix sum, O(total + n). */
@@ -50,7 +50,6 @@ static tt_status_t lower_repeat_interleave(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_repeat_interleave[] = {
-    {"_tt_size:repeat_interleave.Tensor", lower_size, 0},
-    {"repeat_interleave.Tensor", lower_repeat_interleave, 0},
+    {"repeat_interleave.Tensor", lower_repeat_interleave, 0, .size = lower_size},
     {NULL, NULL, 0},
 };

@@ -151,9 +151,9 @@ static tt_status_t lower_rrelu_with_noise_backward(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_rrelu[] = {
-    {"rrelu_with_noise", lower_rrelu_with_noise, TT_OPF_RANDOM},
-    {"rrelu_with_noise_", lower_rrelu_with_noise_, TT_OPF_RANDOM},
-    {"rrelu_with_noise_functional", lower_rrelu_with_noise_functional, TT_OPF_RANDOM},
+    {"rrelu_with_noise", lower_rrelu_with_noise, 0},
+    {"rrelu_with_noise_", lower_rrelu_with_noise_, 0},
+    {"rrelu_with_noise_functional", lower_rrelu_with_noise_functional, 0},
     {"rrelu_with_noise_backward", lower_rrelu_with_noise_backward, 0},
     {NULL, NULL, 0},
 };

@@ -3,7 +3,7 @@
  * on the count of segments, so everything stays static: each element's
  * segment is the number of segment ends at or before it (a scatter of marks
  * and a prefix sum), then one scatter reduces the elements in order, as
- * CPU's loop does. "_tt_size:segment_reduce" downloads {shortest segment,
+ * CPU's loop does. segment_reduce's size companion downloads {shortest segment,
  * rows of lengths that sum to the axis size} first for CPU's checks. */
 #include <math.h>
 #include <stdint.h>
@@ -183,7 +183,7 @@ static tt_val_t unflatten(tt_graph_t *g, const seg_t *P, tt_val_t v) {
 static const tt_reduce_t FOLD[] = {[RED_SUM] = TT_RED_SUM, [RED_MEAN] = TT_RED_SUM, [RED_MAX] = TT_RED_MAX,
                                    [RED_MIN] = TT_RED_MIN, [RED_PROD] = TT_RED_PROD};
 
-/* _tt_size:segment_reduce(...) -> int64[2] {shortest segment (INT64_MAX if
+/* size companion of segment_reduce(...) -> int64[2] {shortest segment (INT64_MAX if
  * none), 1 if every row of lengths sums to the axis size} */
 static tt_status_t lower_segment_size(tt_lower_t *L) {
   seg_t P;
@@ -319,8 +319,7 @@ static tt_status_t lower_segment_backward(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_segment_reduce[] = {
-    {"_tt_size:segment_reduce", lower_segment_size, 0},
-    {"segment_reduce", lower_segment_reduce, 0},
+    {"segment_reduce", lower_segment_reduce, 0, .size = lower_segment_size},
     {"_segment_reduce_backward", lower_segment_backward, 0},
     {NULL, NULL, 0},
 };

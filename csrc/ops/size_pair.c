@@ -1,4 +1,4 @@
-/* The int64[2] size pair of "_tt_size:" companion ops (bincount, repeat_interleave): built on device, read back as an argument. */
+/* The int64[2] size pair that the size companions of bincount and repeat_interleave build on device; read back, it is their op's last argument. */
 #include "ops/size_pair.h"
 
 tt_val_t tt_op_size_pair(tt_lower_t *L, int i, tt_reduce_t r0, tt_reduce_t r1, int64_t e0, int64_t e1) {
@@ -19,6 +19,6 @@ tt_val_t tt_op_size_pair(tt_lower_t *L, int i, tt_reduce_t r0, tt_reduce_t r1, i
 
 int tt_op_size_pair_arg(tt_lower_t *L, int i, int64_t out[2]) {
   if (tt_l_ints(L, i, out, 2) == 2) return 1;
-  tt_l_fail(L, TT_INTERNAL, "%s: missing the downloaded size pair (the \"_tt_size:\" companion's result)", L->op);
+  tt_l_fail(L, TT_INTERNAL, "%s: missing the downloaded size pair (its size companion's result)", L->op);
   return 0;
 }

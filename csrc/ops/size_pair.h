@@ -1,4 +1,4 @@
-/* The int64[2] size pair of "_tt_size:" companion ops (bincount, repeat_interleave): built on device, read back as an argument. */
+/* The int64[2] size pair that the size companions of bincount and repeat_interleave build on device; read back, it is their op's last argument. */
 #ifndef TT_OPS_SIZE_PAIR_H
 #define TT_OPS_SIZE_PAIR_H
 

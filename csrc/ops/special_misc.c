@@ -4,6 +4,7 @@
  * special cases. */
 #include <math.h>
 
+#include "ops/complex.h"
 #include "ops/common.h"
 #include "ops/families.h"
 #include "ops/special.h"
@@ -129,7 +130,7 @@ static tt_status_t lower_frexp(tt_lower_t *L) {
 const tt_op_def_t tt_ops_special_misc[] = {
     SP_UNARY("sinc", lower_sinc),
     {"special_entr", lower_entr, 0},
-    {"angle", lower_angle, 0},
+    {"angle", lower_angle, 0, .complex = tt_complex_angle},
     {"special_erfcx", lower_erfcx, 0},
     {"special_log_ndtr", lower_log_ndtr, 0},
     {"special_ndtri", lower_ndtri, 0},

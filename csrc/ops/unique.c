@@ -1,7 +1,7 @@
 /* Lowerings of unique, unique_consecutive and their dim forms: sorted rows, group starts and counts on device.
  *
  * The number of unique values decides the output shape, so each op runs twice,
- * as nonzero does: its "_tt_size:" companion computes the count on device
+ * as nonzero does: its size companion computes the count on device
  * (downloaded by the Python trampoline), then the op itself is lowered again
  * with that count appended as a last INTS argument, building outputs of known
  * shape. Like CPU, unique always sorts (its `sorted` flag is ignored there too),
@@ -199,15 +199,10 @@ static tt_status_t size_consec_dim(tt_lower_t *L) { return lower_unique(L, &CONS
 static tt_status_t do_consec_dim(tt_lower_t *L) { return lower_unique(L, &CONSEC_DIM, 0); }
 
 const tt_op_def_t tt_ops_unique[] = {
-    {"_tt_size:_unique2", size_unique2, 0},
-    {"_unique2", do_unique2, 0},
-    {"_tt_size:_unique", size_unique1, 0},
-    {"_unique", do_unique1, 0},
-    {"_tt_size:unique_dim", size_unique_dim, 0},
-    {"unique_dim", do_unique_dim, 0},
-    {"_tt_size:unique_consecutive", size_consec, 0},
-    {"unique_consecutive", do_consec, 0},
-    {"_tt_size:unique_dim_consecutive", size_consec_dim, 0},
-    {"unique_dim_consecutive", do_consec_dim, 0},
+    {"_unique2", do_unique2, 0, .size = size_unique2},
+    {"_unique", do_unique1, 0, .size = size_unique1},
+    {"unique_dim", do_unique_dim, 0, .size = size_unique_dim},
+    {"unique_consecutive", do_consec, 0, .size = size_consec},
+    {"unique_dim_consecutive", do_consec_dim, 0, .size = size_consec_dim},
     {NULL, NULL, 0},
 };

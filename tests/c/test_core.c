@@ -247,24 +247,39 @@ static void test_from_host(void) {
 
 /* The registry: every row named, lowered and found again by its name (the
  * binary search agrees with the table), flags only of the known kinds, an
- * in-place flag only on a trailing-underscore name. */
+ * in-place flag only on a trailing-underscore name; each size companion
+ * has an id after the rows, is named as its op and found from its row. */
 static void test_registry(void) {
-  int n = tt_ops_count(), bad = 0;
-  CHECK(n > 400);
-  for (int id = 0; id < n; id++) {
+  int n = tt_ops_count(), named = tt_ops_named_count(), bad = 0, companions = 0, complex_rows = 0;
+  CHECK(named > 400 && n > named);
+  for (int id = 0; id < named; id++) {
     const tt_op_def_t *d = tt_ops_get(id);
     if (!d || !d->name || !d->name[0] || !d->fn || tt_ops_find(d->name) != id ||
-        (d->flags & ~(TT_OPF_INPLACE | TT_OPF_RANDOM | TT_OPF_UNIFORM_WRITE))) {
+        (d->flags & ~(TT_OPF_INPLACE | TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX)) ||
+        (d->complex && (d->flags & TT_OPF_COMPLEX))) {
       bad++;
       continue;
     }
+    if (d->complex || (d->flags & TT_OPF_COMPLEX)) complex_rows++;
     if (d->flags & TT_OPF_INPLACE) {
       const char *dot = strchr(d->name, '.');
       size_t len = dot ? (size_t)(dot - d->name) : strlen(d->name);
       if (len < 2 || d->name[len - 1] != '_') bad++;
     }
+    int c = tt_ops_size_companion(id);
+    if ((c >= 0) != (d->size != NULL)) bad++;
+    if (c >= 0) {
+      const tt_op_def_t *cd = tt_ops_get(c);
+      companions++;
+      if (c < named || !cd || cd->fn != d->size || strcmp(cd->name, d->name) || tt_ops_size_companion(c) != -1) bad++;
+    }
   }
   CHECK(bad == 0);
+  CHECK(companions == n - named && companions >= 10);
+  CHECK(complex_rows > 100);
+  CHECK(tt_ops_size_companion(tt_ops_find("bincount")) >= named && tt_ops_size_companion(tt_ops_find("add.Tensor")) == -1);
+  CHECK(tt_ops_get(tt_ops_find("add.Tensor"))->complex != NULL);
+  CHECK(tt_ops_get(tt_ops_find("clone"))->flags & TT_OPF_COMPLEX);
   CHECK(tt_ops_get(n) == NULL && tt_ops_get(-1) == NULL);
   CHECK(tt_ops_find("no_such_op.Tensor") == -1 && tt_ops_find("") == -1 && tt_ops_find("zzzz") == -1);
   CHECK(tt_ops_find("add.Tensor") >= 0 && tt_ops_find("add") != tt_ops_find("add.Tensor"));

@@ -1,0 +1,44 @@
+/* The complex lowerings of ops whose real lowering cannot see complex
+ * values (ops/complex.c); each op's row names its own (ops/registry.h). */
+#ifndef TT_OPS_COMPLEX_H
+#define TT_OPS_COMPLEX_H
+
+#include "ops/lower.h"
+
+tt_status_t tt_complex_abs(tt_lower_t *L);
+tt_status_t tt_complex_add(tt_lower_t *L);
+tt_status_t tt_complex_angle(tt_lower_t *L);
+tt_status_t tt_complex_cos(tt_lower_t *L);
+tt_status_t tt_complex_cumprod(tt_lower_t *L);
+tt_status_t tt_complex_cumsum(tt_lower_t *L);
+tt_status_t tt_complex_div(tt_lower_t *L);
+tt_status_t tt_complex_exp(tt_lower_t *L);
+tt_status_t tt_complex_expm1(tt_lower_t *L);
+tt_status_t tt_complex_isfinite(tt_lower_t *L);
+tt_status_t tt_complex_isinf(tt_lower_t *L);
+tt_status_t tt_complex_isnan(tt_lower_t *L);
+tt_status_t tt_complex_log(tt_lower_t *L);
+tt_status_t tt_complex_log1p(tt_lower_t *L);
+tt_status_t tt_complex_mean(tt_lower_t *L);
+tt_status_t tt_complex_mean_dim(tt_lower_t *L);
+tt_status_t tt_complex_mul(tt_lower_t *L);
+tt_status_t tt_complex_neg(tt_lower_t *L);
+tt_status_t tt_complex_pow(tt_lower_t *L);
+tt_status_t tt_complex_prod(tt_lower_t *L);
+tt_status_t tt_complex_prod_dim(tt_lower_t *L);
+tt_status_t tt_complex_reciprocal(tt_lower_t *L);
+tt_status_t tt_complex_rsqrt(tt_lower_t *L);
+tt_status_t tt_complex_rsub(tt_lower_t *L);
+tt_status_t tt_complex_sgn(tt_lower_t *L);
+tt_status_t tt_complex_sigmoid(tt_lower_t *L);
+tt_status_t tt_complex_sin(tt_lower_t *L);
+tt_status_t tt_complex_sqrt(tt_lower_t *L);
+tt_status_t tt_complex_sub(tt_lower_t *L);
+tt_status_t tt_complex_sum(tt_lower_t *L);
+tt_status_t tt_complex_sum_dim(tt_lower_t *L);
+tt_status_t tt_complex_tan(tt_lower_t *L);
+tt_status_t tt_complex_tanh(tt_lower_t *L);
+tt_status_t tt_complex_trace(tt_lower_t *L);
+tt_status_t tt_complex_vdot(tt_lower_t *L);
+
+#endif
