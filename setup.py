@@ -14,7 +14,8 @@ setup(
             sources=sources,
             depends=headers,
             include_dirs=["csrc", "bindings"],
-            extra_compile_args=["-std=c11", "-D_GNU_SOURCE", "-O2", "-Wall", "-Wno-missing-field-initializers"],
+            extra_compile_args=["-std=c11", "-D_GNU_SOURCE", "-O2", "-Wall", "-Wno-missing-field-initializers",
+                                "-Werror=implicit-function-declaration", "-Werror=int-conversion"],
             libraries=["dl", "pthread", "m"],
         )
     ]

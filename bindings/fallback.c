@@ -1,6 +1,5 @@
-/* torchtpu._C calls of the CPU fallback (exec/fallback.h): argument conversion only. */
-#include "api/compiled.h"
-#include "exec/fallback.h"
+/* torchtpu._C calls of the CPU fallback (api/engine_state.h): argument conversion only. */
+#include "api/engine_state.h"
 #include "bindings.h"
 
 PyObject *tt_py_fallback_set_enabled(PyObject *self, PyObject *on) {
@@ -9,7 +8,7 @@ PyObject *tt_py_fallback_set_enabled(PyObject *self, PyObject *on) {
   if (v < 0) return NULL;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  tt_fallback_set_enabled(&e->fallback, v);
+  tt_engine_set_fallback(e, v);
   Py_RETURN_NONE;
 }
 
@@ -18,7 +17,7 @@ PyObject *tt_py_fallback_enabled(PyObject *self, PyObject *unused) {
   (void)unused;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  return PyBool_FromLong(tt_fallback_enabled(&e->fallback));
+  return PyBool_FromLong(tt_engine_fallback_enabled(e));
 }
 
 PyObject *tt_py_fallback_enter(PyObject *self, PyObject *op) {
@@ -28,12 +27,7 @@ PyObject *tt_py_fallback_enter(PyObject *self, PyObject *op) {
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
   bool first;
-  tt_status_t s = tt_fallback_enter(&e->fallback, name, &first);
-  if (!s) {
-    char why[256];
-    snprintf(why, sizeof why, "%s has no TPU lowering and ran on the CPU (the CPU fallback)", name);
-    tt_compiled_capture_refuse(e, why);
-  }
+  tt_status_t s = tt_engine_fallback_enter(e, name, &first);
   if (s) return tt_py_raise(s);
   return PyBool_FromLong(first);
 }
@@ -42,7 +36,7 @@ PyObject *tt_py_fallback_unsupported(PyObject *self, PyObject *args) {
   (void)self;
   const char *op, *what;
   if (!PyArg_ParseTuple(args, "ss", &op, &what)) return NULL;
-  return tt_py_raise(tt_fallback_unsupported(op, what));
+  return tt_py_raise(tt_engine_fallback_unsupported(op, what));
 }
 
 PyObject *tt_py_fallback_counts(PyObject *self, PyObject *unused) {
@@ -51,9 +45,9 @@ PyObject *tt_py_fallback_counts(PyObject *self, PyObject *unused) {
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
   PyObject *d = PyDict_New();
-  for (int i = 0; d && i < tt_fallback_op_count(&e->fallback); i++) {
+  for (int i = 0; d && i < tt_engine_fallback_op_count(e); i++) {
     uint64_t runs;
-    const char *name = tt_fallback_op(&e->fallback, i, &runs);
+    const char *name = tt_engine_fallback_op(e, i, &runs);
     PyObject *v = PyLong_FromUnsignedLongLong(runs);
     if (!v || PyDict_SetItemString(d, name, v) < 0) Py_CLEAR(d);
     Py_XDECREF(v);
@@ -66,6 +60,6 @@ PyObject *tt_py_fallback_reset(PyObject *self, PyObject *unused) {
   (void)unused;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  tt_fallback_reset(&e->fallback);
+  tt_engine_fallback_reset(e);
   Py_RETURN_NONE;
 }

@@ -6,11 +6,10 @@
 #include "api/engine_lock.h"
 #include "api/foreign.h"
 #include "api/compiled.h"
+#include "api/engine_state.h"
 #include "base/env.h"
 #include "base/nbytes.h"
 #include "base/prof.h"
-#include "exec/compile_pool.h"
-#include "exec/region.h"
 #include "bindings.h"
 #include "ops/registry.h"
 
@@ -102,18 +101,17 @@ static int generator_swap_in(PyObject *gen, uint64_t saved[2]) {
   Py_XDECREF(s);
   Py_XDECREF(o);
   if (PyErr_Occurred()) return 0;
-  saved[0] = c->rng_seed;
-  saved[1] = c->rng_offset;
-  c->rng_seed = seed;
-  c->rng_offset = off;
+  tt_engine_rng_state(c, &saved[0], &saved[1]);
+  tt_engine_set_rng_state(c, seed, off);
   return 1;
 }
 
 static int generator_swap_out(PyObject *gen, const uint64_t saved[2]) {
   tt_engine_t *c = tt_py.engine;
-  PyObject *o = PyLong_FromUnsignedLongLong(c->rng_offset);
-  c->rng_seed = saved[0];
-  c->rng_offset = saved[1];
+  uint64_t seed, offset;
+  tt_engine_rng_state(c, &seed, &offset);
+  PyObject *o = PyLong_FromUnsignedLongLong(offset);
+  tt_engine_set_rng_state(c, saved[0], saved[1]);
   int ok = o && PyObject_SetAttrString(gen, "_tt_offset", o) == 0;
   Py_XDECREF(o);
   return ok;
@@ -282,7 +280,7 @@ static PyObject *py_synchronize(PyObject *self, PyObject *unused) {
 static PyObject *py_stop_compiles(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  if (tt_py.engine) tt_compile_pool_shutdown(tt_py.engine);
+  if (tt_py.engine) tt_engine_stop_compiles(tt_py.engine);
   Py_RETURN_NONE;
 }
 
@@ -291,19 +289,18 @@ static PyObject *py_runtime_info(PyObject *self, PyObject *unused) {
   (void)unused;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  const tt_pjrt_info_t *i = tt_pjrt_runtime_info(e->rt);
-  int64_t shv[3] = {0, 0, 0};
-  tt_pjrt_runtime_stablehlo_version(e->rt, shv);
+  int64_t shv[3];
+  const tt_pjrt_info_t *i = tt_engine_runtime_info(e, shv);
   return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:(ii),s:i,s:s,s:(LLL)}", "plugin_path", i->plugin_path,
                        "platform_name", i->platform_name, "platform_version", i->platform_version,
                        "device_kind", i->device_kind, "xla_version", i->xla_version, "pjrt_api_version",
                        i->api_major, i->api_minor, "num_devices", i->num_devices, "torchtpu_version",
-                       TT_VERSION, "stablehlo_version", (long long)shv[0], (long long)shv[1], (long long)shv[2]);
+                       tt_engine_version(), "stablehlo_version", (long long)shv[0], (long long)shv[1], (long long)shv[2]);
 }
 
-static PyObject *dir_path(tt_cache_dir_t *d) {
-  if (!d) Py_RETURN_NONE;
-  return PyUnicode_DecodeFSDefault(tt_cache_dir_path(d));
+static PyObject *dir_path(const char *path) {
+  if (!path) Py_RETURN_NONE;
+  return PyUnicode_DecodeFSDefault(path);
 }
 
 static PyObject *py_cache_stats(PyObject *self, PyObject *unused) {
@@ -311,10 +308,9 @@ static PyObject *py_cache_stats(PyObject *self, PyObject *unused) {
   (void)unused;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  const tt_cache_stats_t *s = &e->stats;
-  tt_cache_dir_stats_t z = {0, 0, 0};
-  tt_cache_dir_stats_t d2 = e->tier2 ? tt_cache_dir_stats(e->tier2) : z;
-  tt_cache_dir_stats_t d3 = e->tier3 ? tt_cache_dir_stats(e->tier3) : z;
+  tt_cache_report_t rep = tt_engine_cache_report(e);
+  const tt_cache_stats_t *s = &rep.stats;
+  tt_cache_dir_stats_t d2 = rep.tier2, d3 = rep.tier3;
   PyObject *out = Py_BuildValue(
       "{s:K,s:K,s:K,s:K,s:d,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:N,s:N}", "requests", (unsigned long long)s->requests,
       "hits", (unsigned long long)s->hits, "misses", (unsigned long long)s->misses, "executables",
@@ -323,7 +319,7 @@ static PyObject *py_cache_stats(PyObject *self, PyObject *unused) {
       (unsigned long long)s->tier3_hits, "tier2_writes", (unsigned long long)s->tier2_writes, "tier3_writes",
       (unsigned long long)s->tier3_writes, "corrupt_entries", (unsigned long long)s->corrupt_entries,
       "write_errors", (unsigned long long)s->write_errors, "load_seconds", s->load_seconds, "tier2_dir",
-      dir_path(e->tier2), "tier3_dir", dir_path(e->tier3));
+      dir_path(rep.tier2_dir), "tier3_dir", dir_path(rep.tier3_dir));
   if (!out) return NULL;
   PyObject *extra = Py_BuildValue(
       "{s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "tier2_evicted", (unsigned long long)d2.evicted, "tier3_evicted",
@@ -366,7 +362,9 @@ static PyObject *py_rng_state(PyObject *self, PyObject *unused) {
   (void)unused;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  return Py_BuildValue("(KK)", (unsigned long long)e->rng_seed, (unsigned long long)e->rng_offset);
+  uint64_t seed, offset;
+  tt_engine_rng_state(e, &seed, &offset);
+  return Py_BuildValue("(KK)", (unsigned long long)seed, (unsigned long long)offset);
 }
 
 static PyObject *py_set_rng_state(PyObject *self, PyObject *args) {
@@ -375,8 +373,7 @@ static PyObject *py_set_rng_state(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "KK", &seed, &offset)) return NULL;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  e->rng_seed = seed;
-  e->rng_offset = offset;
+  tt_engine_set_rng_state(e, seed, offset);
   Py_RETURN_NONE;
 }
 
@@ -424,7 +421,7 @@ static PyObject *py_memory_stats(PyObject *self, PyObject *unused) {
   if (!e) return NULL;
   tt_memory_stats_t m = tt_memory_snapshot(e);
   tt_pjrt_memory_t d;
-  int have = tt_pjrt_device_memory(e->rt, &d);
+  int have = tt_engine_device_memory(e, &d);
   return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:O,s:L,s:L,s:L,s:L,s:L}", "live_bytes", (long long)m.live_bytes,
                        "peak_bytes", (long long)m.peak_bytes, "num_allocs", (long long)m.num_allocs, "num_frees",
                        (long long)m.num_frees, "live_buffers", (long long)m.live_buffers, "peak_buffers",
@@ -465,9 +462,8 @@ static PyObject *py_set_allow_excess_precision(PyObject *self, PyObject *arg) {
   if (on < 0) return NULL;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  tt_status_t s = tt_materialize(e, "torch.tpu.allow_excess_precision");
+  tt_status_t s = tt_engine_change_excess_precision(e, on);
   if (s) return tt_py_raise(s);
-  tt_engine_set_allow_excess_precision(e, on);
   Py_RETURN_NONE;
 }
 
@@ -476,7 +472,7 @@ static PyObject *py_allow_excess_precision(PyObject *self, PyObject *unused) {
   (void)unused;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  return PyBool_FromLong(!e->exact_precision);
+  return PyBool_FromLong(tt_engine_allows_excess_precision(e));
 }
 
 static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
@@ -484,7 +480,8 @@ static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
   (void)unused;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  const tt_region_stats_t *r = tt_region_stats(e);
+  tt_region_stats_t rs = tt_engine_region_stats(e);
+  const tt_region_stats_t *r = &rs;
   return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "flushes", (unsigned long long)r->flushes, "last_nodes",
                        (unsigned long long)r->last_nodes, "last_outputs", (unsigned long long)r->last_outputs,
                        "last_ops", (unsigned long long)r->last_ops, "repeat_cuts",
@@ -498,7 +495,7 @@ static PyObject *py_set_defer_chunk_ops(PyObject *self, PyObject *arg) {
   if (n == -1 && PyErr_Occurred()) return NULL;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  tt_region_set_chunk_ops(e, (int)n);
+  tt_engine_set_defer_chunk_ops(e, (int)n);
   Py_RETURN_NONE;
 }
 
@@ -507,7 +504,7 @@ static PyObject *py_get_defer_chunk_ops(PyObject *self, PyObject *unused) {
   (void)unused;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  return PyLong_FromLong(tt_region_chunk_ops(e));
+  return PyLong_FromLong(tt_engine_defer_chunk_ops(e));
 }
 
 /* partial_overlap(a, b): PyTorch's refusal rule for an op whose input b

@@ -26,6 +26,10 @@ FORBIDDEN = {
     "base": {"exec", "api", "pjrt", "cache", "ops", "ir", "hlo", "views"},
 }
 
+# The binding (bindings/, beside csrc/) converts arguments and calls api/: it
+# may not see the engine's fields (it asks api/engine_state.h instead).
+BINDING_FORBIDDEN_HEADERS = {"exec/engine.h"}
+
 # Process-wide state that is not an engine's: the embedding's lock around its
 # one engine and the fork flag (api/engine_lock.h).
 STATE_ALLOWED = {"api/engine_lock.c"}
@@ -95,6 +99,20 @@ def main(argv):
             if folder in ("exec", "api") and f.endswith(".c") and rel not in STATE_ALLOWED:
                 for line, decl in mutable_statics(root, rel):
                     problems.append(f"{rel}:{line}: mutable static state outside the engine object: {decl}")
+    bindings = os.path.join(os.path.dirname(root), "bindings")
+    if os.path.isdir(bindings):
+        for f in sorted(os.listdir(bindings)):
+            if not f.endswith((".c", ".h")):
+                continue
+            text = open(os.path.join(bindings, f), encoding="utf-8").read()
+            for inc in INCLUDE.findall(text):
+                if not os.path.exists(os.path.join(root, inc)):
+                    continue  # a binding header
+                chains = {inc: ("bindings/" + f, inc)}
+                chains.update({h: ("bindings/" + f,) + c for h, c in reach(root, inc, cache).items()})
+                for header in sorted(BINDING_FORBIDDEN_HEADERS & set(chains)):
+                    problems.append(f"bindings/{f}: the binding must not see {header} (the engine's fields): "
+                                    + " -> ".join(chains[header]))
     for p in problems:
         print(p)
     print(f"check_layers: {len(problems)} problem(s) in {root}")

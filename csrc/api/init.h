@@ -4,7 +4,8 @@
 #ifndef TT_API_INIT_H
 #define TT_API_INIT_H
 
-#include "exec/engine.h"
+#include "base/status.h"
+#include "exec/engine_type.h"
 
 /* Creates an engine (exec/engine.h) and arms the fork guard: a child forked
  * from now on must not touch the device. */

@@ -4,6 +4,7 @@
 #define TT_TEST_ENGINE_H
 
 #include "api/init.h"
+#include "exec/engine.h" /* white-box: the tests read engine fields */
 #include "api/transfer.h"
 
 static tt_engine_t *E;
