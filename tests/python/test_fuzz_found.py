@@ -1,0 +1,54 @@
+"""Wrong answers and refusals the differential fuzzer (tools/fuzz) found,
+each checked against CPU: narrow-integer matrix products wrap as CPU's do,
+bool ones are refused as CPU refuses them, and a copy of an empty tensor to
+the host is still a synchronization point."""
+import pytest
+import torch
+
+from cpu_same import same_as_cpu
+
+NARROW = [torch.int8, torch.uint8, torch.int16]
+
+
+def _mats(dtype, d):
+    # 300 products of 100 * 100 (or 200 * 100): far past the narrow type's range
+    hi = 200 if dtype == torch.uint8 else 100
+    a = torch.full((2, 300), hi, dtype=dtype, device=d)
+    a[1, ::3] = 7
+    return a, torch.full((300, 2), 100, dtype=dtype, device=d)
+
+
+@pytest.mark.parametrize("dtype", NARROW)
+@pytest.mark.parametrize("op", ["matmul", "mm", "bmm", "mv", "dot", "addmm", "baddbmm", "addbmm", "addmv"])
+def test_narrow_integer_products_wrap_like_cpu(dtype, op):
+    def f(d):
+        a, b = _mats(dtype, d)
+        return {"matmul": lambda: a @ b, "mm": lambda: torch.mm(a, b),
+                "bmm": lambda: torch.bmm(a[None], b[None]), "mv": lambda: torch.mv(a, b[:, 0]),
+                "dot": lambda: torch.dot(a[0], b[:, 0]),
+                "addmm": lambda: torch.addmm(a[:, :2], a, b, beta=3, alpha=2),
+                "baddbmm": lambda: torch.baddbmm(a[None, :, :2], a[None], b[None], alpha=-1),
+                "addbmm": lambda: torch.addbmm(a[:, :2], torch.stack([a, a]), torch.stack([b, b])),
+                "addmv": lambda: torch.addmv(a[:, 0], a, b[:, 1], beta=2)}[op]()
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("op", ["mm", "bmm", "mv", "dot", "matmul", "baddbmm", "addmv"])
+def test_bool_products_refused_like_cpu(op):
+    def f(d):
+        a = torch.ones(2, 2, dtype=torch.bool, device=d)
+        return {"mm": lambda: torch.mm(a, a), "bmm": lambda: torch.bmm(a[None], a[None]),
+                "mv": lambda: torch.mv(a, a[0]), "dot": lambda: torch.dot(a[0], a[0]),
+                "matmul": lambda: a @ a, "baddbmm": lambda: torch.baddbmm(a[None], a[None], a[None]),
+                "addmv": lambda: torch.addmv(a[0], a, a[0])}[op]()
+    same_as_cpu(f)
+
+
+def test_empty_copy_to_host_raises_an_earlier_ops_error():
+    # CPU raises at index_select; tpu's check is deferred to the next
+    # synchronization point, which the (empty) copy to the host must be.
+    x = torch.zeros(5, 0, device="tpu")
+    r = torch.index_select(x, 0, torch.tensor([7], device="tpu"))
+    with pytest.raises(IndexError, match="index out of range"):
+        r.cpu()
+    torch.zeros(3, device="tpu").cpu()  # the error was raised once, and cleared
