@@ -52,3 +52,20 @@ def test_empty_copy_to_host_raises_an_earlier_ops_error():
     with pytest.raises(IndexError, match="index out of range"):
         r.cpu()
     torch.zeros(3, device="tpu").cpu()  # the error was raised once, and cleared
+
+
+@pytest.mark.parametrize("op", ["abs", "abs_", "sign", "sign_", "sgn"])
+def test_uint8_abs_and_sign_like_cpu(op):
+    # stablehlo's abs/sign refuse unsigned operands: these failed to compile
+    same_as_cpu(lambda d: getattr(torch.tensor([0, 1, 200, 255], dtype=torch.uint8, device=d), op)())
+
+
+@pytest.mark.parametrize("divisor", [0.0, -0.0, float("nan"), "tensor0", "tensor1"])
+@pytest.mark.parametrize("mode", [None, "floor", "trunc"])
+def test_bool_dividend_keeps_zero_over_zero_nan(divisor, mode):
+    # XLA turned convert(mask) / broadcast(y) into select(mask, 1 / y, 0): False / 0 gave 0, CPU NaN
+    def f(d):
+        x = torch.tensor([False, True, False], device=d)
+        y = {"tensor0": torch.tensor(0.0, device=d), "tensor1": torch.zeros(1, device=d)}.get(divisor, divisor)
+        return torch.div(x, y, rounding_mode=mode)
+    same_as_cpu(f)
