@@ -69,3 +69,15 @@ def test_bool_dividend_keeps_zero_over_zero_nan(divisor, mode):
         y = {"tensor0": torch.tensor(0.0, device=d), "tensor1": torch.zeros(1, device=d)}.get(divisor, divisor)
         return torch.div(x, y, rounding_mode=mode)
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("op", ["std", "var", "std_mean", "var_mean", "std_dim", "var_keepdim"])
+def test_std_var_near_float_max_like_cpu(dtype, op):
+    # CPU accumulates in double; float32 squares of values near finfo.max overflowed to inf
+    def f(d):
+        x = torch.tensor([[3e38, -3e38, 1e38], [1.0, 2.0, 4.0], [0.0, 0.0, 0.0]], dtype=dtype, device=d)
+        return {"std": lambda: x[0].std(), "var": lambda: x[0].var(), "std_mean": lambda: torch.std_mean(x, 1),
+                "var_mean": lambda: torch.var_mean(x, 0, correction=0), "std_dim": lambda: x.std(1),
+                "var_keepdim": lambda: x[1:].var(1, keepdim=True)}[op]()
+    same_as_cpu(f, atol=0, rtol=2e-6 if dtype == torch.float32 else 1e-2)
