@@ -81,3 +81,12 @@ def test_std_var_near_float_max_like_cpu(dtype, op):
                 "var_mean": lambda: torch.var_mean(x, 0, correction=0), "std_dim": lambda: x.std(1),
                 "var_keepdim": lambda: x[1:].var(1, keepdim=True)}[op]()
     same_as_cpu(f, atol=0, rtol=2e-6 if dtype == torch.float32 else 1e-2)
+
+
+@pytest.mark.parametrize("args", [(-2, 2, 5, 0.5, torch.uint8), (-1, 3, 5, 2, torch.int8), (0, 400, 3, 1.1, torch.int64),
+                                  (0.7, 9.9, 4, 2, torch.int32), (-3, 5, 9, 1.1, torch.int16)])
+def test_integer_logspace_like_cpu(args):
+    # CPU converts start/end to the integer type first (uint8 -2 is 254), takes their
+    # difference in C's integer arithmetic
+    start, end, steps, base, dtype = args
+    same_as_cpu(lambda d: torch.logspace(start, end, steps, base=base, dtype=dtype, device=d))
