@@ -129,6 +129,13 @@ static tt_status_t finish_add(tt_lower_t *L, int iself, int ibeta, int ialpha, t
   int64_t dims[TT_MAX_RANK];
   memcpy(dims, pt->dims, sizeof(int64_t) * (size_t)rank);
   if (!check_self(L, iself, rank, dims, dt)) return NULL;
+  int64_t numel = 1;
+  for (int i = 0; i < rank; i++) numel *= dims[i];
+  if (style != ADD_GEMV && k == 0 && numel > 0 && !tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt) && ibeta < L->nargs &&
+      L->args[ibeta].kind == TT_ARG_FLOAT && L->args[ibeta].f != 0.0) { /* CPU's result.mul_(beta) (gemv truncates beta) */
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "result type Float can't be cast to the desired output type %s", tt_op_type_name(dt));
+    return NULL;
+  }
   int gemv = style == ADD_GEMV;
   tt_val_t out;
   if (scalar_is(L, ibeta, 0.0, dt)) {

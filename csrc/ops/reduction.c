@@ -36,13 +36,13 @@ static int red_prepare(tt_lower_t *L, int self, int dimi, int keepdim, int empty
   for (int k = 0; !all && k < cnt; k++) {
     int d = tt_op_wrap_dim(L, list[k], r->rank);
     if (tt_graph_failed(L->g)) return 0;
-    if (r->rank == 0) continue; /* dim 0 / -1 of a scalar: nothing to reduce */
     if (r->mask[d]) {
       tt_l_fail(L, TT_INVALID_ARGUMENT, "dim %d appears multiple times in the list of dims", d);
       return 0;
     }
-    r->mask[d] = 1;
+    r->mask[d] = 1; /* a scalar's dim 0 / -1 too (nothing to reduce; seen, for the check above) */
   }
+  if (r->rank == 0) r->mask[0] = 0;
   for (int d = 0; d < r->rank; d++) {
     if (all) r->mask[d] = 1;
     if (r->mask[d]) r->dims[r->n++] = d;

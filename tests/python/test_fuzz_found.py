@@ -90,3 +90,85 @@ def test_integer_logspace_like_cpu(args):
     # difference in C's integer arithmetic
     start, end, steps, base, dtype = args
     same_as_cpu(lambda d: torch.logspace(start, end, steps, base=base, dtype=dtype, device=d))
+
+
+F = torch.nn.functional
+_X = torch.arange(60, dtype=torch.float32).reshape(3, 4, 5) - 30
+_C = torch.linspace(-3, 3, 288).reshape(2, 4, 6, 6)
+_W = torch.linspace(-1, 1, 216).reshape(6, 4, 3, 3)
+
+
+def _cl(t):
+    return t.to(memory_format=torch.channels_last)
+
+
+@pytest.mark.parametrize("case", ["neg_permuted", "add_transposed", "add_scalar", "mul_0dim", "exp_slice", "where",
+                                  "compare", "relu_cl", "add_cl_contig"])
+def test_pointwise_results_take_the_inputs_dim_order(case):
+    # CPU's TensorIterator lays a result out in its inputs' dim order; the core's are row-major
+    def f(d):
+        x, c = _X.to(d), _C.to(d)
+        return {"neg_permuted": lambda: torch.neg(x.permute(2, 0, 1)),
+                "add_transposed": lambda: x.transpose(0, 2) + x.transpose(0, 2),
+                "add_scalar": lambda: x.transpose(0, 2) + 1, "mul_0dim": lambda: x.transpose(0, 1) * torch.tensor(2.0),
+                "exp_slice": lambda: torch.exp(x[:, ::2] / 30), "where": lambda: torch.where(x.mT > 0, x.mT, 0.0),
+                "compare": lambda: x.mT > 0, "relu_cl": lambda: F.relu(_cl(c)),
+                "add_cl_contig": lambda: _cl(c) + c}[case]()
+    same_as_cpu(f, strides=True)
+
+
+@pytest.mark.parametrize("case", ["conv", "conv_weight_cl", "conv_f64", "batch_norm", "batch_norm_eval", "group_norm",
+                                  "max_pool", "avg_pool", "adaptive_avg_pool", "upsample_nearest", "upsample_bilinear",
+                                  "pad", "dropout"])
+def test_channels_last_results_like_cpu(case):
+    def f(d):
+        c, w = _C.to(d), _W.to(d)
+        return {"conv": lambda: F.conv2d(_cl(c), w, padding=1),
+                "conv_weight_cl": lambda: F.conv2d(c, _cl(w), padding=1),
+                "conv_f64": lambda: F.conv2d(_cl(c.double()), w.double(), padding=1),
+                "batch_norm": lambda: F.batch_norm(_cl(c), None, None, training=True),
+                "batch_norm_eval": lambda: F.batch_norm(_cl(c), torch.zeros(4, device=d), torch.ones(4, device=d)),
+                "group_norm": lambda: F.group_norm(_cl(c), 2), "max_pool": lambda: F.max_pool2d(_cl(c), 2),
+                "avg_pool": lambda: F.avg_pool2d(_cl(c), 2), "adaptive_avg_pool": lambda: F.adaptive_avg_pool2d(_cl(c), 3),
+                "upsample_nearest": lambda: F.interpolate(_cl(c), scale_factor=2),
+                "upsample_bilinear": lambda: F.interpolate(_cl(c), scale_factor=2, mode="bilinear"),
+                "pad": lambda: F.pad(_cl(c), (1, 1, 1, 1)), "dropout": lambda: F.dropout(_cl(c), 0.0)}[case]()
+    same_as_cpu(f, strides=True, atol=1e-4, rtol=1e-4)
+
+
+def test_channels_last_dropout_mask_layout():
+    r = F.dropout(_cl(_C.to("tpu")), 0.5)
+    assert r.stride() == _cl(_C).stride()
+
+
+@pytest.mark.parametrize("case", ["complex_sum", "complex_mean_neg", "scalar_count_nonzero", "scalar_sum"])
+def test_repeated_reduction_dims_raise_like_cpu(case):
+    def f(d):
+        c, s = torch.ones(2, 3, dtype=torch.complex64, device=d), torch.tensor(2.0, device=d)
+        return {"complex_sum": lambda: torch.sum(c, [1, 1]), "complex_mean_neg": lambda: torch.mean(c, [1, -1]),
+                "scalar_count_nonzero": lambda: torch.count_nonzero(s, [-1, -1]),
+                "scalar_sum": lambda: torch.sum(s, [0, -1])}[case]()
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("op", ["addmm", "baddbmm", "addbmm", "addmv"])
+def test_integer_empty_product_with_float_beta_like_cpu(op):
+    # k == 0: CPU's result.mul_(beta) refuses a float beta on integers (addmv's gemv truncates it)
+    def f(d):
+        i = dict(dtype=torch.int32, device=d)
+        return {"addmm": lambda: torch.addmm(torch.ones((), **i), torch.ones(8, 0, **i), torch.ones(0, 1, **i), beta=0.5),
+                "baddbmm": lambda: torch.baddbmm(torch.ones((), **i), torch.ones(2, 3, 0, **i), torch.ones(2, 0, 1, **i),
+                                                 beta=0.5),
+                "addbmm": lambda: torch.addbmm(torch.ones(2, 2, **i), torch.ones(3, 2, 0, **i), torch.ones(3, 0, 2, **i),
+                                               beta=1.5),
+                "addmv": lambda: torch.addmv(torch.ones(3, **i), torch.ones(3, 0, **i), torch.ones(0, **i), beta=0.5)}[op]()
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "nansum", "cumsum", "cumprod", "mean"])
+def test_explicit_dtype_must_match_out_like_cpu(op):
+    def f(d):
+        x = torch.ones(2, 3, device=d)
+        dt = torch.float32 if op == "mean" else torch.int8
+        return getattr(torch, op)(x, 0, dtype=dt, out=torch.empty(0, dtype=torch.float64, device=d))
+    same_as_cpu(f)
