@@ -91,6 +91,78 @@ def _layout_of_input(kernel, op):
     return wrapped
 
 
+# Ops whose CPU results follow their inputs' layout through PyTorch's Meta
+# kernel (TensorIterator's dim order for pointwise ops, e.g. a transposed
+# input; channels_last for conv, norms, pools, upsample, pad): beside the
+# ops tagged pointwise (functional forms), these.
+_LAYOUT_LIKE_META = frozenset((
+    "convolution", "native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit.no_stats",
+    "_batch_norm_with_update", "native_group_norm", "avg_pool2d", "avg_pool3d", "max_pool2d_with_indices",
+    "max_pool3d_with_indices", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d", "adaptive_max_pool2d",
+    "adaptive_max_pool3d", "constant_pad_nd", "reflection_pad2d", "replication_pad2d", "upsample_nearest2d",
+    "upsample_bilinear2d", "upsample_bicubic2d", "_upsample_nearest_exact2d", "_upsample_bilinear2d_aa",
+    "upsample_nearest3d", "upsample_trilinear3d", "_upsample_nearest_exact3d", "native_dropout"))
+
+
+def _takes_layout_like_meta(name, op):
+    if name in _LAYOUT_LIKE_META:
+        return True
+    tags = op.tags
+    return torch.Tag.pointwise in tags and torch.Tag.inplace_view not in tags and not name.split(".")[0].endswith("_")
+
+
+def _meta_of(a):
+    if isinstance(a, torch.Tensor):
+        return torch.empty_strided(a.shape, a.stride(), dtype=a.dtype, device="meta")
+    if isinstance(a, (list, tuple)) and any(isinstance(x, torch.Tensor) for x in a):
+        return type(a)(_meta_of(x) for x in a)
+    return a
+
+
+def _conv_meta(op):
+    """convolution's Meta kernel lays its result out row-major for a
+    contiguous weight; CPU's (oneDNN) is channels_last when the 4-d input or
+    weight is (its 3-d convolutions stay row-major)."""
+
+    def meta(input, weight, *args, **kwargs):
+        m = op(input, weight, *args, **kwargs)
+        if m.dim() == 4 and any(t.dim() == 4 and not t.is_contiguous() and
+                                t.is_contiguous(memory_format=torch.channels_last) for t in (input, weight)):
+            return torch.empty_like(m, memory_format=torch.channels_last)
+        return m
+
+    return meta
+
+
+def _layout_like_meta(kernel, op):
+    """The core's results are row-major; where a tensor argument is not
+    contiguous, CPU's are laid out as PyTorch's Meta kernel lays them out for
+    the same arguments, and the results are copied into those strides."""
+
+    def wrapped(*args, **kwargs):
+        r = kernel(*args, **kwargs)
+        for a in args:
+            if isinstance(a, torch.Tensor) and not a.is_contiguous():
+                break
+        else:
+            return r
+        try:
+            want = op(*[_meta_of(a) for a in args], **{k: _meta_of(v) for k, v in kwargs.items()})
+        except Exception:  # noqa: BLE001 - no Meta kernel for these arguments: keep the core's layout
+            return r
+        single = isinstance(r, torch.Tensor)
+        rs, ws = ((r,), (want,)) if single else (r, want)
+        out = []
+        for t, m in zip(rs, ws):
+            if isinstance(t, torch.Tensor) and isinstance(m, torch.Tensor) and t.shape == m.shape \
+                    and t.numel() > 1 and t.stride() != m.stride():
+                t = _copy_(_empty_strided(t.shape, m.stride(), t.dtype), t)
+            out.append(t)
+        return out[0] if single else type(r)(out)
+
+    return wrapped
+
+
 def _host_ints(t):
     return [int(v) for v in t.cpu().reshape(-1).tolist()]
 
@@ -265,6 +337,17 @@ def _check_out_dtype(name, k, out, result):
     _C.check_out(name, k, result.dtype, out.dtype)
 
 
+# The C++ type names CPU's messages give for dtypes (typeid names on Linux).
+_CPP_NAMES = {torch.bool: "bool", torch.uint8: "unsigned char", torch.int8: "signed char", torch.int16: "short int",
+              torch.int32: "int", torch.int64: "long int", torch.float16: "c10::Half", torch.bfloat16: "c10::BFloat16",
+              torch.float32: "float", torch.float64: "double", torch.complex64: "c10::complex<float>",
+              torch.complex128: "c10::complex<double>"}
+
+
+# out= overloads whose explicit dtype= must be out's dtype, as for the dtype_from_out reductions.
+_DTYPE_MATCHES_OUT = frozenset(("nansum.out", "mean.out"))
+
+
 def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
     """`op.out(..., out=t)`: the functional op, then its result written into
     `out` (PyTorch's resize rule: a shape change replaces out's contents).
@@ -275,8 +358,13 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
         outs = [kwargs.pop(n) for n in out_names]
         out = outs[0] if len(outs) == 1 else outs
         _check_out_overlap(out, args)
-        if dtype_from_out and kwargs.get("dtype") is None and isinstance(out, torch.Tensor):
-            kwargs["dtype"] = out.dtype  # reductions compute in out's type (CPU's infer_dtype_from_optional)
+        if (dtype_from_out or name in _DTYPE_MATCHES_OUT) and isinstance(out, torch.Tensor):
+            if kwargs.get("dtype") is None:
+                if dtype_from_out:
+                    kwargs["dtype"] = out.dtype  # reductions compute in out's type (CPU's infer_dtype_from_optional)
+            elif kwargs["dtype"] != out.dtype:  # CPU's check of an explicit dtype= against out's
+                raise RuntimeError(f"Expected out tensor to have dtype {_CPP_NAMES.get(kwargs['dtype'], kwargs['dtype'])}, "
+                                   f"but got {_CPP_NAMES.get(out.dtype, out.dtype)} instead")
         result = functional(*args, **kwargs)
         if isinstance(out, (list, tuple)):
             for k, (o, r) in enumerate(zip(out, result)):
@@ -473,9 +561,12 @@ def register_all():
         fn = _trampoline(op_id, schema, _C.op_size_companion(op_id))
         if fn is None:
             continue
+        packet, _, overload = name.partition(".")
         if name in _LAYOUT_OF_INPUT:
-            packet, _, overload = name.partition(".")
             fn = _layout_of_input(fn, getattr(getattr(torch.ops.aten, packet), overload or "default"))
+        elif _takes_layout_like_meta(name, getattr(getattr(torch.ops.aten, packet), overload or "default")):
+            aten_op = getattr(getattr(torch.ops.aten, packet), overload or "default")
+            fn = _layout_like_meta(fn, _conv_meta(aten_op) if name == "convolution" else aten_op)
         _lib.impl(name, fn, "PrivateUse1")
         _registered.append(name)
     # `.out` overloads of the ops we lower: same arguments (names and types) plus out=.

@@ -19,7 +19,10 @@ tt_status_t tt_tensor_to_host(tt_engine_t *e, const tt_tensor_ref_t *t, tt_dtype
   if ((size_t)numel * tt_dtype_size(dtype) != nbytes)
     return tt_status_make(TT_INTERNAL, "to_host: %zu bytes for %lld elements of %s", nbytes,
                           (long long)numel, tt_dtype_name(dtype));
-  if (numel == 0) return TT_OK_STATUS;
+  /* Nothing to copy, but still the synchronization point a copy to the host
+   * is: an earlier op's deferred error (an index out of range, even one whose
+   * result is empty) surfaces here, as CPU raised it at the op. */
+  if (numel == 0) return tt_synchronize(e);
   TT_RETURN_IF_ERROR(tt_region_flush(e, "a copy to the host"));
   if (dtype == t->dtype && t->dtype == t->storage->dtype && !t->conj && !t->neg && tt_view_is_whole(&t->view, t->storage->numel)) {
     tt_pjrt_buffer_t *buf;

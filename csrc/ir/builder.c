@@ -60,6 +60,11 @@ tt_val_t tt_b_iota(tt_graph_t *g, tt_dtype_t dtype, int rank, const int64_t *dim
 tt_val_t tt_b_unary(tt_graph_t *g, tt_unary_t op, tt_val_t x) {
   CHECK_VAL(x);
   tt_type_t t = *T(x);
+  /* stablehlo's abs and sign take signed or float operands only (an unsigned
+   * one fails to compile): an unsigned value is its own |x|, its sign is x != 0. */
+  if (tt_dtype_is_unsigned(t.dtype) && op == TT_UN_ABS) return x;
+  if (tt_dtype_is_unsigned(t.dtype) && op == TT_UN_SIGN)
+    return tt_b_convert(g, tt_b_compare(g, TT_CMP_NE, x, tt_b_like_f(g, x, 0.0)), t.dtype);
   if (op == TT_UN_IS_FINITE) t.dtype = TT_BOOL;
   if (op == TT_UN_ABS && tt_dtype_is_complex(t.dtype)) t.dtype = tt_dtype_real_part(t.dtype); /* |z| is real */
   if (op == TT_UN_REAL || op == TT_UN_IMAG) {

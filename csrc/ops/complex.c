@@ -304,8 +304,12 @@ static tt_status_t reduce(tt_lower_t *L, tt_reduce_t op, int dimi, int keepi, in
   int64_t list[TT_MAX_RANK], dims[TT_MAX_RANK];
   int cnt = dimi < 0 ? 0 : tt_l_ints(L, dimi, list, TT_MAX_RANK);
   int mask[TT_MAX_RANK] = {0}, n = 0, keep = keepi < 0 ? 0 : tt_l_bool(L, keepi, 0);
-  for (int k = 0; k < cnt; k++) mask[tt_op_wrap_dim(L, list[k], rank)] = 1;
-  if (tt_graph_failed(g)) return NULL;
+  for (int k = 0; k < cnt; k++) {
+    int d = tt_op_wrap_dim(L, list[k], rank);
+    if (tt_graph_failed(g)) return NULL;
+    if (mask[d]) return tt_status_make(TT_INVALID_ARGUMENT, "dim %d appears multiple times in the list of dims", d);
+    mask[d] = 1;
+  }
   int64_t count = 1, kept[TT_MAX_RANK];
   for (int d = 0; d < rank; d++) {
     if (cnt == 0) mask[d] = 1;

@@ -136,6 +136,17 @@ static int int_zero_div_check(tt_lower_t *L, tt_dtype_t result, tt_val_t y) {
   return !tt_graph_failed(L->g);
 }
 
+/* x / y in floating point. XLA rewrites convert(mask) / broadcast(y) as
+ * select(mask, 1 / y, 0), losing IEEE's 0 / 0 = NaN (and 0 / NaN) that CPU
+ * gives: a bool dividend is spelled select(mask, 1 / y, 0 / y), as mul's is. */
+static tt_val_t float_quotient(tt_lower_t *L, tt_val_t x, tt_val_t y, int rank, const int64_t *dims) {
+  tt_graph_t *g = L->g;
+  if (tt_op_arg_dtype(L, 0) != TT_BOOL) return tt_b_binary(g, TT_BIN_DIV, x, y);
+  tt_val_t mask = tt_op_operand(L, 0, TT_BOOL, rank, dims);
+  return tt_b_select(g, mask, tt_b_binary(g, TT_BIN_DIV, tt_b_like_f(g, y, 1.0), y),
+                     tt_b_binary(g, TT_BIN_DIV, tt_b_like_f(g, y, 0.0), y));
+}
+
 static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
   binop_t p;
   int argi[2] = {0, 1};
@@ -143,7 +154,8 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
   if (!mode) {
     tt_dtype_t ft = tt_op_float_type(L, rt);
     if (!prepare2(L, 0, 1, scalar_other_type(L, ft), &p)) return NULL;
-    tt_l_output(L, tt_b_convert(L->g, tt_b_binary(L->g, TT_BIN_DIV, p.x, p.y), ft));
+    tt_val_t q = tt_dtype_is_float(ft) ? float_quotient(L, p.x, p.y, p.rank, p.dims) : tt_b_binary(L->g, TT_BIN_DIV, p.x, p.y);
+    tt_l_output(L, tt_b_convert(L->g, q, ft));
     return NULL;
   }
   if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
@@ -151,7 +163,7 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
   int is_float = tt_dtype_is_float(p.result);
   if ((!strcmp(mode, "trunc") || !strcmp(mode, "floor")) && !int_zero_div_check(L, p.result, p.y)) return NULL;
   if (!strcmp(mode, "trunc")) {
-    tt_val_t q = tt_b_binary(g, TT_BIN_DIV, p.x, p.y);
+    tt_val_t q = is_float ? float_quotient(L, p.x, p.y, p.rank, p.dims) : tt_b_binary(g, TT_BIN_DIV, p.x, p.y);
     if (is_float) {
       /* trunc = sign(q) * floor(|q|) */
       q = tt_b_binary(g, TT_BIN_MUL, tt_b_unary(g, TT_UN_SIGN, q), tt_b_unary(g, TT_UN_FLOOR, tt_b_unary(g, TT_UN_ABS, q)));
@@ -170,7 +182,7 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
       tt_val_t up = tt_b_compare(g, TT_CMP_GT, tt_b_binary(g, TT_BIN_SUB, div, fl), tt_b_like_f(g, div, 0.5));
       fl = tt_b_select(g, up, tt_b_binary(g, TT_BIN_ADD, fl, tt_b_like_f(g, fl, 1)), fl);
       tt_val_t nz = tt_b_compare(g, TT_CMP_NE, div, tt_b_like_f(g, div, 0));
-      tt_val_t q = tt_b_binary(g, TT_BIN_DIV, p.x, p.y);
+      tt_val_t q = float_quotient(L, p.x, p.y, p.rank, p.dims);
       tt_val_t res = tt_b_select(g, nz, fl, tt_b_binary(g, TT_BIN_MUL, tt_b_like_f(g, q, 0), q));
       /* Division by zero: the true quotient (inf/nan) as PyTorch returns. */
       tt_val_t yz = tt_b_compare(g, TT_CMP_EQ, p.y, tt_b_like_f(g, p.y, 0));

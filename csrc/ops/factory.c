@@ -58,6 +58,26 @@ static tt_status_t lower_arange(tt_lower_t *L) { return arange_common(L, -1, 0, 
 static tt_status_t lower_arange_start(tt_lower_t *L) { return arange_common(L, 0, 1, -1, 2); }
 static tt_status_t lower_arange_start_step(tt_lower_t *L) { return arange_common(L, 0, 1, 2, 3); }
 
+/* An integral value as a C cast to dt's type gives it (two's complement wrap). */
+static double wrap_to(double v, tt_dtype_t dt) {
+  int64_t i = (int64_t)v;
+  switch (dt) {
+    case TT_U8: return (double)(uint8_t)i;
+    case TT_I8: return (double)(int8_t)i;
+    case TT_I16: return (double)(int16_t)i;
+    case TT_I32: return (double)(int32_t)(uint32_t)i;
+    default: return (double)i;
+  }
+}
+
+/* end - start of two values of integral type dt as C computes it: promoted
+ * to int for the narrow types, wrapping in int32/int64. */
+static double int_diff(double end, double start, tt_dtype_t dt) {
+  if (dt == TT_I32) return (double)(int32_t)((uint32_t)(int32_t)end - (uint32_t)(int32_t)start);
+  if (dt == TT_I64) return (double)(int64_t)((uint64_t)(int64_t)end - (uint64_t)(int64_t)start);
+  return end - start;
+}
+
 /* linspace.out(start, end, steps, out) / logspace.out(start, end, steps, base, out):
  * PyTorch's CPU kernel fills the first half from start and the second half
  * back from end (start + step i, end - step (steps - 1 - i)), in the result
@@ -78,7 +98,11 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
   if (!tt_op_check_scalar_fits(L, 0, dt) || !tt_op_check_scalar_fits(L, 1, dt)) return NULL;
   int is_float = tt_dtype_is_float(dt);
   double start = tt_l_float(L, 0, 0), end = tt_l_float(L, 1, 0);
-  if (!is_float) { start = trunc(start); end = trunc(end); } /* start.to<scalar_t>() */
+  double base = is_log ? tt_l_float(L, 3, 10.0) : 0;
+  if (!is_float) { /* start.to<scalar_t>(): truncated, then wrapped into the type (uint8: -1 is 255) */
+    start = wrap_to(trunc(start), dt);
+    end = wrap_to(trunc(end), dt);
+  }
   tt_dtype_t ct = is_float ? dt : TT_F64;
   tt_graph_t *g = L->g;
   tt_val_t i = tt_b_iota(g, ct, 1, &steps, 0);
@@ -87,6 +111,8 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
   /* step on the host (the device may divide by a rounded reciprocal), then
    * rounded to the step type as on CPU; values computed in that type. */
   double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0;
+  if (!is_float && is_log) /* CPU's integral logspace: scalar_end - scalar_start in C's integer arithmetic */
+    step = steps > 1 ? int_diff(end, start, dt) / (double)(steps - 1) : 0;
   if (dt == TT_F32 && steps > 1) step = (double)(((float)end - (float)start) / (float)(steps > 1 ? steps - 1 : 1));
   tt_val_t st;
   if (dt == TT_BF16 && steps > 1) /* matches CPU's bf16 rounding: the quotient computed in bf16 */
@@ -98,8 +124,8 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
   tt_val_t hi = tt_b_binary(g, TT_BIN_SUB, e0, tt_b_binary(g, TT_BIN_MUL, st, back));
   tt_val_t v = tt_b_select(g, tt_b_compare(g, TT_CMP_LT, i, tt_b_like_f(g, i, steps == 1 ? 1.0 : (double)(steps / 2))), lo, hi);
   if (is_log) {
-    tt_val_t base = tt_b_broadcast(g, tt_l_scalar(L, ct, tt_l_float(L, 3, 10.0), 0, 1), 1, &steps, NULL);
-    v = tt_b_binary(g, TT_BIN_POW, base, v);
+    tt_val_t b = tt_b_broadcast(g, tt_l_scalar(L, ct, base, 0, 1), 1, &steps, NULL);
+    v = tt_b_binary(g, TT_BIN_POW, b, v);
   }
   tt_l_write(L, outi, 0, tt_b_convert(g, v, dt));
   L->returns_arg = outi;

@@ -8,6 +8,15 @@
 #include "ops/families.h"
 
 
+/* The CPU kernel whose name CPU's "not implemented for 'Bool'" error gives. */
+static const char *cpu_kernel(const char *op) {
+  if (!strncmp(op, "baddbmm", 7)) return "baddbmm";
+  if (!strcmp(op, "bmm")) return "bmm";
+  if (!strncmp(op, "addmv", 5) || !strcmp(op, "mv")) return "addmv_impl_cpu";
+  if (!strcmp(op, "dot") || !strcmp(op, "vdot")) return "dot";
+  return "addmm_impl_cpu_";
+}
+
 /* Checks the two matrix operands share a supported dtype; returns it. */
 static tt_dtype_t check_pair(tt_lower_t *L, int ia, int ib, const char *what) {
   tt_dtype_t a = tt_l_arg_dtype(L, ia), b = tt_l_arg_dtype(L, ib);
@@ -20,18 +29,26 @@ static tt_dtype_t check_pair(tt_lower_t *L, int ia, int ib, const char *what) {
               what, tt_op_type_name(a), tt_op_type_name(b));
     return TT_DTYPE_INVALID;
   }
-  if (a == TT_BOOL || a == TT_U8 || a == TT_I8 || a == TT_I16) {
-    tt_l_fail(L, TT_INVALID_ARGUMENT, "\"addmm_impl_cpu_\" not implemented for '%s'", tt_op_type_name(a));
+  if (a == TT_BOOL) {
+    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for 'Bool'", cpu_kernel(L->op));
     return TT_DTYPE_INVALID;
   }
   return a;
+}
+
+/* The type a product is computed in: float32 for bf16/f16 (tt_op_math_type);
+ * int32 for the narrow integers, whose sums CPU wraps in the tensor's type:
+ * the same bits as a wide sum cast down (converts wrap), with no narrow dot
+ * for the backend to refuse or widen differently. */
+static tt_dtype_t compute_type(tt_dtype_t dt) {
+  return dt == TT_U8 || dt == TT_I8 || dt == TT_I16 ? TT_I32 : tt_op_math_type(dt);
 }
 
 /* dot_general of arguments ia and ib in the compute type (result stays in it);
  * float32 ones in the current matmul precision. */
 static tt_val_t contract(tt_lower_t *L, int ia, int ib, tt_dtype_t dt, int nb, const int64_t *lb,
                          const int64_t *rb, int nc, const int64_t *lc, const int64_t *rc) {
-  tt_dtype_t ct = tt_op_math_type(dt);
+  tt_dtype_t ct = compute_type(dt);
   tt_val_t a = tt_b_convert(L->g, tt_l_tensor(L, ia), ct);
   tt_val_t b = tt_b_convert(L->g, tt_l_tensor(L, ib), ct);
   return tt_b_dot_prec(L->g, tt_op_matmul_precision_for(L, dt), a, b, nb, lb, rb, nc, lc, rc);
@@ -52,14 +69,14 @@ static int scalar_is(tt_lower_t *L, int i, double v, tt_dtype_t dt) { return sca
 /* Where CPU rounds a bf16/f16 intermediate to the tensor's dtype: x (in the
  * compute type) rounded to dt and widened back. A no-op for other dtypes. */
 static tt_val_t round_to(tt_lower_t *L, tt_val_t x, tt_dtype_t dt) {
-  tt_dtype_t ct = tt_op_math_type(dt);
+  tt_dtype_t ct = compute_type(dt);
   return ct == dt ? x : tt_b_convert(L->g, tt_b_convert(L->g, x, dt), ct);
 }
 
 /* Scalar argument i in the compute type, first rounded to dt when `in_dt`
  * (CPU's gemv and addr kernels take beta/alpha as scalar_t). */
 static tt_val_t scalar_in(tt_lower_t *L, int i, tt_dtype_t dt, int in_dt, int rank, const int64_t *dims) {
-  tt_dtype_t ct = tt_op_math_type(dt);
+  tt_dtype_t ct = compute_type(dt);
   tt_val_t v = i < L->nargs && L->args[i].kind != TT_ARG_NONE ? tt_l_scalar_arg(L, i, in_dt ? dt : ct)
                                                                : tt_l_scalar(L, ct, 1.0, 1, 1);
   return tt_op_fit(L, v, ct, rank, dims);
@@ -107,12 +124,19 @@ static tt_status_t finish_add(tt_lower_t *L, int iself, int ibeta, int ialpha, t
                               add_style_t style, int64_t k) {
   tt_graph_t *g = L->g;
   if (tt_graph_failed(g)) return NULL;
-  tt_dtype_t ct = tt_op_math_type(dt);
+  tt_dtype_t ct = compute_type(dt);
   const tt_type_t *pt = tt_graph_type(g, prod);
   int rank = pt->rank;
   int64_t dims[TT_MAX_RANK];
   memcpy(dims, pt->dims, sizeof(int64_t) * (size_t)rank);
   if (!check_self(L, iself, rank, dims, dt)) return NULL;
+  int64_t numel = 1;
+  for (int i = 0; i < rank; i++) numel *= dims[i];
+  if (style != ADD_GEMV && k == 0 && numel > 0 && !tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt) && ibeta < L->nargs &&
+      L->args[ibeta].kind == TT_ARG_FLOAT && L->args[ibeta].f != 0.0) { /* CPU's result.mul_(beta) (gemv truncates beta) */
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "result type Float can't be cast to the desired output type %s", tt_op_type_name(dt));
+    return NULL;
+  }
   int gemv = style == ADD_GEMV;
   tt_val_t out;
   if (scalar_is(L, ibeta, 0.0, dt)) {
@@ -217,8 +241,8 @@ static tt_status_t lower_addbmm(tt_lower_t *L) {
   if (p < 0) return NULL;
   const int64_t *a = tt_l_arg_sizes(L, 1);
   int64_t nb = a[0], k = a[2];
-  tt_dtype_t ct = tt_op_math_type(dt);
-  if (ct == dt || nb <= 1 || k == 0 || nb > ADDBMM_MAX_STEPS) {
+  tt_dtype_t ct = compute_type(dt);
+  if (ct == dt || !tt_dtype_is_float(dt) || nb <= 1 || k == 0 || nb > ADDBMM_MAX_STEPS) {
     int64_t ax = 0;
     p = nb == 0 ? tt_b_full_f(L->g, ct, 2, (int64_t[]){a[1], tt_l_arg_sizes(L, 2)[2]}, 0.0)
                 : tt_b_reduce(L->g, TT_RED_SUM, p, 1, &ax);
@@ -299,7 +323,7 @@ static tt_status_t lower_addr(tt_lower_t *L) {
   if (!ok)
     return tt_status_make(TT_INVALID_ARGUMENT, "The size of tensor a must match the size of tensor b: self of rank %d "
                           "cannot be broadcast to [%lld, %lld]", sr, (long long)dims[0], (long long)dims[1]);
-  tt_dtype_t ct = tt_op_math_type(dt);
+  tt_dtype_t ct = compute_type(dt);
   int64_t col[2] = {dims[0], 1}, row[2] = {1, dims[1]};
   tt_val_t v1 = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 1), ct), 2, col);
   tt_val_t v2 = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 2), ct), 2, row);

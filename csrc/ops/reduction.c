@@ -37,13 +37,13 @@ static int red_prepare(tt_lower_t *L, int self, int dimi, int keepdim, int empty
   for (int k = 0; !all && k < cnt; k++) {
     int d = tt_op_wrap_dim(L, list[k], r->rank);
     if (tt_graph_failed(L->g)) return 0;
-    if (r->rank == 0) continue; /* dim 0 / -1 of a scalar: nothing to reduce */
     if (r->mask[d]) {
       tt_l_fail(L, TT_INVALID_ARGUMENT, "dim %d appears multiple times in the list of dims", d);
       return 0;
     }
-    r->mask[d] = 1;
+    r->mask[d] = 1; /* a scalar's dim 0 / -1 too (nothing to reduce; seen, for the check above) */
   }
+  if (r->rank == 0) r->mask[0] = 0;
   for (int d = 0; d < r->rank; d++) {
     if (all) r->mask[d] = 1;
     if (r->mask[d]) r->dims[r->n++] = d;
@@ -258,6 +258,17 @@ static tt_status_t arg_max_min(tt_lower_t *L, tt_reduce_t kind, const char *name
 static tt_status_t lower_argmax(tt_lower_t *L) { return arg_max_min(L, TT_RED_ARGMAX, "argmax"); }
 static tt_status_t lower_argmin(tt_lower_t *L) { return arg_max_min(L, TT_RED_ARGMIN, "argmin"); }
 
+/* The power of two with m's exponent (float32 m >= 0): x / it is exact;
+ * 1 where m is 0, subnormal, infinite or NaN (nothing to gain there). */
+static tt_val_t pow2_scale(tt_graph_t *g, tt_val_t m) {
+  tt_val_t bits = tt_b_bitcast(g, m, TT_I32);
+  tt_val_t e = tt_b_binary(g, TT_BIN_AND, bits, tt_b_like_f(g, bits, (double)0x7f800000));
+  tt_val_t s = tt_b_bitcast(g, e, TT_F32);
+  tt_val_t ok = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_NE, e, tt_b_like_f(g, e, 0.0)),
+                            tt_b_compare(g, TT_CMP_NE, e, tt_b_like_f(g, e, (double)0x7f800000)));
+  return tt_b_select(g, ok, s, tt_b_like_f(g, s, 1.0));
+}
+
 /* var/std.correction(self, dim=None, *, correction=None, keepdim): the
  * divisor is max(0, N - correction), as PyTorch (0 gives inf/nan). Also
  * returns the mean through out_mean (in the output dtype). */
@@ -274,6 +285,12 @@ static tt_val_t variance(tt_lower_t *L, const char *name, int want_std, tt_val_t
   red_t flat = r;
   flat.keepdim = 0;
   int64_t n = red_count(&r);
+  /* CPU accumulates in double; in float32 the squares (and the sum) of values
+   * near finfo.max overflow. Each group is scaled by a power of two near its
+   * largest |x| first (exact), the moments taken, and the scale put back. */
+  tt_val_t scale = -1;
+  if (acc == TT_F32) scale = pow2_scale(g, red_apply(L, &flat, TT_RED_MAX, tt_b_unary(g, TT_UN_ABS, x)));
+  if (scale >= 0) x = tt_b_binary(g, TT_BIN_DIV, x, red_kept(L, &r, scale));
   tt_val_t s = red_apply(L, &flat, TT_RED_SUM, x);
   tt_val_t mean = tt_b_binary(g, TT_BIN_DIV, s, tt_b_like_f(g, s, (double)n));
   tt_val_t dev = tt_b_binary(g, TT_BIN_SUB, x, red_kept(L, &r, mean));
@@ -282,6 +299,17 @@ static tt_val_t variance(tt_lower_t *L, const char *name, int want_std, tt_val_t
   if (div < 0) div = 0;
   tt_val_t var = tt_b_binary(g, TT_BIN_DIV, ss, tt_b_like_f(g, ss, div));
   if (want_std) var = tt_b_unary(g, TT_UN_SQRT, var);
+  if (scale >= 0) { /* std * scale; var * scale * scale (overflows only where the result does) */
+    tt_val_t so = scale;
+    if (r.keepdim && r.n) {
+      int64_t shape[TT_MAX_RANK];
+      int rk = red_keep_shape(&r, shape);
+      so = tt_b_reshape(g, scale, rk, shape);
+    }
+    var = tt_b_binary(g, TT_BIN_MUL, var, so);
+    if (!want_std) var = tt_b_binary(g, TT_BIN_MUL, var, so);
+    mean = tt_b_binary(g, TT_BIN_MUL, mean, scale);
+  }
   if (out_mean) {
     if (r.keepdim && r.n) {
       int64_t shape[TT_MAX_RANK];

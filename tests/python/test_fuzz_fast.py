@@ -69,3 +69,10 @@ def test_runner_records_a_crash_and_a_hang_and_goes_on(monkeypatch):
     recs = runner.run_batch(specs, call_timeout=8.0)  # two worker processes: the second starts after the crash
     assert [r["kind"] for r in recs] == ["ok", "crash", "hang"], recs
     assert "exit status -6" in recs[1]["detail"]
+
+
+def test_generator_draws_out_of_range_dims_without_crashing():
+    # index_add with an out-of-range dim (d.dim draws ndim + 1 now and then) indexed the shape with it
+    for seed, i in ((5, 529), (6, 598), (9, 179)):
+        spec = calls.make_call(seed, i)
+        assert spec["fn"] == "torch.index_add", spec["fn"]

@@ -148,9 +148,10 @@ def g_index(d):
         ishape = [min(s, 2) for s in shape]
         if name == "index_add":
             ishape = list(shape)
-            if shape:
+            inrange = -nd <= dim < nd  # d.dim draws an out-of-range dim now and then: both must raise
+            if inrange:
                 ishape[dim] = min(shape[dim], 2)
-            idx = d.tensor([ishape[dim] if shape else 1], idx_dt, fill="index", view=None, hi=hi)
+            idx = d.tensor([ishape[dim] if inrange else 1], idx_dt, fill="index", view=None, hi=hi)
             args = [x, dim, idx, d.tensor(ishape, x["dtype"] if d.p(0.9) else d.dtype(), view=None)]
         else:
             args = [x, dim, d.tensor(ishape, idx_dt, fill="index", view=None, hi=hi),

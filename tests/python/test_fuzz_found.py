@@ -1,0 +1,174 @@
+"""Wrong answers and refusals the differential fuzzer (tools/fuzz) found,
+each checked against CPU: narrow-integer matrix products wrap as CPU's do,
+bool ones are refused as CPU refuses them, and a copy of an empty tensor to
+the host is still a synchronization point."""
+import pytest
+import torch
+
+from cpu_same import same_as_cpu
+
+NARROW = [torch.int8, torch.uint8, torch.int16]
+
+
+def _mats(dtype, d):
+    # 300 products of 100 * 100 (or 200 * 100): far past the narrow type's range
+    hi = 200 if dtype == torch.uint8 else 100
+    a = torch.full((2, 300), hi, dtype=dtype, device=d)
+    a[1, ::3] = 7
+    return a, torch.full((300, 2), 100, dtype=dtype, device=d)
+
+
+@pytest.mark.parametrize("dtype", NARROW)
+@pytest.mark.parametrize("op", ["matmul", "mm", "bmm", "mv", "dot", "addmm", "baddbmm", "addbmm", "addmv"])
+def test_narrow_integer_products_wrap_like_cpu(dtype, op):
+    def f(d):
+        a, b = _mats(dtype, d)
+        return {"matmul": lambda: a @ b, "mm": lambda: torch.mm(a, b),
+                "bmm": lambda: torch.bmm(a[None], b[None]), "mv": lambda: torch.mv(a, b[:, 0]),
+                "dot": lambda: torch.dot(a[0], b[:, 0]),
+                "addmm": lambda: torch.addmm(a[:, :2], a, b, beta=3, alpha=2),
+                "baddbmm": lambda: torch.baddbmm(a[None, :, :2], a[None], b[None], alpha=-1),
+                "addbmm": lambda: torch.addbmm(a[:, :2], torch.stack([a, a]), torch.stack([b, b])),
+                "addmv": lambda: torch.addmv(a[:, 0], a, b[:, 1], beta=2)}[op]()
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("op", ["mm", "bmm", "mv", "dot", "matmul", "baddbmm", "addmv"])
+def test_bool_products_refused_like_cpu(op):
+    def f(d):
+        a = torch.ones(2, 2, dtype=torch.bool, device=d)
+        return {"mm": lambda: torch.mm(a, a), "bmm": lambda: torch.bmm(a[None], a[None]),
+                "mv": lambda: torch.mv(a, a[0]), "dot": lambda: torch.dot(a[0], a[0]),
+                "matmul": lambda: a @ a, "baddbmm": lambda: torch.baddbmm(a[None], a[None], a[None]),
+                "addmv": lambda: torch.addmv(a[0], a, a[0])}[op]()
+    same_as_cpu(f)
+
+
+def test_empty_copy_to_host_raises_an_earlier_ops_error():
+    # CPU raises at index_select; tpu's check is deferred to the next
+    # synchronization point, which the (empty) copy to the host must be.
+    x = torch.zeros(5, 0, device="tpu")
+    r = torch.index_select(x, 0, torch.tensor([7], device="tpu"))
+    with pytest.raises(IndexError, match="index out of range"):
+        r.cpu()
+    torch.zeros(3, device="tpu").cpu()  # the error was raised once, and cleared
+
+
+@pytest.mark.parametrize("op", ["abs", "abs_", "sign", "sign_", "sgn"])
+def test_uint8_abs_and_sign_like_cpu(op):
+    # stablehlo's abs/sign refuse unsigned operands: these failed to compile
+    same_as_cpu(lambda d: getattr(torch.tensor([0, 1, 200, 255], dtype=torch.uint8, device=d), op)())
+
+
+@pytest.mark.parametrize("divisor", [0.0, -0.0, float("nan"), "tensor0", "tensor1"])
+@pytest.mark.parametrize("mode", [None, "floor", "trunc"])
+def test_bool_dividend_keeps_zero_over_zero_nan(divisor, mode):
+    # XLA turned convert(mask) / broadcast(y) into select(mask, 1 / y, 0): False / 0 gave 0, CPU NaN
+    def f(d):
+        x = torch.tensor([False, True, False], device=d)
+        y = {"tensor0": torch.tensor(0.0, device=d), "tensor1": torch.zeros(1, device=d)}.get(divisor, divisor)
+        return torch.div(x, y, rounding_mode=mode)
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("op", ["std", "var", "std_mean", "var_mean", "std_dim", "var_keepdim"])
+def test_std_var_near_float_max_like_cpu(dtype, op):
+    # CPU accumulates in double; float32 squares of values near finfo.max overflowed to inf
+    def f(d):
+        x = torch.tensor([[3e38, -3e38, 1e38], [1.0, 2.0, 4.0], [0.0, 0.0, 0.0]], dtype=dtype, device=d)
+        return {"std": lambda: x[0].std(), "var": lambda: x[0].var(), "std_mean": lambda: torch.std_mean(x, 1),
+                "var_mean": lambda: torch.var_mean(x, 0, correction=0), "std_dim": lambda: x.std(1),
+                "var_keepdim": lambda: x[1:].var(1, keepdim=True)}[op]()
+    same_as_cpu(f, atol=0, rtol=2e-6 if dtype == torch.float32 else 1e-2)
+
+
+@pytest.mark.parametrize("args", [(-2, 2, 5, 0.5, torch.uint8), (-1, 3, 5, 2, torch.int8), (0, 400, 3, 1.1, torch.int64),
+                                  (0.7, 9.9, 4, 2, torch.int32), (-3, 5, 9, 1.1, torch.int16)])
+def test_integer_logspace_like_cpu(args):
+    # CPU converts start/end to the integer type first (uint8 -2 is 254), takes their
+    # difference in C's integer arithmetic
+    start, end, steps, base, dtype = args
+    same_as_cpu(lambda d: torch.logspace(start, end, steps, base=base, dtype=dtype, device=d))
+
+
+F = torch.nn.functional
+_X = torch.arange(60, dtype=torch.float32).reshape(3, 4, 5) - 30
+_C = torch.linspace(-3, 3, 288).reshape(2, 4, 6, 6)
+_W = torch.linspace(-1, 1, 216).reshape(6, 4, 3, 3)
+
+
+def _cl(t):
+    return t.to(memory_format=torch.channels_last)
+
+
+@pytest.mark.parametrize("case", ["neg_permuted", "add_transposed", "add_scalar", "mul_0dim", "exp_slice", "where",
+                                  "compare", "relu_cl", "add_cl_contig"])
+def test_pointwise_results_take_the_inputs_dim_order(case):
+    # CPU's TensorIterator lays a result out in its inputs' dim order; the core's are row-major
+    def f(d):
+        x, c = _X.to(d), _C.to(d)
+        return {"neg_permuted": lambda: torch.neg(x.permute(2, 0, 1)),
+                "add_transposed": lambda: x.transpose(0, 2) + x.transpose(0, 2),
+                "add_scalar": lambda: x.transpose(0, 2) + 1, "mul_0dim": lambda: x.transpose(0, 1) * torch.tensor(2.0),
+                "exp_slice": lambda: torch.exp(x[:, ::2] / 30), "where": lambda: torch.where(x.mT > 0, x.mT, 0.0),
+                "compare": lambda: x.mT > 0, "relu_cl": lambda: F.relu(_cl(c)),
+                "add_cl_contig": lambda: _cl(c) + c}[case]()
+    same_as_cpu(f, strides=True)
+
+
+@pytest.mark.parametrize("case", ["conv", "conv_weight_cl", "conv_f64", "batch_norm", "batch_norm_eval", "group_norm",
+                                  "max_pool", "avg_pool", "adaptive_avg_pool", "upsample_nearest", "upsample_bilinear",
+                                  "pad", "dropout"])
+def test_channels_last_results_like_cpu(case):
+    def f(d):
+        c, w = _C.to(d), _W.to(d)
+        return {"conv": lambda: F.conv2d(_cl(c), w, padding=1),
+                "conv_weight_cl": lambda: F.conv2d(c, _cl(w), padding=1),
+                "conv_f64": lambda: F.conv2d(_cl(c.double()), w.double(), padding=1),
+                "batch_norm": lambda: F.batch_norm(_cl(c), None, None, training=True),
+                "batch_norm_eval": lambda: F.batch_norm(_cl(c), torch.zeros(4, device=d), torch.ones(4, device=d)),
+                "group_norm": lambda: F.group_norm(_cl(c), 2), "max_pool": lambda: F.max_pool2d(_cl(c), 2),
+                "avg_pool": lambda: F.avg_pool2d(_cl(c), 2), "adaptive_avg_pool": lambda: F.adaptive_avg_pool2d(_cl(c), 3),
+                "upsample_nearest": lambda: F.interpolate(_cl(c), scale_factor=2),
+                "upsample_bilinear": lambda: F.interpolate(_cl(c), scale_factor=2, mode="bilinear"),
+                "pad": lambda: F.pad(_cl(c), (1, 1, 1, 1)), "dropout": lambda: F.dropout(_cl(c), 0.0)}[case]()
+    same_as_cpu(f, strides=True, atol=1e-4, rtol=1e-4)
+
+
+def test_channels_last_dropout_mask_layout():
+    r = F.dropout(_cl(_C.to("tpu")), 0.5)
+    assert r.stride() == _cl(_C).stride()
+
+
+@pytest.mark.parametrize("case", ["complex_sum", "complex_mean_neg", "scalar_count_nonzero", "scalar_sum"])
+def test_repeated_reduction_dims_raise_like_cpu(case):
+    def f(d):
+        c, s = torch.ones(2, 3, dtype=torch.complex64, device=d), torch.tensor(2.0, device=d)
+        return {"complex_sum": lambda: torch.sum(c, [1, 1]), "complex_mean_neg": lambda: torch.mean(c, [1, -1]),
+                "scalar_count_nonzero": lambda: torch.count_nonzero(s, [-1, -1]),
+                "scalar_sum": lambda: torch.sum(s, [0, -1])}[case]()
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("op", ["addmm", "baddbmm", "addbmm", "addmv"])
+def test_integer_empty_product_with_float_beta_like_cpu(op):
+    # k == 0: CPU's result.mul_(beta) refuses a float beta on integers (addmv's gemv truncates it)
+    def f(d):
+        i = dict(dtype=torch.int32, device=d)
+        return {"addmm": lambda: torch.addmm(torch.ones((), **i), torch.ones(8, 0, **i), torch.ones(0, 1, **i), beta=0.5),
+                "baddbmm": lambda: torch.baddbmm(torch.ones((), **i), torch.ones(2, 3, 0, **i), torch.ones(2, 0, 1, **i),
+                                                 beta=0.5),
+                "addbmm": lambda: torch.addbmm(torch.ones(2, 2, **i), torch.ones(3, 2, 0, **i), torch.ones(3, 0, 2, **i),
+                                               beta=1.5),
+                "addmv": lambda: torch.addmv(torch.ones(3, **i), torch.ones(3, 0, **i), torch.ones(0, **i), beta=0.5)}[op]()
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "nansum", "cumsum", "cumprod", "mean"])
+def test_explicit_dtype_must_match_out_like_cpu(op):
+    def f(d):
+        x = torch.ones(2, 3, device=d)
+        dt = torch.float32 if op == "mean" else torch.int8
+        return getattr(torch, op)(x, 0, dtype=dt, out=torch.empty(0, dtype=torch.float64, device=d))
+    same_as_cpu(f)
