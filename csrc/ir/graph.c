@@ -25,7 +25,7 @@ struct tt_graph_s {
   int num_params, cap_params;
   int *outputs;
   int *out_alias; /* the parameter each output may reuse the buffer of, or -1 (tt_graph_alias_output) */
-  int num_outputs, cap_outputs;
+  int num_outputs, cap_outputs, cap_alias;
   tt_status_t error;
 };
 
@@ -149,14 +149,9 @@ tt_status_t tt_graph_add_output(tt_graph_t *g, tt_val_t v) {
   if (g->error) return tt_status_make(tt_status_code(g->error), "%s", tt_status_message(g->error));
   if (v < 0 || v >= g->num_nodes)
     return tt_status_make(TT_INTERNAL, "graph output %d is not a node", v);
-  int cap = g->cap_outputs;
-  if (!grow((void **)&g->outputs, &g->cap_outputs, g->num_outputs + 1, sizeof(int)))
+  if (!grow((void **)&g->outputs, &g->cap_outputs, g->num_outputs + 1, sizeof(int)) ||
+      !grow((void **)&g->out_alias, &g->cap_alias, g->num_outputs + 1, sizeof(int)))
     return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory adding a graph output");
-  if (g->cap_outputs != cap || !g->out_alias) {
-    int *a = tt_realloc(g->out_alias, sizeof(int) * (size_t)g->cap_outputs);
-    if (!a) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory adding a graph output");
-    g->out_alias = a;
-  }
   g->out_alias[g->num_outputs] = -1;
   g->outputs[g->num_outputs++] = v;
   return TT_OK_STATUS;
