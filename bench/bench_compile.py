@@ -6,9 +6,15 @@ eager DeferAndFuse and PyTorch on CPU, in one run:
    whole call (Dynamo's guards, AOTAutograd's wrapper, our replay), and the
    one _C.plan_run call alone;
 2. step times of the MLP training step and of the small transformer's
-   inference step.
+   inference step (the model compiled; loss, backward and optimizer eager);
+3. a whole training step compiled (forward, loss, backward and
+   optimizer.step() in one torch.compile'd function: Dynamo's graphs are the
+   forward, the backward and the optimizer step) against the same step in
+   eager DeferAndFuse and on PyTorch's CPU, for the MLP, the CNN and the
+   transformer with SGD (momentum) and AdamW, with the programs each step
+   launches (plans replayed + eager regions run).
 
-    .venv/bin/python bench/bench_compile.py [--repeats 7] [--steps 20] [--calls 2000]
+    .venv/bin/python bench/bench_compile.py [--repeats 7] [--steps 20] [--calls 2000] [--only whole]
 
 Runs are interleaved round by round (load from other processes hits all
 alike); times are medians over the rounds; ratios are medians of per-round
@@ -173,15 +179,91 @@ def steps(args):
             print(f"   {what:28s} {name:20s} {med(run.times):8.3f} ms   {ratio:6.2f}x the plan's time")
 
 
+class WholeStep:
+    """One training step as a user writes it; `how`: compiled (the whole
+    function, backend="tpu"), defer (eager DeferAndFuse) or cpu."""
+
+    def __init__(self, kind, opt, how, base):
+        device = "cpu" if how == "cpu" else "tpu"
+        self.how = how
+        self.model = copy.deepcopy(base).to(device)
+        if opt == "sgd":
+            self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-2, momentum=0.9)
+        else:
+            self.opt = torch.optim.AdamW(self.model.parameters(), lr=1e-3)
+        x, y = models.batch(kind, n=16)
+        self.x, self.y = x.to(device), y.to(device)
+        model, o = self.model, self.opt
+
+        def step(x, y):
+            o.zero_grad()
+            loss = models.loss_fn(kind, model(x), y)
+            loss.backward()
+            o.step()
+            return loss
+
+        self.f = torch.compile(step, backend="tpu") if how == "compiled" else step
+        self.times, self.cpu = [], []
+        for _ in range(3):
+            self.step()
+        self.programs = self.count_programs() if device == "tpu" else None
+
+    def step(self):
+        if self.how == "defer":
+            with torch.tpu.eager_mode("defer_and_fuse"):
+                return self.f(self.x, self.y).item()
+        return self.f(self.x, self.y).item()
+
+    def count_programs(self):
+        p0, r0 = torch.tpu.plan_stats()["replays"], torch.tpu.region_stats()["flushes"]
+        self.step()
+        return torch.tpu.plan_stats()["replays"] - p0 + torch.tpu.region_stats()["flushes"] - r0
+
+    def round(self, steps):
+        t0, c0 = time.perf_counter(), time.thread_time()
+        for _ in range(steps):
+            self.step()
+        self.times.append((time.perf_counter() - t0) / steps * 1e3)
+        self.cpu.append((time.thread_time() - c0) / steps * 1e3)
+
+
+def whole(args):
+    print(f"\n3. a whole training step compiled (ms, wall, each step waits for its loss), median of {args.repeats} "
+          f"interleaved rounds of {args.steps} steps; programs: launched per step (plans + eager regions)")
+    med = statistics.median
+    for kind in ("mlp", "cnn", "transformer"):
+        for opt in ("sgd", "adamw"):
+            torch._dynamo.reset()
+            torch.manual_seed(0)
+            base = models.make(kind)
+            runs = {"compiled step": WholeStep(kind, opt, "compiled", base),
+                    "eager DeferAndFuse": WholeStep(kind, opt, "defer", base),
+                    "torch cpu eager": WholeStep(kind, opt, "cpu", base)}
+            order = list(runs.values())
+            for r in range(args.repeats):
+                for run in order[r % len(order):] + order[:r % len(order)]:
+                    run.round(args.steps)
+            mine = runs["compiled step"].times
+            what = f"{kind} {opt}{' (momentum)' if opt == 'sgd' else ''}"
+            for name, run in runs.items():
+                ratio = statistics.median(x / y for x, y in zip(run.times, mine))
+                progs = f"{run.programs:3d} programs" if run.programs is not None else " " * 12
+                ratio_cpu = statistics.median(x / y for x, y in zip(run.cpu, runs["compiled step"].cpu))
+                print(f"   {what:26s} {name:20s} {med(run.times):8.3f} ms wall {med(run.cpu):8.3f} ms thread CPU  "
+                      f"{progs}  {ratio:6.2f}x the compiled step's wall, {ratio_cpu:6.2f}x its CPU")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeats", type=int, default=7)
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--calls", type=int, default=2000)
+    p.add_argument("--only", choices=("overhead", "steps", "whole"), default=None)
     args = p.parse_args()
     print(f"plugin: {torch.tpu.runtime_info()['plugin_path']}")
-    overhead(args)
-    steps(args)
+    for name, fn in (("overhead", overhead), ("steps", steps), ("whole", whole)):
+        if args.only in (None, name):
+            fn(args)
 
 
 if __name__ == "__main__":

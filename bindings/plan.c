@@ -322,11 +322,26 @@ static PyObject *py_plan_stats(PyObject *self, PyObject *unused) {
                        (unsigned long long)s.capture_failures, "replays", (unsigned long long)s.replays);
 }
 
+/* plan_device_address(tensor) -> int: its storage's device address (tests) */
+static PyObject *py_plan_device_address(PyObject *self, PyObject *t) {
+  (void)self;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_tensor_ref_t r;
+  if (!ref_or_none(t, &r)) return NULL;
+  if (!r.storage) return PyErr_Format(PyExc_TypeError, "plan_device_address: expected a tpu tensor");
+  uint64_t addr = 0;
+  tt_status_t s = tt_compiled_device_address(e, r.storage, &addr);
+  if (s) return tt_py_raise(s);
+  return PyLong_FromUnsignedLongLong(addr);
+}
+
 ENGINE_ENTRY(py_plan_capture_begin)
 ENGINE_ENTRY(py_plan_capture_abort)
 ENGINE_ENTRY(py_plan_capture_end)
 ENGINE_ENTRY(py_plan_stats)
 ENGINE_ENTRY(py_plan_set_view_fn)
+ENGINE_ENTRY(py_plan_device_address)
 
 static PyObject *py_plan_run_entry(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
   if (!tt_py_engine_enter()) return NULL;
@@ -346,6 +361,8 @@ PyMethodDef tt_py_plan_methods[] = {
      "was not captured for, when raise_on_mismatch is False)"},
     {"plan_stats", py_plan_stats_entry, METH_NOARGS, "{captures, capture_failures, replays}"},
     {"plan_set_view_fn", py_plan_set_view_fn_entry, METH_O, "plan_set_view_fn(fn(base, dtype, size, stride, offset))"},
+    {"plan_device_address", py_plan_device_address_entry, METH_O,
+     "plan_device_address(tensor) -> its storage's device address, after pending work (tests: in-place updates)"},
     {NULL, NULL, 0, NULL},
 };
 

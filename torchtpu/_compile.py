@@ -175,6 +175,12 @@ def backend(gm, example_inputs, mode=None, options=None, **kwargs):
     from .distributed import _handshake
 
     settings = _settings(mode, options)
+    # keep_inference_input_mutations: a graph that writes its inputs (the
+    # optimizer's parameters and state, BatchNorm's running statistics) does
+    # it inside the graph (copy_ at its end), so the plan writes them back on
+    # device with the program's own results; otherwise AOTAutograd's epilogue
+    # copies each one back eagerly, one program per mutated input.
     compiled = aot_autograd(fw_compiler=_planned_with(settings, "forward"),
-                            bw_compiler=_planned_with(settings, "backward"))(gm, example_inputs, **kwargs)
+                            bw_compiler=_planned_with(settings, "backward"),
+                            keep_inference_input_mutations=True)(gm, example_inputs, **kwargs)
     return _handshake.wrap(gm, example_inputs, compiled)  # graphs with collectives: the SPMD handshake

@@ -11,6 +11,16 @@ one-shot import hook that acts right after each module loads.
   torch.tpu's calls) runs as plain Python instead of being traced by Dynamo,
   which would only graph-break in it again and warn about our internals.
 
+- torch._dynamo's optimizer tracing: Dynamo turns `capturable` on for an
+  optimizer whose parameters are all on cuda or xpu (and whose state is not
+  made yet), so that its state's `step` counters are made on the device; on
+  any other device it leaves the counters on the CPU, and a compiled
+  optimizer step (Adam, AdamW, ...) then mixes CPU scalars into the graph,
+  which no device program can replay. torch.optim lists the PrivateUse1
+  device among those capturable supports; we make Dynamo treat "tpu" as it
+  treats cuda there (`_set_capturable`), so a compiled step keeps `step` on
+  the device and runs as one program, as on CUDA.
+
 - torch._inductor.codegen.common: torch.compile's default backend (inductor)
   on tpu tensors. PyTorch 2.13 registers device "tpu" with inductor's Pallas
   code generator, whose kernels call `torch_tpu._internal.pallas.
@@ -68,7 +78,7 @@ def _after_inductor_registry(common):
 _TRACED = {"pallas"}
 
 
-def _after_dynamo(dynamo):
+def _skip_our_files(dynamo):
     import os
     import pkgutil
 
@@ -79,6 +89,32 @@ def _after_dynamo(dynamo):
     for info in pkgutil.iter_modules([root]):
         if info.name not in _TRACED:
             trace_rules.add(f"{package}.{info.name}")
+
+
+def _capturable_on_tpu(dynamo):
+    from torch._dynamo.variables import optimizer
+
+    cls = optimizer.OptimizerVariable
+    inner = cls._set_capturable
+    if getattr(inner, "_torchtpu", False):
+        return
+
+    def _set_capturable(self, tx):
+        state = self.value.state
+        for group in self.value.param_groups:
+            params = group.get("params", [])
+            if ("capturable" in group and params and all(p.device.type == "tpu" for p in params)
+                    and all(p not in state for p in params)):
+                group["capturable"] = True
+        return inner(self, tx)
+
+    _set_capturable._torchtpu = True
+    cls._set_capturable = _set_capturable
+
+
+def _after_dynamo(dynamo):
+    _skip_our_files(dynamo)
+    _capturable_on_tpu(dynamo)
 
 
 _HOOKS = {

@@ -61,7 +61,12 @@ def _trampoline(op_id, schema, size_id=None):
     else:
         body += "\n    return r"
     src = f"def kernel({sig}):\n    {body}\n"
-    exec(src, env)
+    # Named as a file of ours, which Dynamo's skip list holds
+    # (_compiler_hooks.py): a kernel that runs while a compiled function runs
+    # eagerly around a graph break is then plain Python, not a frame Dynamo
+    # traces (it graph-broke at _C.call, recompiled per shape and guarded
+    # every op call of a skipped frame).
+    exec(compile(src, f"{__file__}:{schema.name}", "exec"), env)
     return env["kernel"]
 
 

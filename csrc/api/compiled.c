@@ -2,6 +2,8 @@
 #include "api/compiled.h"
 
 #include "exec/engine.h"
+#include "exec/launch_queue.h"
+#include "exec/region.h"
 
 tt_status_t tt_compiled_capture_begin(tt_engine_t *e) { return tt_plan_capture_begin(e); }
 
@@ -27,3 +29,12 @@ tt_status_t tt_compiled_check(const tt_plan_t *p, const tt_tensor_ref_t *args, i
 }
 
 tt_plan_stats_t tt_compiled_stats(const tt_engine_t *e) { return e->plans; }
+
+tt_status_t tt_compiled_device_address(tt_engine_t *e, tt_storage_t *s, uint64_t *out_address) {
+  *out_address = 0;
+  TT_RETURN_IF_ERROR(tt_region_flush(e, "a device address"));
+  TT_RETURN_IF_ERROR(tt_launchq_drain(e));
+  if (!s->buf) return TT_OK_STATUS;
+  TT_RETURN_IF_ERROR(tt_pjrt_buffer_await(e->rt, s->buf));
+  return tt_pjrt_buffer_address(e->rt, s->buf, out_address);
+}

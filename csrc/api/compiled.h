@@ -26,5 +26,8 @@ tt_status_t tt_compiled_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t 
 /* Whether args match what p was captured for (the mismatch error if not). */
 tt_status_t tt_compiled_check(const tt_plan_t *p, const tt_tensor_ref_t *args, int nargs);
 tt_plan_stats_t tt_compiled_stats(const tt_engine_t *e);
+/* The device address of a storage's buffer, after the work pending on it
+ * (0 for a never-written one): a storage a plan updates in place keeps it. */
+tt_status_t tt_compiled_device_address(tt_engine_t *e, tt_storage_t *s, uint64_t *out_address);
 
 #endif

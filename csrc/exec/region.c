@@ -419,6 +419,16 @@ tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_tier1_exe
     return TT_OK_STATUS;
   }
   tt_status_t s = add_outputs(e, NULL, 0, nflag);
+  /* Donation: a storage the graph reads and writes (a parameter, an
+   * optimizer's state, a running statistic) gets its new value in the
+   * buffer it was read from; the launch consumes the old buffer, so the
+   * update needs no second copy on the device. */
+  for (int r = 0; !s && r < R->npending; r++)
+    for (int i = 0; i < R->nparams; i++)
+      if (R->binds[i].kind == TT_BIND_STORAGE && R->binds[i].storage == R->pending[r]) {
+        s = tt_graph_alias_output(R->g, r, i);
+        break;
+      }
   tt_pjrt_buffer_t *small[64];
   tt_pjrt_buffer_t **bufs = nout <= 64 ? small : tt_malloc(sizeof(*bufs) * (size_t)nout);
   if (!s && !bufs) s = tt_status_make(TT_OUT_OF_MEMORY, "out of host memory running a region");

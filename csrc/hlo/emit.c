@@ -454,12 +454,15 @@ tt_status_t tt_hlo_emit_module_for(const tt_graph_t *g, const char *platform, tt
   int native_precision = tt_hlo_native_precision(platform);
   tt_strbuf_append(sb, "module @tt attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n");
   tt_strbuf_append(sb, "  func.func public @main(");
+  int nout = tt_graph_num_outputs(g);
   for (int i = 0; i < tt_graph_num_params(g); i++) {
     tt_strbuf_appendf(sb, "%s%%v%d: ", i ? ", " : "", tt_graph_param_value(g, i));
     tt_hlo_type(sb, tt_graph_param_type(g, i));
+    /* A donated parameter's buffer receives this output (XLA's input/output alias). */
+    for (int k = 0; k < nout; k++)
+      if (tt_graph_output_alias(g, k) == i) tt_strbuf_appendf(sb, " {tf.aliasing_output = %d : i32}", k);
   }
   tt_strbuf_append(sb, ") -> (");
-  int nout = tt_graph_num_outputs(g);
   for (int i = 0; i < nout; i++) {
     if (i) tt_strbuf_append(sb, ", ");
     tt_hlo_type(sb, tt_graph_type(g, tt_graph_output(g, i)));

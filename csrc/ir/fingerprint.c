@@ -41,7 +41,11 @@ tt_graph_key_t tt_graph_fingerprint(const tt_graph_t *g) {
     memcpy(&fb, &n->f, sizeof fb);
     d = tt_hash_u64(d, fb);
   }
-  for (int i = 0; i < tt_graph_num_outputs(g); i++) s = tt_hash_u64(s, (uint64_t)tt_graph_output(g, i));
+  for (int i = 0; i < tt_graph_num_outputs(g); i++) {
+    s = tt_hash_u64(s, (uint64_t)tt_graph_output(g, i));
+    int a = tt_graph_output_alias(g, i);
+    if (a >= 0) s = tt_hash_u64(tt_hash_u64(s, 0xa11a5ULL), (uint64_t)a);
+  }
   tt_graph_key_t k = {s, d};
   return k;
 }

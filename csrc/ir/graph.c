@@ -24,7 +24,8 @@ struct tt_graph_s {
   int *params; /* node index of each parameter, by parameter index */
   int num_params, cap_params;
   int *outputs;
-  int num_outputs, cap_outputs;
+  int *out_alias; /* the parameter each output may reuse the buffer of, or -1 (tt_graph_alias_output) */
+  int num_outputs, cap_outputs, cap_alias;
   tt_status_t error;
 };
 
@@ -74,7 +75,10 @@ void tt_graph_truncate(tt_graph_t *g, int n) {
   while (g->num_params > 0 && g->params[g->num_params - 1] >= n) g->num_params--;
   int k = 0;
   for (int i = 0; i < g->num_outputs; i++)
-    if (g->outputs[i] < n) g->outputs[k++] = g->outputs[i];
+    if (g->outputs[i] < n) {
+      g->out_alias[k] = g->out_alias[i] < g->num_params ? g->out_alias[i] : -1;
+      g->outputs[k++] = g->outputs[i];
+    }
   g->num_outputs = k;
   tt_status_free(g->error);
   g->error = NULL;
@@ -91,6 +95,7 @@ void tt_graph_destroy(tt_graph_t *g) {
   tt_free(g->nodes);
   tt_free(g->params);
   tt_free(g->outputs);
+  tt_free(g->out_alias);
   tt_free(g);
 }
 
@@ -144,11 +149,28 @@ tt_status_t tt_graph_add_output(tt_graph_t *g, tt_val_t v) {
   if (g->error) return tt_status_make(tt_status_code(g->error), "%s", tt_status_message(g->error));
   if (v < 0 || v >= g->num_nodes)
     return tt_status_make(TT_INTERNAL, "graph output %d is not a node", v);
-  if (!grow((void **)&g->outputs, &g->cap_outputs, g->num_outputs + 1, sizeof(int)))
+  if (!grow((void **)&g->outputs, &g->cap_outputs, g->num_outputs + 1, sizeof(int)) ||
+      !grow((void **)&g->out_alias, &g->cap_alias, g->num_outputs + 1, sizeof(int)))
     return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory adding a graph output");
+  g->out_alias[g->num_outputs] = -1;
   g->outputs[g->num_outputs++] = v;
   return TT_OK_STATUS;
 }
+
+tt_status_t tt_graph_alias_output(tt_graph_t *g, int out, int param) {
+  if (out < 0 || out >= g->num_outputs || param < 0 || param >= g->num_params)
+    return tt_status_make(TT_INTERNAL, "graph alias: output %d or parameter %d out of range", out, param);
+  const tt_type_t *a = &g->nodes[g->outputs[out]].type, *b = &g->nodes[g->params[param]].type;
+  if (a->dtype != b->dtype || a->rank != b->rank || memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank))
+    return tt_status_make(TT_INTERNAL, "graph alias: output %d and parameter %d differ in type", out, param);
+  for (int i = 0; i < g->num_outputs; i++)
+    if (i != out && g->out_alias[i] == param)
+      return tt_status_make(TT_INTERNAL, "graph alias: parameter %d already reused by output %d", param, i);
+  g->out_alias[out] = param;
+  return TT_OK_STATUS;
+}
+
+int tt_graph_output_alias(const tt_graph_t *g, int i) { return g->out_alias ? g->out_alias[i] : -1; }
 
 static void *dup_array(tt_graph_t *g, const void *src, size_t n, size_t elem, int *ok) {
   if (n == 0) return NULL;

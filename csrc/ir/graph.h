@@ -152,6 +152,12 @@ tt_val_t tt_graph_param_value(const tt_graph_t *g, int i);
 tt_status_t tt_graph_add_output(tt_graph_t *g, tt_val_t v);
 int tt_graph_num_outputs(const tt_graph_t *g);
 tt_val_t tt_graph_output(const tt_graph_t *g, int i);
+/* Output `out` may be written into parameter `param`'s buffer (same type):
+ * the program's input/output aliasing, so a launch donating that buffer
+ * updates it in place (exec/plan.h). One output per parameter. */
+tt_status_t tt_graph_alias_output(tt_graph_t *g, int out, int param);
+/* The parameter output i may reuse, or -1. */
+int tt_graph_output_alias(const tt_graph_t *g, int i);
 
 /* Low-level append used by builders: copies inputs and ints. */
 tt_val_t tt_graph_append(tt_graph_t *g, tt_opk_t kind, int sub, const tt_val_t *inputs, int ninputs,

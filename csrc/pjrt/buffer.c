@@ -140,6 +140,16 @@ tt_status_t tt_pjrt_buffer_await(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf) {
   return tt_pjrt_event_wait(rt, ev);
 }
 
+tt_status_t tt_pjrt_buffer_address(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf, uint64_t *out_address) {
+  TT_PJRT_ARGS(PJRT_Buffer_UnsafePointer_Args, a, buffer_pointer);
+  a.buffer = tt_pjrt_buf(buf);
+  *out_address = 0;
+  TT_RETURN_IF_ERROR(tt_pjrt_error_status(&rt->plugin, TT_PJRT_CALL(rt->plugin.api, Buffer_UnsafePointer, &a),
+                                          "PJRT_Buffer_UnsafePointer"));
+  *out_address = (uint64_t)a.buffer_pointer;
+  return TT_OK_STATUS;
+}
+
 size_t tt_pjrt_buffer_size(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf) {
   TT_PJRT_ARGS(PJRT_Buffer_OnDeviceSizeInBytes_Args, a, on_device_size_in_bytes);
   a.buffer = tt_pjrt_buf(buf);

@@ -413,6 +413,13 @@ typedef struct {
   PJRT_Event *event; /* out */
 } PJRT_Buffer_ReadyEvent_Args;
 
+typedef struct {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Buffer *buffer;
+  uintptr_t buffer_pointer; /* out */
+} PJRT_Buffer_UnsafePointer_Args;
+
 /* ------------------------------------------------------------- the table */
 
 /* Slot indices into PJRT_Api.fn, counted from the first function pointer.
@@ -449,7 +456,8 @@ enum {
   TT_PJRT_SLOT_Buffer_OnDeviceSizeInBytes = 64,
   TT_PJRT_SLOT_Buffer_ToHostBuffer = 70,
   TT_PJRT_SLOT_Buffer_ReadyEvent = 72,
-  TT_PJRT_SLOT_LAST_USED = 72, /* keep equal to the highest slot above */
+  TT_PJRT_SLOT_Buffer_UnsafePointer = 73,
+  TT_PJRT_SLOT_LAST_USED = 73, /* keep equal to the highest slot above */
 };
 
 /* A generic function pointer: slots are stored as this and cast back to the

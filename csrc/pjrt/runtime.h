@@ -76,6 +76,10 @@ tt_status_t tt_pjrt_buffer_is_ready(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf
 tt_status_t tt_pjrt_event_wait(tt_pjrt_runtime_t *rt, tt_pjrt_event_t *event);
 /* Bytes the buffer occupies on device (as reported by the plugin, or computed). */
 size_t tt_pjrt_buffer_size(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf);
+/* The device memory address of buf (PJRT_Buffer_UnsafePointer; waits for it
+ * to be defined). For tests: a buffer updated in place (a donated input)
+ * keeps its address. */
+tt_status_t tt_pjrt_buffer_address(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf, uint64_t *out_address);
 void tt_pjrt_buffer_destroy(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf);
 
 /* Compiles StableHLO module text (entry @main) for num_replicas replicas

@@ -3,7 +3,8 @@
  * mismatches refused, a host copy abandoning the capture with eager's
  * results, random draws fresh at every replay, and a graph's write into its
  * argument replayed into the argument's storage, constants kept alive by
- * the plan, and a refused capture that leaves its constants alone.
+ * the plan, and a refused capture that leaves its constants alone; an
+ * argument the graph writes is updated in place (donated).
  * TORCH_TPU_PJRT_PLUGIN names the plugin. */
 #include <math.h>
 #include <string.h>
@@ -173,10 +174,15 @@ static void test_writes_and_draws(void) {
   CHECK(got[0] == 2 && got[3] == 8);
   tt_storage_release(sq);
   tt_storage_t *o1 = NULL, *o2 = NULL;
+  uint64_t addr0 = 0, addr1 = 0;
+  CHECK_OK(tt_compiled_device_address(E, sx, &addr0));
   if (plan) {
     CHECK_OK(tt_compiled_run(E, plan, args, 1, &o1));
     CHECK_OK(tt_compiled_run(E, plan, args, 1, &o2));
   }
+  /* the argument written is donated: updated in place, its buffer kept */
+  CHECK_OK(tt_compiled_device_address(E, sx, &addr1));
+  CHECK(addr0 != 0 && addr0 == addr1);
   if (o1 && o2) {
     read4(sx, got);
     CHECK(got[0] == 8 && got[3] == 32); /* two more doublings */
