@@ -302,6 +302,35 @@ def case_subgroups(gloo):
     same(o, oc, "all_to_all_single uneven, 4 ranks")
 
 
+def case_premul(gloo):
+    # PREMUL_SUM's factor as a Python float, a CPU scalar tensor and a tpu
+    # scalar tensor; async_op=True; reduce_scatter_tensor; where the factor
+    # cannot reach the backend (the c10d op's ReduceOp), a clear error
+    x = inp(torch.float32, (4, 2), RANK, 60)
+    ref = x * 0.25
+    dist.all_reduce(ref, group=gloo)
+    for factor in (0.25, torch.tensor(0.25), torch.tensor(0.25, device="tpu")):
+        t = x.to("tpu")
+        work = dist.all_reduce(t, op=dist._make_nccl_premul_sum(factor), async_op=True)
+        work.wait()
+        same(t, ref, f"all_reduce PREMUL_SUM({factor!r}) async")
+        o = torch.empty(4 // WORLD, 2, device="tpu")
+        work = dist.reduce_scatter_tensor(o, x.to("tpu"), op=dist._make_nccl_premul_sum(factor), async_op=True)
+        work.wait()
+        same(o, ref.chunk(WORLD)[RANK], f"reduce_scatter_tensor PREMUL_SUM({factor!r}) async")
+    t = x.to("tpu").to(torch.bfloat16)
+    dist.all_reduce(t, op=dist._make_nccl_premul_sum(0.5))
+    r = x.to(torch.bfloat16) * 0.5
+    dist.all_reduce(r, group=gloo)
+    same(t, r, "all_reduce PREMUL_SUM bfloat16")
+    try:
+        dist.all_reduce_coalesced([x.to("tpu")], op=dist._make_nccl_premul_sum(0.5))
+    except RuntimeError as e:
+        check("PREMUL_SUM" in str(e) and "factor" in str(e), str(e))
+    else:
+        check(False, "all_reduce_coalesced PREMUL_SUM did not raise")
+
+
 def case_split(gloo):
     # 4 processes, the default group bound to tpu:0 (DIST_DEVICE_ID=1)
     check(dist.group.WORLD.bound_device_id == torch.device("tpu", 0), f"bound {dist.group.WORLD.bound_device_id}")
