@@ -7,6 +7,8 @@
 #include "api/foreign.h"
 #include "api/compiled.h"
 #include "api/engine_state.h"
+#include "api/storage_resize.h"
+#include "api/events.h"
 #include "base/env.h"
 #include "base/nbytes.h"
 #include "base/prof.h"
@@ -384,11 +386,10 @@ static PyObject *py_storage_numel(PyObject *self, PyObject *tensor) {
   return PyLong_FromLongLong(s->numel);
 }
 
-/* grow_storage(tensor or untyped storage, nbytes): the core storage grows to
- * hold nbytes (old contents kept), then the torch storage reports its new
- * size and address. */
-static PyObject *py_grow_storage(PyObject *self, PyObject *args) {
-  (void)self;
+/* The core storage of a tpu tensor or untyped storage, resized by `resize`
+ * to hold nbytes; then the torch storage reports its new size and address
+ * (tt_py_sync_storage). `name` names the entry in errors. */
+static PyObject *change_storage(PyObject *args, tt_status_t (*resize)(tt_storage_t *, int64_t), const char *name) {
   PyObject *obj;
   long long nbytes;
   if (!PyArg_ParseTuple(args, "OL", &obj, &nbytes)) return NULL;
@@ -400,15 +401,66 @@ static PyObject *py_grow_storage(PyObject *self, PyObject *args) {
     Py_XDECREF(tt);
     Py_DECREF(st);
     PyErr_Clear();
-    return PyErr_Format(PyExc_RuntimeError, "grow_storage: not a tpu tensor or storage");
+    return PyErr_Format(PyExc_RuntimeError, "%s: not a tpu tensor or storage", name);
   }
   tt_storage_t *s = ((TtStorageObject *)tt)->storage;
   long long item = (long long)tt_dtype_size(s->dtype);
-  tt_status_t e = tt_storage_grow(s, (nbytes + item - 1) / item);
+  tt_status_t e = resize(s, (nbytes + item - 1) / item);
   int ok = e ? (tt_py_raise(e), 0) : tt_py_sync_storage(st, s, 0);
   Py_DECREF(tt);
   Py_DECREF(st);
   if (!ok) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* grow_storage(tensor or untyped storage, nbytes): grows to hold nbytes (old
+ * contents kept); never shrinks (Tensor.resize_, set_). */
+static PyObject *py_grow_storage(PyObject *self, PyObject *args) {
+  (void)self;
+  return change_storage(args, tt_storage_grow, "grow_storage");
+}
+
+/* resize_storage(tensor or untyped storage, nbytes): exactly nbytes
+ * (UntypedStorage.resize_): grown with zeros, shrunk to a prefix, or emptied
+ * (0 frees the device buffer). */
+static PyObject *py_resize_storage(PyObject *self, PyObject *args) {
+  (void)self;
+  return change_storage(args, tt_storage_resize, "resize_storage");
+}
+
+/* event_record() -> mark; event_query(mark) -> bool; event_synchronize(mark):
+ * torch.tpu.Event on the core's marks (api/events.h). */
+static PyObject *py_event_record(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  uint64_t mark;
+  tt_status_t s = tt_event_record(e, &mark);
+  if (s) return tt_py_raise(s);
+  return PyLong_FromUnsignedLongLong(mark);
+}
+
+static PyObject *py_event_query(PyObject *self, PyObject *arg) {
+  (void)self;
+  unsigned long long mark = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  int done = 0;
+  tt_status_t s = tt_event_query(e, mark, &done);
+  if (s) return tt_py_raise(s);
+  return PyBool_FromLong(done);
+}
+
+static PyObject *py_event_synchronize(PyObject *self, PyObject *arg) {
+  (void)self;
+  unsigned long long mark = PyLong_AsUnsignedLongLong(arg);
+  if (PyErr_Occurred()) return NULL;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_status_t s = tt_event_synchronize(e, mark);
+  if (s) return tt_py_raise(s);
   Py_RETURN_NONE;
 }
 
@@ -607,6 +659,10 @@ ENGINE_ENTRY(py_get_eager_mode)
 ENGINE_ENTRY(py_rng_state)
 ENGINE_ENTRY(py_set_rng_state)
 ENGINE_ENTRY(py_grow_storage)
+ENGINE_ENTRY(py_resize_storage)
+ENGINE_ENTRY(py_event_record)
+ENGINE_ENTRY(py_event_query)
+ENGINE_ENTRY(py_event_synchronize)
 ENGINE_ENTRY(py_memory_stats)
 ENGINE_ENTRY(py_reset_peak)
 ENGINE_ENTRY(py_prof_take)
@@ -740,6 +796,10 @@ static PyMethodDef methods[] = {
     {"rng_state", py_rng_state_entry, METH_NOARGS, "(seed, offset)"},
     {"set_rng_state", py_set_rng_state_entry, METH_VARARGS, "set_rng_state(seed, offset)"},
     {"grow_storage", py_grow_storage_entry, METH_VARARGS, "grow_storage(tensor or storage, nbytes): resize_/set_ storage growth"},
+    {"resize_storage", py_resize_storage_entry, METH_VARARGS, "resize_storage(tensor or storage, nbytes): UntypedStorage.resize_"},
+    {"event_record", py_event_record_entry, METH_NOARGS, "event_record() -> mark after the work launched so far"},
+    {"event_query", py_event_query_entry, METH_O, "event_query(mark) -> whether the work before mark is done"},
+    {"event_synchronize", py_event_synchronize_entry, METH_O, "event_synchronize(mark): waits for the work before mark"},
     {"memory_stats", py_memory_stats_entry, METH_NOARGS, "bytes held by storages: live and peak"},
     {"reset_peak_memory", py_reset_peak_entry, METH_NOARGS, "peak := live"},
     {"prof_take", py_prof_take_entry, METH_NOARGS, "phase timers of the op path (built with -DTT_PROFILE=1), reset"},

@@ -330,6 +330,13 @@ def _set_empty(self):
     return _set_storage(self, _empty((0,), self.dtype).untyped_storage(), 0, (0,), (1,))
 
 
+def _record_stream(self, stream):
+    """Nothing to do: one in-order queue, and PJRT keeps a buffer alive while
+    work launched on it runs (torchtpu/_streams.py)."""
+    if stream.device.type != self.device.type:
+        raise RuntimeError(f"record_stream: a {stream.device.type} stream for a {self.device.type} tensor")
+
+
 def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     """scaled_dot_product_attention asks the device which fused kernel to run;
     there is none here, so it takes the composite math path (matmul, softmax)."""
@@ -540,6 +547,7 @@ def register_all():
         "resize_": _resize_,
         "as_strided_": _as_strided_,
         "_fused_sdp_choice": _fused_sdp_choice,
+        "record_stream": _record_stream,
         "set_.source_Storage_storage_offset": _set_storage,
         "set_.source_Storage": _set_storage,
         "set_.source_Tensor": _set_tensor,

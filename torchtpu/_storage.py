@@ -3,12 +3,19 @@ with the allocator registered for the device type, and a Python backend
 cannot register one (PyTorch's C++ API), so it would call a null allocator.
 Storages on "tpu" are made here from an empty uint8 tensor instead: its
 storage carries a core storage (`_tt`) like every other tpu storage, so
-`.copy_`, `.clone()`, `copy.deepcopy(tensor)` and `Tensor.set_(storage)` work."""
+`.copy_`, `.clone()`, `copy.deepcopy(tensor)` and `Tensor.set_(storage)` work.
+
+`UntypedStorage.resize_(n)` on a tpu storage resizes its core storage in place
+(PyTorch's C++ asks PrivateUse1 hooks a Python backend cannot register): the
+prefix stays, growth reads as zeros, and 0 frees the device buffer -- FSDP2
+frees and re-allocates unsharded parameters this way; every tensor viewing
+the storage sees the change, as on CUDA."""
 import torch
 
 _base_new = torch.UntypedStorage.__new__
 _base_write_file = torch.UntypedStorage._write_file
 _base_set_from_file = torch.UntypedStorage._set_from_file
+_base_resize = torch.UntypedStorage.resize_
 
 
 def _is_tpu(device):
@@ -56,7 +63,23 @@ def _set_from_file(self, f, offset, is_real_file, element_size):
     return self
 
 
+def _resize_(self, size):
+    if self.device.type != "tpu":
+        return _base_resize(self, size)
+    size = int(size)
+    if size < 0:
+        raise RuntimeError(f"UntypedStorage.resize_: size {size} is negative")
+    if not hasattr(self, "_tt"):
+        raise RuntimeError("UntypedStorage.resize_: this tpu storage has no device buffer behind it "
+                           "(made outside torchtpu)")
+    from . import _C
+
+    _C.resize_storage(self, size)
+    return self
+
+
 def install():
     torch.UntypedStorage.__new__ = _untyped_storage_new
     torch.UntypedStorage._write_file = _write_file
     torch.UntypedStorage._set_from_file = _set_from_file
+    torch.UntypedStorage.resize_ = _resize_

@@ -1,12 +1,24 @@
-"""Streams and events for device "tpu", with torch.cuda's names. There is one
-stream, the default one: ops run on the device in launch order, so stream
-waits are already satisfied and every stream is that one. An event is
-recorded by waiting for all work launched before it (synchronize) and
-reading the host clock then: elapsed_time is the wall time between the two
-points at which the device had finished the work before each record. The
-classes subclass torch.Stream / torch.Event, whose C++ side has no tpu
-implementation (synchronize and elapsed_time raise there), so the methods
-are ours."""
+"""Streams and events for device "tpu", with torch.cuda's names.
+
+There is one queue per device: the core launches work in program order, and
+PJRT runs each launch after the producers of its inputs; a write makes a new
+buffer (a buffer still read is never reused), and a buffer dropped while in
+use stays alive until that use is done. So every stream is that one queue
+(all Streams compare equal), `wait_stream`/`wait_event` are already satisfied
+by launch order, and `Tensor.record_stream` has nothing to do.
+
+An Event is a real mark in that order (the core's in-flight ring,
+csrc/api/events.h): `record` closes the open region (deferred work is
+launched) and waits for nothing; `query` says, without waiting, whether the
+work launched before the mark has finished; `synchronize` waits for that
+work only, not for what was launched after. Timing: the plugin reports no
+device timestamps, so an event made with enable_timing=True waits at record
+for the work before it and reads the host clock then: `elapsed_time` is the
+wall time between the two points at which the device had finished the work
+before each record (an upper bound on the device time in between, as
+torch.cuda's is for a queue that was idle). The classes subclass
+torch.Stream / torch.Event, whose C++ side has no tpu implementation, so the
+methods are ours."""
 import contextlib
 import time
 
@@ -40,9 +52,10 @@ class Stream(torch.Stream):
         _sync()
 
     def query(self):
-        """True once all work launched on the device has finished."""
-        _sync()
-        return True
+        """True once all work launched on the device has finished (without waiting)."""
+        from . import _C
+
+        return _C.event_query(_C.event_record())
 
     def wait_stream(self, stream):
         pass  # one stream: work already runs in launch order
@@ -73,20 +86,32 @@ class Event(torch.Event):
     def __init__(self, device=None, *, enable_timing=False, blocking=False, interprocess=False):
         self._tt_timing = enable_timing
         self._tt_time = None
+        self._tt_mark = None  # None until recorded
 
     def record(self, stream=None):
-        """Marks the point after all work launched so far (waits for it)."""
-        _sync()
-        self._tt_time = time.perf_counter_ns()
+        """Marks the point after all work launched so far (waits only when timing)."""
+        from . import _C
+
+        self._tt_mark = _C.event_record()
+        if self._tt_timing:
+            _C.event_synchronize(self._tt_mark)
+            self._tt_time = time.perf_counter_ns()
 
     def wait(self, stream=None):
-        pass  # the one stream already runs after the recorded work
+        pass  # the one queue already runs later work after the recorded work
 
     def query(self):
-        return True  # recording waited for the work
+        """True once the work before the record has finished (True if never recorded, as CUDA)."""
+        from . import _C
+
+        return True if self._tt_mark is None else _C.event_query(self._tt_mark)
 
     def synchronize(self):
-        _sync()
+        """Waits for the work launched before the record (not for later work)."""
+        from . import _C
+
+        if self._tt_mark is not None:
+            _C.event_synchronize(self._tt_mark)
 
     def elapsed_time(self, end_event):
         """Milliseconds from this event's record to end_event's, as torch.cuda.Event."""

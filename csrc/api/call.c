@@ -316,30 +316,4 @@ tt_status_t tt_synchronize(tt_engine_t *e) {
   return tt_async_errors_check(e, 1);
 }
 
-tt_status_t tt_storage_grow(tt_storage_t *s, int64_t numel) {
-  if (numel <= s->numel) return TT_OK_STATUS;
-  tt_engine_t *e = s->engine;
-  TT_RETURN_IF_ERROR(tt_region_flush(e, "Tensor.resize_"));
-  if (!s->buf) { /* never written: still all zeros */
-    s->numel = numel;
-    return TT_OK_STATUS;
-  }
-  tt_graph_t *g; /* a graph of its own: resize_ is rare, and the region may hold deferred work */
-  TT_RETURN_IF_ERROR(tt_graph_create(&g));
-  tt_type_t t = tt_type_make(s->dtype, 1, &s->numel);
-  tt_val_t base = tt_b_param(g, &t);
-  int64_t lo = 0, hi = numel - s->numel, in = 0;
-  tt_val_t grown = tt_b_pad(g, base, tt_b_const_i(g, s->dtype, 0), &lo, &hi, &in);
-  tt_status_t st = tt_graph_add_output(g, grown);
-  tt_binding_t bind = {.kind = TT_BIND_STORAGE, .storage = s};
-  tt_pjrt_buffer_t *buf;
-  if (!st) st = tt_exec_run(e, g, &bind, "aten::resize_", &buf);
-  tt_graph_destroy(g);
-  TT_RETURN_IF_ERROR(st);
-  tt_storage_set_buffer(s, NULL); /* accounted at the old size */
-  s->numel = numel;
-  tt_storage_set_buffer(s, buf);
-  return TT_OK_STATUS;
-}
-
 tt_status_t tt_materialize(tt_engine_t *e, const char *why) { return tt_region_flush(e, why); }

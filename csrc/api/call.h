@@ -55,10 +55,6 @@ int tt_call_out_dtype_from_out(const char *name);
  * caller may steal them) and its heap array. */
 void tt_call_result_clear(tt_call_result_t *r);
 
-/* Grows a storage in place to numel elements (Tensor.resize_): the old
- * contents stay as the prefix, the rest reads as zeros. */
-tt_status_t tt_storage_grow(tt_storage_t *s, int64_t numel);
-
 /* Runs deferred work now (a materialization point): `why` names the cause
  * in error messages. */
 tt_status_t tt_materialize(tt_engine_t *e, const char *why);

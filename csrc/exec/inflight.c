@@ -31,6 +31,7 @@ tt_status_t tt_inflight_push(tt_engine_t *e, tt_pjrt_buffer_t *buf, tt_tier1_exe
   F->events[(F->head + F->count) % DEPTH] = ev;
   F->exes[(F->head + F->count) % DEPTH] = exe;
   F->count++;
+  F->pushed++;
   return s;
 }
 
@@ -42,5 +43,36 @@ tt_status_t tt_inflight_wait_all(tt_engine_t *e) {
     if (!first) first = s;
     else tt_status_free(s);
   }
+  return first;
+}
+
+uint64_t tt_inflight_mark(const tt_engine_t *e) { return e->inflight.pushed; }
+
+static uint64_t done_before(const tt_inflight_t *F) { return F->pushed - F->count; }
+
+tt_status_t tt_inflight_wait_mark(tt_engine_t *e, uint64_t mark) {
+  tt_inflight_t *F = &e->inflight;
+  tt_status_t first = TT_OK_STATUS;
+  while (F->count && done_before(F) < mark) {
+    tt_status_t s = wait_oldest(e);
+    if (!first) first = s;
+    else tt_status_free(s);
+  }
+  return first;
+}
+
+tt_status_t tt_inflight_poll_mark(tt_engine_t *e, uint64_t mark, int *out_done) {
+  tt_inflight_t *F = &e->inflight;
+  tt_status_t first = TT_OK_STATUS;
+  while (F->count && done_before(F) < mark) {
+    int ready = 0;
+    tt_status_t s = tt_pjrt_event_is_ready(e->rt, F->events[F->head], &ready);
+    if (!s && !ready) break;
+    tt_status_free(s); /* a failed query: the wait below reports the launch's own error */
+    s = wait_oldest(e);  /* done: returns at once */
+    if (!first) first = s;
+    else tt_status_free(s);
+  }
+  *out_done = done_before(F) >= mark;
   return first;
 }

@@ -18,6 +18,7 @@ typedef struct tt_inflight_s {
   tt_pjrt_event_t *events[TT_INFLIGHT_DEPTH];
   tt_tier1_exe_t *exes[TT_INFLIGHT_DEPTH];
   unsigned head, count;
+  uint64_t pushed; /* launches recorded so far: launch k (from 0) is done once pushed - count > k */
 } tt_inflight_t;
 
 /* Records the launch of exe that defines buf (exe is retained until the
@@ -26,5 +27,13 @@ typedef struct tt_inflight_s {
 tt_status_t tt_inflight_push(tt_engine_t *e, tt_pjrt_buffer_t *buf, tt_tier1_exe_t *exe);
 /* Waits for every recorded launch; returns the first error. */
 tt_status_t tt_inflight_wait_all(tt_engine_t *e);
+/* A mark after every launch recorded so far (torch.tpu.Event.record). */
+uint64_t tt_inflight_mark(const tt_engine_t *e);
+/* Waits for the launches before `mark` only (later ones keep running);
+ * returns the first error among them. */
+tt_status_t tt_inflight_wait_mark(tt_engine_t *e, uint64_t mark);
+/* Whether every launch before `mark` is done, without waiting: the done
+ * ones at the oldest end of the ring leave it (their errors returned). */
+tt_status_t tt_inflight_poll_mark(tt_engine_t *e, uint64_t mark, int *out_done);
 
 #endif

@@ -130,6 +130,15 @@ tt_status_t tt_pjrt_buffer_is_ready(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf
   return s;
 }
 
+tt_status_t tt_pjrt_event_is_ready(tt_pjrt_runtime_t *rt, tt_pjrt_event_t *event, int *out_ready) {
+  TT_PJRT_ARGS(PJRT_Event_IsReady_Args, a, is_ready);
+  a.event = (PJRT_Event *)(void *)event;
+  tt_status_t s = tt_pjrt_error_status(&rt->plugin, TT_PJRT_CALL(rt->plugin.api, Event_IsReady, &a),
+                                       "PJRT_Event_IsReady");
+  *out_ready = !s && a.is_ready;
+  return s;
+}
+
 tt_status_t tt_pjrt_event_wait(tt_pjrt_runtime_t *rt, tt_pjrt_event_t *event) {
   return tt_pjrt_event_await(&rt->plugin, (PJRT_Event *)(void *)event, "waiting for a device computation");
 }

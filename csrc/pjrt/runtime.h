@@ -72,6 +72,8 @@ tt_status_t tt_pjrt_buffer_ready_event(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *
                                        tt_pjrt_event_t **out_event);
 /* Whether the buffer's defining computation is done, without waiting. */
 tt_status_t tt_pjrt_buffer_is_ready(tt_pjrt_runtime_t *rt, tt_pjrt_buffer_t *buf, int *out_ready);
+/* Whether the event has fired, without waiting (the event stays the caller's). */
+tt_status_t tt_pjrt_event_is_ready(tt_pjrt_runtime_t *rt, tt_pjrt_event_t *event, int *out_ready);
 /* Blocks until the event fires, destroys it, and returns the computation's error if any. */
 tt_status_t tt_pjrt_event_wait(tt_pjrt_runtime_t *rt, tt_pjrt_event_t *event);
 /* Bytes the buffer occupies on device (as reported by the plugin, or computed). */

@@ -281,7 +281,7 @@ def case_subgroups(gloo):
     o = [torch.empty(1, device="tpu") for _ in range(2)]
     dist.all_gather(o, torch.full((1,), float(RANK), device="tpu"), group=mine)
     same(torch.cat(o), torch.tensor([float(RANK % 2), float(RANK % 2 + 2)]), "new_group all_gather")
-    # split_group needs init_process_group(device_id=...), not supported yet (see README)
+    # split_group: case_split (it needs init_process_group(device_id=...))
     from torch.distributed.device_mesh import DeviceMesh, init_device_mesh
     mesh = init_device_mesh("tpu", (2, 2), mesh_dim_names=("dp", "tp"))
     t = torch.full((1,), float(RANK), device="tpu")
@@ -300,6 +300,86 @@ def case_subgroups(gloo):
     oc = torch.empty(sum(out_splits))
     dist.all_to_all_single(oc, src, out_splits, in_splits, group=gloo)
     same(o, oc, "all_to_all_single uneven, 4 ranks")
+
+
+def case_premul(gloo):
+    # PREMUL_SUM's factor as a Python float, a CPU scalar tensor and a tpu
+    # scalar tensor; async_op=True; reduce_scatter_tensor; where the factor
+    # cannot reach the backend (the c10d op's ReduceOp), a clear error
+    x = inp(torch.float32, (4, 2), RANK, 60)
+    ref = x * 0.25
+    dist.all_reduce(ref, group=gloo)
+    for factor in (0.25, torch.tensor(0.25), torch.tensor(0.25, device="tpu")):
+        t = x.to("tpu")
+        work = dist.all_reduce(t, op=dist._make_nccl_premul_sum(factor), async_op=True)
+        work.wait()
+        same(t, ref, f"all_reduce PREMUL_SUM({factor!r}) async")
+        o = torch.empty(4 // WORLD, 2, device="tpu")
+        work = dist.reduce_scatter_tensor(o, x.to("tpu"), op=dist._make_nccl_premul_sum(factor), async_op=True)
+        work.wait()
+        same(o, ref.chunk(WORLD)[RANK], f"reduce_scatter_tensor PREMUL_SUM({factor!r}) async")
+    t = x.to("tpu").to(torch.bfloat16)
+    dist.all_reduce(t, op=dist._make_nccl_premul_sum(0.5))
+    r = x.to(torch.bfloat16) * 0.5
+    dist.all_reduce(r, group=gloo)
+    same(t, r, "all_reduce PREMUL_SUM bfloat16")
+    try:
+        dist.all_reduce_coalesced([x.to("tpu")], op=dist._make_nccl_premul_sum(0.5))
+    except RuntimeError as e:
+        check("PREMUL_SUM" in str(e) and "factor" in str(e), str(e))
+    else:
+        check(False, "all_reduce_coalesced PREMUL_SUM did not raise")
+
+
+def case_split(gloo):
+    # 4 processes, the default group bound to tpu:0 (DIST_DEVICE_ID=1)
+    check(dist.group.WORLD.bound_device_id == torch.device("tpu", 0), f"bound {dist.group.WORLD.bound_device_id}")
+    pairs = dist.split_group(split_ranks=[[0, 2], [1, 3]])
+    check(pairs is not None and pairs.size() == 2 and pairs.rank() == RANK // 2, f"split_group pair {pairs}")
+    check(dist.get_process_group_ranks(pairs) == [RANK % 2, RANK % 2 + 2], f"ranks {dist.get_process_group_ranks(pairs)}")
+    t = torch.full((3,), float(RANK + 1), device="tpu")
+    dist.all_reduce(t, group=pairs)
+    same(t, torch.full((3,), float(2 * (RANK % 2) + 4)), "split_group all_reduce")
+    o = torch.empty(2, 2, device="tpu")
+    dist.all_gather_into_tensor(o, torch.full((1, 2), float(RANK), device="tpu"), group=pairs)
+    same(o, torch.tensor([[RANK % 2] * 2, [RANK % 2 + 2] * 2], dtype=torch.float32), "split_group all_gather")
+    o = torch.empty(1, device="tpu")
+    dist.reduce_scatter_tensor(o, torch.tensor([1.0, 10.0], device="tpu") * (RANK + 1), group=pairs)
+    same(o, torch.tensor([(1.0 if RANK < 2 else 10.0) * (2 * (RANK % 2) + 4)]), "split_group reduce_scatter_tensor")
+    c = torch.full((2,), float(RANK))  # cpu tensors on the split group: straight to its gloo
+    dist.all_reduce(c, group=pairs)
+    same(c, torch.full((2,), float(2 * (RANK % 2) + 2)), "split_group cpu all_reduce")
+    # a rank outside every split gets None; a split of a split
+    three = dist.split_group(split_ranks=[[0, 1, 2]])
+    check((three is None) == (RANK == 3), f"split_group [[0, 1, 2]] on rank {RANK}: {three}")
+    if three is not None:
+        t = torch.ones(1, device="tpu")
+        dist.all_reduce(t, group=three)
+        same(t, torch.full((1,), 3.0), "split_group of three")
+        one = dist.split_group(parent_pg=three, split_ranks=[[0, 1], [2]])
+        t = torch.full((1,), float(RANK), device="tpu")
+        dist.all_reduce(t, group=one)
+        same(t, torch.full((1,), 1.0 if RANK < 2 else 2.0), "split_group of a split group")
+    # init_device_mesh on a bound default group makes its dimensions with split_group
+    from torch.distributed.device_mesh import init_device_mesh
+    mesh = init_device_mesh("tpu", (2, 2), mesh_dim_names=("dp", "tp"))
+    t = torch.full((1,), float(RANK), device="tpu")
+    dist.all_reduce(t, group=mesh["tp"].get_group())
+    same(t, torch.full((1,), float(4 * (RANK // 2) + 1)), "bound mesh tp all_reduce")
+    t = torch.full((1,), float(RANK), device="tpu")
+    dist.all_reduce(t, group=mesh["dp"].get_group())
+    same(t, torch.full((1,), float(2 * (RANK % 2) + 2)), "bound mesh dp all_reduce")
+    dist.barrier()
+
+
+def case_split_unbound(gloo):
+    # without init_process_group(device_id=...), c10d's own error
+    try:
+        dist.split_group(split_ranks=[[0], [1]])
+    except RuntimeError as e:
+        check("No device associated with the default pg" in str(e), str(e))
+    else:
+        check(False, "split_group on an unbound default group did not raise")
 
 
 def case_init_variants(gloo):
@@ -477,8 +557,11 @@ def case_topo_mesh(gloo):
 def main():
     case = sys.argv[1]
     timeout = datetime.timedelta(seconds=float(os.environ.get("DIST_TIMEOUT", "60")))
-    dist.init_process_group(backend="tpu_dist", timeout=timeout)
-    gloo = dist.new_group(backend="gloo")
+    device_id = torch.device("tpu", 0) if os.environ.get("DIST_DEVICE_ID") else None
+    dist.init_process_group(backend="tpu_dist", timeout=timeout, device_id=device_id)
+    # c10d binds new groups to the default group's device, and a pure gloo
+    # group has no tpu backend: new_group(backend="gloo") refuses then
+    gloo = dist.new_group(backend="gloo") if device_id is None else None
     for c in case.split(","):
         globals()["case_" + c](gloo)
     dist.destroy_process_group()

@@ -65,19 +65,58 @@ def test_event_record_synchronize_query_elapsed(make):
         a.elapsed_time(b)
 
 
-def test_event_synchronize_waits_for_pending_work(monkeypatch):
-    calls = []
-    from torchtpu import _C
+def test_event_is_a_mark_in_launch_order():
+    # an event waits for the work launched before its record only: later
+    # work keeps running, and query() asks without waiting
+    a = (torch.randn(1024, 1024) / 64).to("tpu")  # contractive: the chain is well conditioned
+    torch.tpu.synchronize()
+    before = torch.tpu.Event()
+    assert before.query()  # never recorded: True, as CUDA
+    small = a + 1
+    before.record()
+    x = a
+    for _ in range(20):  # about a second of device work on the CPU plugin
+        x = torch.tanh(x @ a)
+    after = torch.tpu.Event()
+    after.record()
+    assert not after.query()  # launched, not done: query did not wait
+    before.synchronize()
+    assert before.query() and not after.query()
+    after.synchronize()
+    assert after.query()
+    torch.testing.assert_close(small.cpu(), a.cpu() + 1)
+    expected = a.cpu()
+    for _ in range(20):
+        expected = torch.tanh(expected @ a.cpu())
+    torch.testing.assert_close(x.cpu(), expected, atol=1e-4, rtol=1e-4)
 
-    real = _C.synchronize
-    monkeypatch.setattr(_C, "synchronize", lambda: (calls.append(1), real())[1])
-    _work()
-    e = torch.Event(device="tpu")
-    e.record()
-    e.synchronize()
-    torch.accelerator.synchronize()
-    torch.tpu.current_stream().synchronize()
-    assert len(calls) >= 3  # each one waits for the device's launched work
+
+def test_event_record_launches_deferred_work():
+    # under defer-and-fuse, record closes the open region: without that, the
+    # deferred ops would not be in flight and query() would say done
+    a = (torch.randn(1024, 1024) / 64).to("tpu")  # contractive: the chain is well conditioned
+    torch.tpu.synchronize()
+    with torch.tpu.eager_mode("defer_and_fuse"):
+        x = a
+        for _ in range(20):
+            x = torch.tanh(x @ a)
+        e = torch.tpu.Event()
+        e.record()
+        assert not e.query()
+        e.synchronize()
+        assert e.query()
+    expected = a.cpu()
+    for _ in range(20):
+        expected = torch.tanh(expected @ a.cpu())
+    torch.testing.assert_close(x.cpu(), expected, atol=1e-4, rtol=1e-4)
+
+
+def test_record_stream_is_accepted_and_checks_the_device():
+    t = torch.ones(3).to("tpu")
+    t.record_stream(torch.tpu.Stream())
+    t.record_stream(torch.tpu.current_stream())
+    with pytest.raises(RuntimeError, match="record_stream: a cpu stream"):
+        t.record_stream(torch.Stream(device="cpu"))
 
 
 def test_streams_are_one_default_stream():

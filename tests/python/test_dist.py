@@ -77,6 +77,20 @@ def test_subgroups_and_mesh_4_processes_under_torchrun():
         assert f"OK rank {r} subgroups" in out, out[-4000:]
 
 
+def test_premul_sum_factors_async_and_its_limit():
+    assert_ok(launch(2, "premul"), "premul")
+
+
+def test_split_group_4_processes():
+    # init_process_group(device_id="tpu:0"): split_group, a split of a split,
+    # a rank in no split, and init_device_mesh (which splits on a bound group)
+    assert_ok(launch(4, "split", env={"DIST_DEVICE_ID": "1"}), "split")
+
+
+def test_split_group_needs_a_bound_device():
+    assert_ok(launch(2, "split_unbound"), "split_unbound")
+
+
 def test_rank_that_dies_makes_the_other_raise_within_timeout():
     t0 = time.time()
     outs = launch(2, "rank_dies", timeout=60, env={"DIST_TIMEOUT": "5"})

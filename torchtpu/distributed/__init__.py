@@ -4,7 +4,7 @@
 imported torch.distributed). Files, one job each:
 
 - `_backend.py`: registration with c10d (name, devices, the creator).
-- `_process_group.py`: the process group class (backend name, PREMUL_SUM).
+- `_process_group.py`: the process group class (backend name, PREMUL_SUM, split_group).
 - `_kernels.py`: PrivateUse1 kernels of the `c10d::*` ops (every collective).
 - `_staging.py`: the host path: a tpu tensor staged through host memory over
   torch's gloo (dtype rules, copy back into the tpu tensor).

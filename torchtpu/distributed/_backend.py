@@ -14,10 +14,22 @@ def _create(opts, backend_options):
     # extended_api: opts carries store, group rank/size, timeout, group name
     # and the global ranks of the group (what a device path needs for its
     # replica groups).
+    import sys
+
     from ._process_group import TpuProcessGroup
 
-    return TpuProcessGroup(opts.store, opts.group_rank, opts.group_size, opts.timeout,
-                           list(opts.global_ranks_in_group), str(opts.group_id))
+    pg = TpuProcessGroup(opts.store, opts.group_rank, opts.group_size, opts.timeout,
+                         list(opts.global_ranks_in_group), str(opts.group_id))
+    # init_process_group(device_id=...) binds the device on the group c10d
+    # made before calling us, and ours replaces that group: bind it here too
+    # (dist.split_group needs it). The options c10d passes do not carry it;
+    # the caller, c10d's _new_process_group_helper, has it as `device_id`.
+    caller = sys._getframe(1)
+    if caller.f_code.co_name == "_new_process_group_helper":
+        device_id = caller.f_locals.get("device_id")
+        if isinstance(device_id, torch.device) and device_id.type == "tpu":
+            pg.bound_device_id = device_id
+    return pg
 
 
 def register():

@@ -2,18 +2,31 @@
 directly and tpu tensors through the kernels in `_kernels`."""
 import torch
 import torch.distributed as dist
-from torch._C._distributed_c10d import ProcessGroupGloo
+from torch._C._distributed_c10d import PrefixStore, ProcessGroupGloo
 
 from . import _lifetime
 
 _PREMUL_SUM = dist.ReduceOp.RedOpType.PREMUL_SUM
 
 
+class _Gloo(ProcessGroupGloo):
+    """The group's gloo backend. `dist.split_group` deep-copies the parent
+    backend's `options` for the child before calling the group's
+    split_group; gloo's options cannot be copied, and TpuProcessGroup.split_group
+    builds the child from the parent's own settings, so there are none to copy."""
+
+    @property
+    def options(self):
+        return None
+
+
 class TpuProcessGroup(dist.ProcessGroup):
     def __init__(self, store, rank, size, timeout, global_ranks, group_name):
         super().__init__(rank, size)  # the store-taking constructor refuses Python subclasses
-        self.global_ranks = global_ranks  # replica groups of a device path
-        self._gloo = ProcessGroupGloo(store, rank, size, timeout)
+        self.global_ranks = global_ranks or list(range(size))  # replica groups of a device path (c10d gives [] for WORLD)
+        self._store, self._timeout = store, timeout  # what split_group builds a child from
+        self._splits = 0  # split_group calls on this group (every rank of it makes each call)
+        self._gloo = _Gloo(store, rank, size, timeout)
         custom = dist.ProcessGroup.BackendType.CUSTOM
         self._register_backend(torch.device("cpu"), custom, self._gloo)
         self._register_backend(torch.device("tpu"), custom, self._gloo)
@@ -60,6 +73,31 @@ class TpuProcessGroup(dist.ProcessGroup):
             return super().reduce_scatter(outputs, inputs, opts)
         finally:
             _lifetime.keep(aliases)
+
+    def split_group(self, ranks, timeout=None, opts=None, group_name=None, group_desc=None, device_types=None):
+        """`dist.split_group`'s step on the parent: the child group over
+        `ranks` (ranks of this group, sorted), a TpuProcessGroup of its own
+        (gloo over a store prefixed by the child's name); None on a rank
+        outside it, as c10d expects. Gloo needs no collective among the
+        parent's other ranks."""
+        if device_types is not None and {d.type for d in device_types} != {"cpu", "tpu"}:
+            raise ValueError(f"tpu_dist: split_group serves both cpu and tpu tensors; backend= may not select "
+                             f"{sorted(d.type for d in device_types)}")
+        ranks = sorted(ranks)
+        # The store prefix: the how-manieth split of this group and the
+        # child's ranks, the same on every rank of the child. (c10d's group
+        # name is not: it hashes the ranks with state that differs between
+        # ranks that made different groups before.)
+        self._splits += 1
+        if self.rank() not in ranks:
+            return None
+        store = PrefixStore(f"split{self._splits}/{','.join(map(str, ranks))}/", self._store)
+        child = TpuProcessGroup(store, ranks.index(self.rank()), len(ranks),
+                                timeout or self._timeout, [self.global_ranks[r] for r in ranks], group_name)
+        child._set_group_name(group_name)
+        if group_desc:
+            child._set_group_desc(group_desc)
+        return child
 
     def shutdown(self):
         _lifetime.prune()

@@ -1,0 +1,22 @@
+/* Resizing a storage in place, as UntypedStorage.resize_ and Tensor.resize_
+ * do: the torch storage object stays, its device buffer changes.
+ * Thread safety: callers hold the engine lock (api/engine_lock.h). */
+#ifndef TT_API_STORAGE_RESIZE_H
+#define TT_API_STORAGE_RESIZE_H
+
+#include <stdint.h>
+
+#include "exec/storage.h"
+
+/* Grows a storage in place to numel elements (Tensor.resize_): the old
+ * contents stay as the prefix, the rest reads as zeros. Smaller: nothing. */
+tt_status_t tt_storage_grow(tt_storage_t *s, int64_t numel);
+/* Shrinks a storage in place to numel elements (UntypedStorage.resize_):
+ * the first numel elements stay; 0 frees the device buffer (FSDP frees an
+ * unsharded parameter so), and a later grow starts from zeros. Deferred
+ * readers of the old contents run first. Larger: nothing. */
+tt_status_t tt_storage_shrink(tt_storage_t *s, int64_t numel);
+/* Either of the two, by the size asked for. */
+tt_status_t tt_storage_resize(tt_storage_t *s, int64_t numel);
+
+#endif
