@@ -106,7 +106,8 @@ _LAYOUT_LIKE_META = frozenset((
     "max_pool3d_with_indices", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d", "adaptive_max_pool2d",
     "adaptive_max_pool3d", "constant_pad_nd", "reflection_pad2d", "replication_pad2d", "upsample_nearest2d",
     "upsample_bilinear2d", "upsample_bicubic2d", "_upsample_nearest_exact2d", "_upsample_bilinear2d_aa",
-    "upsample_nearest3d", "upsample_trilinear3d", "_upsample_nearest_exact3d", "native_dropout"))
+    "upsample_nearest3d", "upsample_trilinear3d", "_upsample_nearest_exact3d", "native_dropout", "floor_divide",
+    "floor_divide.Scalar"))
 
 
 def _takes_layout_like_meta(name, op):

@@ -107,6 +107,15 @@ static tt_status_t lower_unique(tt_lower_t *L, const unique_form_t *f, int size_
   tt_graph_t *g = L->g;
   int dim = form_dim(L, f);
   if (tt_graph_failed(g)) return NULL;
+  if (dim >= 0) { /* CPU's checks of zero-sized dims (_unique_dim_cpu_template) */
+    int rank = tt_l_arg_rank(L, 0), zeros = 0;
+    const int64_t *sizes = tt_l_arg_sizes(L, 0);
+    for (int d = 0; d < rank; d++) zeros += sizes[d] == 0;
+    if (dim < rank && sizes[dim] == 0 && zeros > 1)
+      return tt_status_make(TT_INVALID_ARGUMENT, "Number of zero sized dimensions is more than one, so unique cannot be applied ");
+    if (dim < rank && sizes[dim] != 0 && zeros)
+      return tt_status_make(TT_INVALID_ARGUMENT, "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
+  }
   rows_t r;
   if (rows_of(L, dim, &r)) return NULL;
   int64_t n = r.n, m = r.m;

@@ -172,3 +172,11 @@ def test_explicit_dtype_must_match_out_like_cpu(op):
         dt = torch.float32 if op == "mean" else torch.int8
         return getattr(torch, op)(x, 0, dtype=dt, out=torch.empty(0, dtype=torch.float64, device=d))
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("case", [((0, 3), 1), ((0, 3), 0), ((3, 0, 2), 0), ((0, 2, 0), 0), ((0,), 0)])
+@pytest.mark.parametrize("consecutive", [False, True])
+def test_unique_dim_zero_sized_dims_like_cpu(case, consecutive):
+    shape, dim = case
+    fn = torch.unique_consecutive if consecutive else torch.unique
+    same_as_cpu(lambda d: fn(torch.ones(shape, dtype=torch.int8, device=d), dim=dim, return_counts=True))
