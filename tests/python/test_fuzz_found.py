@@ -204,3 +204,10 @@ def test_integer_division_by_a_number_that_wraps_to_zero(divisor):
     # CPU converts the divisor to the integer type first: int16 sees 2**31 and 2**16 as 0
     same_as_cpu(lambda d: torch.div(torch.tensor([[3], [-7], [1]], dtype=torch.int16, device=d), divisor,
                                     rounding_mode="floor"))
+
+
+@pytest.mark.parametrize("out_dtype", [torch.float16, torch.float64, torch.float32])
+def test_lerp_out_dtype_must_match_like_cpu(out_dtype):
+    # CPU's lerp iterator checks every dtype the same: a float16 out= of float32 inputs raises
+    same_as_cpu(lambda d: torch.lerp(torch.ones(4, 5, device=d), torch.zeros(1, 5, device=d), torch.full((4, 5), 0.25, device=d),
+                                     out=torch.empty(0, dtype=out_dtype, device=d)))
