@@ -126,7 +126,12 @@ static int int_zero_div_check(tt_lower_t *L, tt_dtype_t result, tt_val_t y) {
     double v = a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL ? (double)a->i
                : a->kind == TT_ARG_FLOAT ? a->f
                : tt_dtype_is_float(a->t->dtype) ? a->t->host_f : (double)a->t->host_i;
-    if ((int64_t)v == 0) { /* the number as the integral type sees it (trunc) */
+    int64_t iv = (int64_t)v; /* the number as the integral type sees it (trunc, then wrapped into the type) */
+    if (result == TT_U8) iv = (uint8_t)iv;
+    else if (result == TT_I8) iv = (int8_t)iv;
+    else if (result == TT_I16) iv = (int16_t)iv;
+    else if (result == TT_I32) iv = (int32_t)(uint32_t)iv;
+    if (iv == 0) {
       tt_l_fail(L, TT_INVALID_ARGUMENT, "ZeroDivisionError");
       return 0;
     }

@@ -130,6 +130,9 @@ static tt_status_t finish_add(tt_lower_t *L, int iself, int ibeta, int ialpha, t
   int64_t dims[TT_MAX_RANK];
   memcpy(dims, pt->dims, sizeof(int64_t) * (size_t)rank);
   if (!check_self(L, iself, rank, dims, dt)) return NULL;
+  if (!tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt)) /* beta.to<scalar_t>(), alpha.to<scalar_t>(): checked */
+    for (int i = ibeta; i <= ialpha; i++)
+      if (i < L->nargs && L->args[i].kind != TT_ARG_NONE && !tt_op_check_scalar_fits(L, i, dt)) return NULL;
   int64_t numel = 1;
   for (int i = 0; i < rank; i++) numel *= dims[i];
   if (style != ADD_GEMV && k == 0 && numel > 0 && !tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt) && ibeta < L->nargs &&

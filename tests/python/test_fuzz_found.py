@@ -180,3 +180,34 @@ def test_unique_dim_zero_sized_dims_like_cpu(case, consecutive):
     shape, dim = case
     fn = torch.unique_consecutive if consecutive else torch.unique
     same_as_cpu(lambda d: fn(torch.ones(shape, dtype=torch.int8, device=d), dim=dim, return_counts=True))
+
+
+@pytest.mark.parametrize("case", ["uint8_neg_alpha", "int8_big_beta", "int32_half_alpha", "int64_addmv_half_beta"])
+def test_integer_product_scalars_checked_like_cpu(case):
+    # CPU converts beta/alpha to the integer type with its overflow check (uint8 -0.5 overflows)
+    def f(d):
+        u, i8 = dict(dtype=torch.uint8, device=d), dict(dtype=torch.int8, device=d)
+        i32, i64 = dict(dtype=torch.int32, device=d), dict(dtype=torch.int64, device=d)
+        return {"uint8_neg_alpha": lambda: torch.addmm(torch.ones((), **u), torch.ones(1, 1, **u), torch.ones(1, 2, **u),
+                                                      beta=0, alpha=-0.5),
+                "int8_big_beta": lambda: torch.addmm(torch.ones(2, 2, **i8), torch.ones(2, 2, **i8), torch.ones(2, 2, **i8),
+                                                    beta=300),
+                "int32_half_alpha": lambda: torch.addmm(torch.ones(2, 2, **i32), torch.ones(2, 2, **i32),
+                                                       torch.ones(2, 2, **i32), alpha=0.5),
+                "int64_addmv_half_beta": lambda: torch.addmv(torch.ones(2, **i64), torch.ones(2, 2, **i64),
+                                                            torch.ones(2, **i64), beta=0.5)}[case]()
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("divisor", [2 ** 31, 2 ** 16, 256])
+def test_integer_division_by_a_number_that_wraps_to_zero(divisor):
+    # CPU converts the divisor to the integer type first: int16 sees 2**31 and 2**16 as 0
+    same_as_cpu(lambda d: torch.div(torch.tensor([[3], [-7], [1]], dtype=torch.int16, device=d), divisor,
+                                    rounding_mode="floor"))
+
+
+@pytest.mark.parametrize("out_dtype", [torch.float16, torch.float64, torch.float32])
+def test_lerp_out_dtype_must_match_like_cpu(out_dtype):
+    # CPU's lerp iterator checks every dtype the same: a float16 out= of float32 inputs raises
+    same_as_cpu(lambda d: torch.lerp(torch.ones(4, 5, device=d), torch.zeros(1, 5, device=d), torch.full((4, 5), 0.25, device=d),
+                                     out=torch.empty(0, dtype=out_dtype, device=d)))
