@@ -119,6 +119,33 @@ static int generator_swap_out(PyObject *gen, const uint64_t saved[2]) {
   return ok;
 }
 
+/* PyTorch's is_contiguous: row-major strides, size-1 dims ignored, an
+ * empty tensor contiguous. */
+static int ref_contiguous(const tt_tensor_ref_t *t) {
+  const tt_view_t *v = &t->view;
+  int64_t expect = 1;
+  for (int d = v->rank - 1; d >= 0; d--) {
+    if (v->sizes[d] == 0) return 1;
+    if (v->sizes[d] != 1 && v->strides[d] != expect) {
+      for (int k = 0; k < v->rank; k++)
+        if (v->sizes[k] == 0) return 1;
+      return 0;
+    }
+    expect *= v->sizes[d];
+  }
+  return 1;
+}
+
+/* The ops whose CPU results follow a non-contiguous tensor argument's layout
+ * (set by the glue); the core's are row-major, so such a call's results go
+ * through the glue's layout_fix(op_id, args, results). */
+static int layout_fix_needed(int id, const tt_py_args_t *a) {
+  if (!tt_py.layout_fix || id < 0 || id >= tt_py.nlayout_ops || !tt_py.layout_ops[id]) return 0;
+  for (int i = 0; i < a->nargs; i++)
+    if (a->args[i].kind == TT_ARG_TENSOR && a->args[i].t[0].storage && !ref_contiguous(&a->args[i].t[0])) return 1;
+  return 0;
+}
+
 static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
   (void)self;
   if (argc != 2 || !PyTuple_Check(argv[1])) {
@@ -147,6 +174,7 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
     tt_py_args_free(&a);
     return NULL;
   }
+  int fix_layout = layout_fix_needed(id, &a);
   tt_status_t s = tt_call(tt_py.engine, id, a.args, a.nargs, &r);
   tt_py_args_free(&a);
   if (gen && !generator_swap_out(gen, saved)) {
@@ -162,7 +190,43 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
   PyObject *res = s ? tt_py_raise(s) : results_to_python(&r, argv[1]);
   TT_PROF_END(TT_PROF_RESULTS);
   TT_PROF_END(TT_PROF_PY_CALL);
+  if (res && fix_layout) {
+    PyObject *fixed = PyObject_CallFunction(tt_py.layout_fix, "OOO", argv[0], argv[1], res);
+    Py_DECREF(res);
+    res = fixed;
+  }
   return res;
+}
+
+/* set_layout_ops(op_ids, fix): calls of these ops with a non-contiguous
+ * tensor argument return fix(op_id, args, results). */
+static PyObject *py_set_layout_ops(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *ids, *fix;
+  if (!PyArg_ParseTuple(args, "OO", &ids, &fix)) return NULL;
+  PyObject *seq = PySequence_Fast(ids, "op ids must be a sequence");
+  if (!seq) return NULL;
+  int n = tt_ops_count();
+  unsigned char *ops = calloc((size_t)n, 1);
+  if (!ops) {
+    Py_DECREF(seq);
+    return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+    long id = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+    if (id >= 0 && id < n) ops[id] = 1;
+  }
+  Py_DECREF(seq);
+  if (PyErr_Occurred()) {
+    free(ops);
+    return NULL;
+  }
+  free(tt_py.layout_ops);
+  tt_py.layout_ops = ops;
+  tt_py.nlayout_ops = n;
+  Py_INCREF(fix);
+  Py_XSETREF(tt_py.layout_fix, fix);
+  Py_RETURN_NONE;
 }
 
 static PyObject *py_empty(PyObject *self, PyObject *args) {
@@ -781,6 +845,7 @@ static PyMethodDef methods[] = {
     {"env_vars", py_env_vars, METH_NOARGS, "the environment variables the core reads: [(name, kind, default, doc)]"},
     {"init", py_init_entry, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
     {"setup", py_setup_entry, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
+    {"set_layout_ops", py_set_layout_ops, METH_VARARGS, "set_layout_ops(op_ids, fix): results laid out like the inputs"},
     {"op_size_companion", py_op_size_companion, METH_VARARGS, "op_size_companion(id): its size companion's op id, or None"},
     {"op_names", py_op_names_entry, METH_NOARGS, "names of the ops the core lowers, by op id"},
     {"call", (PyCFunction)(void (*)(void))py_call_entry, METH_FASTCALL, "call(op_id, args): run an op"},

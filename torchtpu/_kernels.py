@@ -70,37 +70,12 @@ def _trampoline(op_id, schema, size_id=None):
     return env["kernel"]
 
 
-# Ops whose CPU results take the input's layout (dense strides ordered as the
-# input's: PyTorch's sort meta), where the core returns row-major results.
-_LAYOUT_OF_INPUT = frozenset(("sort", "sort.stable"))
-
-
-def _layout_of_input(kernel, op):
-    """A non-contiguous input: the results are laid out as PyTorch's Meta
-    kernel lays them out for that input's strides (a permuted tensor's sort
-    keeps its strides), copied from the core's row-major results."""
-
-    def wrapped(self, *args, **kwargs):
-        r = kernel(self, *args, **kwargs)
-        if self.is_contiguous():
-            return r
-        meta = torch.empty_strided(self.shape, self.stride(), dtype=self.dtype, device="meta")
-        want = op(meta, *args, **kwargs)
-        out = []
-        for t, m in zip(r, want):
-            if t.stride() != m.stride():
-                t = _copy_(_empty_strided(t.shape, m.stride(), t.dtype), t)
-            out.append(t)
-        return type(r)(out) if isinstance(r, tuple) else tuple(out)
-
-    return wrapped
-
-
 # Ops whose CPU results follow their inputs' layout through PyTorch's Meta
 # kernel (TensorIterator's dim order for pointwise ops, e.g. a transposed
-# input; channels_last for conv, norms, pools, upsample, pad): beside the
-# ops tagged pointwise (functional forms), these.
-_LAYOUT_LIKE_META = frozenset((
+# input; channels_last for conv, norms, pools, upsample, pad; sort keeps a
+# permuted input's strides): beside the ops tagged pointwise (functional
+# forms), these.
+_LAYOUT_LIKE_META = frozenset(("sort", "sort.stable",
     "convolution", "native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit.no_stats",
     "_batch_norm_with_update", "native_group_norm", "avg_pool2d", "avg_pool3d", "max_pool2d_with_indices",
     "max_pool3d_with_indices", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d", "adaptive_max_pool2d",
@@ -140,33 +115,32 @@ def _conv_meta(op):
     return meta
 
 
-def _layout_like_meta(kernel, op):
+# op id -> (the op whose Meta kernel gives CPU's layout, {position: name}
+# of its keyword-only arguments, which the trampolines pass positionally).
+_LAYOUT = {}
+
+
+def _layout_fix(op_id, args, r):
     """The core's results are row-major; where a tensor argument is not
-    contiguous, CPU's are laid out as PyTorch's Meta kernel lays them out for
-    the same arguments, and the results are copied into those strides."""
-
-    def wrapped(*args, **kwargs):
-        r = kernel(*args, **kwargs)
-        for a in args:
-            if isinstance(a, torch.Tensor) and not a.is_contiguous():
-                break
-        else:
-            return r
-        try:
-            want = op(*[_meta_of(a) for a in args], **{k: _meta_of(v) for k, v in kwargs.items()})
-        except Exception:  # noqa: BLE001 - no Meta kernel for these arguments: keep the core's layout
-            return r
-        single = isinstance(r, torch.Tensor)
-        rs, ws = ((r,), (want,)) if single else (r, want)
-        out = []
-        for t, m in zip(rs, ws):
-            if isinstance(t, torch.Tensor) and isinstance(m, torch.Tensor) and t.shape == m.shape \
-                    and t.numel() > 1 and t.stride() != m.stride():
-                t = _copy_(_empty_strided(t.shape, m.stride(), t.dtype), t)
-            out.append(t)
-        return out[0] if single else type(r)(out)
-
-    return wrapped
+    contiguous (the binding checks, in C, for the ops in _LAYOUT), CPU's are
+    laid out as PyTorch's Meta kernel lays them out for the same arguments,
+    and the results are copied into those strides."""
+    op, kwonly = _LAYOUT[op_id]
+    pos = [_meta_of(a) for i, a in enumerate(args) if i not in kwonly]
+    kw = {name: _meta_of(args[i]) for i, name in kwonly.items() if i < len(args)}
+    try:
+        want = op(*pos, **kw)
+    except Exception:  # noqa: BLE001 - no Meta kernel for these arguments: keep the core's layout
+        return r
+    single = isinstance(r, torch.Tensor)
+    rs, ws = ((r,), (want,)) if single else (r, want)
+    out = []
+    for t, m in zip(rs, ws):
+        if isinstance(t, torch.Tensor) and isinstance(m, torch.Tensor) and t.shape == m.shape \
+                and t.numel() > 1 and t.stride() != m.stride():
+            t = _copy_(_empty_strided(t.shape, m.stride(), t.dtype), t)
+        out.append(t)
+    return out[0] if single else type(r)(out)
 
 
 def _host_ints(t):
@@ -242,11 +216,15 @@ def _copy_(self, src, non_blocking=False):
 
 def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
     if device is not None and torch.device(device).type != "tpu":
-        out = torch.empty(self.shape, dtype=dtype or self.dtype, device=device)
+        out = torch.empty_strided(self.shape, _copy_strides(self, memory_format), dtype=dtype or self.dtype,
+                                  device=device)
         return _copy_(out, self)
     _device._check_device(device)
     if not _on_tpu(self):  # host -> device
-        out = _empty(self.shape, dtype or self.dtype)
+        if self.is_contiguous() and memory_format in (None, torch.preserve_format, torch.contiguous_format):
+            out = _empty(self.shape, dtype or self.dtype)
+        else:
+            out = _empty_strided(self.shape, _copy_strides(self, memory_format), dtype or self.dtype)
         return _copy_(out, self)
     strided = _strided_result(self, memory_format, dtype)
     if strided is not None:
@@ -254,6 +232,15 @@ def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_bl
     if dtype is not None:
         _warn_discard_imag(self, dtype)
     return _C.call(_TO_COPY_ID, (self, dtype, layout, device, pin_memory, non_blocking, memory_format))
+
+
+def _copy_strides(self, memory_format):
+    """The strides PyTorch gives a copy of self across devices: preserve_format
+    keeps a dense input's strides (a transposed or channels_last tensor stays
+    so), as .cuda() and .cpu() do."""
+    fmt = torch.preserve_format if memory_format is None else memory_format
+    meta = torch.empty_strided(self.shape, self.stride(), dtype=self.dtype, device="meta")
+    return torch.empty_like(meta, memory_format=fmt).stride()
 
 
 def _strided_result(self, memory_format, dtype=None):
@@ -576,13 +563,13 @@ def register_all():
         if fn is None:
             continue
         packet, _, overload = name.partition(".")
-        if name in _LAYOUT_OF_INPUT:
-            fn = _layout_of_input(fn, getattr(getattr(torch.ops.aten, packet), overload or "default"))
-        elif _takes_layout_like_meta(name, getattr(getattr(torch.ops.aten, packet), overload or "default")):
-            aten_op = getattr(getattr(torch.ops.aten, packet), overload or "default")
-            fn = _layout_like_meta(fn, _conv_meta(aten_op) if name == "convolution" else aten_op)
+        aten_op = getattr(getattr(torch.ops.aten, packet), overload or "default")
+        if _takes_layout_like_meta(name, aten_op):
+            kwonly = {i: a.name for i, a in enumerate(schema.arguments) if a.kwarg_only}
+            _LAYOUT[op_id] = (_conv_meta(aten_op) if name == "convolution" else aten_op, kwonly)
         _lib.impl(name, fn, "PrivateUse1")
         _registered.append(name)
+    _C.set_layout_ops(list(_LAYOUT), _layout_fix)
     # `.out` overloads of the ops we lower: same arguments (names and types) plus out=.
     by_packet = {}
     for name in _registered:
