@@ -12,7 +12,7 @@ int64_t tt_bucket_capacity(int64_t len) {
   return c;
 }
 
-typedef enum rule_e { R_NONE, R_ELEM, R_MM, R_BMM, R_SOFTMAX, R_CAT } rule_t;
+typedef enum rule_e { R_NONE, R_ELEM, R_MM, R_BMM, R_SOFTMAX, R_CAT, R_CLONE, R_ARANGE } rule_t;
 
 /* Elementwise ops need no mask: a padded element only reaches padded
  * elements of the result. Contractions over the padded dim read zeros there,
@@ -26,6 +26,12 @@ static const struct {
     {"add.Scalar", R_ELEM}, {"sub.Scalar", R_ELEM}, {"mul.Scalar", R_ELEM}, {"div.Scalar", R_ELEM},
     {"neg", R_ELEM},        {"exp", R_ELEM},        {"where.self", R_ELEM}, {"mm", R_MM},
     {"bmm", R_BMM},         {"_softmax", R_SOFTMAX}, {"_log_softmax", R_SOFTMAX}, {"cat", R_CAT},
+    {"lt.Tensor", R_ELEM},  {"le.Tensor", R_ELEM},  {"gt.Tensor", R_ELEM},  {"ge.Tensor", R_ELEM},
+    {"eq.Tensor", R_ELEM},  {"ne.Tensor", R_ELEM},  {"lt.Scalar", R_ELEM},  {"le.Scalar", R_ELEM},
+    {"gt.Scalar", R_ELEM},  {"ge.Scalar", R_ELEM},  {"eq.Scalar", R_ELEM},  {"ne.Scalar", R_ELEM},
+    {"bitwise_and.Tensor", R_ELEM}, {"bitwise_or.Tensor", R_ELEM}, {"bitwise_not", R_ELEM},
+    {"masked_fill.Scalar", R_ELEM}, {"rsub.Scalar", R_ELEM}, {"clone", R_CLONE},
+    {"arange", R_ARANGE},   {"arange.start", R_ARANGE}, {"arange.start_step", R_ARANGE},
 };
 
 static rule_t find_rule(const char *name) {
@@ -34,10 +40,12 @@ static rule_t find_rule(const char *name) {
   return R_NONE;
 }
 
-/* Whether view w (strides >= 0) lies within n elements and its dims of
- * nonzero stride do not overlap one another. */
+/* Whether view w (strides >= 0) spans its storage of n elements exactly,
+ * from 0 to n - 1, and its dims of nonzero stride do not overlap one
+ * another: the storage is the padded tensor (a view into a larger buffer,
+ * such as one of q, k, v split from one projection, is not). */
 static int fits(const tt_view_t *w, int64_t n) {
-  if (w->offset < 0) return 0;
+  if (w->offset != 0) return 0;
   int64_t last = w->offset;
   int order[TT_MAX_RANK], m = 0;
   for (int i = 0; i < w->rank; i++) {
@@ -45,7 +53,7 @@ static int fits(const tt_view_t *w, int64_t n) {
     last += (w->sizes[i] - 1) * w->strides[i];
     if (w->sizes[i] > 1 && w->strides[i] > 0) order[m++] = i;
   }
-  if (last >= n) return 0;
+  if (last != n - 1) return 0;
   for (int i = 1; i < m; i++) /* sort by stride (m <= 8) */
     for (int j = i; j > 0 && w->strides[order[j]] < w->strides[order[j - 1]]; j--) {
       int t = order[j];
@@ -57,8 +65,8 @@ static int fits(const tt_view_t *w, int64_t n) {
   return 1;
 }
 
-/* The one dim along which r is a prefix of its length's capacity, still
- * inside its storage, or -1. A size-1 dim has an arbitrary stride (PyTorch
+/* The one dim along which r is a prefix of its length's capacity that
+ * spans its storage, or -1. A size-1 dim has an arbitrary stride (PyTorch
  * gives views one), so it is taken only when no longer dim qualifies. */
 static int padded_dim(tt_lower_t *L, const tt_tensor_ref_t *r, int64_t *out_cap) {
   if (!r->storage || r->is_host_scalar || r->dtype != tt_l_storage_dtype(L, r->storage)) return -1;
@@ -135,13 +143,32 @@ static int prepare_cat(tt_lower_t *L, tt_bucket_plan_t *p, const int *pd, const 
   d = d < 0 ? d + rank : d;
   for (int i = 0; i < rank; i++)
     if (i != d && a->view.sizes[i] != b->view.sizes[i]) return 0;
-  if (pd[1] >= 0 || (pd[0] >= 0 && pd[0] != d) || b->view.sizes[d] < 1) return 0;
+  if (b->view.sizes[d] < 1) return 0;
+  /* b is read as it is (whatever padding it may have), a too unless it is
+   * padded along d at the result's capacity */
   int64_t la = a->view.sizes[d], out_cap = tt_bucket_capacity(la + b->view.sizes[d]);
   p->args[1].i = d;
-  if (pd[0] >= 0 && cap[0] == out_cap) widen(L, a, (int)d, cap[0], la);
+  if (pd[0] == d && cap[0] == out_cap) widen(L, a, (int)d, cap[0], la);
   p->fn = lower_cat_bucketed;
   p->out_dim = (int)d;
   p->out_len = la + b->view.sizes[d];
+  return 1;
+}
+
+/* arange with integer start, end and step: `end` moved to the capacity's
+ * end; the values before it are the same. Its length is the only shape in
+ * its program (start and step are runtime scalars already). */
+static int prepare_arange(tt_lower_t *L, tt_bucket_plan_t *p, const char *name) {
+  int istart = strcmp(name, "arange") ? 0 : -1, iend = istart + 1, istep = strcmp(name, "arange.start_step") ? -1 : 2;
+  if (L->nargs <= iend || p->args[iend].kind != TT_ARG_INT || (istart >= 0 && p->args[istart].kind != TT_ARG_INT) ||
+      (istep >= 0 && p->args[istep].kind != TT_ARG_INT))
+    return 0;
+  int64_t s = istart >= 0 ? p->args[istart].i : 0, e = p->args[iend].i, st = istep >= 0 ? p->args[istep].i : 1;
+  if (st <= 0 || e <= s || e - s > ((int64_t)1 << 40)) return 0;
+  int64_t n = (e - s + st - 1) / st, cap = tt_bucket_capacity(n);
+  p->args[iend].i = s + cap * st;
+  p->out_dim = 0;
+  p->out_len = n;
   return 1;
 }
 
@@ -180,9 +207,15 @@ int tt_bucket_prepare(tt_lower_t *L, const char *name, tt_bucket_plan_t *p) {
   L->npads = 0;
   L->pad_mask = 0;
   if (rule == R_CAT) return prepare_cat(L, p, pd, cap);
+  if (rule == R_ARANGE) return prepare_arange(L, p, name);
   if (!any) return 0;
   int od = -1;
-  if (rule == R_ELEM) {
+  if (rule == R_CLONE) { /* only where the padded result is still contiguous, as clone's must be */
+    if (nrefs != 1 || pd[0] < 0) return 0;
+    for (int i = 0; i < pd[0]; i++)
+      if (refs[0]->view.sizes[i] != 1) return 0;
+    od = pd[0];
+  } else if (rule == R_ELEM) {
     int rank = 0;
     for (int j = 0; j < nrefs; j++)
       if (refs[j]->view.rank > rank) rank = refs[j]->view.rank;
