@@ -76,6 +76,11 @@ static PyObject *results_to_python(tt_call_result_t *r, PyObject *argtuple) {
     tt_call_out_t *o = &r->outs[i];
     PyObject *t = tt_py_make_tensor(o->storage, o->dtype, o->rank, o->sizes);
     o->storage = NULL; /* stolen, even on failure */
+    if (t && o->pad_dim >= 0) { /* a padded result: the view of its logical length */
+      PyObject *v = PyObject_CallMethod(t, "narrow", "iiL", o->pad_dim, 0, (long long)o->pad_len);
+      Py_DECREF(t);
+      t = v;
+    }
     if (!t) {
       tt_call_result_clear(r); /* releases the results not yet wrapped */
       Py_DECREF(tup);
@@ -605,6 +610,25 @@ static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
                        (unsigned long long)r->ops);
 }
 
+/* set_eager_buckets(bool): ops on padded tensors run at their bucket's shape (ops/bucket.h). */
+static PyObject *py_set_eager_buckets(PyObject *self, PyObject *arg) {
+  (void)self;
+  int on = PyObject_IsTrue(arg);
+  if (on < 0) return NULL;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_call_set_eager_buckets(e, on);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_get_eager_buckets(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  return PyBool_FromLong(tt_call_eager_buckets(e));
+}
+
 static PyObject *py_set_defer_chunk_ops(PyObject *self, PyObject *arg) {
   (void)self;
   long n = PyLong_AsLong(arg);
@@ -734,6 +758,8 @@ ENGINE_ENTRY(py_region_stats)
 ENGINE_ENTRY(py_set_allow_excess_precision)
 ENGINE_ENTRY(py_allow_excess_precision)
 ENGINE_ENTRY(py_set_defer_chunk_ops)
+ENGINE_ENTRY(py_set_eager_buckets)
+ENGINE_ENTRY(py_get_eager_buckets)
 ENGINE_ENTRY(py_get_defer_chunk_ops)
 ENGINE_ENTRY(py_check_strided)
 ENGINE_ENTRY(py_storage_numel)
@@ -872,6 +898,9 @@ static PyMethodDef methods[] = {
     {"set_allow_excess_precision", py_set_allow_excess_precision_entry, METH_O,
      "set_allow_excess_precision(bool): may programs compiled from now on skip roundings (XLA's default)"},
     {"allow_excess_precision", py_allow_excess_precision_entry, METH_NOARGS, "the setting above"},
+    {"set_eager_buckets", py_set_eager_buckets_entry, METH_O,
+     "set_eager_buckets(bool): eager cat grows tensors in power-of-two buckets; ops on them compile once per bucket"},
+    {"get_eager_buckets", py_get_eager_buckets_entry, METH_NOARGS, "whether eager buckets are on"},
     {"_set_defer_chunk_ops", py_set_defer_chunk_ops_entry, METH_O, "DeferAndFuse closes a region after n ops (0: never)"},
     {"_get_defer_chunk_ops", py_get_defer_chunk_ops_entry, METH_NOARGS, "DeferAndFuse's chunk size in ops (0: none)"},
     {"check_strided", py_check_strided_entry, METH_VARARGS, "check_strided(t, size, stride, offset): as_strided bounds"},

@@ -265,6 +265,23 @@ def eager_mode(mode):
         set_eager_mode(previous)
 
 
+def set_eager_buckets(enabled):
+    """Eager cat grows a tensor in power-of-two buckets (a view of the first
+    n elements along the grown dim of a storage sized for the bucket), and
+    cat, elementwise ops, mm/bmm and softmax on such tensors compile once per
+    bucket instead of once per length (a KV cache that grows every step).
+    Results are CPU's; such tensors are not contiguous (is_contiguous() is
+    False, .view() may need .reshape()). Off by default; also
+    TORCH_TPU_EAGER_BUCKETS=1."""
+    _lazy_init()
+    _C.set_eager_buckets(bool(enabled))
+
+
+def get_eager_buckets():
+    _lazy_init()
+    return _C.get_eager_buckets()
+
+
 def region_stats():
     """Counters of the deferred region: flushes, nodes/outputs/ops of the last one, repeat cuts."""
     _lazy_init()
@@ -312,7 +329,7 @@ def module():
         "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
         "get_device_name", "get_device_properties", "runtime_info", "cache_stats", "_is_in_bad_fork",
         "is_initialized", "_lazy_init", "get_eager_mode",
-        "set_eager_mode", "eager_mode", "region_stats", "plan_stats",
+        "set_eager_mode", "eager_mode", "set_eager_buckets", "get_eager_buckets", "region_stats", "plan_stats",
         "set_cpu_fallback", "get_cpu_fallback", "fallback_counts", "reset_fallback_counts",
         "device", "get_amp_supported_dtype", "is_bf16_supported",
     ):

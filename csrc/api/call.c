@@ -9,6 +9,7 @@
 #include "base/prof.h"
 #include "exec/engine.h"
 #include "exec/lower_env.h"
+#include "ops/bucket.h"
 #include "ops/common.h"
 #include "ops/complex_rules.h"
 #include "ops/out_rules.h"
@@ -22,6 +23,7 @@ struct tt_call_scratch_s {
   tt_storage_t *written[TT_LOWER_MAX_WRITES];
   tt_val_t new_base[TT_LOWER_MAX_WRITES];
   tt_val_t flat[TT_LOWER_MAX_OUTS];
+  tt_bucket_plan_t bucket;
 };
 
 static struct tt_call_scratch_s *scratch(tt_engine_t *e) {
@@ -212,6 +214,8 @@ static tt_status_t lower_into_region(tt_engine_t *e, struct tt_call_scratch_s *s
     tt_call_out_t *o = &out->outs[i];
     o->dtype = t->dtype;
     o->rank = t->rank;
+    o->pad_dim = -1;
+    o->pad_len = 0;
     memcpy(o->sizes, t->dims, sizeof(int64_t) * (size_t)t->rank);
     TT_RETURN_IF_ERROR(tt_storage_create(e, t->dtype, tt_type_numel(t), NULL, &o->storage));
     out->n = i + 1;
@@ -221,6 +225,48 @@ static tt_status_t lower_into_region(tt_engine_t *e, struct tt_call_scratch_s *s
   out->returns_arg = L->returns_arg;
   return TT_OK_STATUS;
 }
+
+/* The op at its padded inputs' bucket shape (ops/bucket.h), when it may;
+ * 0 when it does not run padded (or its padded lowering failed and was
+ * undone): then it lowers as usual. */
+static int lower_bucketed(tt_engine_t *e, struct tt_call_scratch_s *sc, const tt_op_def_t *def,
+                                  tt_call_result_t *out) {
+  tt_lower_t *L = &sc->L;
+  tt_bucket_plan_t *p = &sc->bucket;
+  if (!e->eager_buckets || (def->flags & TT_OPF_INPLACE) || e->region.capture.active ||
+      !tt_bucket_prepare(L, def->name, p))
+    return 0;
+  tt_arg_t *args = L->args;
+  L->args = p->args;
+  tt_op_def_t bdef = *def;
+  if (p->fn) bdef.fn = p->fn;
+  tt_status_t s = lower_into_region(e, sc, &bdef, out);
+  L->args = args;
+  if (!s && (L->nouts != 1 || L->nwrites || L->returns_arg >= 0)) s = tt_status_make(TT_INTERNAL, "not one result");
+  if (s) { /* undone: the op lowers as usual */
+    tt_status_free(s);
+    tt_call_result_clear(out);
+    tt_region_rollback(e);
+    L->nparams = L->nouts = L->nwrites = L->nchecks = 0;
+    L->returns_arg = -1;
+    L->warning = NULL;
+    L->alias_write = 0;
+    L->npads = 0;
+    L->pad_mask = 0;
+    return 0;
+  }
+  L->npads = 0;
+  L->pad_mask = 0;
+  if (p->out_dim >= 0) {
+    out->outs[0].pad_dim = p->out_dim;
+    out->outs[0].pad_len = p->out_len;
+  }
+  return 1;
+}
+
+void tt_call_set_eager_buckets(tt_engine_t *e, int on) { e->eager_buckets = on != 0; }
+
+int tt_call_eager_buckets(const tt_engine_t *e) { return e->eager_buckets; }
 
 void tt_call_set_default_dtype(tt_engine_t *e, tt_dtype_t dt) {
   e->default_float = (dt == TT_F64 || dt == TT_F16 || dt == TT_BF16) ? dt : TT_F32;
@@ -273,8 +319,10 @@ tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_cal
   L->alias_write = 0;
   TT_PROF_BEGIN(TT_PROF_CALL);
   tt_region_begin_op(e);
+  L->npads = 0;
+  L->pad_mask = 0;
   TT_PROF_BEGIN(TT_PROF_LOWER);
-  tt_status_t s = lower_into_region(e, sc, def, out);
+  tt_status_t s = lower_bucketed(e, sc, def, out) ? TT_OK_STATUS : lower_into_region(e, sc, def, out);
   TT_PROF_END(TT_PROF_LOWER);
   if (s) {
     tt_call_result_clear(out); /* their pending values are forgotten with them */

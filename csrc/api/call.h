@@ -13,6 +13,10 @@ typedef struct tt_call_out_s {
   tt_dtype_t dtype;
   int rank;
   int64_t sizes[TT_MAX_RANK];
+  /* A padded result (ops/bucket.h): sizes hold its capacity along pad_dim,
+   * the tensor is its first pad_len there; pad_dim -1 otherwise. */
+  int pad_dim;
+  int64_t pad_len;
 } tt_call_out_t;
 
 /* Results held inline; an op with more (a foreach op over many tensors)
@@ -31,6 +35,9 @@ typedef struct tt_call_result_s {
 
 /* torch.get_default_dtype() for the next calls: the type Python floats,
  * integer true division and float factories take (PyTorch's default dtype). */
+/* Eager ops on padded tensors run at their bucket's shape (ops/bucket.h). */
+void tt_call_set_eager_buckets(tt_engine_t *e, int on);
+int tt_call_eager_buckets(const tt_engine_t *e);
 void tt_call_set_default_dtype(tt_engine_t *e, tt_dtype_t dt);
 /* The float32 matmul precision (tt_precision_t, ir/graph.h: HIGHEST 0, HIGH
  * 1, MEDIUM 2) for the next calls: every float32 dot_general and

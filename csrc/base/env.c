@@ -24,6 +24,8 @@ static const tt_env_decl_t kDecls[TT_ENV_COUNT] = {
                                   "append the StableHLO module text to compile errors"},
     [TT_ENV_CPU_FALLBACK] = {"TORCH_TPU_CPU_FALLBACK", TT_ENV_FLAG, "off",
                              "run ops with no TPU lowering on the CPU"},
+    [TT_ENV_EAGER_BUCKETS] = {"TORCH_TPU_EAGER_BUCKETS", TT_ENV_FLAG, "off",
+                              "eager cat grows tensors in power-of-two buckets; ops on them compile once per bucket"},
     [TT_ENV_TIER1_MAX_ENTRIES] = {"TORCH_TPU_TIER1_COMPILATION_CACHE_MAX_ENTRIES", TT_ENV_COUNT_VALUE, "4096",
                                   "executables kept in process memory (0: no limit)"},
     [TT_ENV_TIER2] = {"TORCH_TPU_TIER2_COMPILATION_CACHE", TT_ENV_FLAG, "on when WORLD_SIZE > 1",

@@ -45,6 +45,7 @@ tt_status_t tt_engine_create(const char *fallback_plugin, tt_engine_t **out_engi
   e->mode = tt_eager_mode_from_env(&e->env);
   e->default_float = TT_F32;
   e->matmul_precision = TT_PREC_HIGHEST;
+  e->eager_buckets = tt_env_flag(&e->env, TT_ENV_EAGER_BUCKETS, 0);
   e->fallback.enabled = tt_env_flag(&e->env, TT_ENV_CPU_FALLBACK, 0); /* off by default, as in TorchTPU */
   tt_region_init(&e->region, &e->env);
   tt_compile_pool_init(&e->pool, e);

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/scalar_bits.h"
 
@@ -79,7 +80,29 @@ tt_val_t tt_l_apply_math_bits(tt_graph_t *g, const tt_tensor_ref_t *r, tt_val_t 
   return v;
 }
 
+/* v (a padded read of ref k) with what lies past its logical length masked. */
+static tt_val_t mask_padding(tt_lower_t *L, int k, tt_val_t v) {
+  if (v < 0 || !L->pad_mask) return v;
+  tt_graph_t *g = L->g;
+  const tt_type_t *t = tt_graph_type(g, v);
+  int rank = t->rank;
+  int64_t dims[TT_MAX_RANK];
+  memcpy(dims, t->dims, sizeof(int64_t) * (size_t)rank);
+  tt_val_t len = tt_b_broadcast_to(g, tt_l_scalar(L, TT_I32, 0.0, L->pad_len[k], 0), rank, dims);
+  tt_val_t keep = tt_b_compare(g, TT_CMP_LT, tt_b_iota(g, TT_I32, rank, dims, L->pad_dim[k]), len);
+  tt_val_t fill = L->pad_mask == 2 ? tt_b_lowest(g, t->dtype) : tt_b_const_f(g, t->dtype, 0.0);
+  return tt_b_select(g, keep, v, tt_b_broadcast_to(g, fill, rank, dims));
+}
+
+static tt_val_t read_plain(tt_lower_t *L, const tt_tensor_ref_t *r);
+
 static tt_val_t read_ref(tt_lower_t *L, const tt_tensor_ref_t *r) {
+  for (int k = 0; k < L->npads; k++)
+    if (L->pad_ref[k] == r) return mask_padding(L, k, read_plain(L, r));
+  return read_plain(L, r);
+}
+
+static tt_val_t read_plain(tt_lower_t *L, const tt_tensor_ref_t *r) {
   if (r->is_host_scalar && tt_dtype_is_complex(r->dtype)) return tt_l_scalar_c(L, r->dtype, r->host_f, r->host_im);
   if (r->is_host_scalar)
     return tt_l_scalar(L, r->dtype, r->host_f, r->host_i, tt_dtype_is_float(r->dtype));

@@ -15,6 +15,7 @@
 #define TT_LOWER_MAX_OUTS 4096
 #define TT_LOWER_MAX_WRITES 8192
 #define TT_LOWER_MAX_CHECKS 8
+#define TT_LOWER_MAX_PADS 16
 
 /* What a lowering reaches of the engine, implemented by the engine
  * (exec/lower_env.c): parameters of the open region, a storage's current
@@ -60,6 +61,16 @@ typedef struct tt_lower_s {
   /* Set by an in-place op whose result is the same across the broadcast
    * (stride-0) dims of its target, like fill_'s: one alias is written. */
   int alias_write;
+  /* Padded reads (ops/bucket.h): these refs are views widened to their
+   * bucket's capacity along pad_dim, of logical length pad_len there. A
+   * read masks what lies past pad_len with pad_fill when pad_mask is set
+   * (1: zeros, 2: the dtype's lowest value); else the padding flows through
+   * (elementwise ops: the result's padding is never read unmasked). */
+  int npads;
+  const tt_tensor_ref_t *pad_ref[TT_LOWER_MAX_PADS];
+  int pad_dim[TT_LOWER_MAX_PADS];
+  int64_t pad_len[TT_LOWER_MAX_PADS];
+  int pad_mask;
 } tt_lower_t;
 
 /* Argument readers. Each checks the kind and records a graph error naming

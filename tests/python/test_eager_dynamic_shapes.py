@@ -1,0 +1,140 @@
+"""Eager with changing shapes (issue 15, part 5): with eager buckets on, cat
+grows a tensor inside a power-of-two capacity and the ops of a KV-cache loop
+(cat, elementwise, mm/bmm, softmax) on such padded tensors compile once per
+bucket. Results are compared with PyTorch on CPU at every length; the count
+of programs compiled is compared across loop lengths."""
+import math
+
+import pytest
+import torch
+
+import torchtpu  # noqa: F401
+
+
+@pytest.fixture
+def buckets():
+    mode = torch.tpu.get_eager_mode()
+    torch.tpu.set_eager_buckets(True)
+    yield
+    torch.tpu.set_eager_buckets(False)
+    torch.tpu.set_eager_mode(mode)
+
+
+def misses():
+    torch.tpu.synchronize()  # compiles finish (and are counted) by then
+    return torch.tpu.cache_stats()["misses"]
+
+
+def kv_steps(device, steps, heads, dim, seed=0):
+    """Yields (keys, attention output) after each step of a KV-append + attention loop."""
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(1, heads, 1, dim, generator=g).to(device)
+    news = [(torch.randn(1, heads, 1, dim, generator=g).to(device), torch.randn(1, heads, 1, dim, generator=g).to(device))
+            for _ in range(3)]
+    k = torch.zeros(1, heads, 0, dim, device=device)
+    v = torch.zeros(1, heads, 0, dim, device=device)
+    for i in range(steps):
+        nk, nv = news[i % 3]
+        k = torch.cat([k, nk], dim=2)
+        v = torch.cat([v, nv], dim=2)
+        s = torch.matmul(q, k.transpose(-1, -2)) * (1.0 / math.sqrt(dim))
+        p = torch.softmax(s, dim=-1)
+        yield k, torch.matmul(p, v)
+
+
+@pytest.mark.parametrize("mode", ["strict", "defer_and_fuse"])
+def test_kv_loop_matches_cpu_at_every_length(buckets, mode):
+    torch.tpu.set_eager_mode(mode)
+    steps = 70 if mode == "strict" else 36
+    for n, ((kc, oc), (kt, ot)) in enumerate(zip(kv_steps("cpu", steps, 2, 8), kv_steps("tpu", steps, 2, 8)), 1):
+        assert kt.shape == kc.shape == (1, 2, n, 8)
+        torch.testing.assert_close(kt.cpu(), kc, rtol=0, atol=0, msg=f"keys at length {n}")
+        torch.testing.assert_close(ot.cpu(), oc, msg=f"attention at length {n}")
+
+
+def test_kv_loop_compiles_once_per_bucket(buckets):
+    torch.tpu.set_eager_mode("strict")
+    # Shapes of their own (3 heads, dims 5 and 7) so no earlier test compiled these programs.
+    counts = {}
+    for steps, dim in ((16, 5), (64, 7)):
+        before = misses()
+        per_step = []
+        for _, o in kv_steps("tpu", steps, 3, dim):
+            per_step.append(misses())
+        o.cpu()
+        counts[steps] = per_step[-1] - before
+    assert counts[64] <= 1.5 * counts[16], counts
+    # Lengths 34..63 share the bucket of capacity 64 that length 32 opened (and 33 finished).
+    assert per_step[62] == per_step[33], per_step
+
+
+def test_padding_never_reaches_a_result(buckets):
+    """A prefix view of a larger storage runs padded: NaN and inf past the
+    length must not leak into contractions, softmax or what comes back."""
+    torch.tpu.set_eager_mode("strict")
+    g = torch.Generator().manual_seed(1)
+    for n in (3, 5, 6):
+        base = torch.full((2, 8, 4), float("nan"))
+        base[:, n:, 0] = float("inf")
+        data = torch.randn(2, n, 4, generator=g)
+        base[:, :n] = data
+        x = base.to("tpu")[:, :n]  # a prefix of capacity 8 along dim 1
+        y = torch.randn(2, 4, 3, generator=g)
+        w = torch.randn(2, 1, n, generator=g)
+        cases = {
+            "bmm over the padded dim": (lambda a: torch.bmm(a.transpose(1, 2), a), lambda a: torch.bmm(a.transpose(1, 2), a)),
+            "bmm keeping it": (lambda a: torch.bmm(a, y.to(a.device)), None),
+            "softmax over it": (lambda a: torch.softmax(a, dim=1), None),
+            "softmax beside it": (lambda a: torch.log_softmax(a, dim=2), None),
+            "elementwise": (lambda a: (a * 2 + 1).exp().neg(), None),
+            "then contracted": (lambda a: torch.bmm(w.to(a.device), torch.softmax(a * 0.5, dim=1)), None),
+        }
+        for name, (fn, _) in cases.items():
+            torch.testing.assert_close(fn(x).cpu(), fn(data), msg=f"{name}, length {n}")
+
+
+def test_mixed_and_declined_operands_fall_back_correctly(buckets):
+    """A static operand the length of the padded dim (a mask), a padded
+    operand meeting another length, in-place ops: lowered as usual, same results."""
+    torch.tpu.set_eager_mode("strict")
+    g = torch.Generator().manual_seed(2)
+    k = torch.zeros(1, 2, 0, 4, device="tpu")
+    kc = torch.zeros(1, 2, 0, 4)
+    for n in range(1, 12):
+        new = torch.randn(1, 2, 1, 4, generator=g)
+        k, kc = torch.cat([k, new.to("tpu")], dim=2), torch.cat([kc, new], dim=2)
+        bias = torch.randn(1, 1, 1, n, generator=g)
+        cond = torch.rand(1, 2, n, 1, generator=g) > 0.5
+        s_t, s_c = k @ k.transpose(-1, -2), kc @ kc.transpose(-1, -2)
+        torch.testing.assert_close((s_t + bias.to("tpu")).cpu(), s_c + bias)
+        torch.testing.assert_close(torch.where(cond.to("tpu"), k, -k).cpu(), torch.where(cond, kc, -kc))
+        t = k * 1.0
+        t.mul_(3.0)
+        torch.testing.assert_close(t.cpu(), kc * 3.0)
+        torch.testing.assert_close(k.contiguous().view(2, n, 4).cpu(), kc.view(2, n, 4))
+
+
+def test_backward_through_a_growing_cache(buckets):
+    torch.tpu.set_eager_mode("strict")
+    g = torch.Generator().manual_seed(3)
+    q0 = torch.randn(1, 2, 1, 4, generator=g)
+    news = [torch.randn(1, 2, 1, 4, generator=g) for _ in range(6)]
+    grads = []
+    for device in ("cpu", "tpu"):
+        q = q0.to(device).detach().requires_grad_()
+        leaves = [t.to(device).detach().requires_grad_() for t in news]
+        k = torch.zeros(1, 2, 0, 4, device=device)
+        total = 0
+        for t in leaves:
+            k = torch.cat([k, t * 1.5], dim=2)
+            total = total + torch.matmul(torch.softmax(torch.matmul(q, k.transpose(-1, -2)), -1), k).sum()
+        total.backward()
+        grads.append([q.grad.cpu()] + [t.grad.cpu() for t in leaves])
+    for a, b in zip(*grads):
+        torch.testing.assert_close(b, a)
+
+
+def test_off_by_default_and_cat_stays_contiguous():
+    assert torch.tpu.get_eager_buckets() is False
+    a, b = torch.randn(1, 2, 3, 4, device="tpu"), torch.randn(1, 2, 1, 4, device="tpu")
+    assert torch.cat([a, b], dim=2).is_contiguous()
