@@ -136,8 +136,9 @@ def _layout_fix(op_id, args, r):
     rs, ws = ((r,), (want,)) if single else (r, want)
     out = []
     for t, m in zip(rs, ws):
+        # (a result the core lays out itself, such as an eager bucket's padded view, stays)
         if isinstance(t, torch.Tensor) and isinstance(m, torch.Tensor) and t.shape == m.shape \
-                and t.numel() > 1 and t.stride() != m.stride():
+                and t.numel() > 1 and t.stride() != m.stride() and t.is_contiguous():
             t = _copy_(_empty_strided(t.shape, m.stride(), t.dtype), t)
         out.append(t)
     return out[0] if single else type(r)(out)
