@@ -168,10 +168,7 @@ def steps(args):
                 "compiled (deferred)": Step(kind, "tpu", "deferred", base, train),
                 "eager DeferAndFuse": Step(kind, "tpu", "eager", base, train),
                 "torch cpu eager": Step(kind, "cpu", "eager", base, train)}
-        order = list(runs.values())
-        for r in range(args.repeats):
-            for run in order[r % len(order):] + order[:r % len(order)]:
-                run.round(args.steps)
+        rotated_rounds(runs, args.repeats, args.steps)
         plan = runs["compiled (plan)"].times
         what = f"{kind} {'training' if train else 'inference'} step"
         for name, run in runs.items():
@@ -239,10 +236,7 @@ def whole(args):
             runs = {"compiled step": WholeStep(kind, opt, "compiled", base),
                     "eager DeferAndFuse": WholeStep(kind, opt, "defer", base),
                     "torch cpu eager": WholeStep(kind, opt, "cpu", base)}
-            order = list(runs.values())
-            for r in range(args.repeats):
-                for run in order[r % len(order):] + order[:r % len(order)]:
-                    run.round(args.steps)
+            rotated_rounds(runs, args.repeats, args.steps)
             mine = runs["compiled step"].times
             what = f"{kind} {opt}{' (momentum)' if opt == 'sgd' else ''}"
             for name, run in runs.items():
@@ -251,6 +245,15 @@ def whole(args):
                 ratio_cpu = statistics.median(x / y for x, y in zip(run.cpu, runs["compiled step"].cpu))
                 print(f"   {what:26s} {name:20s} {med(run.times):8.3f} ms wall {med(run.cpu):8.3f} ms thread CPU  "
                       f"{progs}  {ratio:6.2f}x the compiled step's wall, {ratio_cpu:6.2f}x its CPU")
+
+
+def rotated_rounds(runs, repeats, steps):
+    """`repeats` rounds of every run, each round starting one run later (no
+    run always goes first on a shared machine)."""
+    order = list(runs.values())
+    for r in range(repeats):
+        for run in order[r % len(order):] + order[:r % len(order)]:
+            run.round(steps)
 
 
 def main():
