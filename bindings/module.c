@@ -128,14 +128,10 @@ static int generator_swap_out(PyObject *gen, const uint64_t saved[2]) {
  * empty tensor contiguous. */
 static int ref_contiguous(const tt_tensor_ref_t *t) {
   const tt_view_t *v = &t->view;
+  if (tt_view_numel(v) == 0) return 1;
   int64_t expect = 1;
   for (int d = v->rank - 1; d >= 0; d--) {
-    if (v->sizes[d] == 0) return 1;
-    if (v->sizes[d] != 1 && v->strides[d] != expect) {
-      for (int k = 0; k < v->rank; k++)
-        if (v->sizes[k] == 0) return 1;
-      return 0;
-    }
+    if (v->sizes[d] != 1 && v->strides[d] != expect) return 0;
     expect *= v->sizes[d];
   }
   return 1;
@@ -790,6 +786,17 @@ static PyObject *py_check_out(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* check_out_dtype_arg(name, dtype, out_dtype): an explicit dtype= against out's (out_rules.c). */
+static PyObject *py_check_out_dtype_arg(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *name;
+  PyObject *dt, *od;
+  if (!PyArg_ParseTuple(args, "sOO", &name, &dt, &od)) return NULL;
+  tt_status_t s = tt_call_check_out_dtype_arg(name, tt_py_dtype(dt), tt_py_dtype(od));
+  if (s) return tt_py_raise(s);
+  Py_RETURN_NONE;
+}
+
 /* foreign_intern(text) -> key: a StableHLO module for _tt_foreign_call.
  * The table has its own lock: no engine lock. */
 static PyObject *py_foreign_intern(PyObject *self, PyObject *arg) {
@@ -864,6 +871,7 @@ static PyMethodDef methods[] = {
     {"partial_overlap", py_partial_overlap_entry, METH_VARARGS, "partial_overlap(out, input): PyTorch refuses such an op"},
     {"storage_nbytes", py_storage_nbytes, METH_VARARGS, "storage_nbytes(size, stride|None, itemsize, offset)"},
     {"check_out", py_check_out, METH_VARARGS, "check_out(name, k, result_dtype, out_dtype): out= dtype rule"},
+    {"check_out_dtype_arg", py_check_out_dtype_arg, METH_VARARGS, "check_out_dtype_arg(name, dtype, out_dtype)"},
     {"out_dtype_from_out", py_out_dtype_from_out, METH_VARARGS, "out_dtype_from_out(name): computes in out's dtype"},
     {"foreign_intern", py_foreign_intern, METH_O, "foreign_intern(module_text) -> (key, nin, nout)"},
     {"in_bad_fork", py_in_bad_fork, METH_NOARGS, "True in a child forked after the device was initialized"},

@@ -248,11 +248,9 @@ def _strided_result(self, memory_format, dtype=None):
     """A copy of self laid out as PyTorch lays out clone/_to_copy results
     (preserve_format keeps a dense input's strides; channels_last permutes),
     or None when that layout is plain row-major (the core's own result)."""
-    fmt = torch.preserve_format if memory_format is None else memory_format
-    if fmt in (torch.preserve_format, torch.contiguous_format) and self.is_contiguous():
+    if memory_format in (None, torch.preserve_format, torch.contiguous_format) and self.is_contiguous():
         return None
-    meta = torch.empty_strided(self.shape, self.stride(), dtype=self.dtype, device="meta")
-    stride = torch.empty_like(meta, memory_format=fmt).stride()
+    stride = _copy_strides(self, memory_format)
     if torch.empty(self.shape, device="meta").stride() == stride:
         return None
     out = _empty_strided(self.shape, stride, dtype or self.dtype)
@@ -338,15 +336,6 @@ def _check_out_dtype(name, k, out, result):
     _C.check_out(name, k, result.dtype, out.dtype)
 
 
-# The C++ type names CPU's messages give for dtypes (typeid names on Linux).
-_CPP_NAMES = {torch.bool: "bool", torch.uint8: "unsigned char", torch.int8: "signed char", torch.int16: "short int",
-              torch.int32: "int", torch.int64: "long int", torch.float16: "c10::Half", torch.bfloat16: "c10::BFloat16",
-              torch.float32: "float", torch.float64: "double", torch.complex64: "c10::complex<float>",
-              torch.complex128: "c10::complex<double>"}
-
-
-# out= overloads whose explicit dtype= must be out's dtype, as for the dtype_from_out reductions.
-_DTYPE_MATCHES_OUT = frozenset(("nansum.out", "mean.out"))
 
 
 def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
@@ -359,13 +348,12 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
         outs = [kwargs.pop(n) for n in out_names]
         out = outs[0] if len(outs) == 1 else outs
         _check_out_overlap(out, args)
-        if (dtype_from_out or name in _DTYPE_MATCHES_OUT) and isinstance(out, torch.Tensor):
+        if isinstance(out, torch.Tensor):
             if kwargs.get("dtype") is None:
                 if dtype_from_out:
                     kwargs["dtype"] = out.dtype  # reductions compute in out's type (CPU's infer_dtype_from_optional)
-            elif kwargs["dtype"] != out.dtype:  # CPU's check of an explicit dtype= against out's
-                raise RuntimeError(f"Expected out tensor to have dtype {_CPP_NAMES.get(kwargs['dtype'], kwargs['dtype'])}, "
-                                   f"but got {_CPP_NAMES.get(out.dtype, out.dtype)} instead")
+            else:  # the core's check of an explicit dtype= against out's
+                _C.check_out_dtype_arg(name, kwargs["dtype"], out.dtype)
         result = functional(*args, **kwargs)
         if isinstance(out, (list, tuple)):
             for k, (o, r) in enumerate(zip(out, result)):

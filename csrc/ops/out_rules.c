@@ -226,3 +226,10 @@ int tt_op_out_dtype_from_out(const char *name) {
   const out_rule_t *r = find_rule(name, 0);
   return r && (r->kind == R_CAST_FROM_OUT || r->kind == R_NO_BOOL);
 }
+
+tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out) {
+  /* the ops computing in out's dtype, and nansum/mean, check an explicit dtype= against out's */
+  int checks = tt_op_out_dtype_from_out(name) || !strcmp(name, "nansum.out") || !strcmp(name, "mean.out");
+  if (!checks || dtype == out) return TT_OK_STATUS;
+  return tt_status_make(TT_INVALID_ARGUMENT, EXACT_TM, cpp_name(dtype), cpp_name(out));
+}

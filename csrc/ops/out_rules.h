@@ -23,5 +23,8 @@ tt_status_t tt_op_check_out(const char *name, int k, tt_dtype_t result, tt_dtype
  * argument is None (reductions' infer_dtype_from_optional: sum(float, 0,
  * out=long) sums the truncated values). */
 int tt_op_out_dtype_from_out(const char *name);
+/* CPU's check of an explicit dtype= against out's dtype where out overload
+ * `name` makes one (those above, nansum, mean): NULL, or CPU's error. */
+tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out);
 
 #endif

@@ -91,3 +91,16 @@ def test_refused_out_is_not_written():
     with pytest.raises(RuntimeError, match="Expected out tensor to have dtype long int, but got int instead"):
         torch.argmax(x("tpu"), 1, out=out)
     assert out.cpu().tolist() == [7, 7, 7]
+
+
+@pytest.mark.parametrize("op", ["mean", "sum", "cumsum"])
+def test_explicit_dtype_against_out_like_cpu(op):
+    """An explicit dtype= that is not out's dtype: CPU's error, word for word."""
+    f = getattr(torch, op)
+    msgs = []
+    for dev in ("cpu", "tpu"):
+        x = torch.ones(3, device=dev)
+        with pytest.raises(RuntimeError) as e:
+            f(x, 0, dtype=torch.float32, out=torch.empty(3 if op == "cumsum" else (), dtype=torch.float64, device=dev))
+        msgs.append(str(e.value))
+    assert msgs[0] in msgs[1], msgs
