@@ -59,6 +59,8 @@ int tt_py_sync_storage(PyObject *st, tt_storage_t *s, int fresh);
 void tt_py_install_matmul_precision(tt_engine_t *e);
 /* torch.tpu.precision's functions of the _C module (precision.c). */
 extern PyMethodDef tt_py_precision_methods[];
+/* out= overloads' checks (out_write.c). */
+extern PyMethodDef tt_py_out_write_methods[];
 
 /* dtype object -> tt_dtype_t, TT_DTYPE_INVALID if unsupported. */
 tt_dtype_t tt_py_dtype(PyObject *dtype);

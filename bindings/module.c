@@ -643,19 +643,6 @@ static PyObject *py_get_defer_chunk_ops(PyObject *self, PyObject *unused) {
   return PyLong_FromLong(tt_engine_defer_chunk_ops(e));
 }
 
-/* partial_overlap(a, b): PyTorch's refusal rule for an op whose input b
- * partly overlaps its output a (both tpu tensors). */
-static PyObject *py_partial_overlap(PyObject *self, PyObject *args) {
-  (void)self;
-  PyObject *a, *b;
-  if (!PyArg_ParseTuple(args, "OO", &a, &b)) return NULL;
-  tt_tensor_ref_t ra, rb;
-  if (!tt_py_tensor_ref(a, "overlap", &ra) || !tt_py_tensor_ref(b, "overlap", &rb)) return NULL;
-  if (!ra.storage || ra.storage != rb.storage) Py_RETURN_FALSE;
-  return PyBool_FromLong(tt_view_overlap(&ra.view, tt_dtype_size(ra.dtype), &rb.view, tt_dtype_size(rb.dtype)) ==
-                         TT_OVERLAP_PARTIAL);
-}
-
 /* check_strided(tensor, size, stride, offset): PyTorch's bounds rule for
  * as_strided against the core storage (torch's own reports 0 bytes). */
 static PyObject *py_check_strided(PyObject *self, PyObject *args) {
@@ -728,7 +715,6 @@ static PyObject *py_storage_nbytes(PyObject *self, PyObject *args) {
   return PyLong_FromLongLong(nbytes);
 }
 
-ENGINE_ENTRY(py_partial_overlap)
 ENGINE_ENTRY(py_init)
 ENGINE_ENTRY(py_setup)
 ENGINE_ENTRY(py_op_names)
@@ -773,30 +759,6 @@ static PyObject *py_call_entry(PyObject *self, PyObject *const *argv, Py_ssize_t
   return res;
 }
 
-/* check_out(name, k, result_dtype, out_dtype): the core's out= dtype rule
- * of out overload `name`, output k. Pure (no engine state): no lock. */
-static PyObject *py_check_out(PyObject *self, PyObject *args) {
-  (void)self;
-  const char *name;
-  int k;
-  PyObject *rd, *od;
-  if (!PyArg_ParseTuple(args, "siOO", &name, &k, &rd, &od)) return NULL;
-  tt_status_t s = tt_call_check_out(name, k, tt_py_dtype(rd), tt_py_dtype(od));
-  if (s) return tt_py_raise(s);
-  Py_RETURN_NONE;
-}
-
-/* check_out_dtype_arg(name, dtype, out_dtype): an explicit dtype= against out's (out_rules.c). */
-static PyObject *py_check_out_dtype_arg(PyObject *self, PyObject *args) {
-  (void)self;
-  const char *name;
-  PyObject *dt, *od;
-  if (!PyArg_ParseTuple(args, "sOO", &name, &dt, &od)) return NULL;
-  tt_status_t s = tt_call_check_out_dtype_arg(name, tt_py_dtype(dt), tt_py_dtype(od));
-  if (s) return tt_py_raise(s);
-  Py_RETURN_NONE;
-}
-
 /* foreign_intern(text) -> key: a StableHLO module for _tt_foreign_call.
  * The table has its own lock: no engine lock. */
 static PyObject *py_foreign_intern(PyObject *self, PyObject *arg) {
@@ -822,13 +784,6 @@ static PyObject *py_op_size_companion(PyObject *self, PyObject *args) {
   return PyLong_FromLong(c);
 }
 
-/* out_dtype_from_out(name): whether that out overload computes in out's dtype. */
-static PyObject *py_out_dtype_from_out(PyObject *self, PyObject *args) {
-  (void)self;
-  const char *name;
-  if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
-  return PyBool_FromLong(tt_call_out_dtype_from_out(name));
-}
 
 /* No lock: callable in a forked child, where the engine must not be touched. */
 static PyObject *py_in_bad_fork(PyObject *self, PyObject *unused) {
@@ -868,11 +823,7 @@ static PyObject *py_stop_compiles_entry(PyObject *self, PyObject *unused) {
 }
 
 static PyMethodDef methods[] = {
-    {"partial_overlap", py_partial_overlap_entry, METH_VARARGS, "partial_overlap(out, input): PyTorch refuses such an op"},
     {"storage_nbytes", py_storage_nbytes, METH_VARARGS, "storage_nbytes(size, stride|None, itemsize, offset)"},
-    {"check_out", py_check_out, METH_VARARGS, "check_out(name, k, result_dtype, out_dtype): out= dtype rule"},
-    {"check_out_dtype_arg", py_check_out_dtype_arg, METH_VARARGS, "check_out_dtype_arg(name, dtype, out_dtype)"},
-    {"out_dtype_from_out", py_out_dtype_from_out, METH_VARARGS, "out_dtype_from_out(name): computes in out's dtype"},
     {"foreign_intern", py_foreign_intern, METH_O, "foreign_intern(module_text) -> (key, nin, nout)"},
     {"in_bad_fork", py_in_bad_fork, METH_NOARGS, "True in a child forked after the device was initialized"},
     {"gil_releases", py_gil_releases, METH_NOARGS, "host waits so far that released the GIL"},
@@ -954,6 +905,7 @@ PyMODINIT_FUNC PyInit__C(void) {
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
   if (PyModule_AddFunctions(m, tt_py_precision_methods) < 0) return NULL;
+  if (PyModule_AddFunctions(m, tt_py_out_write_methods) < 0) return NULL;
   if (PyModule_AddFunctions(m, tt_py_plan_methods) < 0 || !tt_py_plan_ready(m)) return NULL;
   Py_INCREF(&TtStorageType);
   PyModule_AddObject(m, "Storage", (PyObject *)&TtStorageType);

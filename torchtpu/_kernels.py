@@ -330,40 +330,39 @@ def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p=0.0, is_causa
     return int(torch.nn.attention.SDPBackend.MATH.value)
 
 
-def _check_out_dtype(name, k, out, result):
-    """CPU's out= dtype rule of out overload `name`, output k (the core's
-    tt_call_check_out), before anything is written."""
-    _C.check_out(name, k, result.dtype, out.dtype)
-
-
+def _tensors(args):
+    """The tensors among an op's arguments (lists of tensors included)."""
+    out = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            out.extend(t for t in a if isinstance(t, torch.Tensor))
+    return out
 
 
 def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
     """`op.out(..., out=t)`: the functional op, then its result written into
-    `out` (PyTorch's resize rule: a shape change replaces out's contents).
-    Overloads with several outs name each (`output=, indices=`). An op with
-    a `dtype=` argument left None computes in out's dtype (CPU's reductions)."""
+    `out`. What CPU checks and decides first (out's device, the dtype rule,
+    overlap with an input, resize_output's rule and warning) is the core's
+    (_C.check_out_write); out is then resized in place (its storage grows, as
+    on CPU, so views of it see the write) and the result copied in. Overloads
+    with several outs name each (`output=, indices=`). An op with a `dtype=`
+    argument left None computes in out's dtype (CPU's reductions)."""
 
     def kernel(*args, **kwargs):
         outs = [kwargs.pop(n) for n in out_names]
-        out = outs[0] if len(outs) == 1 else outs
-        _check_out_overlap(out, args)
-        if isinstance(out, torch.Tensor):
+        if len(outs) == 1:
             if kwargs.get("dtype") is None:
                 if dtype_from_out:
-                    kwargs["dtype"] = out.dtype  # reductions compute in out's type (CPU's infer_dtype_from_optional)
+                    kwargs["dtype"] = outs[0].dtype  # reductions compute in out's type (CPU's infer_dtype_from_optional)
             else:  # the core's check of an explicit dtype= against out's
-                _C.check_out_dtype_arg(name, kwargs["dtype"], out.dtype)
+                _C.check_out_dtype_arg(name, kwargs["dtype"], outs[0].dtype)
         result = functional(*args, **kwargs)
-        if isinstance(out, (list, tuple)):
-            for k, (o, r) in enumerate(zip(out, result)):
-                _check_out_dtype(name, k, o, r)
-            for o, r in zip(out, result):
-                _write_out(o, r)
-            return out
-        _check_out_dtype(name, 0, out, result)
-        _write_out(out, result)
-        return out
+        results = (result,) if len(outs) == 1 else result
+        for o, r, resize in zip(outs, results, _C.check_out_write(name, outs, results, _tensors(args))):
+            _write_out(o, r, resize)
+        return outs[0] if len(outs) == 1 else outs
 
     return kernel
 
@@ -378,26 +377,14 @@ def _arange_out(*args, out):
                       f"not match the computed number of elements {r.numel()}. Note that this may occur as a result of "
                       f"rounding error. The out tensor will be resized to a tensor of shape ({r.numel()},).",
                       UserWarning, stacklevel=2)
-    _write_out(out, r)
+    _write_out(out, r, out.shape != r.shape)
     return out
 
 
-def _check_out_overlap(out, args):
-    outs = out if isinstance(out, (list, tuple)) else [out]
-    ins = [a for a in args if isinstance(a, torch.Tensor)]
-    ins += [t for a in args if isinstance(a, (list, tuple)) for t in a if isinstance(t, torch.Tensor)]
-    for o in outs:
-        if any(_on_tpu(o) and _on_tpu(i) and _C.partial_overlap(o, i) for i in ins):
-            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
-                               "refer to a single memory location. Please clone() the tensor before performing the "
-                               "operation.")
-
-
-def _write_out(out, result):
-    if out.shape == result.shape:
-        out.copy_(result)
-    else:
-        out.data = result.to(out.dtype)
+def _write_out(out, result, resize):
+    if resize:
+        out.resize_(result.shape)
+    out.copy_(result)
 
 
 def _signature(schema):

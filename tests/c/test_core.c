@@ -7,6 +7,7 @@
 #include "test_engine.h"
 #include "base/nbytes.h"
 #include "check.h"
+#include "ops/out_write.h"
 #include "ir/builder.h"
 #include "refs.h"
 #include "ops/registry.h"
@@ -285,8 +286,31 @@ static void test_registry(void) {
   CHECK(tt_ops_find("add.Tensor") >= 0 && tt_ops_find("add") != tt_ops_find("add.Tensor"));
 }
 
+/* out= writes (ops/out_write.h): resize_output's rule and warning, the overlap refusal. */
+static void test_out_write(void) {
+  int64_t two[1] = {2}, three[1] = {3}, none[1] = {0}, m23[2] = {2, 3};
+  char warn[512] = "";
+  CHECK(tt_op_out_resize(three, 1, three, 1, warn, sizeof warn) == TT_OUT_KEEP && warn[0] == 0);
+  CHECK(tt_op_out_resize(none, 1, m23, 2, warn, sizeof warn) == TT_OUT_RESIZE && warn[0] == 0);
+  CHECK(tt_op_out_resize(two, 1, m23, 2, NULL, 0) == TT_OUT_RESIZE_WARN);
+  CHECK(tt_op_out_resize(two, 1, NULL, 0, warn, sizeof warn) == TT_OUT_RESIZE_WARN &&
+        strstr(warn, "since it had shape [2], which does not match the required output shape []. ") != NULL);
+  CHECK(tt_op_out_resize(m23, 2, three, 1, warn, sizeof warn) == TT_OUT_RESIZE_WARN &&
+        strstr(warn, "shape [2, 3], which does not match the required output shape [3]") != NULL);
+  tt_storage_t *fake = (tt_storage_t *)&warn; /* only compared, never read */
+  tt_tensor_ref_t a = {.storage = fake, .dtype = TT_F32, .view = {.rank = 1, .sizes = {4}, .strides = {1}}};
+  tt_tensor_ref_t b = a, c = a, host = {.dtype = TT_F32, .is_host_scalar = 1};
+  b.view.offset = 2; /* [2, 6) against [0, 4): partial */
+  c.view.offset = 4; /* [4, 8): disjoint */
+  tt_status_t s = tt_op_out_overlap(&a, &b);
+  CHECK(s && strstr(tt_status_message(s), "refer to a single memory location") != NULL);
+  tt_status_free(s);
+  CHECK(tt_op_out_overlap(&a, &a) == NULL && tt_op_out_overlap(&a, &c) == NULL && tt_op_out_overlap(&a, &host) == NULL);
+}
+
 int main(void) {
   test_registry();
+  test_out_write();
   if (!CHECK_OK(tt_init(NULL, &E))) return check_summary();
   test_from_host();
   test_add();

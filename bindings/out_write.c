@@ -1,0 +1,114 @@
+/* out= overloads: the _C entries the glue's out kernel calls. The rules are
+ * the core's (api/out_write.h, ops/out_rules.h); this file converts tensors
+ * to view references and turns the core's answers into Python's (an
+ * exception, a UserWarning, which outputs to resize). */
+#include "bindings.h"
+
+#include "api/out_write.h"
+
+/* A tensor the core can write into or read from here: 0 with CPU's device
+ * error when it is not a tpu tensor (a 0-dim CPU tensor included: an out
+ * tensor is never a host scalar). */
+static int tpu_ref(PyObject *t, const char *name, tt_tensor_ref_t *ref) {
+  if (!tt_py_tensor_ref(t, name, ref)) return 0;
+  if (ref->storage) return 1;
+  PyObject *dev = PyObject_GetAttrString(t, "device");
+  PyObject *ds = dev ? PyObject_Str(dev) : NULL;
+  PyErr_Format(PyExc_RuntimeError,
+               "Expected all tensors to be on the same device, but found at least two devices, tpu:0 and %s! (in %s)",
+               ds ? PyUnicode_AsUTF8(ds) : "another device", name);
+  Py_XDECREF(ds);
+  Py_XDECREF(dev);
+  return 0;
+}
+
+/* check_out_write(name, outs, results, inputs) -> tuple of bools: for each
+ * output (outs[k] receives results[k]) the core's checks (dtype rule,
+ * overlap with the tpu tensors among inputs; CPU tensors among inputs, such
+ * as CPU index tensors, cannot overlap and are skipped) and whether out must
+ * be resized first; CPU's resize warning is issued here. */
+static PyObject *py_check_out_write(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *name;
+  PyObject *outs, *results, *inputs;
+  if (!PyArg_ParseTuple(args, "sOOO", &name, &outs, &results, &inputs)) return NULL;
+  PyObject *o = PySequence_Fast(outs, "outs must be a sequence");
+  PyObject *r = o ? PySequence_Fast(results, "results must be a sequence") : NULL;
+  PyObject *in = r ? PySequence_Fast(inputs, "inputs must be a sequence") : NULL;
+  PyObject *answer = NULL;
+  tt_tensor_ref_t *ins = NULL;
+  if (!in) goto done;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o), nin = PySequence_Fast_GET_SIZE(in);
+  if (PySequence_Fast_GET_SIZE(r) != n) {
+    PyErr_Format(PyExc_RuntimeError, "%s: %zd out tensors for %zd results", name, n, PySequence_Fast_GET_SIZE(r));
+    goto done;
+  }
+  ins = PyMem_Calloc((size_t)nin + 1, sizeof *ins);
+  if (!ins) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  int m = 0;
+  for (Py_ssize_t i = 0; i < nin; i++) {
+    PyObject *t = PySequence_Fast_GET_ITEM(in, i);
+    if (!tt_py_tensor_storage(t)) continue;
+    if (!tt_py_tensor_ref(t, name, &ins[m])) goto done;
+    m++;
+  }
+  answer = PyTuple_New(n);
+  if (!answer) goto done;
+  for (Py_ssize_t k = 0; k < n; k++) {
+    tt_tensor_ref_t out, res;
+    if (!tpu_ref(PySequence_Fast_GET_ITEM(o, k), name, &out) || !tpu_ref(PySequence_Fast_GET_ITEM(r, k), name, &res))
+      goto fail;
+    tt_out_resize_t resize;
+    char warn[1024];
+    tt_status_t s = tt_call_check_out_write(name, (int)k, &out, res.dtype, res.view.sizes, res.view.rank, ins, m,
+                                            &resize, warn, sizeof warn);
+    if (s) {
+      tt_py_raise(s);
+      goto fail;
+    }
+    if (resize == TT_OUT_RESIZE_WARN && PyErr_WarnEx(PyExc_UserWarning, warn, 2) < 0) goto fail;
+    PyTuple_SET_ITEM(answer, k, PyBool_FromLong(resize != TT_OUT_KEEP));
+  }
+  goto done;
+fail:
+  Py_CLEAR(answer);
+done:
+  PyMem_Free(ins);
+  Py_XDECREF(in);
+  Py_XDECREF(r);
+  Py_XDECREF(o);
+  return answer;
+}
+
+ENGINE_ENTRY(py_check_out_write)
+
+/* check_out_dtype_arg(name, dtype, out_dtype): an explicit dtype= against out's (ops/out_rules.h). Pure: no lock. */
+static PyObject *py_check_out_dtype_arg(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *name;
+  PyObject *dt, *od;
+  if (!PyArg_ParseTuple(args, "sOO", &name, &dt, &od)) return NULL;
+  tt_status_t s = tt_call_check_out_dtype_arg(name, tt_py_dtype(dt), tt_py_dtype(od));
+  if (s) return tt_py_raise(s);
+  Py_RETURN_NONE;
+}
+
+/* out_dtype_from_out(name): 1 when that overload computes in out's dtype where dtype= is None. */
+static PyObject *py_out_dtype_from_out(PyObject *self, PyObject *arg) {
+  (void)self;
+  const char *name = PyUnicode_AsUTF8(arg);
+  if (!name) return NULL;
+  return PyBool_FromLong(tt_call_out_dtype_from_out(name));
+}
+
+PyMethodDef tt_py_out_write_methods[] = {
+    {"check_out_write", py_check_out_write_entry, METH_VARARGS,
+     "check_out_write(name, outs, results, inputs): out= checks; per output, whether out is resized first"},
+    {"check_out_dtype_arg", py_check_out_dtype_arg, METH_VARARGS, "check_out_dtype_arg(name, dtype, out_dtype)"},
+    {"out_dtype_from_out", py_out_dtype_from_out, METH_O,
+     "out_dtype_from_out(name): the overload computes in out's dtype where dtype= is None"},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,25 @@
+/* The facade's out= step: everything CPU PyTorch checks and decides before
+ * it writes an out overload's result into its out tensor. The binding calls
+ * it once per output after the functional op has run; it then resizes out
+ * (Tensor.resize_: the storage grows in place, so views of out's storage see
+ * the write, as on CPU) when told to, and copies the result in. Pure: no
+ * engine state. */
+#ifndef TT_API_OUT_WRITE_H
+#define TT_API_OUT_WRITE_H
+
+#include <stddef.h>
+
+#include "ops/args.h"
+#include "ops/out_write.h"
+
+/* Output k of out overload `name` ("add.out", "max.dim_max"): the result has
+ * dtype `result` and sizes res[0..res_rank); ins are the call's tensor
+ * inputs. Checks, in CPU's order: the out= dtype rule (ops/out_rules.h),
+ * then the partial-overlap refusal against each input. On success *resize
+ * is resize_output's rule (ops/out_write.h), CPU's warning text in warn for
+ * TT_OUT_RESIZE_WARN. */
+tt_status_t tt_call_check_out_write(const char *name, int k, const tt_tensor_ref_t *out, tt_dtype_t result,
+                                    const int64_t *res, int res_rank, const tt_tensor_ref_t *ins, int nins,
+                                    tt_out_resize_t *resize, char *warn, size_t cap);
+
+#endif
