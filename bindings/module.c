@@ -183,10 +183,11 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
     tt_status_free(s);
     return NULL;
   }
-  if (!s && r.warning && PyErr_WarnEx(PyExc_UserWarning, r.warning, 1) < 0) { /* warnings as errors */
-    tt_call_result_clear(&r);
-    return NULL;
-  }
+  for (int i = 0; !s && i < r.nwarnings; i++)
+    if (PyErr_WarnEx(PyExc_UserWarning, r.warnings[i], 1) < 0) { /* warnings as errors */
+      tt_call_result_clear(&r);
+      return NULL;
+    }
   TT_PROF_BEGIN(TT_PROF_RESULTS);
   PyObject *res = s ? tt_py_raise(s) : results_to_python(&r, argv[1]);
   TT_PROF_END(TT_PROF_RESULTS);

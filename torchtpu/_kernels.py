@@ -391,78 +391,27 @@ def _signature(schema):
     return tuple((a.name, str(a.type)) for a in schema.arguments if not a.is_out)
 
 
-# Data-dependent shapes: the count of nonzero elements is downloaded first
-# (the output shape depends on it), then the core builds the coordinates.
-# Boolean masks in indexing become long indices the same way, as in PyTorch.
+# Indexing: boolean and byte masks become long indices (their nonzero count
+# read on the host, as in PyTorch), and `x[mask] = v` runs masked_fill, in the
+# core (csrc/api/index_masks.h); CPU index tensors are accepted, as on CUDA,
+# and moved to the device here.
 _IDS = {}
 
 
-def _nonzero(self):
-    n = _C.call(_IDS["_tt_count_nonzero"], (self,)).item()
-    return _C.call(_IDS["_tt_nonzero"], (self, int(n)))
-
-
-def _expand_masks(self, indices):
-    out = []
-    for idx in indices:
-        if idx is not None and not _on_tpu(idx):  # CPU index tensors are accepted, as on CUDA
-            idx = idx.to(self.device)
-        if idx is not None and idx.dtype in (torch.bool, torch.uint8):
-            if idx.dtype == torch.uint8:  # CPU's warning, one per byte mask (IndexingUtils.h)
-                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
-                              UserWarning, stacklevel=2)
-            d = len(out)
-            for j, s in enumerate(idx.shape):
-                if d + j >= self.dim() or s != self.shape[d + j]:
-                    raise IndexError(
-                        f"The shape of the mask {list(idx.shape)} at index {j} does not match the shape of "
-                        f"the indexed tensor {list(self.shape)} at index {d + j}")
-            nz = _nonzero(idx)
-            out.extend(nz.select(1, j) for j in range(idx.dim()))
-        else:
-            out.append(idx)
-    return out
+def _device_indices(self, indices):
+    return [i.to(self.device) if i is not None and not _on_tpu(i) else i for i in indices]
 
 
 def _index(self, indices):
-    return _C.call(_IDS["index.Tensor"], (self, _expand_masks(self, indices)))
-
-
-def _masked_fill_route(self, indices, values, accumulate):
-    """CPU's _index_put_impl_ (canDispatchToMaskedFill): one bool or uint8
-    mask and a one-element 0-dim value (`x[mask] = 3`) become
-    masked_fill_(mask, value), which refuses uint8 masks and warns on expanded
-    tensors. The mask, unsqueezed to self's rank, or None for other indices."""
-    if accumulate or values.dim() != 0 or values.device.type not in ("cpu", self.device.type):
-        return None
-    defined = [(d, i) for d, i in enumerate(indices) if i is not None]
-    if len(defined) != 1 or defined[0][1].dtype not in (torch.bool, torch.uint8) or defined[0][1].device != self.device:
-        return None
-    lead, mask = defined[0]
-    for j, n in enumerate(mask.shape):
-        if lead + j >= self.dim() or n != self.shape[lead + j]:
-            raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape of the "
-                             f"indexed tensor {list(self.shape)} at index {lead + j}")
-    mask = mask.reshape(mask.shape + (1,) * (self.dim() - lead - mask.dim()))
-    return mask.reshape((1,) * lead + tuple(mask.shape)) if lead else mask
+    return _C.call(_IDS["index.Tensor"], (self, _device_indices(self, indices)))
 
 
 def _index_put_impl_(self, indices, values, accumulate=False, unsafe=False):
-    if self.numel() > 1 and any(st == 0 and n > 1 for st, n in zip(self.stride(), self.shape)):  # has_internal_overlap
-        warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing "
-                      "this operation. This also applies to advanced indexing e.g. tensor[indices] = tensor",
-                      UserWarning, stacklevel=2)
-    mask = _masked_fill_route(self, indices, values, accumulate)
-    if mask is not None:
-        return self.masked_fill_(mask, values)
-    return _C.call(_IDS["_index_put_impl_"], (self, _expand_masks(self, indices), values, accumulate, unsafe))
+    return _C.call(_IDS["_index_put_impl_"], (self, _device_indices(self, indices), values, accumulate, unsafe))
 
 
 def _index_put(self, indices, values, accumulate=False):
-    mask = _masked_fill_route(self, indices, values, accumulate)
-    if mask is not None:
-        return self.clone().masked_fill_(mask, values)
-    return _C.call(_IDS["index_put"], (self, _expand_masks(self, indices), values, accumulate))
+    return _C.call(_IDS["index_put"], (self, _device_indices(self, indices), values, accumulate))
 
 
 def _masked_select(self, mask):
@@ -518,7 +467,7 @@ def register_all():
         "set_": _set_empty,
     }
     _IDS.update(ids)
-    special.update({"nonzero": _nonzero, "index.Tensor": _index, "_index_put_impl_": _index_put_impl_,
+    special.update({"index.Tensor": _index, "_index_put_impl_": _index_put_impl_,
                     "index_put": _index_put, "masked_select": _masked_select, "equal": _equal,
                     "arange.out": _arange_out, "arange.start_out": _arange_out})
     special["as_strided"] = _as_strided

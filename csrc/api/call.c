@@ -1,6 +1,8 @@
 /* Op calls: lowering, writes through views, launch, and result collection. */
 #include "api/call.h"
 
+#include "api/index_masks.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -287,12 +289,18 @@ void tt_call_set_matmul_precision_source(tt_engine_t *e, int (*source)(void *ctx
 }
 
 tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
+  const tt_op_def_t *def = tt_ops_get(op_id);
+  if (def && (def->flags & TT_OPF_INDEX_MASKS)) return tt_call_index_masks(e, op_id, def, args, nargs, out);
+  return tt_call_op(e, op_id, args, nargs, out);
+}
+
+tt_status_t tt_call_op(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
   /* Results and the lowering context are large (their arrays bound what one
    * op may touch) and filled before being read: reset only the counters. */
   out->n = 0;
   out->outs = out->inline_outs;
   out->returns_arg = -1;
-  out->warning = NULL;
+  out->nwarnings = 0;
   const tt_op_def_t *def = tt_ops_get(op_id);
   if (!def) return tt_status_make(TT_INTERNAL, "unknown op id %d", op_id);
   /* Complex values reach only the lowerings checked on them (ops/complex_rules.c). */
@@ -350,7 +358,7 @@ tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_cal
     tt_call_result_clear(out);
     return s;
   }
-  out->warning = L->warning;
+  if (L->warning) out->warnings[out->nwarnings++] = L->warning;
   return TT_OK_STATUS;
 }
 

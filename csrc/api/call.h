@@ -30,7 +30,10 @@ typedef struct tt_call_result_s {
   tt_call_out_t *outs; /* inline_outs, or a heap array of up to TT_LOWER_MAX_OUTS */
   tt_call_out_t inline_outs[TT_CALL_INLINE_OUTS];
   int returns_arg; /* -1, or the argument to return as the result */
-  const char *warning; /* static text of a UserWarning CPU gives for this call, or NULL */
+  /* Static texts of the UserWarnings CPU gives for this call, in its order. */
+#define TT_CALL_MAX_WARNINGS 4
+  const char *warnings[TT_CALL_MAX_WARNINGS];
+  int nwarnings;
 } tt_call_result_t;
 
 /* torch.get_default_dtype() for the next calls: the type Python floats,
@@ -50,6 +53,9 @@ int tt_call_matmul_precision(const tt_engine_t *e);
 void tt_call_set_matmul_precision_source(tt_engine_t *e, int (*source)(void *ctx), void *ctx);
 
 tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out);
+/* The same without the index-mask step of TT_OPF_INDEX_MASKS rows (which
+ * tt_call sends to api/index_masks.h, which calls this for the op itself). */
+tt_status_t tt_call_op(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out);
 /* The out= rule of ATen out overload `name` ("argmax.out") for its output
  * number k whose functional result has dtype `result`, before anything is
  * written to out: CPU's rule and message for that op (ops/out_rules.h).

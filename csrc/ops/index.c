@@ -995,11 +995,15 @@ static tt_status_t lower_count_nonzero(tt_lower_t *L) {
   return NULL;
 }
 
-/* _tt_nonzero(self, count) -> [count, rank] int64 coordinates in row-major order */
+/* _tt_nonzero(self, count) -> [count, rank] int64 coordinates in row-major
+ * order; nonzero(self, [count]) the same, its count from its size companion
+ * (_tt_count_nonzero's lowering, downloaded by the caller). */
 static tt_status_t lower_nonzero_known(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   int rank = tt_l_arg_rank(L, 0);
-  int64_t count = tt_l_int(L, 1, 0), n;
+  int64_t count = 0, n;
+  if (tt_l_ints(L, 1, &count, 1) != 1)
+    return tt_status_make(TT_INTERNAL, "%s: missing the downloaded count (its size companion's result)", L->op);
   tt_val_t p = nonzero_pred(L, &n);
   int64_t od[2] = {count, rank};
   if (count == 0 || rank == 0) {
@@ -1024,11 +1028,11 @@ static tt_status_t lower_nonzero_known(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_index[] = {
-    {"index.Tensor", lower_index, TT_OPF_COMPLEX},
+    {"index.Tensor", lower_index, TT_OPF_COMPLEX | TT_OPF_INDEX_MASKS},
     {"_unsafe_index.Tensor", lower_index, 0},
-    {"index_put", lower_index_put, TT_OPF_COMPLEX},
+    {"index_put", lower_index_put, TT_OPF_COMPLEX | TT_OPF_INDEX_MASKS},
     {"_unsafe_index_put", lower_index_put, 0},
-    {"_index_put_impl_", lower_index_put_impl_, TT_OPF_COMPLEX},
+    {"_index_put_impl_", lower_index_put_impl_, TT_OPF_COMPLEX | TT_OPF_INDEX_MASKS},
     {"index_select", lower_index_select, TT_OPF_COMPLEX},
     {"index_add", lower_index_add, TT_OPF_COMPLEX},
     {"scatter_reduce.two", lower_scatter_reduce_two, 0},
@@ -1062,5 +1066,6 @@ const tt_op_def_t tt_ops_index[] = {
     {"topk", lower_topk, 0},
     {"_tt_count_nonzero", lower_count_nonzero, TT_OPF_COMPLEX},
     {"_tt_nonzero", lower_nonzero_known, TT_OPF_COMPLEX},
+    {"nonzero", lower_nonzero_known, TT_OPF_COMPLEX, .size = lower_count_nonzero},
     {NULL, NULL, 0},
 };

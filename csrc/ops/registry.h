@@ -13,6 +13,10 @@ enum {
   /* The real lowering is right on complex values as it is (it only moves,
    * selects or converts elements): checked against CPU in test_complex.py. */
   TT_OPF_COMPLEX = 4,
+  /* Argument 1 is an index list (index, index_put, _index_put_impl_) that
+   * may hold boolean or byte masks: the facade expands them into long
+   * indices first, or runs masked_fill, as PyTorch does (api/index_masks.h). */
+  TT_OPF_INDEX_MASKS = 8,
 };
 
 typedef struct tt_op_def_s {

@@ -256,7 +256,7 @@ static void test_registry(void) {
   for (int id = 0; id < named; id++) {
     const tt_op_def_t *d = tt_ops_get(id);
     if (!d || !d->name || !d->name[0] || !d->fn || tt_ops_find(d->name) != id ||
-        (d->flags & ~(TT_OPF_INPLACE | TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX)) ||
+        (d->flags & ~(TT_OPF_INPLACE | TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX | TT_OPF_INDEX_MASKS)) ||
         (d->complex && (d->flags & TT_OPF_COMPLEX))) {
       bad++;
       continue;
@@ -281,6 +281,8 @@ static void test_registry(void) {
   CHECK(tt_ops_size_companion(tt_ops_find("bincount")) >= named && tt_ops_size_companion(tt_ops_find("add.Tensor")) == -1);
   CHECK(tt_ops_get(tt_ops_find("add.Tensor"))->complex != NULL);
   CHECK(tt_ops_get(tt_ops_find("clone"))->flags & TT_OPF_COMPLEX);
+  CHECK((tt_ops_get(tt_ops_find("index_put"))->flags & TT_OPF_INDEX_MASKS) &&
+        !(tt_ops_get(tt_ops_find("index_select"))->flags & TT_OPF_INDEX_MASKS));
   CHECK(tt_ops_get(n) == NULL && tt_ops_get(-1) == NULL);
   CHECK(tt_ops_find("no_such_op.Tensor") == -1 && tt_ops_find("") == -1 && tt_ops_find("zzzz") == -1);
   CHECK(tt_ops_find("add.Tensor") >= 0 && tt_ops_find("add") != tt_ops_find("add.Tensor"));
