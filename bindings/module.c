@@ -13,6 +13,7 @@
 #include "base/nbytes.h"
 #include "base/prof.h"
 #include "bindings.h"
+#include "ops/autocast_policy.h"
 #include "ops/registry.h"
 
 tt_py_t tt_py;
@@ -785,6 +786,24 @@ static PyObject *py_op_size_companion(PyObject *self, PyObject *args) {
   return PyLong_FromLong(c);
 }
 
+/* autocast_policy() -> [(op name, "lower" | "fp32" | "promote")]: the core's table (ops/autocast_policy.h). */
+static PyObject *py_autocast_policy(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  int n = tt_autocast_count();
+  PyObject *list = PyList_New(n);
+  for (int i = 0; list && i < n; i++) {
+    const tt_autocast_row_t *r = tt_autocast_row(i);
+    PyObject *t = Py_BuildValue("(ss)", r->name, tt_autocast_class_name(r->cls));
+    if (!t) {
+      Py_CLEAR(list);
+      break;
+    }
+    PyList_SET_ITEM(list, i, t);
+  }
+  return list;
+}
+
 
 /* No lock: callable in a forked child, where the engine must not be touched. */
 static PyObject *py_in_bad_fork(PyObject *self, PyObject *unused) {
@@ -833,6 +852,7 @@ static PyMethodDef methods[] = {
     {"setup", py_setup_entry, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
     {"set_layout_ops", py_set_layout_ops, METH_VARARGS, "set_layout_ops(op_ids, fix): results laid out like the inputs"},
     {"op_size_companion", py_op_size_companion, METH_VARARGS, "op_size_companion(id): its size companion's op id, or None"},
+    {"autocast_policy", py_autocast_policy, METH_NOARGS, "autocast_policy(): [(op name, autocast class)]"},
     {"op_names", py_op_names_entry, METH_NOARGS, "names of the ops the core lowers, by op id"},
     {"call", (PyCFunction)(void (*)(void))py_call_entry, METH_FASTCALL, "call(op_id, args): run an op"},
     {"empty", py_empty_entry, METH_VARARGS, "empty(shape, dtype): a contiguous tensor over a new lazy storage"},

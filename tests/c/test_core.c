@@ -7,6 +7,7 @@
 #include "test_engine.h"
 #include "base/nbytes.h"
 #include "check.h"
+#include "ops/autocast_policy.h"
 #include "ops/out_write.h"
 #include "ir/builder.h"
 #include "refs.h"
@@ -288,6 +289,19 @@ static void test_registry(void) {
   CHECK(tt_ops_find("add.Tensor") >= 0 && tt_ops_find("add") != tt_ops_find("add.Tensor"));
 }
 
+/* The autocast policy table: names unique and non-empty, every class known. */
+static void test_autocast_policy(void) {
+  int n = tt_autocast_count(), bad = 0;
+  CHECK(n > 100 && tt_autocast_row(n) == NULL && tt_autocast_row(-1) == NULL);
+  for (int i = 0; i < n; i++) {
+    const tt_autocast_row_t *r = tt_autocast_row(i);
+    if (!r->name || !r->name[0] || tt_autocast_class_name(r->cls)[0] == '?') bad++;
+    for (int j = 0; j < i; j++)
+      if (!strcmp(tt_autocast_row(j)->name, r->name)) bad++;
+  }
+  CHECK(bad == 0);
+}
+
 /* out= writes (ops/out_write.h): resize_output's rule and warning, the overlap refusal. */
 static void test_out_write(void) {
   int64_t two[1] = {2}, three[1] = {3}, none[1] = {0}, m23[2] = {2, 3};
@@ -313,6 +327,7 @@ static void test_out_write(void) {
 int main(void) {
   test_registry();
   test_out_write();
+  test_autocast_policy();
   if (!CHECK_OK(tt_init(NULL, &E))) return check_summary();
   test_from_host();
   test_add();

@@ -57,3 +57,21 @@ def test_mixed_precision_training_step():
         losses[amp] = loss.item()
     # it trains (from ln 4 = 1.386), and bf16 matmuls stay near the float32 run
     assert losses[True] < 1.3 and abs(losses[True] - losses[False]) < 0.05 * abs(losses[False]) + 0.02
+
+
+def test_every_policy_row_has_its_kernel():
+    """Each (op, class) of the core's table (csrc/ops/autocast_policy.c) that
+    this PyTorch has got an AutocastPrivateUse1 kernel, of the right class."""
+    from torchtpu import _C
+    rows = _C.autocast_policy()
+    assert len(rows) == len({n for n, _ in rows}) > 100
+    classes = dict(rows)
+    assert classes["mm"] == "lower" and classes["linear"] == "lower" and classes["layer_norm"] == "fp32"
+    assert classes["cat"] == "promote"
+    missing = []
+    for name, _ in rows:
+        packet, _, overload = name.partition(".")
+        op = getattr(getattr(torch.ops.aten, packet, None), overload or "default", None)
+        if op is not None and not torch._C._dispatch_has_kernel_for_dispatch_key(op.name(), "AutocastPrivateUse1"):
+            missing.append(name)
+    assert missing == []
