@@ -372,6 +372,22 @@ def case_split(gloo):
     dist.barrier()
 
 
+def case_gloo_group_tpu_tensors(gloo):
+    # a gloo group beside the bound default group (DIST_DEVICE_ID=1) runs tpu tensors through host memory
+    check(dist.group.WORLD.bound_device_id == torch.device("tpu", 0), f"bound {dist.group.WORLD.bound_device_id}")
+    t = torch.full((3,), float(RANK + 1), device="tpu")
+    dist.all_reduce(t, group=gloo)
+    same(t, torch.full((3,), float(sum(range(1, WORLD + 1)))), "all_reduce of tpu tensors over a gloo group")
+    out = [torch.zeros(2, dtype=torch.int64, device="tpu") for _ in range(WORLD)]
+    dist.all_gather(out, torch.full((2,), RANK, dtype=torch.int64, device="tpu"), group=gloo)
+    for r, o in enumerate(out):
+        same(o, torch.full((2,), r, dtype=torch.int64), f"all_gather over gloo, rank {r}'s part")
+    c = torch.full((2,), float(RANK))
+    dist.all_reduce(c, op=dist.ReduceOp.MAX, group=gloo)  # CPU tensors: gloo itself
+    same(c, torch.full((2,), float(WORLD - 1)), "CPU all_reduce over the same gloo group")
+    dist.barrier(group=gloo)
+
+
 def case_split_unbound(gloo):
     # without init_process_group(device_id=...), c10d's own error
     try:
@@ -559,9 +575,9 @@ def main():
     timeout = datetime.timedelta(seconds=float(os.environ.get("DIST_TIMEOUT", "60")))
     device_id = torch.device("tpu", 0) if os.environ.get("DIST_DEVICE_ID") else None
     dist.init_process_group(backend="tpu_dist", timeout=timeout, device_id=device_id)
-    # c10d binds new groups to the default group's device, and a pure gloo
-    # group has no tpu backend: new_group(backend="gloo") refuses then
-    gloo = dist.new_group(backend="gloo") if device_id is None else None
+    # c10d binds new groups to the default group's device; gloo has tpu among
+    # its devices (torchtpu/distributed/_backend.py), so this works bound or not
+    gloo = dist.new_group(backend="gloo")
     for c in case.split(","):
         globals()["case_" + c](gloo)
     dist.destroy_process_group()

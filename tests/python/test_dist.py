@@ -87,6 +87,10 @@ def test_split_group_4_processes():
     assert_ok(launch(4, "split", env={"DIST_DEVICE_ID": "1"}), "split")
 
 
+def test_gloo_group_beside_a_bound_default_group():
+    assert_ok(launch(2, "gloo_group_tpu_tensors", env={"DIST_DEVICE_ID": "1"}), "gloo_group_tpu_tensors")
+
+
 def test_split_group_needs_a_bound_device():
     assert_ok(launch(2, "split_unbound"), "split_unbound")
 

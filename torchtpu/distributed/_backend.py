@@ -42,6 +42,15 @@ def register():
     # backend="tpu_dist" alone also serves object collectives and CPU barriers.
     # "tpu" becomes the default: init_process_group() on a tpu process picks it.
     dist.Backend.register_backend(BACKEND_NAME, _create, extended_api=True, devices=["tpu", "cpu"])
+    # gloo takes tpu tensors as it takes CUDA ones, through host memory (our
+    # c10d tpu kernels stage them and call the group's gloo): with "tpu" among
+    # gloo's devices a gloo group has a backend for tpu, so
+    # new_group(backend="gloo") works beside a default group bound to the
+    # device (c10d asks the new group for the bound device's backend), and
+    # init_process_group("gloo") runs tpu tensors.
+    gloo_devices = dist.Backend.backend_capability.get(dist.Backend.GLOO)
+    if gloo_devices is not None and "tpu" not in gloo_devices:
+        gloo_devices.append("tpu")
     from . import _kernels
 
     _kernels.register()
