@@ -9,7 +9,7 @@
 #include "ops/args.h"
 #include "api/call.h"
 #include "exec/engine_type.h"
-#include "exec/storage.h" /* the storages Python objects own */
+#include "api/storage.h" /* the storages Python objects own */
 #include "base/status.h"
 
 /* Python objects captured from torch at setup. */

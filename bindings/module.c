@@ -14,7 +14,6 @@
 #include "base/prof.h"
 #include "bindings.h"
 #include "ops/autocast_policy.h"
-#include "ops/registry.h"
 
 tt_py_t tt_py;
 
@@ -57,10 +56,10 @@ static PyObject *py_setup(PyObject *self, PyObject *args) {
 static PyObject *py_op_names(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  int n = tt_ops_named_count(); /* size companions have ids after these, no names of their own */
+  int n = tt_call_op_named_count(); /* size companions have ids after these, no names of their own */
   PyObject *list = PyList_New(n);
   if (!list) return NULL;
-  for (int i = 0; i < n; i++) PyList_SET_ITEM(list, i, PyUnicode_FromString(tt_ops_get(i)->name));
+  for (int i = 0; i < n; i++) PyList_SET_ITEM(list, i, PyUnicode_FromString(tt_call_op_name(i)));
   return list;
 }
 
@@ -155,8 +154,8 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
     return NULL;
   }
   int id = (int)PyLong_AsLong(argv[0]);
-  const tt_op_def_t *def = tt_ops_get(id);
-  if (!def) {
+  const char *op_name = tt_call_op_name(id);
+  if (!op_name) {
     if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "unknown op id %d", id);
     return NULL;
   }
@@ -165,7 +164,7 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
    * thread (tensor wrapping runs Python), so no scratch is shared. */
   tt_py_args_t a;
   TT_PROF_BEGIN(TT_PROF_ARGS);
-  if (!tt_py_args_convert(argv[1], def->name, &a)) return NULL;
+  if (!tt_py_args_convert(argv[1], op_name, &a)) return NULL;
   TT_PROF_END(TT_PROF_ARGS);
   tt_call_result_t r;
   uint64_t saved[2];
@@ -209,7 +208,7 @@ static PyObject *py_set_layout_ops(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "OO", &ids, &fix)) return NULL;
   PyObject *seq = PySequence_Fast(ids, "op ids must be a sequence");
   if (!seq) return NULL;
-  int n = tt_ops_count();
+  int n = tt_call_op_count();
   unsigned char *ops = calloc((size_t)n, 1);
   if (!ops) {
     Py_DECREF(seq);
@@ -267,7 +266,7 @@ static PyObject *py_empty(PyObject *self, PyObject *args) {
   tt_storage_t *s;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  st = tt_storage_create(e, dt, numel, NULL, &s);
+  st = tt_api_storage_new(e, dt, numel, &s);
   if (st) return tt_py_raise(st);
   return tt_py_make_tensor(s, dt, (int)rank, sizes);
 }
@@ -328,7 +327,7 @@ static PyObject *py_download(PyObject *self, PyObject *args) {
   if (!cpu_buffer(dst, &ptr, &dt, &numel)) return NULL;
   /* The engine lock is held (this is an entry point); the core releases
    * the GIL while it waits for the device. */
-  tt_status_t s = tt_tensor_to_host(ref.storage->engine, &ref, dt, ptr, (size_t)numel * tt_dtype_size(dt));
+  tt_status_t s = tt_tensor_to_host(tt_api_storage_engine(ref.storage), &ref, dt, ptr, (size_t)numel * tt_dtype_size(dt));
   if (s) return tt_py_raise(s);
   Py_INCREF(dst);
   return dst;
@@ -450,7 +449,7 @@ static PyObject *py_storage_numel(PyObject *self, PyObject *tensor) {
   (void)self;
   tt_storage_t *s = tt_py_tensor_storage(tensor);
   if (!s) Py_RETURN_NONE;
-  return PyLong_FromLongLong(s->numel);
+  return PyLong_FromLongLong(tt_api_storage_numel(s));
 }
 
 /* The core storage of a tpu tensor or untyped storage, resized by `resize`
@@ -471,7 +470,7 @@ static PyObject *change_storage(PyObject *args, tt_status_t (*resize)(tt_storage
     return PyErr_Format(PyExc_RuntimeError, "%s: not a tpu tensor or storage", name);
   }
   tt_storage_t *s = ((TtStorageObject *)tt)->storage;
-  long long item = (long long)tt_dtype_size(s->dtype);
+  long long item = (long long)tt_dtype_size(tt_api_storage_dtype(s));
   tt_status_t e = resize(s, (nbytes + item - 1) / item);
   int ok = e ? (tt_py_raise(e), 0) : tt_py_sync_storage(st, s, 0);
   Py_DECREF(tt);
@@ -538,7 +537,7 @@ static PyObject *py_memory_stats(PyObject *self, PyObject *unused) {
   (void)unused;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  tt_memory_stats_t m = tt_memory_snapshot(e);
+  tt_memory_stats_t m = tt_engine_memory(e);
   tt_pjrt_memory_t d;
   int have = tt_engine_device_memory(e, &d);
   return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:O,s:L,s:L,s:L,s:L,s:L}", "live_bytes", (long long)m.live_bytes,
@@ -554,7 +553,7 @@ static PyObject *py_memory_stats(PyObject *self, PyObject *unused) {
 static PyObject *py_reset_peak(PyObject *self, PyObject *unused) {
   (void)self;
   (void)unused;
-  if (tt_py.engine) tt_memory_reset_peak(tt_py.engine);
+  if (tt_py.engine) tt_engine_reset_memory_peak(tt_py.engine);
   Py_RETURN_NONE;
 }
 
@@ -679,7 +678,7 @@ static PyObject *py_check_strided(PyObject *self, PyObject *args) {
   Py_DECREF(b);
   if (PyErr_Occurred()) return NULL;
   v.offset = offset;
-  int64_t bytes = ref.storage->numel * (int64_t)tt_dtype_size(ref.storage->dtype);
+  int64_t bytes = tt_api_storage_nbytes(ref.storage);
   tt_status_t s = tt_view_check_bounds(&v, tt_dtype_size(ref.dtype), bytes);
   if (s) return tt_py_raise(s);
   Py_RETURN_NONE;
@@ -781,7 +780,7 @@ static PyObject *py_op_size_companion(PyObject *self, PyObject *args) {
   (void)self;
   int id;
   if (!PyArg_ParseTuple(args, "i", &id)) return NULL;
-  int c = tt_ops_size_companion(id);
+  int c = tt_call_op_size_companion(id);
   if (c < 0) Py_RETURN_NONE;
   return PyLong_FromLong(c);
 }

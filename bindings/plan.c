@@ -18,7 +18,7 @@ typedef struct {
 
 static void plan_dealloc(TtPlanObject *self) {
   if (self->plan && tt_py_engine_enter_quiet()) {
-    tt_plan_release(self->plan);
+    tt_compiled_release(self->plan);
     tt_py_engine_leave();
   }
   Py_XDECREF(self->consts);
@@ -28,7 +28,7 @@ static void plan_dealloc(TtPlanObject *self) {
 
 static PyObject *plan_num_args(TtPlanObject *self, PyObject *unused) {
   (void)unused;
-  return PyLong_FromLong(tt_plan_num_args(self->plan));
+  return PyLong_FromLong(tt_compiled_num_args(self->plan));
 }
 
 static PyObject *plan_num_outputs(TtPlanObject *self, PyObject *unused) {
@@ -176,7 +176,7 @@ static PyObject *py_plan_capture_end(PyObject *self, PyObject *argtuple) {
     } else {
       TtPlanObject *po = PyObject_New(TtPlanObject, &TtPlanType);
       if (!po) {
-        tt_plan_release(plan);
+        tt_compiled_release(plan);
       } else {
         po->plan = plan;
         po->nslots = (int)no;
@@ -239,7 +239,7 @@ static PyObject *py_plan_run(PyObject *self, PyObject *const *argv, Py_ssize_t a
   Py_ssize_t na = PySequence_Fast_GET_SIZE(aseq);
   tt_tensor_ref_t asmall[16];
   tt_tensor_ref_t *ar = refs_of(aseq, na, asmall, 16);
-  int nout = tt_plan_num_outputs(po->plan);
+  int nout = tt_compiled_num_outputs(po->plan);
   tt_storage_t *ssmall[16];
   tt_storage_t **st = nout <= 16 ? ssmall : PyMem_Calloc((size_t)nout, sizeof(tt_storage_t *));
   PyObject *res = NULL;
@@ -260,7 +260,7 @@ static PyObject *py_plan_run(PyObject *self, PyObject *const *argv, Py_ssize_t a
     } else {
       res = PyList_New(po->nslots);
       PyObject *bsmall[16] = {0};
-      int nres = tt_plan_num_results(po->plan);
+      int nres = tt_compiled_num_results(po->plan);
       PyObject **by_result = nres <= 16 ? bsmall : PyMem_Calloc((size_t)nres, sizeof(PyObject *));
       if (!by_result) Py_CLEAR(res);
       for (int i = 0; res && i < po->nslots; i++) {
@@ -270,24 +270,24 @@ static PyObject *py_plan_run(PyObject *self, PyObject *const *argv, Py_ssize_t a
       }
       int k = 0;
       for (; res && k < nout; k++) {
-        const tt_plan_out_t *o = tt_plan_output(po->plan, k);
+        const tt_plan_out_t *o = tt_compiled_output(po->plan, k);
         tt_storage_t *s_k = st[k];
         st[k] = NULL;
         PyObject *t = NULL;
         if (o->kind == TT_PLAN_OUT_ARG) {
-          tt_storage_release(s_k);
+          tt_api_storage_release(s_k);
           PyObject *arg = PySequence_Fast_GET_ITEM(aseq, o->index);
           if (o->dtype == ar[o->index].dtype && view_equal(&o->view, &ar[o->index].view)) t = (Py_INCREF(arg), arg);
           else t = view_of(arg, o);
-        } else if (!by_result[o->index] && o->dtype == s_k->dtype && tt_view_is_whole(&o->view, s_k->numel)) {
+        } else if (!by_result[o->index] && o->dtype == tt_api_storage_dtype(s_k) && tt_view_is_whole(&o->view, tt_api_storage_numel(s_k))) {
           t = tt_py_make_tensor(s_k, o->dtype, o->view.rank, o->view.sizes);
           if (t) by_result[o->index] = (Py_INCREF(t), t);
         } else {
           if (!by_result[o->index]) {
-            int64_t n = s_k->numel;
-            by_result[o->index] = tt_py_make_tensor(s_k, s_k->dtype, 1, &n);
+            int64_t n = tt_api_storage_numel(s_k);
+            by_result[o->index] = tt_py_make_tensor(s_k, tt_api_storage_dtype(s_k), 1, &n);
           } else {
-            tt_storage_release(s_k);
+            tt_api_storage_release(s_k);
           }
           t = by_result[o->index] ? view_of(by_result[o->index], o) : NULL;
         }
@@ -299,7 +299,7 @@ static PyObject *py_plan_run(PyObject *self, PyObject *const *argv, Py_ssize_t a
         PyList_SET_ITEM(res, po->slot_of[k], t);
         Py_DECREF(old);
       }
-      for (int j = k; j < nout; j++) tt_storage_release(st[j]); /* not wrapped (an error) */
+      for (int j = k; j < nout; j++) tt_api_storage_release(st[j]); /* not wrapped (an error) */
       if (by_result) {
         for (int r = 0; r < nres; r++) Py_XDECREF(by_result[r]);
         if (by_result != bsmall) PyMem_Free(by_result);

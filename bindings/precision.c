@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "bindings.h"
-#include "ir/graph.h"
+#include "ir/precision.h"
 
 /* This thread's torch.tpu.precision override, -1 = none. */
 static _Thread_local int override_mode = -1;

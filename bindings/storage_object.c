@@ -5,7 +5,7 @@
 static void storage_dealloc(TtStorageObject *self) {
   /* In a forked child the buffer is the parent's: nothing to release here. */
   if (tt_py_engine_enter_quiet()) {
-    tt_storage_release(self->storage);
+    tt_api_storage_release(self->storage);
     tt_py_engine_leave();
   }
   Py_TYPE(self)->tp_free((PyObject *)self);
@@ -14,7 +14,7 @@ static void storage_dealloc(TtStorageObject *self) {
 static PyObject *storage_numel(TtStorageObject *self, PyObject *unused) {
   (void)unused;
   if (!tt_py_engine_enter()) return NULL; /* another thread may be growing it */
-  long long n = self->storage->numel;
+  long long n = tt_api_storage_numel(self->storage);
   tt_py_engine_leave();
   return PyLong_FromLongLong(n);
 }
@@ -22,7 +22,7 @@ static PyObject *storage_numel(TtStorageObject *self, PyObject *unused) {
 static PyObject *storage_nbytes(TtStorageObject *self, PyObject *unused) {
   (void)unused;
   if (!tt_py_engine_enter()) return NULL;
-  long long n = self->storage->numel * (long long)tt_dtype_size(self->storage->dtype);
+  long long n = tt_api_storage_nbytes(self->storage);
   tt_py_engine_leave();
   return PyLong_FromLongLong(n);
 }
@@ -45,7 +45,7 @@ PyTypeObject TtStorageType = {
 PyObject *tt_py_storage_wrap(tt_storage_t *s) {
   TtStorageObject *o = PyObject_New(TtStorageObject, &TtStorageType);
   if (!o) {
-    tt_storage_release(s);
+    tt_api_storage_release(s);
     return NULL;
   }
   o->storage = s;
@@ -117,7 +117,7 @@ static long long call_ll(PyObject *o, PyObject *name) {
 }
 
 int tt_py_sync_storage(PyObject *st, tt_storage_t *s, int fresh) {
-  uint64_t nbytes = (uint64_t)s->numel * tt_dtype_size(s->dtype), addr;
+  uint64_t nbytes = (uint64_t)tt_api_storage_nbytes(s), addr;
   if (fresh && nbytes == 0) return 1;
   if (!tt_py.construct_storage) {
     PyObject *torch_c = PyImport_ImportModule("torch._C");
@@ -127,7 +127,7 @@ int tt_py_sync_storage(PyObject *st, tt_storage_t *s, int fresh) {
     if (!tt_py.construct_storage) return 0;
   }
   if (!tt_py.device && !(tt_py.device = PyObject_GetAttr(st, tt_py.str_device))) return 0;
-  tt_status_t e = tt_storage_address(s, &addr);
+  tt_status_t e = tt_api_storage_address(s, &addr);
   if (e) {
     tt_py_raise(e);
     return 0;

@@ -15,7 +15,9 @@
 #include "ops/common.h"
 #include "ops/complex_rules.h"
 #include "ops/out_rules.h"
+#include "ops/lower.h"
 #include "ops/registry.h"
+#include "views/view.h"
 
 
 /* One engine's per-call scratch: the lowering context and the arrays that
@@ -32,6 +34,14 @@ static struct tt_call_scratch_s *scratch(tt_engine_t *e) {
   if (!e->call_scratch) e->call_scratch = tt_malloc(sizeof(struct tt_call_scratch_s)); /* freed with e */
   return e->call_scratch;
 }
+
+int tt_call_op_count(void) { return tt_ops_count(); }
+int tt_call_op_named_count(void) { return tt_ops_named_count(); }
+const char *tt_call_op_name(int op_id) {
+  const tt_op_def_t *d = tt_ops_get(op_id);
+  return d ? d->name : NULL;
+}
+int tt_call_op_size_companion(int op_id) { return tt_ops_size_companion(op_id); }
 
 tt_status_t tt_call_check_out(const char *name, int k, tt_dtype_t result, tt_dtype_t out) {
   return tt_op_check_out(name, k, result, out);

@@ -6,7 +6,6 @@
 
 #include "ops/args.h"
 #include "exec/engine_type.h"
-#include "ops/lower.h"
 
 typedef struct tt_call_out_s {
   tt_storage_t *storage; /* owned by the result */
@@ -51,6 +50,14 @@ int tt_call_matmul_precision(const tt_engine_t *e);
  * values, on the calling thread (NULL: the value set above). The embedding
  * uses it so that the other ops pay nothing for the setting. */
 void tt_call_set_matmul_precision_source(tt_engine_t *e, int (*source)(void *ctx), void *ctx);
+
+/* The op table as the embedding sees it (ops/registry.h below): ids 0 ..
+ * named_count-1 are the rows, in the order of tt_call_op_name; size
+ * companions follow up to tt_call_op_count (named as their op). */
+int tt_call_op_count(void);
+int tt_call_op_named_count(void);
+const char *tt_call_op_name(int op_id); /* NULL for an unknown id */
+int tt_call_op_size_companion(int op_id); /* -1 when it has none */
 
 tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out);
 /* The same without the index-mask step of TT_OPF_INDEX_MASKS rows (which

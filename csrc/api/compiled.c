@@ -3,6 +3,7 @@
 
 #include "exec/engine.h"
 #include "exec/launch_queue.h"
+#include "exec/plan.h"
 #include "exec/region.h"
 
 tt_status_t tt_compiled_capture_begin(tt_engine_t *e) { return tt_plan_capture_begin(e); }
@@ -38,3 +39,9 @@ tt_status_t tt_compiled_device_address(tt_engine_t *e, tt_storage_t *s, uint64_t
   TT_RETURN_IF_ERROR(tt_pjrt_buffer_await(e->rt, s->buf));
   return tt_pjrt_buffer_address(e->rt, s->buf, out_address);
 }
+
+int tt_compiled_num_args(const tt_plan_t *p) { return tt_plan_num_args(p); }
+int tt_compiled_num_outputs(const tt_plan_t *p) { return tt_plan_num_outputs(p); }
+const tt_plan_out_t *tt_compiled_output(const tt_plan_t *p, int k) { return tt_plan_output(p, k); }
+int tt_compiled_num_results(const tt_plan_t *p) { return tt_plan_num_results(p); }
+void tt_compiled_release(tt_plan_t *p) { tt_plan_release(p); }

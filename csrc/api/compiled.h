@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "exec/engine_type.h"
-#include "exec/plan.h"
+#include "exec/plan_types.h"
 #include "exec/stats.h"
 #include "ops/args.h"
 
@@ -29,5 +29,13 @@ tt_plan_stats_t tt_compiled_stats(const tt_engine_t *e);
 /* The device address of a storage's buffer, after the work pending on it
  * (0 for a never-written one): a storage a plan updates in place keeps it. */
 tt_status_t tt_compiled_device_address(tt_engine_t *e, tt_storage_t *s, uint64_t *out_address);
+
+/* A plan's argument count, its outputs (each a view of a result's new
+ * storage or of an argument's), its result storages, and its release. */
+int tt_compiled_num_args(const tt_plan_t *p);
+int tt_compiled_num_outputs(const tt_plan_t *p);
+const tt_plan_out_t *tt_compiled_output(const tt_plan_t *p, int k);
+int tt_compiled_num_results(const tt_plan_t *p);
+void tt_compiled_release(tt_plan_t *p);
 
 #endif

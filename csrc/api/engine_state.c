@@ -52,6 +52,9 @@ tt_status_t tt_engine_change_excess_precision(tt_engine_t *e, bool allowed) {
 }
 
 tt_region_stats_t tt_engine_region_stats(tt_engine_t *e) { return *tt_region_stats(e); }
+tt_memory_stats_t tt_engine_memory(const tt_engine_t *e) { return tt_memory_snapshot(e); }
+void tt_engine_reset_memory_peak(tt_engine_t *e) { tt_memory_reset_peak(e); }
+
 void tt_engine_set_defer_chunk_ops(tt_engine_t *e, int n) { tt_region_set_chunk_ops(e, n); }
 int tt_engine_defer_chunk_ops(tt_engine_t *e) { return tt_region_chunk_ops(e); }
 

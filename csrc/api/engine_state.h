@@ -9,11 +9,10 @@
 
 #include "base/status.h"
 #include "exec/engine_type.h"
+#include "cache/dir_stats.h"
 #include "exec/mode.h" /* eager modes: tt_set_eager_mode, tt_get_eager_mode */
-#include "exec/region.h"
 #include "exec/stats.h"
-#include "cache/store.h"
-#include "pjrt/runtime.h"
+#include "pjrt/info.h"
 
 /* The core's version string. */
 const char *tt_engine_version(void);
@@ -43,6 +42,10 @@ void tt_engine_set_rng_state(tt_engine_t *e, uint64_t seed, uint64_t offset);
  * under the old setting. */
 bool tt_engine_allows_excess_precision(const tt_engine_t *e);
 tt_status_t tt_engine_change_excess_precision(tt_engine_t *e, bool allowed);
+
+/* The engine's memory counters read, or their peaks reset to the live values. */
+tt_memory_stats_t tt_engine_memory(const tt_engine_t *e);
+void tt_engine_reset_memory_peak(tt_engine_t *e);
 
 /* DeferAndFuse's region counters and its chunk length (ops per region). */
 tt_region_stats_t tt_engine_region_stats(tt_engine_t *e);

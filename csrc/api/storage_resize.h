@@ -6,7 +6,8 @@
 
 #include <stdint.h>
 
-#include "exec/storage.h"
+#include "base/status.h"
+#include "ops/args.h"
 
 /* Grows a storage in place to numel elements (Tensor.resize_): the old
  * contents stay as the prefix, the rest reads as zeros. Smaller: nothing. */

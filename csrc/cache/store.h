@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "base/status.h"
+#include "cache/dir_stats.h"
 #include "cache/entry.h"
 
 typedef struct tt_cache_dir_s tt_cache_dir_t;
@@ -23,10 +24,6 @@ typedef struct tt_cache_dir_options_s {
   uint64_t max_bytes; /* size limit of the entries (0: none); least recently used go first */
 } tt_cache_dir_options_t;
 
-/* What this process's puts did to keep the directory tidy (cache/sweep.h). */
-typedef struct tt_cache_dir_stats_s {
-  uint64_t sweeps, evicted, stale_temps_removed;
-} tt_cache_dir_stats_t;
 
 /* Creates the directory (and its parents) if needed; fails if it cannot be
  * created or written. */

@@ -43,22 +43,10 @@
 
 #include "base/status.h"
 #include "exec/engine_type.h"
+#include "exec/plan_types.h"
 #include "exec/storage.h"
 #include "ops/args.h"
 
-typedef struct tt_plan_s tt_plan_t;
-
-typedef enum tt_plan_out_kind_e {
-  TT_PLAN_OUT_RESULT, /* a view of result `index`'s new storage */
-  TT_PLAN_OUT_ARG,    /* a view of argument `index`'s storage */
-} tt_plan_out_kind_t;
-
-typedef struct tt_plan_out_s {
-  tt_plan_out_kind_t kind;
-  int index;
-  tt_dtype_t dtype;
-  tt_view_t view;
-} tt_plan_out_t;
 
 /* Runs the open region, then starts capturing (error if a capture is open). */
 tt_status_t tt_plan_capture_begin(tt_engine_t *e);

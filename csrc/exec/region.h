@@ -10,6 +10,7 @@
 #ifndef TT_EXEC_REGION_H
 #define TT_EXEC_REGION_H
 
+#include "exec/stats.h"
 #include "exec/storage.h"
 #include "exec/async_errors.h"
 #include "exec/run.h"
@@ -17,15 +18,6 @@
 #include "exec/engine_type.h"
 #include "ir/graph.h"
 
-typedef struct tt_region_stats_s {
-  uint64_t flushes;      /* regions run */
-  uint64_t last_nodes;   /* nodes in the last region run */
-  uint64_t last_outputs; /* live outputs of the last region run */
-  uint64_t last_ops;     /* ATen ops in the last region run */
-  uint64_t repeat_cuts;  /* regions closed by the repeated-ops heuristic */
-  uint64_t chunk_cuts;   /* regions closed after TORCH_TPU_DEFER_CHUNK_OPS ops */
-  uint64_t ops;          /* ATen ops recorded so far, all regions */
-} tt_region_stats_t;
 
 /* A capture (exec/plan.h): while active, the region is one compiled graph
  * being recorded: no op closes it (whatever the mode), and anything that

@@ -35,4 +35,15 @@ typedef struct tt_memory_stats_s {
   int64_t allocated_bytes, freed_bytes; /* totals since start */
 } tt_memory_stats_t;
 
+/* DeferAndFuse's region counters (exec/region.h). */
+typedef struct tt_region_stats_s {
+  uint64_t flushes;      /* regions run */
+  uint64_t last_nodes;   /* nodes in the last region run */
+  uint64_t last_outputs; /* live outputs of the last region run */
+  uint64_t last_ops;     /* ATen ops in the last region run */
+  uint64_t repeat_cuts;  /* regions closed by the repeated-ops heuristic */
+  uint64_t chunk_cuts;   /* regions closed after TORCH_TPU_DEFER_CHUNK_OPS ops */
+  uint64_t ops;          /* ATen ops recorded so far, all regions */
+} tt_region_stats_t;
+
 #endif

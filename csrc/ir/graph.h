@@ -6,9 +6,10 @@
 #include <stdint.h>
 
 #include "base/dtype.h"
+#include "base/rank.h"
 #include "base/status.h"
+#include "ir/precision.h"
 
-#define TT_MAX_RANK 8
 
 typedef struct tt_type_s {
   tt_dtype_t dtype;
@@ -89,12 +90,6 @@ typedef enum tt_binary_e {
   TT_BIN_COUNT
 } tt_binary_t;
 
-/* sub of TT_OPK_DOT and TT_OPK_CONV: how float32 operands are multiplied
- * (torch.set_float32_matmul_precision). HIGHEST is 0, so a node built
- * without a mode is an IEEE float32 contraction, as before modes existed.
- * MEDIUM: one bf16 pass (operands rounded to bf16, f32 accumulation); HIGH:
- * three bf16 passes (x = hi + lo split, hi*hi + hi*lo + lo*hi). */
-typedef enum tt_precision_e { TT_PREC_HIGHEST = 0, TT_PREC_HIGH = 1, TT_PREC_MEDIUM = 2 } tt_precision_t;
 
 typedef enum tt_fft_e { TT_FFT_FFT, TT_FFT_IFFT, TT_FFT_RFFT, TT_FFT_IRFFT } tt_fft_t;
 

@@ -5,7 +5,8 @@
 
 #include <stdint.h>
 
-#include "views/view.h"
+#include "base/dtype.h"
+#include "views/view_type.h"
 
 /* A storage is the engine's (exec/storage.h); lowerings hold it as a handle
  * and reach its value through the lowering interface (ops/lower.h). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/scalar_bits.h"
+#include "views/view.h"
 
 tt_val_t tt_l_fail(tt_lower_t *L, tt_code_t code, const char *fmt, ...) {
   if (tt_graph_failed(L->g)) return -1;

@@ -13,6 +13,7 @@
 #include "base/dtype.h"
 #include "base/env.h"
 #include "base/status.h"
+#include "pjrt/info.h"
 
 typedef struct tt_pjrt_runtime_s tt_pjrt_runtime_t;
 typedef struct tt_pjrt_buffer_s tt_pjrt_buffer_t;         /* a device buffer */
@@ -25,16 +26,6 @@ typedef struct tt_pjrt_options_s {
   int cpu_device_count;
 } tt_pjrt_options_t;
 
-typedef struct tt_pjrt_info_s {
-  const char *plugin_path;      /* borrowed, valid while the runtime lives */
-  const char *platform_name;    /* "cpu", "tpu", "cuda" */
-  const char *platform_version;
-  const char *device_kind;
-  const char *xla_version;      /* plugin attribute, "" if not reported */
-  int api_major, api_minor;     /* what the plugin reports */
-  int num_devices;              /* addressable devices */
-  uint64_t identity;            /* fingerprint of plugin path+platform+versions */
-} tt_pjrt_info_t;
 
 /* dlopens `path`, checks the API version and struct sizes, initializes the
  * plugin and creates a client. Errors name the path and both API versions. */
@@ -49,9 +40,6 @@ int tt_pjrt_runtime_stablehlo_version(const tt_pjrt_runtime_t *rt, int64_t out_v
 /* The plugin allocator's view of device 0 (PJRT_Device_MemoryStats); a field
  * the plugin does not report is -1. Returns 0 when the plugin has no memory
  * stats at all (XLA's CPU plugin answers UNIMPLEMENTED). */
-typedef struct tt_pjrt_memory_s {
-  int64_t bytes_in_use, peak_bytes_in_use, bytes_limit, bytes_reserved, peak_bytes_reserved;
-} tt_pjrt_memory_t;
 int tt_pjrt_device_memory(tt_pjrt_runtime_t *rt, tt_pjrt_memory_t *out);
 
 /* Copies host data (dense, row-major) to a new buffer on device `device`

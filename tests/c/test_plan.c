@@ -12,6 +12,7 @@
 #include "api/call.h"
 #include "api/compiled.h"
 #include "check.h"
+#include "exec/plan.h"
 #include "exec/engine.h"
 #include "ops/registry.h"
 #include "refs.h"
