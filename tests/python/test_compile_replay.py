@@ -266,9 +266,15 @@ def test_two_threads_replay_one_compiled_function():
     f = torch.compile(_ten_ops, backend="tpu")
     f(torch.randn(16, 16, device="tpu"), torch.randn(16, 16, device="tpu"))
     errors = []
+    # Dynamo's global-state guard includes at::get_num_threads(), which is per
+    # OS thread once something has set it (a DataLoader's pin-memory thread
+    # sets 1): the threads run with the main thread's value, or each would
+    # recompile the function once.
+    n_threads = torch.get_num_threads()
 
     def work(seed):
         try:
+            torch.set_num_threads(n_threads)
             g = torch.Generator().manual_seed(seed)
             for _ in range(15):
                 a, b = torch.randn(16, 16, generator=g), torch.randn(16, 16, generator=g)
