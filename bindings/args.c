@@ -59,6 +59,17 @@ static int math_bit(PyObject *obj, PyObject *method) {
   return r;
 }
 
+int tt_py_device_mismatch(PyObject *tensor, const char *op) {
+  PyObject *dev = PyObject_GetAttrString(tensor, "device");
+  PyObject *ds = dev ? PyObject_Str(dev) : NULL;
+  PyErr_Format(PyExc_RuntimeError,
+               "Expected all tensors to be on the same device, but found at least two devices, tpu:0 and %s! (in %s)",
+               ds ? PyUnicode_AsUTF8(ds) : "another device", op);
+  Py_XDECREF(ds);
+  Py_XDECREF(dev);
+  return 0;
+}
+
 int tt_py_tensor_ref(PyObject *obj, const char *op, tt_tensor_ref_t *out) {
   memset(out, 0, sizeof(*out));
   PyObject *dt = PyObject_GetAttr(obj, tt_py.str_dtype);
@@ -87,17 +98,7 @@ int tt_py_tensor_ref(PyObject *obj, const char *op, tt_tensor_ref_t *out) {
   Py_DECREF(shape);
   if (rank < 0) return 0;
   out->view.rank = rank;
-  if (!out->storage) {
-    if (rank == 0) return host_scalar(obj, out);
-    PyObject *dev = PyObject_GetAttrString(obj, "device");
-    PyObject *ds = dev ? PyObject_Str(dev) : NULL;
-    PyErr_Format(PyExc_RuntimeError,
-                 "Expected all tensors to be on the same device, but found at least two devices, tpu:0 and %s! (in %s)",
-                 ds ? PyUnicode_AsUTF8(ds) : "another device", op);
-    Py_XDECREF(ds);
-    Py_XDECREF(dev);
-    return 0;
-  }
+  if (!out->storage) return rank == 0 ? host_scalar(obj, out) : tt_py_device_mismatch(obj, op);
   PyObject *st = PyObject_CallMethodNoArgs(obj, tt_py.str_stride);
   if (!st) return 0;
   int n = seq_ints(st, out->view.strides, TT_MAX_RANK, op);

@@ -82,6 +82,9 @@ int tt_py_args_convert(PyObject *tuple, const char *op, tt_py_args_t *out);
 void tt_py_args_free(tt_py_args_t *a);
 /* One torch tensor as a view reference. */
 int tt_py_tensor_ref(PyObject *obj, const char *op, tt_tensor_ref_t *out);
+/* CPU's "Expected all tensors to be on the same device" for a tensor that is
+ * not on tpu, naming op; returns 0 with it set. */
+int tt_py_device_mismatch(PyObject *tensor, const char *op);
 
 /* A new "tpu" torch tensor (contiguous) over the given storage (steals it). */
 PyObject *tt_py_make_tensor(tt_storage_t *s, tt_dtype_t dtype, int rank, const int64_t *sizes);

@@ -11,15 +11,7 @@
  * tensor is never a host scalar). */
 static int tpu_ref(PyObject *t, const char *name, tt_tensor_ref_t *ref) {
   if (!tt_py_tensor_ref(t, name, ref)) return 0;
-  if (ref->storage) return 1;
-  PyObject *dev = PyObject_GetAttrString(t, "device");
-  PyObject *ds = dev ? PyObject_Str(dev) : NULL;
-  PyErr_Format(PyExc_RuntimeError,
-               "Expected all tensors to be on the same device, but found at least two devices, tpu:0 and %s! (in %s)",
-               ds ? PyUnicode_AsUTF8(ds) : "another device", name);
-  Py_XDECREF(ds);
-  Py_XDECREF(dev);
-  return 0;
+  return ref->storage ? 1 : tt_py_device_mismatch(t, name);
 }
 
 /* check_out_write(name, outs, results, inputs) -> tuple of bools: for each
