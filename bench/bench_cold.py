@@ -1,0 +1,160 @@
+"""Cold start: time to the first training step of the peers.md transformer
+(4 pre-norm blocks, d=128, 4 heads, seq 64, batch 8, causal attention on the
+math path, GELU MLP, AdamW) in a fresh process, for torchtpu's eager modes
+with the persistent cache (tier 3) empty and warm, XLA's optimization level 0
+(the cost of a cheap first compile, as an experiment), PyTorch on CPU and, if
+its virtualenv exists (shared/notes/peers.md says how to make it safely),
+TorchTPU's own wheel torch-tpu 0.2.0 on the same XLA CPU plugin. Rounds are
+interleaved; each figure is a median. Prints one table: seconds for import,
+set-up (model to device) and the first step, and the ratio of the total to
+torch-tpu's and to PyTorch's.
+
+    .venv/bin/python bench/bench_cold.py [--rounds 2] [--ttpu /tmp/ttpu/bin/python]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+CHILD = r'''
+import json, os, sys, time
+t0 = time.perf_counter()
+import torch
+kind = os.environ["COLD_KIND"]
+if kind == "torchtpu":
+    import torchtpu  # noqa: F401
+    torch.tpu.set_eager_mode(os.environ["COLD_MODE"])
+    dev = "tpu"
+elif kind == "torch_tpu":
+    import torch_tpu  # noqa: F401
+    from torch_tpu import _loader
+    _loader._init_device("tpu")
+    dev = "tpu"
+else:
+    dev = "cpu"
+t1 = time.perf_counter()
+from torch import nn
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+
+class Net(nn.Module):
+    def __init__(self, d=128, heads=4, layers=4, vocab=256):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.blocks = nn.ModuleList([nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=0.0, batch_first=True,
+                                                                norm_first=True, activation="gelu")
+                                     for _ in range(layers)])
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, x):
+        y = self.emb(x)
+        mask = nn.Transformer.generate_square_subsequent_mask(x.shape[1], device=x.device)
+        for b in self.blocks:
+            y = b(y, src_mask=mask, is_causal=True)
+        return self.head(y)
+
+
+def sync():
+    if dev != "cpu":
+        torch.accelerator.synchronize()
+
+
+torch.manual_seed(0)
+m = Net().to(dev)
+opt = torch.optim.AdamW(m.parameters(), lr=1e-3)
+x = torch.randint(0, 256, (8, 64)).to(dev)
+sync()
+t2 = time.perf_counter()
+with sdpa_kernel(SDPBackend.MATH):
+    loss = nn.functional.cross_entropy(m(x).reshape(-1, 256), x.reshape(-1))
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+    loss.item()
+sync()
+t3 = time.perf_counter()
+out = {"import": t1 - t0, "setup": t2 - t1, "step": t3 - t2}
+if kind == "torchtpu":
+    s = torch.tpu.cache_stats()
+    out.update(programs=s["executables"], compile_s=s["compile_seconds"], tier3_hits=s["tier3_hits"])
+print("COLD " + json.dumps(out))
+'''
+
+
+def run(python, env, cwd=None):
+    r = subprocess.run([python, "-c", CHILD], env=dict(os.environ, **env), capture_output=True, text=True,
+                       timeout=600, cwd=cwd)
+    for line in r.stdout.splitlines():
+        if line.startswith("COLD "):
+            return json.loads(line[5:])
+    raise RuntimeError(f"{env.get('COLD_KIND')}: no result (rc {r.returncode}):\n{(r.stdout + r.stderr)[-2000:]}")
+
+
+def ttpu_env(python):
+    lib = subprocess.run([python, "-c", "import xla_plugins.xla_cpu_pjrt as p, os; "
+                          "print(os.path.join(os.path.dirname(p.__file__), 'xla_cpu_pjrt.so'))"],
+                         capture_output=True, text=True).stdout.strip()
+    return {"TPU_LIBRARY_PATH": lib, "TPU_SKIP_MDS_QUERY": "1", "TF_CPP_MIN_LOG_LEVEL": "2"}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--ttpu", default="/tmp/ttpu/bin/python")
+    args = ap.parse_args()
+    me = sys.executable
+    base = {"OMP_WAIT_POLICY": "PASSIVE"}
+    configs = []  # (label, python, env function of a fresh tier-3 directory)
+    for mode in ("strict", "defer_and_fuse"):
+        configs.append((f"torchtpu {mode}, tier 3 empty", me,
+                        lambda d, mode=mode: {"COLD_KIND": "torchtpu", "COLD_MODE": mode,
+                                              "TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT": d}))
+    configs.append(("torchtpu strict, tier 3 warm", me, "warm"))
+    configs.append(("torchtpu strict, tier 3 empty, XLA -O0", me,
+                    lambda d: {"COLD_KIND": "torchtpu", "COLD_MODE": "strict", "XLA_FLAGS":
+                               "--xla_backend_optimization_level=0", "TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT": d}))
+    configs.append(("PyTorch CPU eager", me, lambda d: {"COLD_KIND": "cpu"}))
+    have_ttpu = os.path.exists(args.ttpu)
+    if have_ttpu:
+        tenv = ttpu_env(args.ttpu)  # its plugin path: torch_tpu imports only with it set
+        have_ttpu = bool(tenv["TPU_LIBRARY_PATH"]) and subprocess.run(
+            [args.ttpu, "-c", "import torch_tpu"], capture_output=True, env=dict(os.environ, **tenv),
+            cwd=tempfile.gettempdir()).returncode == 0
+    if have_ttpu:
+        configs.append(("torch-tpu 0.2.0 DEFER_NEVER (TorchTPU)", args.ttpu,
+                        lambda d: dict(tenv, COLD_KIND="torch_tpu", TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT=d)))
+    results = {label: [] for label, _, _ in configs}
+    for _ in range(args.rounds):
+        for label, python, envf in configs:
+            with tempfile.TemporaryDirectory() as d:
+                if envf == "warm":  # fill tier 3 in one process, measure the next
+                    env = {"COLD_KIND": "torchtpu", "COLD_MODE": "strict", "TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT": d}
+                    run(python, dict(base, **env))
+                else:
+                    env = envf(d)
+                # torch-tpu runs outside the repository, whose torch_tpu/ (our shim) would shadow it
+                cwd = d if python != me else None
+                results[label].append(run(python, dict(base, **env), cwd))
+    med = {label: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for label, rs in results.items()}
+    total = {label: m["import"] + m["setup"] + m["step"] for label, m in med.items()}
+    ref_t = total.get("torch-tpu 0.2.0 DEFER_NEVER (TorchTPU)")
+    ref_c = total["PyTorch CPU eager"]
+    print(f"cold start, first training step in a fresh process; medians of {args.rounds} interleaved rounds")
+    if not have_ttpu:
+        print(f"(torch-tpu not found at {args.ttpu}: shared/notes/peers.md says how to install it safely)")
+    print(f"{'framework / mode':44s} {'import':>7s} {'setup':>7s} {'step':>7s} {'total':>7s} {'/TorchTPU':>9s} "
+          f"{'/CPU':>6s} {'programs':>8s} {'compile s':>9s}")
+    for label, m in med.items():
+        rt = f"{total[label] / ref_t:9.2f}" if ref_t else f"{'-':>9s}"
+        progs = f"{m['programs']:8.0f} {m['compile_s']:9.2f}" if "programs" in m else f"{'-':>8s} {'-':>9s}"
+        print(f"{label:44s} {m['import']:7.2f} {m['setup']:7.2f} {m['step']:7.2f} {total[label]:7.2f} {rt} "
+              f"{total[label] / ref_c:6.2f} {progs}")
+    cold, warm = med["torchtpu strict, tier 3 empty"], med["torchtpu strict, tier 3 warm"]
+    print(f"first step, tier 3 empty / warm: {cold['step'] / warm['step']:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
