@@ -442,8 +442,8 @@ static tt_status_t lower_glu_backward(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_activation[] = {
-    {"relu", lower_relu, 0}, {"relu_", lower_relu, TT_OPF_INPLACE},
-    {"threshold", lower_threshold, 0}, {"threshold_", lower_threshold, TT_OPF_INPLACE},
+    {"relu", lower_relu, TT_OPF_UNORDERED}, {"relu_", lower_relu, TT_OPF_INPLACE | TT_OPF_UNORDERED},
+    {"threshold", lower_threshold, TT_OPF_UNORDERED}, {"threshold_", lower_threshold, TT_OPF_INPLACE | TT_OPF_UNORDERED},
     {"threshold_backward", lower_threshold_backward, 0},
     {"gelu", lower_gelu, 0}, {"gelu_", lower_gelu, TT_OPF_INPLACE},
     {"gelu_backward", lower_gelu_backward, 0},
@@ -453,7 +453,7 @@ const tt_op_def_t tt_ops_activation[] = {
     {"tanh_backward", lower_tanh_backward, 0},
     {"leaky_relu", lower_leaky_relu, 0}, {"leaky_relu_", lower_leaky_relu, TT_OPF_INPLACE},
     {"leaky_relu_backward", lower_leaky_relu_backward, 0},
-    {"hardtanh", lower_hardtanh, 0}, {"hardtanh_", lower_hardtanh, TT_OPF_INPLACE},
+    {"hardtanh", lower_hardtanh, TT_OPF_UNORDERED}, {"hardtanh_", lower_hardtanh, TT_OPF_INPLACE | TT_OPF_UNORDERED},
     {"hardtanh_backward", lower_hardtanh_backward, 0},
     {"elu", lower_elu, 0}, {"elu_", lower_elu, TT_OPF_INPLACE},
     {"elu_backward", lower_elu_backward, 0},

@@ -3,18 +3,7 @@
  * complex lowering); everything else is refused with a clear error. */
 #include "ops/complex_rules.h"
 
-#include <string.h>
-
 #include "ops/registry.h"
-
-/* CPU has no kernel for these on complex values (no ordering): its error
- * is a RuntimeError, not NotImplementedError. */
-static const char *const unordered[] = {
-    "lt", "le", "gt", "ge", "max", "min", "maximum", "minimum", "fmax", "fmin", "clamp", "clamp_min",
-    "clamp_max", "amax", "amin", "aminmax", "argmax", "argmin", "sort", "topk", "msort", "kthvalue",
-    "median", "nanmedian", "cummax", "cummin", "floor", "ceil", "trunc", "round", "remainder", "fmod",
-    "floor_divide", "heaviside", "relu", "hardtanh", "threshold", NULL,
-};
 
 static tt_dtype_t complex_in(const tt_arg_t *args, int nargs) {
   for (int i = 0; i < nargs; i++) {
@@ -31,14 +20,6 @@ static tt_dtype_t complex_in(const tt_arg_t *args, int nargs) {
   return TT_DTYPE_INVALID;
 }
 
-static int is_unordered(const char *name) {
-  size_t n = strcspn(name, ".");
-  if (n && name[n - 1] == '_') n--; /* in-place form */
-  for (const char *const *u = unordered; *u; u++)
-    if (strlen(*u) == n && strncmp(*u, name, n) == 0) return 1;
-  return 0;
-}
-
 tt_status_t tt_complex_route(const tt_op_def_t *def, const tt_arg_t *args, int nargs, tt_lower_fn *out_fn) {
   *out_fn = def->fn;
   tt_dtype_t dt = complex_in(args, nargs);
@@ -48,8 +29,10 @@ tt_status_t tt_complex_route(const tt_op_def_t *def, const tt_arg_t *args, int n
     return TT_OK_STATUS;
   }
   const char *pt = dt == TT_C64 ? "ComplexFloat" : "ComplexDouble";
-  if (is_unordered(def->name))
-    return tt_status_make(TT_INVALID_ARGUMENT, "%s: not implemented for '%s' (complex numbers have no ordering)",
+  /* CPU has no kernel for these on complex values (no ordering) */
+  if (def->flags & (TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK))
+    return tt_status_make(def->flags & TT_OPF_UNORDERED ? TT_NOT_IMPLEMENTED : TT_INVALID_ARGUMENT,
+                          "%s: not implemented for '%s' (complex numbers have no ordering; CPU has no such kernel either)",
                           def->name, pt);
   return tt_status_make(TT_NOT_IMPLEMENTED, "%s: complex dtype %s is not supported on TPU yet", def->name,
                         tt_dtype_name(dt));

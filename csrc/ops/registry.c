@@ -48,8 +48,12 @@ static void build(void) {
     for (const tt_op_def_t *d = *f; d->name; d++) {
       if (nflat == MAX_OPS) fail("more ops than MAX_OPS; raise it", d->name);
       if (!d->fn) fail("an op without a lowering", d->name);
-      if (d->flags & ~(TT_OPF_INPLACE | TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX | TT_OPF_INDEX_MASKS)) fail("an unknown flag", d->name);
+      if (d->flags & ~(TT_OPF_INPLACE | TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX | TT_OPF_INDEX_MASKS | TT_OPF_UNORDERED |
+                       TT_OPF_UNORDERED_CHECK)) fail("an unknown flag", d->name);
       if (d->complex && (d->flags & TT_OPF_COMPLEX)) fail("both a complex lowering and TT_OPF_COMPLEX", d->name);
+      int unordered = d->flags & (TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK);
+      if (unordered == (TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK)) fail("both unordered flags", d->name);
+      if ((d->complex || (d->flags & TT_OPF_COMPLEX)) && unordered) fail("a complex rule and an unordered flag", d->name);
       by_name[nflat] = nflat;
       flat[nflat++] = d;
     }
@@ -61,7 +65,8 @@ static void build(void) {
     if (!flat[id]->size) continue;
     if (ncomp == MAX_COMPANIONS || nflat == MAX_OPS) fail("more size companions than MAX_COMPANIONS; raise it", flat[id]->name);
     /* reads what its op reads: its op's complex rule when that is "as is" */
-    companions[ncomp] = (tt_op_def_t){.name = flat[id]->name, .fn = flat[id]->size, .flags = flat[id]->flags & TT_OPF_COMPLEX};
+    companions[ncomp] = (tt_op_def_t){.name = flat[id]->name, .fn = flat[id]->size, .flags = flat[id]->flags &
+                                     (TT_OPF_COMPLEX | TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK)};
     companion_of[id] = nflat;
     flat[nflat++] = &companions[ncomp++];
   }

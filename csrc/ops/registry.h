@@ -17,6 +17,13 @@ enum {
    * may hold boolean or byte masks: the facade expands them into long
    * indices first, or runs masked_fill, as PyTorch does (api/index_masks.h). */
   TT_OPF_INDEX_MASKS = 8,
+  /* Needs an ordering of values (comparisons, min/max, sorting, rounding):
+   * CPU has no complex kernel either, so complex inputs are refused with
+   * CPU's type and a message saying so. UNORDERED: NotImplementedError
+   * (CPU's dtype dispatch finds no kernel); UNORDERED_CHECK: RuntimeError
+   * (CPU checks the dtype first: max.dim, maximum, sort, topk, ...). */
+  TT_OPF_UNORDERED = 16,
+  TT_OPF_UNORDERED_CHECK = 32,
 };
 
 typedef struct tt_op_def_s {

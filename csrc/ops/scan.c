@@ -107,8 +107,8 @@ static tt_status_t lower_logcumsumexp(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_scan[] = {
-    {"cummax", lower_cummax, 0},
-    {"cummin", lower_cummin, 0},
+    {"cummax", lower_cummax, TT_OPF_UNORDERED},
+    {"cummin", lower_cummin, TT_OPF_UNORDERED},
     {"_cummax_helper", lower_cummax_helper, 0},
     {"_cummin_helper", lower_cummin_helper, 0},
     {"_logcumsumexp", lower_logcumsumexp, 0},

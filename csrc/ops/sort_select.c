@@ -196,11 +196,11 @@ static tt_status_t lower_mode(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_sort_select[] = {
-    {"median", lower_median, 0},
-    {"nanmedian", lower_nanmedian, 0},
-    {"median.dim", lower_median_dim, 0},
-    {"nanmedian.dim", lower_nanmedian_dim, 0},
-    {"kthvalue", lower_kthvalue, 0},
+    {"median", lower_median, TT_OPF_UNORDERED},
+    {"nanmedian", lower_nanmedian, TT_OPF_UNORDERED},
+    {"median.dim", lower_median_dim, TT_OPF_UNORDERED},
+    {"nanmedian.dim", lower_nanmedian_dim, TT_OPF_UNORDERED},
+    {"kthvalue", lower_kthvalue, TT_OPF_UNORDERED},
     {"mode", lower_mode, 0},
     {NULL, NULL, 0},
 };

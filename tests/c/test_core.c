@@ -252,17 +252,21 @@ static void test_from_host(void) {
  * in-place flag only on a trailing-underscore name; each size companion
  * has an id after the rows, is named as its op and found from its row. */
 static void test_registry(void) {
-  int n = tt_ops_count(), named = tt_ops_named_count(), bad = 0, companions = 0, complex_rows = 0;
+  int n = tt_ops_count(), named = tt_ops_named_count(), bad = 0, companions = 0, complex_rows = 0, unordered = 0;
   CHECK(named > 400 && n > named);
   for (int id = 0; id < named; id++) {
     const tt_op_def_t *d = tt_ops_get(id);
     if (!d || !d->name || !d->name[0] || !d->fn || tt_ops_find(d->name) != id ||
-        (d->flags & ~(TT_OPF_INPLACE | TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX | TT_OPF_INDEX_MASKS)) ||
-        (d->complex && (d->flags & TT_OPF_COMPLEX))) {
+        (d->flags & ~(TT_OPF_INPLACE | TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX | TT_OPF_INDEX_MASKS | TT_OPF_UNORDERED |
+                      TT_OPF_UNORDERED_CHECK)) ||
+        (d->complex && (d->flags & TT_OPF_COMPLEX)) ||
+        ((d->flags & TT_OPF_UNORDERED) && (d->flags & TT_OPF_UNORDERED_CHECK)) ||
+        ((d->flags & (TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK)) && (d->complex || (d->flags & TT_OPF_COMPLEX)))) {
       bad++;
       continue;
     }
     if (d->complex || (d->flags & TT_OPF_COMPLEX)) complex_rows++;
+    if (d->flags & (TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK)) unordered++;
     if (d->flags & TT_OPF_INPLACE) {
       const char *dot = strchr(d->name, '.');
       size_t len = dot ? (size_t)(dot - d->name) : strlen(d->name);
@@ -279,6 +283,9 @@ static void test_registry(void) {
   CHECK(bad == 0);
   CHECK(companions == n - named && companions >= 10);
   CHECK(complex_rows > 100);
+  CHECK(unordered > 60);
+  CHECK((tt_ops_get(tt_ops_find("lt.Tensor"))->flags & TT_OPF_UNORDERED) &&
+        (tt_ops_get(tt_ops_find("sort.stable"))->flags & TT_OPF_UNORDERED_CHECK));
   CHECK(tt_ops_size_companion(tt_ops_find("bincount")) >= named && tt_ops_size_companion(tt_ops_find("add.Tensor")) == -1);
   CHECK(tt_ops_get(tt_ops_find("add.Tensor"))->complex != NULL);
   CHECK(tt_ops_get(tt_ops_find("clone"))->flags & TT_OPF_COMPLEX);

@@ -182,6 +182,43 @@ def test_unchecked_op_is_refused():
         t.abs_()
 
 
+UNORDERED_CALLS = {
+    "lt": lambda t: t < t, "le": lambda t: t <= t, "gt.Scalar": lambda t: t > 0, "ge": lambda t: t >= t,
+    "max": lambda t: t.max(), "min": lambda t: t.min(), "max.dim": lambda t: t.max(0), "min.dim": lambda t: t.min(0),
+    "maximum": lambda t: torch.maximum(t, t), "minimum": lambda t: torch.minimum(t, t),
+    "maximum.out": lambda t: torch.maximum(t, t, out=torch.empty_like(t)), "fmax": lambda t: torch.fmax(t, t),
+    "fmin": lambda t: torch.fmin(t, t), "clamp": lambda t: t.clamp(0, 1), "clamp.Tensor": lambda t: t.clamp(t, t),
+    "clamp_min_": lambda t: t.clamp_min_(0), "clamp_max": lambda t: t.clamp_max(0), "amax": lambda t: t.amax(),
+    "amin": lambda t: t.amin(), "aminmax": lambda t: t.aminmax(), "argmax": lambda t: t.argmax(),
+    "argmin": lambda t: t.argmin(), "sort": lambda t: t.sort(), "topk": lambda t: t.topk(2),
+    "kthvalue": lambda t: t.kthvalue(1), "median": lambda t: t.median(), "nanmedian.dim": lambda t: t.nanmedian(0),
+    "cummax": lambda t: t.cummax(0), "cummin": lambda t: t.cummin(0), "floor": torch.floor, "ceil": torch.ceil,
+    "trunc": torch.trunc, "round_": lambda t: t.round_(), "round.decimals": lambda t: t.round(decimals=1),
+    "remainder": lambda t: t % 2, "fmod": lambda t: torch.fmod(t, t), "floor_divide": lambda t: t // t,
+    "heaviside": lambda t: torch.heaviside(t, t), "relu": torch.relu,
+    "hardtanh": torch.nn.functional.hardtanh, "threshold": lambda t: torch.threshold(t, 0.0, 0.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNORDERED_CALLS))
+def test_unordered_op_raises_cpu_error_type(name):
+    """Ops with no complex kernel on CPU either (no ordering: rows flagged
+    TT_OPF_UNORDERED / _CHECK) raise CPU's exact exception type for complex
+    inputs: NotImplementedError where CPU's dtype dispatch finds no kernel,
+    a plain RuntimeError where CPU checks first (NotImplementedError is a
+    RuntimeError too, so the types are compared exactly)."""
+    fn = UNORDERED_CALLS[name]
+    errors = []
+    for dev in ("cpu", "tpu"):
+        try:
+            fn(cmake((3,)).to(dev))
+        except RuntimeError as e:
+            errors.append(type(e))
+        else:
+            errors.append(None)
+    assert errors[0] is not None and errors[1] is errors[0], (name, errors)
+
+
 @pytest.mark.parametrize("dtype", CDTYPES)
 @pytest.mark.parametrize("name", ["cumsum", "cumprod"])
 def test_cumulative_vs_cpu(name, dtype):
