@@ -20,9 +20,9 @@ typedef struct tt_py_s {
   PyObject *tensor_type;             /* torch.Tensor */
   PyObject *construct_storage;       /* torch._C._construct_storage_from_data_pointer (lazy) */
   PyObject *device;                  /* the tpu device object (lazy) */
-  PyObject *layout_fix;              /* the glue's layout_fix(op_id, args, results), or NULL */
-  unsigned char *layout_ops;         /* per op id: results follow the inputs' layout */
-  int nlayout_ops;
+  PyObject *restride;                /* the glue's restride(t, sizes, strides): new metadata, same storage */
+  int *pointwise_ids;                /* the op ids PyTorch tags pointwise (set_layout_ops), for the engine */
+  int npointwise_ids;
   PyObject *str_tt, *str_untyped_storage, *str_stride, *str_storage_offset, *str_shape,
       *str_dtype, *str_item, *str_dim, *str_data_ptr, *str_is_contiguous,
       *str_swap_data_ptr, *str_nbytes, *str_device, *str_is_conj, *str_is_neg;

@@ -28,6 +28,7 @@ static PyObject *py_init(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "z", &fallback)) return NULL;
   if (tt_py.engine) Py_RETURN_NONE; /* idempotent */
   tt_status_t s = tt_init(fallback, &tt_py.engine);
+  if (!s && tt_py.pointwise_ids) s = tt_call_set_pointwise_ops(tt_py.engine, tt_py.pointwise_ids, tt_py.npointwise_ids);
   if (s) return tt_py_raise(s);
   tt_py_install_matmul_precision(tt_py.engine);
   Py_RETURN_NONE;
@@ -63,6 +64,24 @@ static PyObject *py_op_names(PyObject *self, PyObject *unused) {
   return list;
 }
 
+static PyObject *int_tuple(int n, const int64_t *v) {
+  PyObject *t = PyTuple_New(n);
+  for (int i = 0; t && i < n; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(v[i]));
+  return t;
+}
+
+/* A result the core laid out in CPU's strides (its storage holds the
+ * elements in that order): the same tensor with those strides, not a view. */
+static PyObject *restride(PyObject *t, const tt_call_out_t *o) {
+  PyObject *sizes = int_tuple(o->rank, o->sizes), *strides = sizes ? int_tuple(o->rank, o->strides) : NULL;
+  PyObject *r = strides && tt_py.restride ? PyObject_CallFunctionObjArgs(tt_py.restride, t, sizes, strides, NULL) : NULL;
+  if (!r && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchtpu: restride is not installed (set_layout_ops)");
+  Py_XDECREF(sizes);
+  Py_XDECREF(strides);
+  Py_DECREF(t);
+  return r;
+}
+
 static PyObject *results_to_python(tt_call_result_t *r, PyObject *argtuple) {
   if (r->returns_arg >= 0 && r->n == 0) {
     PyObject *o = PyTuple_GET_ITEM(argtuple, r->returns_arg);
@@ -76,6 +95,7 @@ static PyObject *results_to_python(tt_call_result_t *r, PyObject *argtuple) {
     tt_call_out_t *o = &r->outs[i];
     PyObject *t = tt_py_make_tensor(o->storage, o->dtype, o->rank, o->sizes);
     o->storage = NULL; /* stolen, even on failure */
+    if (t && o->strided) t = restride(t, o);
     if (t && o->pad_dim >= 0) { /* a padded result: the view of its logical length */
       PyObject *v = PyObject_CallMethod(t, "narrow", "iiL", o->pad_dim, 0, (long long)o->pad_len);
       Py_DECREF(t);
@@ -124,29 +144,6 @@ static int generator_swap_out(PyObject *gen, const uint64_t saved[2]) {
   return ok;
 }
 
-/* PyTorch's is_contiguous: row-major strides, size-1 dims ignored, an
- * empty tensor contiguous. */
-static int ref_contiguous(const tt_tensor_ref_t *t) {
-  const tt_view_t *v = &t->view;
-  if (tt_view_numel(v) == 0) return 1;
-  int64_t expect = 1;
-  for (int d = v->rank - 1; d >= 0; d--) {
-    if (v->sizes[d] != 1 && v->strides[d] != expect) return 0;
-    expect *= v->sizes[d];
-  }
-  return 1;
-}
-
-/* The ops whose CPU results follow a non-contiguous tensor argument's layout
- * (set by the glue); the core's are row-major, so such a call's results go
- * through the glue's layout_fix(op_id, args, results). */
-static int layout_fix_needed(int id, const tt_py_args_t *a) {
-  if (!tt_py.layout_fix || id < 0 || id >= tt_py.nlayout_ops || !tt_py.layout_ops[id]) return 0;
-  for (int i = 0; i < a->nargs; i++)
-    if (a->args[i].kind == TT_ARG_TENSOR && a->args[i].t[0].storage && !ref_contiguous(&a->args[i].t[0])) return 1;
-  return 0;
-}
-
 static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
   (void)self;
   if (argc != 2 || !PyTuple_Check(argv[1])) {
@@ -175,7 +172,6 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
     tt_py_args_free(&a);
     return NULL;
   }
-  int fix_layout = layout_fix_needed(id, &a);
   tt_status_t s = tt_call(tt_py.engine, id, a.args, a.nargs, &r);
   tt_py_args_free(&a);
   if (gen && !generator_swap_out(gen, saved)) {
@@ -192,42 +188,37 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
   PyObject *res = s ? tt_py_raise(s) : results_to_python(&r, argv[1]);
   TT_PROF_END(TT_PROF_RESULTS);
   TT_PROF_END(TT_PROF_PY_CALL);
-  if (res && fix_layout) {
-    PyObject *fixed = PyObject_CallFunction(tt_py.layout_fix, "OOO", argv[0], argv[1], res);
-    Py_DECREF(res);
-    res = fixed;
-  }
   return res;
 }
 
-/* set_layout_ops(op_ids, fix): calls of these ops with a non-contiguous
- * tensor argument return fix(op_id, args, results). */
+/* set_layout_ops(pointwise_op_ids, restride): the ops PyTorch tags
+ * pointwise (their results take TensorIterator's layout in the core), and
+ * the glue's restride(t, sizes, strides) that gives a result its strides. */
 static PyObject *py_set_layout_ops(PyObject *self, PyObject *args) {
   (void)self;
-  PyObject *ids, *fix;
-  if (!PyArg_ParseTuple(args, "OO", &ids, &fix)) return NULL;
+  PyObject *ids, *fn;
+  if (!PyArg_ParseTuple(args, "OO", &ids, &fn)) return NULL;
   PyObject *seq = PySequence_Fast(ids, "op ids must be a sequence");
   if (!seq) return NULL;
-  int n = tt_call_op_count();
-  unsigned char *ops = calloc((size_t)n, 1);
-  if (!ops) {
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  int *v = malloc(sizeof(int) * (size_t)(n ? n : 1));
+  if (!v) {
     Py_DECREF(seq);
     return PyErr_NoMemory();
   }
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
-    long id = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-    if (id >= 0 && id < n) ops[id] = 1;
-  }
+  for (Py_ssize_t i = 0; i < n; i++) v[i] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
   Py_DECREF(seq);
   if (PyErr_Occurred()) {
-    free(ops);
+    free(v);
     return NULL;
   }
-  free(tt_py.layout_ops);
-  tt_py.layout_ops = ops;
-  tt_py.nlayout_ops = n;
-  Py_INCREF(fix);
-  Py_XSETREF(tt_py.layout_fix, fix);
+  free(tt_py.pointwise_ids); /* kept for the engine, created on first use (init) */
+  tt_py.pointwise_ids = v;
+  tt_py.npointwise_ids = (int)n;
+  tt_status_t s = tt_py.engine ? tt_call_set_pointwise_ops(tt_py.engine, v, (int)n) : TT_OK_STATUS;
+  if (s) return tt_py_raise(s);
+  Py_INCREF(fn);
+  Py_XSETREF(tt_py.restride, fn);
   Py_RETURN_NONE;
 }
 
@@ -849,7 +840,7 @@ static PyMethodDef methods[] = {
     {"env_vars", py_env_vars, METH_NOARGS, "the environment variables the core reads: [(name, kind, default, doc)]"},
     {"init", py_init_entry, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
     {"setup", py_setup_entry, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
-    {"set_layout_ops", py_set_layout_ops, METH_VARARGS, "set_layout_ops(op_ids, fix): results laid out like the inputs"},
+    {"set_layout_ops", py_set_layout_ops, METH_VARARGS, "set_layout_ops(pointwise_op_ids, restride): results laid out as CPU lays them out"},
     {"op_size_companion", py_op_size_companion, METH_VARARGS, "op_size_companion(id): its size companion's op id, or None"},
     {"autocast_policy", py_autocast_policy, METH_NOARGS, "autocast_policy(): [(op name, autocast class)]"},
     {"op_names", py_op_names_entry, METH_NOARGS, "names of the ops the core lowers, by op id"},

@@ -70,78 +70,18 @@ def _trampoline(op_id, schema, size_id=None):
     return env["kernel"]
 
 
-# Ops whose CPU results follow their inputs' layout through PyTorch's Meta
-# kernel (TensorIterator's dim order for pointwise ops, e.g. a transposed
-# input; channels_last for conv, norms, pools, upsample, pad; sort keeps a
-# permuted input's strides): beside the ops tagged pointwise (functional
-# forms), these.
-_LAYOUT_LIKE_META = frozenset(("sort", "sort.stable",
-    "convolution", "native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit.no_stats",
-    "_batch_norm_with_update", "native_group_norm", "avg_pool2d", "avg_pool3d", "max_pool2d_with_indices",
-    "max_pool3d_with_indices", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d", "adaptive_max_pool2d",
-    "adaptive_max_pool3d", "constant_pad_nd", "reflection_pad2d", "replication_pad2d", "upsample_nearest2d",
-    "upsample_bilinear2d", "upsample_bicubic2d", "_upsample_nearest_exact2d", "_upsample_bilinear2d_aa",
-    "upsample_nearest3d", "upsample_trilinear3d", "_upsample_nearest_exact3d", "native_dropout", "floor_divide",
-    "floor_divide.Scalar"))
-
-
-def _takes_layout_like_meta(name, op):
-    if name in _LAYOUT_LIKE_META:
-        return True
+def _is_pointwise(op):
+    """PyTorch's Tag.pointwise, functional forms: their results take
+    TensorIterator's layout in the core (csrc/ops/result_layout.h); the
+    other ops that follow their inputs' layout say so in their rows."""
     tags = op.tags
-    return torch.Tag.pointwise in tags and torch.Tag.inplace_view not in tags and not name.split(".")[0].endswith("_")
+    return torch.Tag.pointwise in tags and torch.Tag.inplace_view not in tags and not op._schema.name.endswith("_")
 
 
-def _meta_of(a):
-    if isinstance(a, torch.Tensor):
-        return torch.empty_strided(a.shape, a.stride(), dtype=a.dtype, device="meta")
-    if isinstance(a, (list, tuple)) and any(isinstance(x, torch.Tensor) for x in a):
-        return type(a)(_meta_of(x) for x in a)
-    return a
-
-
-def _conv_meta(op):
-    """convolution's Meta kernel lays its result out row-major for a
-    contiguous weight; CPU's (oneDNN) is channels_last when the 4-d input or
-    weight is (its 3-d convolutions stay row-major)."""
-
-    def meta(input, weight, *args, **kwargs):
-        m = op(input, weight, *args, **kwargs)
-        if m.dim() == 4 and any(t.dim() == 4 and not t.is_contiguous() and
-                                t.is_contiguous(memory_format=torch.channels_last) for t in (input, weight)):
-            return torch.empty_like(m, memory_format=torch.channels_last)
-        return m
-
-    return meta
-
-
-# op id -> (the op whose Meta kernel gives CPU's layout, {position: name}
-# of its keyword-only arguments, which the trampolines pass positionally).
-_LAYOUT = {}
-
-
-def _layout_fix(op_id, args, r):
-    """The core's results are row-major; where a tensor argument is not
-    contiguous (the binding checks, in C, for the ops in _LAYOUT), CPU's are
-    laid out as PyTorch's Meta kernel lays them out for the same arguments,
-    and the results are copied into those strides."""
-    op, kwonly = _LAYOUT[op_id]
-    pos = [_meta_of(a) for i, a in enumerate(args) if i not in kwonly]
-    kw = {name: _meta_of(args[i]) for i, name in kwonly.items() if i < len(args)}
-    try:
-        want = op(*pos, **kw)
-    except Exception:  # noqa: BLE001 - no Meta kernel for these arguments: keep the core's layout
-        return r
-    single = isinstance(r, torch.Tensor)
-    rs, ws = ((r,), (want,)) if single else (r, want)
-    out = []
-    for t, m in zip(rs, ws):
-        # (a result the core lays out itself, such as an eager bucket's padded view, stays)
-        if isinstance(t, torch.Tensor) and isinstance(m, torch.Tensor) and t.shape == m.shape \
-                and t.numel() > 1 and t.stride() != m.stride() and t.is_contiguous():
-            t = _copy_(_empty_strided(t.shape, m.stride(), t.dtype), t)
-        out.append(t)
-    return out[0] if single else type(r)(out)
+def _restride(t, size, stride):
+    """A result the core stored in CPU's layout: its strides, same storage
+    (metadata only: not a view, as CPU's result is not)."""
+    return torch.ops.aten.as_strided.default.redispatch(_META, t, size, stride, 0)
 
 
 def _host_ints(t):
@@ -478,6 +418,7 @@ def register_all():
     for name, fn in special.items():
         _lib.impl(name, fn, "PrivateUse1")
         _registered.append(name)
+    pointwise = []
     for name, op_id in ids.items():
         if name.startswith("_tt_") or name in special:
             continue
@@ -489,12 +430,11 @@ def register_all():
             continue
         packet, _, overload = name.partition(".")
         aten_op = getattr(getattr(torch.ops.aten, packet), overload or "default")
-        if _takes_layout_like_meta(name, aten_op):
-            kwonly = {i: a.name for i, a in enumerate(schema.arguments) if a.kwarg_only}
-            _LAYOUT[op_id] = (_conv_meta(aten_op) if name == "convolution" else aten_op, kwonly)
+        if _is_pointwise(aten_op):
+            pointwise.append(op_id)
         _lib.impl(name, fn, "PrivateUse1")
         _registered.append(name)
-    _C.set_layout_ops(list(_LAYOUT), _layout_fix)
+    _C.set_layout_ops(pointwise, _restride)
     # `.out` overloads of the ops we lower: same arguments (names and types) plus out=.
     by_packet = {}
     for name in _registered:

@@ -17,6 +17,7 @@
 #include "ops/out_rules.h"
 #include "ops/lower.h"
 #include "ops/registry.h"
+#include "ops/result_layout.h"
 #include "views/view.h"
 
 
@@ -202,10 +203,24 @@ static uint64_t op_fingerprint(int op_id, const tt_arg_t *args, int nargs) {
   return h;
 }
 
+/* A result in CPU's layout for this call (ops/result_layout.h): stored as
+ * transpose(v, order), so that its row-major elements are the tensor's
+ * elements at `strides`. */
+static tt_val_t lay_out(tt_graph_t *g, tt_layout_kind_t layout, const tt_lower_t *L, tt_val_t v, tt_call_out_t *o) {
+  const tt_type_t *t = tt_graph_type(g, v);
+  int64_t order[TT_MAX_RANK];
+  o->strided = 0;
+  if (!tt_layout_result(layout, L->args, L->nargs, t->rank, t->dims, order, o->strides)) return v;
+  o->strided = 1;
+  for (int d = 0; d < t->rank; d++)
+    if (order[d] != d) return tt_b_transpose(g, v, order);
+  return v; /* only size-1 dims' strides differ */
+}
+
 /* Lowers the op into the open region: results become pending storages,
  * writes become the new values of the written storages. */
 static tt_status_t lower_into_region(tt_engine_t *e, struct tt_call_scratch_s *sc, const tt_op_def_t *def,
-                                     tt_call_result_t *out) {
+                                     tt_layout_kind_t layout, tt_call_result_t *out) {
   tt_lower_t *L = &sc->L;
   tt_graph_t *g = L->g;
   tt_status_t s = def->fn(L);
@@ -214,7 +229,12 @@ static tt_status_t lower_into_region(tt_engine_t *e, struct tt_call_scratch_s *s
   tt_val_t *new_base = sc->new_base, *flat = sc->flat;
   int nw = 0;
   if (!s && !tt_graph_failed(g)) nw = apply_writes(L, def->flags, written, new_base);
-  for (int i = 0; !s && i < L->nouts; i++) flat[i] = flatten(g, L->outs[i]);
+  if (layout && !s && L->nouts > TT_CALL_INLINE_OUTS) layout = TT_LAYOUT_DEFAULT;
+  for (int i = 0; !s && i < L->nouts; i++) {
+    tt_val_t v = L->outs[i];
+    if (layout && !tt_graph_failed(g)) v = lay_out(g, layout, L, v, &out->inline_outs[i]); /* i < INLINE_OUTS */
+    flat[i] = flatten(g, v);
+  }
   if (!s) s = tt_graph_take_error(g);
   if (s) return s;
   if (L->nouts > TT_CALL_INLINE_OUTS) {
@@ -231,6 +251,7 @@ static tt_status_t lower_into_region(tt_engine_t *e, struct tt_call_scratch_s *s
     o->rank = t->rank;
     o->pad_dim = -1;
     o->pad_len = 0;
+    if (!layout) o->strided = 0;
     memcpy(o->sizes, t->dims, sizeof(int64_t) * (size_t)t->rank);
     TT_RETURN_IF_ERROR(tt_storage_create(e, t->dtype, tt_type_numel(t), NULL, &o->storage));
     out->n = i + 1;
@@ -255,7 +276,7 @@ static int lower_bucketed(tt_engine_t *e, struct tt_call_scratch_s *sc, const tt
   L->args = p->args;
   tt_op_def_t bdef = *def;
   if (p->fn) bdef.fn = p->fn;
-  tt_status_t s = lower_into_region(e, sc, &bdef, out);
+  tt_status_t s = lower_into_region(e, sc, &bdef, TT_LAYOUT_DEFAULT, out);
   L->args = args;
   if (!s && (L->nouts != 1 || L->nwrites || L->returns_arg >= 0)) s = tt_status_make(TT_INTERNAL, "not one result");
   if (s) { /* undone: the op lowers as usual */
@@ -280,6 +301,18 @@ static int lower_bucketed(tt_engine_t *e, struct tt_call_scratch_s *sc, const tt
 }
 
 void tt_call_set_eager_buckets(tt_engine_t *e, int on) { e->eager_buckets = on != 0; }
+
+tt_status_t tt_call_set_pointwise_ops(tt_engine_t *e, const int *ids, int n) {
+  int count = tt_ops_count();
+  unsigned char *set = tt_calloc((size_t)count, 1);
+  if (!set) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory for the pointwise op set");
+  for (int i = 0; i < n; i++)
+    if (ids[i] >= 0 && ids[i] < count) set[ids[i]] = 1;
+  tt_free(e->pointwise_ops);
+  e->pointwise_ops = set;
+  e->npointwise_ops = count;
+  return TT_OK_STATUS;
+}
 
 int tt_call_eager_buckets(const tt_engine_t *e) { return e->eager_buckets; }
 
@@ -343,7 +376,10 @@ tt_status_t tt_call_op(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_
   L->npads = 0;
   L->pad_mask = 0;
   TT_PROF_BEGIN(TT_PROF_LOWER);
-  tt_status_t s = lower_bucketed(e, sc, def, out) ? TT_OK_STATUS : lower_into_region(e, sc, def, out);
+  tt_layout_kind_t layout = def->layout;
+  if (layout == TT_LAYOUT_DEFAULT && op_id < e->npointwise_ops && e->pointwise_ops[op_id]) layout = TT_LAYOUT_ITERATOR;
+  if (layout == TT_LAYOUT_ROW_MAJOR || !tt_layout_args_strided(args, nargs)) layout = TT_LAYOUT_DEFAULT;
+  tt_status_t s = lower_bucketed(e, sc, def, out) ? TT_OK_STATUS : lower_into_region(e, sc, def, layout, out);
   TT_PROF_END(TT_PROF_LOWER);
   if (s) {
     tt_call_result_clear(out); /* their pending values are forgotten with them */

@@ -16,6 +16,11 @@ typedef struct tt_call_out_s {
    * the tensor is its first pad_len there; pad_dim -1 otherwise. */
   int pad_dim;
   int64_t pad_len;
+  /* 1: the result's strides are `strides` (CPU's layout for a call with a
+   * non-row-major argument, ops/result_layout.h), its storage holding the
+   * elements in that order; 0: row-major. */
+  int strided;
+  int64_t strides[TT_MAX_RANK];
 } tt_call_out_t;
 
 /* Results held inline; an op with more (a foreach op over many tensors)
@@ -41,6 +46,10 @@ typedef struct tt_call_result_s {
 void tt_call_set_eager_buckets(tt_engine_t *e, int on);
 int tt_call_eager_buckets(const tt_engine_t *e);
 void tt_call_set_default_dtype(tt_engine_t *e, tt_dtype_t dt);
+/* The op ids the embedding's framework tags pointwise (PyTorch's
+ * Tag.pointwise, functional forms): their results take TensorIterator's
+ * layout. Replaces the previous set; an id out of range is ignored. */
+tt_status_t tt_call_set_pointwise_ops(tt_engine_t *e, const int *ids, int n);
 /* The float32 matmul precision (tt_precision_t, ir/graph.h: HIGHEST 0, HIGH
  * 1, MEDIUM 2) for the next calls: every float32 dot_general and
  * convolution an op lowers to carries it (node sub, so in the cache key). */

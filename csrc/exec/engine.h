@@ -54,6 +54,10 @@ struct tt_engine_s {
   tt_eager_mode_t mode;
   tt_dtype_t default_float; /* torch.get_default_dtype() of the embedding: F32, F64, F16 or BF16 */
   int eager_buckets;        /* ops on padded tensors run at their bucket's shape (ops/bucket.h) */
+  /* Per op id: 1 for the ops the embedding's framework tags pointwise
+   * (TensorIterator's result layout, ops/result_layout.h); NULL: none. */
+  unsigned char *pointwise_ops;
+  int npointwise_ops;
   int matmul_precision;     /* float32 matmul precision (tt_precision_t, ir/graph.h) of the next calls */
   /* Where the lowering asks for the precision instead, when set (the
    * embedding's per-thread setting, asked on the calling thread during the

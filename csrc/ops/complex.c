@@ -361,8 +361,8 @@ tt_status_t tt_complex_trace(tt_lower_t *L) {
 
 /* Ops that exist only for complex values (or take real ones too). */
 const tt_op_def_t tt_ops_complex[] = {
-    {"complex", lower_complex, TT_OPF_COMPLEX},
-    {"polar", lower_polar, TT_OPF_COMPLEX},
+    {"complex", lower_complex, TT_OPF_COMPLEX, .layout = TT_LAYOUT_ITERATOR},
+    {"polar", lower_polar, TT_OPF_COMPLEX, .layout = TT_LAYOUT_ITERATOR},
     {"_conj_physical", lower_conj_physical, TT_OPF_COMPLEX},
     {"conj_physical_", lower_conj_physical, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {NULL, NULL, 0},

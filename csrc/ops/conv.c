@@ -323,7 +323,7 @@ static tt_status_t lower_convolution_backward(tt_lower_t *L) { return conv_backw
 static tt_status_t lower_convolution_backward_overrideable(tt_lower_t *L) { return conv_backward(L, 3, 9); }
 
 const tt_op_def_t tt_ops_conv[] = {
-    {"convolution", lower_convolution, 0},
+    {"convolution", lower_convolution, 0, .layout = TT_LAYOUT_CONV},
     {"convolution_overrideable", lower_convolution, 0},
     {"convolution_backward", lower_convolution_backward, 0},
     {"convolution_backward_overrideable", lower_convolution_backward_overrideable, 0},

@@ -90,7 +90,7 @@ static tt_status_t lower_group_norm(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_group_norm[] = {
-    {"native_group_norm", lower_group_norm, 0},
+    {"native_group_norm", lower_group_norm, 0, .layout = TT_LAYOUT_MEMORY_FORMAT},
     {"native_group_norm_backward", lower_group_norm_backward, 0},
     {NULL, NULL, 0},
 };

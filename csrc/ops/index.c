@@ -1062,7 +1062,7 @@ const tt_op_def_t tt_ops_index[] = {
     {"scatter_add", lower_scatter_add, TT_OPF_COMPLEX},
     {"scatter_add_", lower_scatter_add, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {"embedding_dense_backward", lower_embedding_dense_backward, 0},
-    {"sort.stable", lower_sort, TT_OPF_UNORDERED_CHECK},
+    {"sort.stable", lower_sort, TT_OPF_UNORDERED_CHECK, .layout = TT_LAYOUT_LIKE_INPUT},
     {"topk", lower_topk, TT_OPF_UNORDERED_CHECK},
     {"_tt_count_nonzero", lower_count_nonzero, TT_OPF_COMPLEX},
     {"_tt_nonzero", lower_nonzero_known, TT_OPF_COMPLEX},

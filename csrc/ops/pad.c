@@ -104,13 +104,13 @@ PAD(l_repl3b, 3, 0, 1)
 
 const tt_op_def_t tt_ops_pad[] = {
     {"reflection_pad1d", l_refl1, TT_OPF_COMPLEX},
-    {"reflection_pad2d", l_refl2, TT_OPF_COMPLEX},
+    {"reflection_pad2d", l_refl2, TT_OPF_COMPLEX, .layout = TT_LAYOUT_MEMORY_FORMAT},
     {"reflection_pad3d", l_refl3, 0},
     {"reflection_pad1d_backward", l_refl1b, 0},
     {"reflection_pad2d_backward", l_refl2b, 0},
     {"reflection_pad3d_backward", l_refl3b, 0},
     {"replication_pad1d", l_repl1, 0},
-    {"replication_pad2d", l_repl2, 0},
+    {"replication_pad2d", l_repl2, 0, .layout = TT_LAYOUT_MEMORY_FORMAT},
     {"replication_pad3d", l_repl3, 0},
     {"replication_pad1d_backward", l_repl1b, 0},
     {"replication_pad2d_backward", l_repl2b, 0},

@@ -226,13 +226,13 @@ static tt_status_t lower_max_unpool2d(tt_lower_t *L) { return max_unpool(L, 2); 
 static tt_status_t lower_max_unpool3d(tt_lower_t *L) { return max_unpool(L, 3); }
 
 const tt_op_def_t tt_ops_pool[] = {
-    {"max_pool2d_with_indices", lower_max_pool2d, 0},
+    {"max_pool2d_with_indices", lower_max_pool2d, 0, .layout = TT_LAYOUT_MEMORY_FORMAT},
     {"max_pool2d_with_indices_backward", lower_max_pool2d_backward, 0},
     {"max_unpool2d", lower_max_unpool2d, 0},
     {"max_unpool3d", lower_max_unpool3d, 0},
-    {"avg_pool2d", lower_avg_pool2d, 0},
+    {"avg_pool2d", lower_avg_pool2d, 0, .layout = TT_LAYOUT_MEMORY_FORMAT},
     {"avg_pool2d_backward", lower_avg_pool2d_backward, 0},
-    {"_adaptive_avg_pool2d", lower_adaptive_avg_pool2d, 0},
+    {"_adaptive_avg_pool2d", lower_adaptive_avg_pool2d, 0, .layout = TT_LAYOUT_MEMORY_FORMAT},
     {"_adaptive_avg_pool2d_backward", lower_adaptive_avg_pool2d_backward, 0},
     {NULL, NULL, 0},
 };

@@ -89,7 +89,7 @@ static tt_status_t lower_avg_pool3d_backward(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_pool3d[] = {
-    {"max_pool3d_with_indices", lower_max_pool3d, 0},
+    {"max_pool3d_with_indices", lower_max_pool3d, 0, .layout = TT_LAYOUT_MEMORY_FORMAT},
     {"max_pool3d_with_indices_backward", lower_max_pool3d_backward, 0},
     {"avg_pool3d", lower_avg_pool3d, 0},
     {"avg_pool3d_backward", lower_avg_pool3d_backward, 0},

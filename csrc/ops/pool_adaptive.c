@@ -188,7 +188,7 @@ static tt_status_t l_aavg3(tt_lower_t *L) { return adaptive_avg3d(L, 0); }
 static tt_status_t l_aavg3b(tt_lower_t *L) { return adaptive_avg3d(L, 1); }
 
 const tt_op_def_t tt_ops_pool_adaptive[] = {
-    {"adaptive_max_pool2d", l_amax2, 0},
+    {"adaptive_max_pool2d", l_amax2, 0, .layout = TT_LAYOUT_MEMORY_FORMAT},
     {"adaptive_max_pool3d", l_amax3, 0},
     {"adaptive_max_pool2d_backward", l_amax2b, 0},
     {"adaptive_max_pool3d_backward", l_amax3b, 0},

@@ -388,7 +388,7 @@ const tt_op_def_t tt_ops_random[] = {
     {"random_", lower_random_, 0},
     {"random_.from", lower_random_from, 0},
     {"random_.to", lower_random_to, 0},
-    {"native_dropout", lower_native_dropout, 0},
+    {"native_dropout", lower_native_dropout, 0, .layout = TT_LAYOUT_LIKE_INPUT},
     {"native_dropout_backward", lower_native_dropout_backward, 0},
     {"randperm", lower_randperm, 0},
     {"randperm.generator", lower_randperm_generator, 0},

@@ -4,6 +4,7 @@
 #define TT_OPS_REGISTRY_H
 
 #include "ops/lower.h"
+#include "ops/result_layout.h"
 
 enum {
   TT_OPF_INPLACE = 1, /* "foo_": outs[0] is written into argument 0, which is returned */
@@ -37,6 +38,11 @@ typedef struct tt_op_def_s {
    * (its own op id, tt_ops_size_companion), its small int64 result is read
    * back and passed to the op as a last list of ints. */
   tt_lower_fn size;
+  /* How the results are laid out when a tensor argument is not row-major
+   * (ops/result_layout.h); ops PyTorch tags pointwise take TensorIterator's
+   * rule without saying so here (the embedding marks them on the engine:
+   * tt_call_set_pointwise_ops). */
+  tt_layout_kind_t layout;
 } tt_op_def_t;
 
 /* Ids [0, tt_ops_named_count()) are the rows, found by name; the ids after

@@ -458,7 +458,7 @@ const tt_op_def_t tt_ops_shape[] = {
     {"unfold_backward", lower_unfold_backward, 0},
     {"cat", lower_cat, TT_OPF_COMPLEX},
     {"stack", lower_stack, TT_OPF_COMPLEX},
-    {"constant_pad_nd", lower_constant_pad_nd, TT_OPF_COMPLEX},
+    {"constant_pad_nd", lower_constant_pad_nd, TT_OPF_COMPLEX, .layout = TT_LAYOUT_MEMORY_FORMAT},
     {"flip", lower_flip, TT_OPF_COMPLEX},
     {"roll", lower_roll, TT_OPF_COMPLEX},
     {"repeat", lower_repeat, TT_OPF_COMPLEX},

@@ -172,7 +172,7 @@ const tt_op_def_t tt_ops_special_gamma[] = {
     SP_UNARY("erfinv", lower_erfinv),
     SP_UNARY("erfc", lower_erfc),
     {"polygamma", lower_polygamma, 0},
-    SP_UNARY("mvlgamma", lower_mvlgamma),
+    {"mvlgamma", lower_mvlgamma, 0, .layout = TT_LAYOUT_ROW_MAJOR}, {"mvlgamma_", lower_mvlgamma, TT_OPF_INPLACE},
     {"special_zeta", lower_zeta, 0},
     {"special_zeta.self_scalar", lower_zeta, 0},
     {"special_zeta.other_scalar", lower_zeta, 0},
