@@ -127,6 +127,20 @@ static int is_tensor(PyObject *o) {
 
 static int type_named(PyObject *o, const char *name) { return strcmp(Py_TYPE(o)->tp_name, name) == 0; }
 
+int tt_py_memory_format(PyObject *obj) {
+  static const char *names[] = {"torch.preserve_format", "torch.contiguous_format", "torch.channels_last",
+                                "torch.channels_last_3d"};
+  if (obj == Py_None) return TT_MEMORY_FORMAT_PRESERVE;
+  PyObject *r = PyObject_Str(obj);
+  const char *s = r ? PyUnicode_AsUTF8(r) : NULL;
+  int fmt = -1;
+  for (int k = 0; s && k < 4; k++)
+    if (!strcmp(s, names[k])) fmt = k;
+  if (s && fmt < 0) PyErr_Format(PyExc_RuntimeError, "unsupported memory format %s", s);
+  Py_XDECREF(r);
+  return fmt;
+}
+
 static int convert_list(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t *out) {
   PyObject *seq = PySequence_Fast(obj, "expected a sequence");
   if (!seq) return 0;
@@ -253,8 +267,12 @@ static int convert_one(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t 
     return 1;
   }
   if (type_named(obj, "torch.device")) return tt_py_check_device(obj); /* placement: only tpu:0 exists */
-  if (type_named(obj, "torch.layout") || type_named(obj, "torch.memory_format"))
-    return 1; /* placement and layout hints: nothing for the core */
+  if (type_named(obj, "torch.memory_format")) {
+    out->kind = TT_ARG_MEMORY_FORMAT;
+    out->i = tt_py_memory_format(obj);
+    return out->i >= 0;
+  }
+  if (type_named(obj, "torch.layout")) return 1; /* torch.strided: nothing for the core */
   if (is_generator(obj)) return convert_generator(obj, op, a);
   if (PyComplex_Check(obj)) {
     out->kind = TT_ARG_COMPLEX;

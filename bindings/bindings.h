@@ -59,11 +59,16 @@ int tt_py_sync_storage(PyObject *st, tt_storage_t *s, int fresh);
 void tt_py_install_matmul_precision(tt_engine_t *e);
 /* torch.tpu.precision's functions of the _C module (precision.c). */
 extern PyMethodDef tt_py_precision_methods[];
+/* copy and resize_ strides (layouts.c). */
+extern PyMethodDef tt_py_layout_methods[];
 /* out= overloads' checks (out_write.c). */
 extern PyMethodDef tt_py_out_write_methods[];
 
 /* dtype object -> tt_dtype_t, TT_DTYPE_INVALID if unsupported. */
 tt_dtype_t tt_py_dtype(PyObject *dtype);
+/* torch.memory_format (None: preserve) -> tt_memory_format_t; -1 with a
+ * RuntimeError set for one the core does not know. */
+int tt_py_memory_format(PyObject *obj);
 
 /* Argument conversion scratch: owns arrays allocated while converting. */
 typedef struct tt_py_args_s {

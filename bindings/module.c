@@ -916,6 +916,7 @@ PyMODINIT_FUNC PyInit__C(void) {
   PyObject *m = PyModule_Create(&module);
   if (!m) return NULL;
   if (PyModule_AddFunctions(m, tt_py_precision_methods) < 0) return NULL;
+  if (PyModule_AddFunctions(m, tt_py_layout_methods) < 0) return NULL;
   if (PyModule_AddFunctions(m, tt_py_out_write_methods) < 0) return NULL;
   if (PyModule_AddFunctions(m, tt_py_plan_methods) < 0 || !tt_py_plan_ready(m)) return NULL;
   Py_INCREF(&TtStorageType);

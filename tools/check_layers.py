@@ -40,6 +40,7 @@ BINDING_ALLOWED_HEADERS = {
     "ir/precision.h",        # the float32 matmul modes
     "ops/args.h",            # call arguments (tensor views)
     "ops/out_write.h",       # out= rules' answer type
+    "ops/result_layout.h",   # copy and memory-format strides (arithmetic)
     "ops/autocast_policy.h",  # the autocast table
     "views/view_type.h",     # strided views and their arithmetic
 }

@@ -116,7 +116,11 @@ def _as_strided_(self, size, stride, storage_offset=None):
 def _empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     _device._check_device(device)
     _device._lazy_init()
-    return _C.empty(tuple(size), dtype or torch.get_default_dtype())
+    dtype = dtype or torch.get_default_dtype()
+    if memory_format is None or memory_format == torch.contiguous_format:
+        return _C.empty(tuple(size), dtype)
+    stride, _ = _C.resize_layout(size, memory_format, dtype.itemsize, 0, False)  # channels_last's strides
+    return _empty_strided(size, stride, dtype)
 
 
 def _empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
@@ -156,50 +160,24 @@ def _copy_(self, src, non_blocking=False):
 
 
 def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None):
-    if device is not None and torch.device(device).type != "tpu":
-        out = torch.empty_strided(self.shape, _copy_strides(self, memory_format), dtype=dtype or self.dtype,
-                                  device=device)
+    """A copy in the layout the core gives copies (preserve_format keeps a
+    dense input's strides; channels_last permutes); on the device the core
+    lays out the result itself."""
+    if device is not None and torch.device(device).type != "tpu":  # device -> host
+        stride = _C.copy_strides(self.shape, self.stride(), memory_format)
+        dt = dtype or self.dtype
+        out = torch.empty(self.shape, dtype=dt, device=device) if stride is None else \
+            torch.empty_strided(self.shape, stride, dtype=dt, device=device)
         return _copy_(out, self)
     _device._check_device(device)
     if not _on_tpu(self):  # host -> device
-        if self.is_contiguous() and memory_format in (None, torch.preserve_format, torch.contiguous_format):
-            out = _empty(self.shape, dtype or self.dtype)
-        else:
-            out = _empty_strided(self.shape, _copy_strides(self, memory_format), dtype or self.dtype)
+        stride = _C.copy_strides(self.shape, self.stride(), memory_format)
+        out = _empty(self.shape, dtype or self.dtype) if stride is None else \
+            _empty_strided(self.shape, stride, dtype or self.dtype)
         return _copy_(out, self)
-    strided = _strided_result(self, memory_format, dtype)
-    if strided is not None:
-        return strided
     if dtype is not None:
         _warn_discard_imag(self, dtype)
     return _C.call(_TO_COPY_ID, (self, dtype, layout, device, pin_memory, non_blocking, memory_format))
-
-
-def _copy_strides(self, memory_format):
-    """The strides PyTorch gives a copy of self across devices: preserve_format
-    keeps a dense input's strides (a transposed or channels_last tensor stays
-    so), as .cuda() and .cpu() do."""
-    fmt = torch.preserve_format if memory_format is None else memory_format
-    meta = torch.empty_strided(self.shape, self.stride(), dtype=self.dtype, device="meta")
-    return torch.empty_like(meta, memory_format=fmt).stride()
-
-
-def _strided_result(self, memory_format, dtype=None):
-    """A copy of self laid out as PyTorch lays out clone/_to_copy results
-    (preserve_format keeps a dense input's strides; channels_last permutes),
-    or None when that layout is plain row-major (the core's own result)."""
-    if memory_format in (None, torch.preserve_format, torch.contiguous_format) and self.is_contiguous():
-        return None
-    stride = _copy_strides(self, memory_format)
-    if torch.empty(self.shape, device="meta").stride() == stride:
-        return None
-    out = _empty_strided(self.shape, stride, dtype or self.dtype)
-    return _copy_(out, self)
-
-
-def _clone(self, memory_format=None):
-    strided = _strided_result(self, memory_format)
-    return strided if strided is not None else _C.call(_IDS["clone"], (self, memory_format))
 
 
 def _local_scalar_dense(self):
@@ -215,14 +193,11 @@ def _equal(self, other):
 
 def _resize_(self, size, memory_format=None):
     """Grows the storage in place (old contents kept) when needed, then
-    installs contiguous metadata for the new size."""
-    size = list(size)
-    need = 0 if 0 in size else _C.storage_nbytes(size, None, self.element_size(), self.storage_offset())
+    installs the metadata the core computed (CPU's checks, the format's
+    strides)."""
+    stride, need = _C.resize_layout(size, memory_format, self.element_size(), self.storage_offset())
     _C.grow_storage(self, need)
-    # PyTorch's strides for the size and memory format (channels_last, ...).
-    fmt = torch.contiguous_format if memory_format in (None, torch.preserve_format) else memory_format
-    stride = torch.empty(size, device="meta", memory_format=fmt).stride()
-    return _as_strided_(self, size, stride, self.storage_offset())
+    return _as_strided_(self, list(size), stride, self.storage_offset())
 
 
 def _set_storage(self, source, storage_offset=0, size=None, stride=()):
@@ -396,7 +371,6 @@ def register_all():
         "copy_": _copy_,
         "_to_copy": _to_copy,
         "_local_scalar_dense": _local_scalar_dense,
-        "clone": _clone,
         "resize_": _resize_,
         "as_strided_": _as_strided_,
         "_fused_sdp_choice": _fused_sdp_choice,

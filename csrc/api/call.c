@@ -378,8 +378,11 @@ tt_status_t tt_call_op(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_
   TT_PROF_BEGIN(TT_PROF_LOWER);
   tt_layout_kind_t layout = def->layout;
   if (layout == TT_LAYOUT_DEFAULT && op_id < e->npointwise_ops && e->pointwise_ops[op_id]) layout = TT_LAYOUT_ITERATOR;
-  /* the argument scan only for ops with a layout rule (most calls skip it) */
-  if (layout == TT_LAYOUT_ROW_MAJOR || (layout && !tt_layout_args_strided(args, nargs))) layout = TT_LAYOUT_DEFAULT;
+  /* the argument scan only for ops with a layout rule (most calls skip it);
+   * a copy's rule is exact for every input (a memory_format, a size-1 dim's
+   * stride), so it always runs */
+  if (layout == TT_LAYOUT_ROW_MAJOR || (layout && layout != TT_LAYOUT_COPY && !tt_layout_args_strided(args, nargs)))
+    layout = TT_LAYOUT_DEFAULT;
   tt_status_t s = lower_bucketed(e, sc, def, out) ? TT_OK_STATUS : lower_into_region(e, sc, def, layout, out);
   TT_PROF_END(TT_PROF_LOWER);
   if (s) {

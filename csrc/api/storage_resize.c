@@ -4,6 +4,9 @@
  * and the open region may hold deferred work. */
 #include "api/storage_resize.h"
 
+#include "base/nbytes.h"
+#include "ops/result_layout.h"
+
 #include "exec/region.h"
 #include "exec/run.h"
 #include "ir/builder.h"
@@ -61,4 +64,21 @@ tt_status_t tt_storage_shrink(tt_storage_t *s, int64_t numel) {
 
 tt_status_t tt_storage_resize(tt_storage_t *s, int64_t numel) {
   return numel < s->numel ? tt_storage_shrink(s, numel) : tt_storage_grow(s, numel);
+}
+
+tt_status_t tt_resize_layout(int resize, int rank, const int64_t *sizes, tt_memory_format_t fmt, size_t itemsize,
+                             int64_t offset, int64_t *strides, int64_t *nbytes) {
+  if (rank > TT_MAX_RANK)
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s: %d dims (at most %d on TPU)", resize ? "resize_" : "empty", rank,
+                          TT_MAX_RANK);
+  if (resize) TT_RETURN_IF_ERROR(tt_numel_check(sizes, rank));
+  if (fmt == TT_MEMORY_FORMAT_PRESERVE)
+    return tt_status_make(TT_INVALID_ARGUMENT, resize ? "Unsupported memory formatPreserve"
+                                                      : "unsupported memory format Preserve");
+  if (tt_layout_format_strides(rank, sizes, fmt, strides))
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s", tt_layout_format_rank_error(fmt));
+  *nbytes = 0;
+  for (int d = 0; d < rank; d++)
+    if (sizes[d] == 0) return TT_OK_STATUS;
+  return tt_nbytes_contiguous(sizes, rank, offset, itemsize, nbytes);
 }

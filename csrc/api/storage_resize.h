@@ -20,4 +20,13 @@ tt_status_t tt_storage_shrink(tt_storage_t *s, int64_t numel);
 /* Either of the two, by the size asked for. */
 tt_status_t tt_storage_resize(tt_storage_t *s, int64_t numel);
 
+/* What Tensor.resize_(sizes, memory_format) (resize = 1) or
+ * torch.empty(sizes, memory_format=) (resize = 0) installs, with CPU's checks
+ * in CPU's order: the numel and stride overflow checks, the format (preserve
+ * is refused, each with its own message) and its rank, then the bytes the
+ * storage must hold from `offset` (0 for an empty size).
+ * Arithmetic only: no engine, no lock. */
+tt_status_t tt_resize_layout(int resize, int rank, const int64_t *sizes, tt_memory_format_t fmt, size_t itemsize,
+                             int64_t offset, int64_t *strides, int64_t *nbytes);
+
 #endif

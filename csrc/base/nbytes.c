@@ -61,3 +61,15 @@ tt_status_t tt_nbytes_strided(const int64_t *sizes, const int64_t *strides, int 
   *out_nbytes = (int64_t)n;
   return TT_OK_STATUS;
 }
+
+tt_status_t tt_numel_check(const int64_t *sizes, int rank) {
+  uint64_t n = 1;
+  int of = 0;
+  for (int i = 0; i < rank; i++) of |= __builtin_mul_overflow(n, (uint64_t)sizes[i], &n);
+  if (of || n > (uint64_t)INT64_MAX) return tt_status_make(TT_INVALID_ARGUMENT, "numel: integer multiplication overflow");
+  int64_t stride = 1;
+  for (int i = rank - 1; i > 0; i--)
+    if (__builtin_mul_overflow(stride, sizes[i] > 1 ? sizes[i] : 1, &stride))
+      return tt_status_make(TT_INVALID_ARGUMENT, "Stride calculation overflowed");
+  return TT_OK_STATUS;
+}

@@ -38,11 +38,20 @@ typedef enum tt_arg_kind_e {
   TT_ARG_STR,
   TT_ARG_DTYPE,
   TT_ARG_COMPLEX, /* a Python complex: f + f_im * 1j */
+  TT_ARG_MEMORY_FORMAT, /* a torch.memory_format: i is a tt_memory_format_t */
 } tt_arg_kind_t;
+
+/* torch.memory_format, as clone/_to_copy/resize_ take it. */
+typedef enum tt_memory_format_e {
+  TT_MEMORY_FORMAT_PRESERVE = 0,
+  TT_MEMORY_FORMAT_CONTIGUOUS,
+  TT_MEMORY_FORMAT_CHANNELS_LAST,
+  TT_MEMORY_FORMAT_CHANNELS_LAST_3D,
+} tt_memory_format_t;
 
 typedef struct tt_arg_s {
   tt_arg_kind_t kind;
-  int64_t i;           /* INT, BOOL, DTYPE */
+  int64_t i;           /* INT, BOOL, DTYPE, MEMORY_FORMAT */
   double f;            /* FLOAT; COMPLEX: real part */
   double f_im;         /* COMPLEX: imaginary part */
   int n;               /* INTS, FLOATS, TENSORS */

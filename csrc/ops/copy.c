@@ -2,10 +2,26 @@
  * internal materialize used for downloads. */
 #include "ops/common.h"
 #include "ops/families.h"
+#include "ops/result_layout.h"
+
+/* A memory_format argument the input's rank cannot have: CPU's error (the
+ * layout itself is the facade's, by the row's TT_LAYOUT_COPY). */
+static tt_status_t check_memory_format(tt_lower_t *L) {
+  const tt_tensor_ref_t *self = tt_l_ref(L, 0);
+  for (int i = 1; self && i < L->nargs; i++) {
+    if (L->args[i].kind != TT_ARG_MEMORY_FORMAT) continue;
+    tt_memory_format_t fmt = (tt_memory_format_t)L->args[i].i;
+    int64_t strides[TT_MAX_RANK];
+    if (tt_layout_format_strides(self->view.rank, self->view.sizes, fmt, strides))
+      return tt_status_make(TT_INVALID_ARGUMENT, "%s", tt_layout_format_rank_error(fmt));
+  }
+  return NULL;
+}
 
 /* _tt_materialize(Tensor self, ScalarType dtype): the view, dense, in dtype.
  * Also _to_copy on device, a dtype conversion (device moves are the binding's). */
 static tt_status_t lower_materialize(tt_lower_t *L) {
+  TT_RETURN_IF_ERROR(check_memory_format(L));
   tt_dtype_t dt = tt_l_dtype(L, 1);
   tt_val_t x = tt_l_tensor(L, 0);
   tt_l_output(L, tt_b_convert(L->g, x, dt == TT_DTYPE_INVALID ? tt_l_arg_dtype(L, 0) : dt));
@@ -13,6 +29,7 @@ static tt_status_t lower_materialize(tt_lower_t *L) {
 }
 
 static tt_status_t lower_clone(tt_lower_t *L) {
+  TT_RETURN_IF_ERROR(check_memory_format(L));
   tt_l_output(L, tt_l_tensor(L, 0));
   return NULL;
 }
@@ -68,8 +85,8 @@ static tt_status_t lower_zero_(tt_lower_t *L) {
 
 const tt_op_def_t tt_ops_copy[] = {
     {"_tt_materialize", lower_materialize, TT_OPF_COMPLEX},
-    {"clone", lower_clone, TT_OPF_COMPLEX},
-    {"_to_copy", lower_materialize, TT_OPF_COMPLEX},
+    {"clone", lower_clone, TT_OPF_COMPLEX, .layout = TT_LAYOUT_COPY},
+    {"_to_copy", lower_materialize, TT_OPF_COMPLEX, .layout = TT_LAYOUT_COPY},
     {"copy_", lower_copy_, TT_OPF_COMPLEX},
     {"fill_.Scalar", lower_fill_, TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX},
     {"fill_.Tensor", lower_fill_, TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX},

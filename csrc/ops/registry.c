@@ -50,7 +50,7 @@ static void build(void) {
       if (!d->fn) fail("an op without a lowering", d->name);
       if (d->flags & ~(TT_OPF_INPLACE | TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX | TT_OPF_INDEX_MASKS | TT_OPF_UNORDERED |
                        TT_OPF_UNORDERED_CHECK)) fail("an unknown flag", d->name);
-      if ((unsigned)d->layout > TT_LAYOUT_LIKE_INPUT) fail("an unknown result layout", d->name);
+      if ((unsigned)d->layout > TT_LAYOUT_COPY) fail("an unknown result layout", d->name);
       if (d->complex && (d->flags & TT_OPF_COMPLEX)) fail("both a complex lowering and TT_OPF_COMPLEX", d->name);
       int unordered = d->flags & (TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK);
       if (unordered == (TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK)) fail("both unordered flags", d->name);

@@ -121,7 +121,7 @@ static int from_perm(int rank, const int64_t *sizes, const int64_t *perm, int64_
   for (int k = 0; k < rank; k++) {
     order[rank - 1 - k] = perm[k];
     strides[perm[k]] = acc;
-    acc *= sizes[perm[k]];
+    if (sizes[perm[k]] > 1) acc *= sizes[perm[k]]; /* a size-0 dim counts as 1: no elements anyway */
   }
   return 1;
 }
@@ -199,8 +199,83 @@ static int memory_format_layout(const tt_view_t *in, const tt_view_t *weight, in
   return 1;
 }
 
+static void contiguous_strides(int rank, const int64_t *sizes, int64_t *strides) {
+  int64_t acc = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    strides[d] = acc;
+    acc *= sizes[d] > 1 ? sizes[d] : 1;
+  }
+}
+
+static int is_row_major(int rank, const int64_t *sizes, const int64_t *strides) {
+  int64_t rm[TT_MAX_RANK];
+  contiguous_strides(rank, sizes, rm);
+  return !memcmp(rm, strides, sizeof(int64_t) * (size_t)rank);
+}
+
+const char *tt_layout_format_rank_error(tt_memory_format_t fmt) {
+  return fmt == TT_MEMORY_FORMAT_CHANNELS_LAST_3D ? "required rank 5 tensor to use channels_last_3d format"
+                                                  : "required rank 4 tensor to use channels_last format";
+}
+
+int tt_layout_format_strides(int rank, const int64_t *sizes, tt_memory_format_t fmt, int64_t *strides) {
+  if (fmt != TT_MEMORY_FORMAT_CHANNELS_LAST && fmt != TT_MEMORY_FORMAT_CHANNELS_LAST_3D) {
+    contiguous_strides(rank, sizes, strides);
+    return 0;
+  }
+  if (rank != (fmt == TT_MEMORY_FORMAT_CHANNELS_LAST ? 4 : 5)) return -1;
+  /* c10's channels_last strides: C fastest, then W, H[, D], N, with the
+   * sizes as they are (a size-0 dim zeroes the slower strides, as on CPU). */
+  int64_t acc = 1;
+  strides[1] = acc;
+  acc *= sizes[1];
+  for (int d = rank - 1; d >= 2; d--) {
+    strides[d] = acc;
+    acc *= sizes[d];
+  }
+  strides[0] = acc;
+  return 0;
+}
+
+/* c10's is_non_overlapping_and_dense: an empty view is; otherwise its dims
+ * of size >= 2, by increasing stride, have strides 1, s0, s0*s1, ... */
+static int non_overlapping_and_dense(const tt_view_t *v) {
+  return tt_view_numel(v) == 0 || tt_view_is_dense(v);
+}
+
+int tt_layout_copy_strides(const tt_view_t *v, tt_memory_format_t fmt, int64_t *order, int64_t *strides) {
+  int rank = v->rank;
+  if (fmt == TT_MEMORY_FORMAT_PRESERVE) {
+    if (non_overlapping_and_dense(v)) {
+      like_dense(v, order, strides);
+    } else {
+      operand_t op = {v, 1};
+      int64_t perm[TT_MAX_RANK];
+      iterator_perm(&op, 1, rank, v->sizes, perm);
+      from_perm(rank, v->sizes, perm, order, strides);
+    }
+    return !is_row_major(rank, v->sizes, strides);
+  }
+  if (tt_layout_format_strides(rank, v->sizes, fmt, strides)) return -1;
+  for (int d = 0; d < rank; d++) order[d] = d;
+  if (fmt == TT_MEMORY_FORMAT_CONTIGUOUS) return 0;
+  format_order(rank, order);
+  return !is_row_major(rank, v->sizes, strides);
+}
+
+static tt_memory_format_t memory_format_arg(const tt_arg_t *args, int nargs) {
+  for (int i = 0; i < nargs; i++)
+    if (args[i].kind == TT_ARG_MEMORY_FORMAT) return (tt_memory_format_t)args[i].i;
+  return TT_MEMORY_FORMAT_PRESERVE;
+}
+
 int tt_layout_result(tt_layout_kind_t kind, const tt_arg_t *args, int nargs, int rank, const int64_t *sizes,
                      int64_t *order, int64_t *strides) {
+  if (kind == TT_LAYOUT_COPY) { /* exact for every shape: a copy keeps even a size-1 dim's stride */
+    const tt_view_t *in = tensor_arg(args, nargs, 0, NULL);
+    if (!in || !same_sizes(in, rank, sizes)) return 0;
+    return tt_layout_copy_strides(in, memory_format_arg(args, nargs), order, strides) > 0;
+  }
   int64_t numel = 1;
   for (int d = 0; d < rank; d++) numel *= sizes[d];
   if (rank < 2 || numel <= 1) return 0;

@@ -31,6 +31,9 @@ typedef enum {
   /* empty_like(input, preserve_format) (sort, dropout): a dense input's
    * strides for results of its shape; else its suggested memory format. */
   TT_LAYOUT_LIKE_INPUT,
+  /* clone/_to_copy: the copy rule of tt_layout_copy_strides for the call's
+   * memory_format argument (preserve when it has none). */
+  TT_LAYOUT_COPY,
 } tt_layout_kind_t;
 
 /* 1 when some tensor argument (not in a list) is not row-major: only then
@@ -44,5 +47,22 @@ int tt_layout_args_strided(const tt_arg_t *args, int nargs);
  * the layout is plain row-major (nothing to do). */
 int tt_layout_result(tt_layout_kind_t kind, const tt_arg_t *args, int nargs, int rank, const int64_t *sizes,
                      int64_t *order, int64_t *strides);
+
+/* Dense strides of `sizes` in memory format `fmt` (contiguous, channels_last,
+ * channels_last_3d; preserve reads as contiguous), as torch.empty(sizes,
+ * memory_format=fmt) gives them. Returns 0, or -1 when fmt needs another rank
+ * (rank 4 for channels_last, 5 for channels_last_3d). */
+int tt_layout_format_strides(int rank, const int64_t *sizes, tt_memory_format_t fmt, int64_t *strides);
+
+/* The strides of a copy of `v` in memory format `fmt` (clone, _to_copy,
+ * empty_like): preserve keeps a non-overlapping and dense view's strides and
+ * otherwise orders dims as its strides do (infer_dense_strides); the other
+ * formats are tt_layout_format_strides. order[] (slowest dim first) is the
+ * dim order of the copy's storage. Returns 1 when the strides differ from
+ * row-major, 0 when they are row-major, -1 when fmt needs another rank. */
+int tt_layout_copy_strides(const tt_view_t *v, tt_memory_format_t fmt, int64_t *order, int64_t *strides);
+
+/* PyTorch's message for a memory format a rank cannot have. */
+const char *tt_layout_format_rank_error(tt_memory_format_t fmt);
 
 #endif

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "refs.h"
 #include "ops/registry.h"
+#include "ops/result_layout.h"
 #include "exec/engine.h"
 
 static void test_shrink_free_regrow(void) {
@@ -54,7 +55,47 @@ static void test_event_marks(void) {
   tt_storage_release(s);
 }
 
+static int same(const int64_t *a, const int64_t *b, int n) {
+  for (int i = 0; i < n; i++)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
+/* Tensor.resize_'s metadata and checks (CPU's values, from PyTorch 2.13). */
+static void test_resize_layout(void) {
+  int64_t st[5], nb;
+  int64_t cl[] = {2, 3, 4, 5}, cl_st[] = {60, 1, 15, 3};
+  if (CHECK_OK(tt_resize_layout(1, 4, cl, TT_MEMORY_FORMAT_CHANNELS_LAST, 4, 0, st, &nb)))
+    CHECK(same(st, cl_st, 4) && nb == 480);
+  int64_t z[] = {2, 0, 4, 5}, z_st[] = {0, 1, 0, 0};
+  if (CHECK_OK(tt_resize_layout(1, 4, z, TT_MEMORY_FORMAT_CHANNELS_LAST, 4, 0, st, &nb))) CHECK(same(st, z_st, 4) && nb == 0);
+  int64_t neg[] = {2, -3}, big[] = {(int64_t)1 << 32, (int64_t)1 << 31}, wide[] = {0, (int64_t)1 << 62, (int64_t)1 << 62};
+  CHECK_ERR(tt_resize_layout(1, 2, neg, TT_MEMORY_FORMAT_CONTIGUOUS, 4, 0, st, &nb), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_resize_layout(1, 2, big, TT_MEMORY_FORMAT_CONTIGUOUS, 4, 0, st, &nb), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_resize_layout(1, 3, wide, TT_MEMORY_FORMAT_CONTIGUOUS, 4, 0, st, &nb), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_resize_layout(1, 2, cl, TT_MEMORY_FORMAT_CHANNELS_LAST, 4, 0, st, &nb), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_resize_layout(1, 2, cl, TT_MEMORY_FORMAT_PRESERVE, 4, 0, st, &nb), TT_INVALID_ARGUMENT);
+  int64_t v[] = {7}, v_st[] = {1};
+  if (CHECK_OK(tt_resize_layout(1, 1, v, TT_MEMORY_FORMAT_CONTIGUOUS, 8, 2, st, &nb))) CHECK(same(st, v_st, 1) && nb == 72);
+}
+
+/* A copy's strides (clone's rule): dense views keep theirs, size-1 dims too. */
+static void test_copy_strides(void) {
+  int64_t order[5], st[5];
+  tt_view_t t = {.rank = 2, .sizes = {3, 4}, .strides = {1, 3}}; /* a transpose */
+  CHECK(tt_layout_copy_strides(&t, TT_MEMORY_FORMAT_PRESERVE, order, st) == 1 && st[0] == 1 && st[1] == 3 &&
+        order[0] == 1 && order[1] == 0);
+  CHECK(tt_layout_copy_strides(&t, TT_MEMORY_FORMAT_CONTIGUOUS, order, st) == 0 && st[0] == 4 && st[1] == 1);
+  tt_view_t c1 = {.rank = 4, .sizes = {2, 1, 4, 1}, .strides = {4, 1, 1, 1}}, sliced = {.rank = 2, .sizes = {3, 4}, .strides = {1, 6}};
+  int64_t c1_st[] = {4, 1, 1, 1};
+  CHECK(tt_layout_copy_strides(&c1, TT_MEMORY_FORMAT_PRESERVE, order, st) == 1 && same(st, c1_st, 4));
+  CHECK(tt_layout_copy_strides(&sliced, TT_MEMORY_FORMAT_PRESERVE, order, st) == 1 && st[0] == 1 && st[1] == 3);
+  CHECK(tt_layout_copy_strides(&t, TT_MEMORY_FORMAT_CHANNELS_LAST, order, st) == -1);
+}
+
 int main(void) {
+  test_resize_layout();
+  test_copy_strides();
   if (!CHECK_OK(tt_init(NULL, &E))) return check_summary();
   test_shrink_free_regrow();
   test_event_marks();
