@@ -605,7 +605,7 @@ static PyObject *py_set_eager_buckets(PyObject *self, PyObject *arg) {
   if (on < 0) return NULL;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  tt_call_set_eager_buckets(e, on);
+  tt_engine_set_eager_buckets(e, on);
   Py_RETURN_NONE;
 }
 
@@ -614,7 +614,7 @@ static PyObject *py_get_eager_buckets(PyObject *self, PyObject *unused) {
   (void)unused;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
-  return PyBool_FromLong(tt_call_eager_buckets(e));
+  return PyBool_FromLong(tt_engine_eager_buckets(e));
 }
 
 static PyObject *py_set_defer_chunk_ops(PyObject *self, PyObject *arg) {

@@ -300,8 +300,6 @@ static int lower_bucketed(tt_engine_t *e, struct tt_call_scratch_s *sc, const tt
   return 1;
 }
 
-void tt_call_set_eager_buckets(tt_engine_t *e, int on) { e->eager_buckets = on != 0; }
-
 tt_status_t tt_call_set_pointwise_ops(tt_engine_t *e, const int *ids, int n) {
   int count = tt_ops_count();
   unsigned char *set = tt_calloc((size_t)count, 1);
@@ -313,8 +311,6 @@ tt_status_t tt_call_set_pointwise_ops(tt_engine_t *e, const int *ids, int n) {
   e->npointwise_ops = count;
   return TT_OK_STATUS;
 }
-
-int tt_call_eager_buckets(const tt_engine_t *e) { return e->eager_buckets; }
 
 void tt_call_set_default_dtype(tt_engine_t *e, tt_dtype_t dt) {
   e->default_float = (dt == TT_F64 || dt == TT_F16 || dt == TT_BF16) ? dt : TT_F32;

@@ -42,9 +42,6 @@ typedef struct tt_call_result_s {
 
 /* torch.get_default_dtype() for the next calls: the type Python floats,
  * integer true division and float factories take (PyTorch's default dtype). */
-/* Eager ops on padded tensors run at their bucket's shape (ops/bucket.h). */
-void tt_call_set_eager_buckets(tt_engine_t *e, int on);
-int tt_call_eager_buckets(const tt_engine_t *e);
 void tt_call_set_default_dtype(tt_engine_t *e, tt_dtype_t dt);
 /* The op ids the embedding's framework tags pointwise (PyTorch's
  * Tag.pointwise, functional forms): their results take TensorIterator's

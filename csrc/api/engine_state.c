@@ -78,3 +78,7 @@ const char *tt_engine_fallback_op(const tt_engine_t *e, int i, uint64_t *out_run
 }
 void tt_engine_fallback_reset(tt_engine_t *e) { tt_fallback_reset(&e->fallback); }
 tt_status_t tt_engine_fallback_unsupported(const char *op, const char *what) { return tt_fallback_unsupported(op, what); }
+
+void tt_engine_set_eager_buckets(tt_engine_t *e, int on) { e->eager_buckets = on != 0; }
+
+int tt_engine_eager_buckets(const tt_engine_t *e) { return e->eager_buckets; }

@@ -52,6 +52,11 @@ tt_region_stats_t tt_engine_region_stats(tt_engine_t *e);
 void tt_engine_set_defer_chunk_ops(tt_engine_t *e, int n);
 int tt_engine_defer_chunk_ops(tt_engine_t *e);
 
+/* Eager buckets (TORCH_TPU_EAGER_BUCKETS): ops on padded tensors run at
+ * their bucket's shape (ops/bucket.h). */
+void tt_engine_set_eager_buckets(tt_engine_t *e, int on);
+int tt_engine_eager_buckets(const tt_engine_t *e);
+
 /* Stops the compile threads (at the embedding's exit, while the plugin is whole). */
 void tt_engine_stop_compiles(tt_engine_t *e);
 
