@@ -93,7 +93,7 @@ ctest: install $(CTESTS) build/fakeplugin.so
 ctest-san: install $(CTESTS_SAN) build/fakeplugin.so
 	@for t in $(CTESTS_SAN); do echo "== $$t (ASan+UBSan)"; LSAN_OPTIONS=suppressions=$(CURDIR)/tests/c/lsan.supp TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT=off TT_FAKE_PJRT_PLUGIN=build/fakeplugin.so $$t 2>build/san/$$(basename $$t).stderr || { cat build/san/$$(basename $$t).stderr | tail -30; exit 1; }; done
 
-CTESTS_TSAN := build/tsan/test_async build/tsan/test_engine_lock build/tsan/test_engines
+CTESTS_TSAN := build/tsan/test_async build/tsan/test_engine_lock build/tsan/test_engines build/tsan/test_tiered
 ctest-tsan: install $(CTESTS_TSAN)
 	@for t in $(CTESTS_TSAN); do echo "== $$t (TSan)"; TSAN_OPTIONS=suppressions=$(CURDIR)/tests/c/tsan.supp TORCH_TPU_PJRT_PLUGIN=$(PLUGIN) TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT=off $$t 2>$$t.stderr || { tail -40 $$t.stderr; exit 1; }; done
 

@@ -1,13 +1,15 @@
 """Cold start: time to the first training step of the peers.md transformer
 (4 pre-norm blocks, d=128, 4 heads, seq 64, batch 8, causal attention on the
 math path, GELU MLP, AdamW) in a fresh process, for torchtpu's eager modes
-with the persistent cache (tier 3) empty and warm, XLA's optimization level 0
-(the cost of a cheap first compile, as an experiment), PyTorch on CPU and, if
+with the persistent cache (tier 3) empty and warm, with tiered compilation
+(TORCH_TPU_TIERED_COMPILE=2; off by default), PyTorch on CPU and, if
 its virtualenv exists (shared/notes/peers.md says how to make it safely),
 TorchTPU's own wheel torch-tpu 0.2.0 on the same XLA CPU plugin. Rounds are
 interleaved; each figure is a median. Prints one table: seconds for import,
 set-up (model to device) and the first step, and the ratio of the total to
-torch-tpu's and to PyTorch's.
+torch-tpu's and to PyTorch's; then the 12 steps that follow (total) and the
+step time at their end, where tiered compilation's optimized executables
+have replaced the quick ones.
 
     .venv/bin/python bench/bench_cold.py [--rounds 2] [--ttpu /tmp/ttpu/bin/python]
 """
@@ -76,10 +78,22 @@ with sdpa_kernel(SDPBackend.MATH):
     loss.item()
 sync()
 t3 = time.perf_counter()
-out = {"import": t1 - t0, "setup": t2 - t1, "step": t3 - t2}
+steps = []  # the next steps: where tiered compilation's optimized executables come in
+for _ in range(int(os.environ.get("COLD_MORE_STEPS", "12"))):
+    ts = time.perf_counter()
+    with sdpa_kernel(SDPBackend.MATH):
+        loss = nn.functional.cross_entropy(m(x).reshape(-1, 256), x.reshape(-1))
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        loss.item()
+    sync()
+    steps.append(time.perf_counter() - ts)
+out = {"import": t1 - t0, "setup": t2 - t1, "step": t3 - t2, "next": sum(steps), "last": sorted(steps[-4:])[1]}
 if kind == "torchtpu":
     s = torch.tpu.cache_stats()
-    out.update(programs=s["executables"], compile_s=s["compile_seconds"], tier3_hits=s["tier3_hits"])
+    out.update(programs=s["executables"], compile_s=s["compile_seconds"], tier3_hits=s["tier3_hits"],
+               upgrades=s["upgrades"])
 print("COLD " + json.dumps(out))
 '''
 
@@ -113,9 +127,9 @@ def main():
                         lambda d, mode=mode: {"COLD_KIND": "torchtpu", "COLD_MODE": mode,
                                               "TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT": d}))
     configs.append(("torchtpu strict, tier 3 warm", me, "warm"))
-    configs.append(("torchtpu strict, tier 3 empty, XLA -O0", me,
-                    lambda d: {"COLD_KIND": "torchtpu", "COLD_MODE": "strict", "XLA_FLAGS":
-                               "--xla_backend_optimization_level=0", "TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT": d}))
+    configs.append(("torchtpu strict, tier 3 empty, tiered (2)", me,
+                    lambda d: {"COLD_KIND": "torchtpu", "COLD_MODE": "strict", "TORCH_TPU_TIERED_COMPILE": "2",
+                               "TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT": d}))
     configs.append(("PyTorch CPU eager", me, lambda d: {"COLD_KIND": "cpu"}))
     have_ttpu = os.path.exists(args.ttpu)
     if have_ttpu:
@@ -146,12 +160,13 @@ def main():
     if not have_ttpu:
         print(f"(torch-tpu not found at {args.ttpu}: shared/notes/peers.md says how to install it safely)")
     print(f"{'framework / mode':44s} {'import':>7s} {'setup':>7s} {'step':>7s} {'total':>7s} {'/TorchTPU':>9s} "
-          f"{'/CPU':>6s} {'programs':>8s} {'compile s':>9s}")
+          f"{'/CPU':>6s} {'next 12':>7s} {'last':>7s} {'programs':>8s} {'compile s':>9s} {'upgrades':>8s}")
     for label, m in med.items():
         rt = f"{total[label] / ref_t:9.2f}" if ref_t else f"{'-':>9s}"
-        progs = f"{m['programs']:8.0f} {m['compile_s']:9.2f}" if "programs" in m else f"{'-':>8s} {'-':>9s}"
+        progs = (f"{m['programs']:8.0f} {m['compile_s']:9.2f} {m['upgrades']:8.0f}" if "programs" in m
+                 else f"{'-':>8s} {'-':>9s} {'-':>8s}")
         print(f"{label:44s} {m['import']:7.2f} {m['setup']:7.2f} {m['step']:7.2f} {total[label]:7.2f} {rt} "
-              f"{total[label] / ref_c:6.2f} {progs}")
+              f"{total[label] / ref_c:6.2f} {m['next']:7.2f} {m['last']:7.3f} {progs}")
     cold, warm = med["torchtpu strict, tier 3 empty"], med["torchtpu strict, tier 3 warm"]
     print(f"first step, tier 3 empty / warm: {cold['step'] / warm['step']:.1f}x")
 

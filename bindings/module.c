@@ -381,11 +381,12 @@ static PyObject *py_cache_stats(PyObject *self, PyObject *unused) {
       dir_path(rep.tier2_dir), "tier3_dir", dir_path(rep.tier3_dir));
   if (!out) return NULL;
   PyObject *extra = Py_BuildValue(
-      "{s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "tier2_evicted", (unsigned long long)d2.evicted, "tier3_evicted",
+      "{s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "tier2_evicted", (unsigned long long)d2.evicted, "tier3_evicted",
       (unsigned long long)d3.evicted, "stale_temps_removed",
       (unsigned long long)(d2.stale_temps_removed + d3.stale_temps_removed), "compile_waits",
       (unsigned long long)s->compile_waits, "tier1_evicted", (unsigned long long)s->tier1_evicted, "async_compiles",
-      (unsigned long long)s->async_compiles, "compile_joins", (unsigned long long)s->compile_joins);
+      (unsigned long long)s->async_compiles, "compile_joins", (unsigned long long)s->compile_joins, "fast_compiles",
+      (unsigned long long)s->fast_compiles, "upgrades", (unsigned long long)s->upgrades);
   if (!extra || PyDict_Update(out, extra)) {
     Py_XDECREF(extra);
     Py_DECREF(out);
@@ -617,6 +618,25 @@ static PyObject *py_get_eager_buckets(PyObject *self, PyObject *unused) {
   return PyBool_FromLong(tt_engine_eager_buckets(e));
 }
 
+/* set_tiered_compile(n): tiered compilation's threshold (0 off, -1 the environment's). */
+static PyObject *py_set_tiered_compile(PyObject *self, PyObject *arg) {
+  (void)self;
+  long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return NULL;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_engine_set_tiered_compile(e, n < -1 ? -1 : n > 1000000000 ? 1000000000 : (int)n);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_get_tiered_compile(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  return PyLong_FromLong(tt_engine_tiered_compile(e));
+}
+
 static PyObject *py_set_defer_chunk_ops(PyObject *self, PyObject *arg) {
   (void)self;
   long n = PyLong_AsLong(arg);
@@ -734,6 +754,8 @@ ENGINE_ENTRY(py_allow_excess_precision)
 ENGINE_ENTRY(py_set_defer_chunk_ops)
 ENGINE_ENTRY(py_set_eager_buckets)
 ENGINE_ENTRY(py_get_eager_buckets)
+ENGINE_ENTRY(py_set_tiered_compile)
+ENGINE_ENTRY(py_get_tiered_compile)
 ENGINE_ENTRY(py_get_defer_chunk_ops)
 ENGINE_ENTRY(py_check_strided)
 ENGINE_ENTRY(py_storage_numel)
@@ -871,6 +893,9 @@ static PyMethodDef methods[] = {
     {"set_eager_buckets", py_set_eager_buckets_entry, METH_O,
      "set_eager_buckets(bool): eager cat grows tensors in power-of-two buckets; ops on them compile once per bucket"},
     {"get_eager_buckets", py_get_eager_buckets_entry, METH_NOARGS, "whether eager buckets are on"},
+    {"set_tiered_compile", py_set_tiered_compile_entry, METH_O,
+     "set_tiered_compile(n): quick first compiles, optimized after n lookups (0 off, -1 the environment's)"},
+    {"get_tiered_compile", py_get_tiered_compile_entry, METH_NOARGS, "tiered compilation's threshold (0: off)"},
     {"_set_defer_chunk_ops", py_set_defer_chunk_ops_entry, METH_O, "DeferAndFuse closes a region after n ops (0: never)"},
     {"_get_defer_chunk_ops", py_get_defer_chunk_ops_entry, METH_NOARGS, "DeferAndFuse's chunk size in ops (0: none)"},
     {"check_strided", py_check_strided_entry, METH_VARARGS, "check_strided(t, size, stride, offset): as_strided bounds"},

@@ -230,7 +230,8 @@ def cache_stats():
     """Compile cache counters: requests, hits (all tiers) and tier1/2/3_hits,
     misses (= compiles), executables, compile_seconds, load_seconds (tiers 2/3),
     tier2/3_writes, corrupt_entries, write_errors, tier1/2/3_evicted, async_compiles,
-    compile_joins, compile_waits, tier2_dir/tier3_dir (None = off)."""
+    compile_joins, compile_waits, fast_compiles and upgrades (tiered compilation,
+    set_tiered_compile), tier2_dir/tier3_dir (None = off)."""
     _lazy_init()
     return dict(_C.cache_stats())
 
@@ -282,6 +283,23 @@ def get_eager_buckets():
     return _C.get_eager_buckets()
 
 
+def set_tiered_compile(threshold):
+    """Tiered compilation: a new program is first compiled quickly (XLA's
+    backend optimization level 0: same values, slower code); once found in
+    the compile cache `threshold` times and the program set is steady, it is
+    compiled again optimized in the background and swapped in. 0 turns it
+    off (the default; also TORCH_TPU_TIERED_COMPILE=N). Only optimized
+    executables reach the persistent cache. cache_stats() counts
+    fast_compiles and upgrades."""
+    _lazy_init()
+    _C.set_tiered_compile(int(threshold))
+
+
+def get_tiered_compile():
+    _lazy_init()
+    return _C.get_tiered_compile()
+
+
 def region_stats():
     """Counters of the deferred region: flushes, nodes/outputs/ops of the last one, repeat cuts."""
     _lazy_init()
@@ -329,7 +347,7 @@ def module():
         "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
         "get_device_name", "get_device_properties", "runtime_info", "cache_stats", "_is_in_bad_fork",
         "is_initialized", "_lazy_init", "get_eager_mode",
-        "set_eager_mode", "eager_mode", "set_eager_buckets", "get_eager_buckets", "region_stats", "plan_stats",
+        "set_eager_mode", "eager_mode", "set_eager_buckets", "get_eager_buckets", "set_tiered_compile", "get_tiered_compile", "region_stats", "plan_stats",
         "set_cpu_fallback", "get_cpu_fallback", "fallback_counts", "reset_fallback_counts",
         "device", "get_amp_supported_dtype", "is_bf16_supported",
     ):

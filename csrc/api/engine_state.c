@@ -82,3 +82,7 @@ tt_status_t tt_engine_fallback_unsupported(const char *op, const char *what) { r
 void tt_engine_set_eager_buckets(tt_engine_t *e, int on) { e->eager_buckets = on != 0; }
 
 int tt_engine_eager_buckets(const tt_engine_t *e) { return e->eager_buckets; }
+
+void tt_engine_set_tiered_compile(tt_engine_t *e, int threshold) { tt_tiered_set_threshold(e, threshold); }
+
+int tt_engine_tiered_compile(tt_engine_t *e) { return tt_tiered_threshold(e); }

@@ -57,6 +57,11 @@ int tt_engine_defer_chunk_ops(tt_engine_t *e);
 void tt_engine_set_eager_buckets(tt_engine_t *e, int on);
 int tt_engine_eager_buckets(const tt_engine_t *e);
 
+/* Tiered compilation's threshold (exec/tiered.h; 0 off, -1 the
+ * environment's TORCH_TPU_TIERED_COMPILE) and its current value. */
+void tt_engine_set_tiered_compile(tt_engine_t *e, int threshold);
+int tt_engine_tiered_compile(tt_engine_t *e);
+
 /* Stops the compile threads (at the embedding's exit, while the plugin is whole). */
 void tt_engine_stop_compiles(tt_engine_t *e);
 

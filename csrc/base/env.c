@@ -43,6 +43,9 @@ static const tt_env_decl_t kDecls[TT_ENV_COUNT] = {
                               "compile in the background (off: on the calling thread)"},
     [TT_ENV_COMPILE_THREADS] = {"TORCH_TPU_COMPILE_THREADS", TT_ENV_COUNT_VALUE, "one per core, at most 4",
                                 "background compile threads"},
+    [TT_ENV_TIERED_COMPILE] = {"TORCH_TPU_TIERED_COMPILE", TT_ENV_COUNT_VALUE, "0 (off)",
+                               "N > 0: compile new programs quickly first, and optimized once run N more times "
+                               "and the program set is steady"},
     [TT_ENV_WORLD_SIZE] = {"WORLD_SIZE", TT_ENV_COUNT_VALUE, "1",
                            "processes of the job (torchrun's); > 1 turns tier 2 on"},
     [TT_ENV_XDG_CACHE_HOME] = {"XDG_CACHE_HOME", TT_ENV_TEXT, "~/.cache",

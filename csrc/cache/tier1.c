@@ -13,6 +13,7 @@ struct tt_tier1_exe_s {
   tt_pjrt_executable_t *exe;
   int refs;                        /* the table's (while in it) + launches' */
   int in_table;
+  void *tag;                       /* the inserter's (tiered compilation's record), or NULL */
   tt_tier1_exe_t *next;            /* hash chain */
   tt_tier1_exe_t *newer, *older;   /* LRU list, newest at head */
 };
@@ -140,6 +141,10 @@ static void evict_oldest(tt_tier1_t *c) {
 }
 
 tt_tier1_exe_t *tt_tier1_insert(tt_tier1_t *c, const tt_cache_key_t *k, tt_pjrt_executable_t *exe) {
+  return tt_tier1_insert_as(c, k, exe, NULL);
+}
+
+tt_tier1_exe_t *tt_tier1_insert_as(tt_tier1_t *c, const tt_cache_key_t *k, tt_pjrt_executable_t *exe, void *tag) {
   tt_tier1_exe_t *fresh = tt_calloc(1, sizeof(*fresh));
   pthread_mutex_lock(&c->mu);
   tt_tier1_exe_t **p = find_link(c, k);
@@ -158,6 +163,7 @@ tt_tier1_exe_t *tt_tier1_insert(tt_tier1_t *c, const tt_cache_key_t *k, tt_pjrt_
     e->exe = exe;
     e->refs = 2; /* the table's and the caller's */
     e->in_table = 1;
+    e->tag = tag;
     *p = e;
     lru_push(c, e);
     c->count++;
@@ -167,6 +173,26 @@ tt_tier1_exe_t *tt_tier1_insert(tt_tier1_t *c, const tt_cache_key_t *k, tt_pjrt_
   pthread_mutex_unlock(&c->mu);
   return e;
 }
+
+int tt_tier1_replace(tt_tier1_t *c, const tt_cache_key_t *k, tt_pjrt_executable_t *exe) {
+  pthread_mutex_lock(&c->mu);
+  tt_tier1_exe_t **p = find_link(c, k);
+  tt_tier1_exe_t *old = *p;
+  if (old) { /* out of the table; destroyed now or by the last launch's release */
+    *p = old->next;
+    lru_unlink(c, old);
+    old->in_table = 0;
+    c->count--;
+    if (--old->refs == 0) free_entry(c, old);
+    else c->lingering++;
+  }
+  pthread_mutex_unlock(&c->mu);
+  tt_tier1_exe_t *e = tt_tier1_insert_as(c, k, exe, NULL);
+  tt_tier1_release(c, e);
+  return e != NULL;
+}
+
+void *tt_tier1_tag(const tt_tier1_exe_t *e) { return e->tag; }
 
 void tt_tier1_retain(tt_tier1_t *c, tt_tier1_exe_t *e) {
   pthread_mutex_lock(&c->mu);

@@ -37,6 +37,15 @@ tt_tier1_exe_t *tt_tier1_lookup(tt_tier1_t *c, const tt_cache_key_t *k);
  * entry returned. May evict the least recently used entries beyond the limit.
  * NULL (exe destroyed) when out of host memory. */
 tt_tier1_exe_t *tt_tier1_insert(tt_tier1_t *c, const tt_cache_key_t *k, tt_pjrt_executable_t *exe);
+/* As insert, with a tag the inserter reads back on lookups (tiered
+ * compilation marks its quick executables so, exec/tiered.h); an entry
+ * already present keeps its own. */
+tt_tier1_exe_t *tt_tier1_insert_as(tt_tier1_t *c, const tt_cache_key_t *k, tt_pjrt_executable_t *exe, void *tag);
+/* Puts exe (taken) in key's place, untagged: the old entry leaves the table
+ * and is destroyed when no launch holds it any more (as an eviction, not
+ * counted as one). 0 when out of host memory (exe destroyed, key absent). */
+int tt_tier1_replace(tt_tier1_t *c, const tt_cache_key_t *k, tt_pjrt_executable_t *exe);
+void *tt_tier1_tag(const tt_tier1_exe_t *e);
 void tt_tier1_retain(tt_tier1_t *c, tt_tier1_exe_t *e);
 /* Drops a reference; the last one destroys an evicted executable. */
 void tt_tier1_release(tt_tier1_t *c, tt_tier1_exe_t *e);

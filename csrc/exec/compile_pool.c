@@ -10,6 +10,7 @@
 #include "base/blocking.h"
 #include "exec/engine.h"
 #include "exec/find.h"
+#include "exec/tiered.h"
 
 /* XLA's CPU compile is mostly single-threaded per module; more threads than
  * cores would only steal time from the host and the device. */
@@ -22,12 +23,15 @@ struct tt_compile_job_s {
   tt_strbuf_t text;
   char *what;
   int dump_text;
+  int fast_ok; /* the compile may be the quick first tier (exec/tiered.h) */
+  int upgrade; /* a hot quick executable's optimized compile: taken by tt_compile_job_take */
   /* Set by the worker, read by the host after done (under mu). */
   int done;
   tt_pjrt_executable_t *exe;
   tt_code_t code;
   char *message;
   tt_cache_stats_t stats;
+  int fast; /* the executable was compiled quickly */
   /* Host only. */
   int collected;
   tt_tier1_exe_t *entry;      /* after a successful collection (one reference) */
@@ -85,9 +89,12 @@ static void *worker(void *arg) {
     if (!P->queue_head) P->queue_tail = NULL;
     pthread_mutex_unlock(&P->mu);
     tt_pjrt_executable_t *exe = NULL;
-    tt_status_t s = tt_exec_find_uncached(j->engine, &j->id, &j->text, j->what, j->dump_text, &j->stats, &exe);
+    int fast = 0;
+    tt_status_t s = tt_exec_find_uncached(j->engine, &j->id, &j->text, j->what, j->dump_text, j->fast_ok, &j->stats,
+                                          &exe, &fast);
     pthread_mutex_lock(&P->mu);
     j->exe = exe;
+    j->fast = fast;
     finish_locked(P, j, s);
     int f;
     unref_locked(j, &f);
@@ -117,8 +124,21 @@ static tt_status_t ensure_threads(tt_compile_pool_t *P) {
                   : tt_status_make(TT_UNAVAILABLE, "cannot start a compile thread; set TORCH_TPU_ASYNC_COMPILE=0");
 }
 
+static tt_status_t job_start(tt_engine_t *e, const tt_cache_entry_id_t *id, tt_strbuf_t *text, const char *what,
+                             int upgrade, tt_compile_job_t **out_job);
+
 tt_status_t tt_compile_job_start(tt_engine_t *e, const tt_cache_entry_id_t *id, tt_strbuf_t *text,
                                  const char *what, tt_compile_job_t **out_job) {
+  return job_start(e, id, text, what, 0, out_job);
+}
+
+tt_status_t tt_compile_job_start_upgrade(tt_engine_t *e, const tt_cache_entry_id_t *id, tt_strbuf_t *text,
+                                         const char *what, tt_compile_job_t **out_job) {
+  return job_start(e, id, text, what, 1, out_job);
+}
+
+static tt_status_t job_start(tt_engine_t *e, const tt_cache_entry_id_t *id, tt_strbuf_t *text, const char *what,
+                             int upgrade, tt_compile_job_t **out_job) {
   tt_compile_job_t *j = tt_calloc(1, sizeof(*j));
   size_t wn = strlen(what) + 1;
   char *w = tt_malloc(wn);
@@ -134,6 +154,8 @@ tt_status_t tt_compile_job_start(tt_engine_t *e, const tt_cache_entry_id_t *id, 
   tt_strbuf_init(text);
   j->what = w;
   j->dump_text = tt_env_flag(&e->env, TT_ENV_DUMP_HLO_ON_ERROR, 0);
+  j->upgrade = upgrade;
+  j->fast_ok = !upgrade && tt_tiered_threshold(e) > 0;
   j->refs = 3; /* the caller's, the queue's and the live list's */
   tt_compile_pool_t *P = &e->pool;
   pthread_mutex_lock(&P->mu);
@@ -201,7 +223,9 @@ tt_status_t tt_compile_job_result(tt_compile_job_t *j, tt_tier1_exe_t **out_exe)
     j->collected = 1;
     tt_exec_stats_add(&c->stats, &j->stats);
     if (j->exe) {
-      j->entry = tt_tier1_insert(c->tier1, &j->id.key, j->exe); /* the job's reference */
+      /* the job's reference; a quick one keeps its text for its upgrade */
+      tt_tiered_rec_t *rec = j->fast ? tt_tiered_add(c, &j->id, &j->text, j->what) : NULL;
+      j->entry = tt_tier1_insert_as(c->tier1, &j->id.key, j->exe, rec);
       j->exe = NULL;
       c->stats.executables = tt_tier1_size(c->tier1);
       c->stats.tier1_evicted = tt_tier1_evicted(c->tier1);
@@ -219,6 +243,24 @@ tt_status_t tt_compile_job_result(tt_compile_job_t *j, tt_tier1_exe_t **out_exe)
   }
   return tt_status_make(j->message ? j->code : TT_INTERNAL, "%s",
                         j->message ? j->message : "a compile job was cancelled at shutdown");
+}
+
+tt_pjrt_executable_t *tt_compile_job_take(tt_compile_job_t *j) {
+  tt_compile_pool_t *P = &j->engine->pool;
+  pthread_mutex_lock(&P->mu);
+  int done = j->done;
+  pthread_mutex_unlock(&P->mu);
+  if (!done || j->collected) return NULL; /* a launch's miss joined it and put it in tier 1 */
+  j->collected = 1;
+  /* its compile (or load) time and writes count; a hit or miss it is not:
+   * the program was found in tier 1 all along */
+  tt_cache_stats_t d = j->stats;
+  d.hits = d.misses = d.tier2_hits = d.tier3_hits = 0;
+  tt_exec_stats_add(&j->engine->stats, &d);
+  tt_pjrt_executable_t *exe = j->exe;
+  j->exe = NULL;
+  unlist(P, j);
+  return exe;
 }
 
 void tt_compile_job_release(tt_compile_job_t *j) {

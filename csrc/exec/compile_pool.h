@@ -51,6 +51,14 @@ void tt_compile_pool_set_enabled(tt_engine_t *e, int enabled);
  * *out_job is the caller's reference. */
 tt_status_t tt_compile_job_start(tt_engine_t *e, const tt_cache_entry_id_t *id, tt_strbuf_t *text,
                                  const char *what, tt_compile_job_t **out_job);
+/* A job for a hot quick executable's optimized compile (exec/tiered.h):
+ * never compiled quickly, collected by tt_compile_job_take. */
+tt_status_t tt_compile_job_start_upgrade(tt_engine_t *e, const tt_cache_entry_id_t *id, tt_strbuf_t *text,
+                                         const char *what, tt_compile_job_t **out_job);
+/* A finished job's executable (the caller's now) and its counters added to
+ * the engine's; NULL when it failed, is not finished, or a launch's miss
+ * already collected it into tier 1. */
+tt_pjrt_executable_t *tt_compile_job_take(tt_compile_job_t *j);
 /* A new reference to the uncollected job of key, or NULL. */
 tt_compile_job_t *tt_compile_job_find(tt_engine_t *e, const tt_cache_key_t *key);
 /* Finished (without waiting)? */

@@ -49,6 +49,7 @@ tt_status_t tt_engine_create(const char *fallback_plugin, tt_engine_t **out_engi
   e->fallback.enabled = tt_env_flag(&e->env, TT_ENV_CPU_FALLBACK, 0); /* off by default, as in TorchTPU */
   tt_region_init(&e->region, &e->env);
   tt_compile_pool_init(&e->pool, e);
+  e->tiered.forced = -1;
   open_tier(tt_tier2_open_from_env, &e->env, &e->tier2);
   open_tier(tt_tier3_open_from_env, &e->env, &e->tier3);
   *out_engine = e;
@@ -64,6 +65,7 @@ void tt_engine_destroy(tt_engine_t *e) {
   tt_region_shutdown(e); /* runs queued launches: no compile job is left but cancelled ones */
   tt_status_free(tt_inflight_wait_all(e));
   tt_compile_pool_shutdown(e);
+  tt_tiered_clear(e);
   pthread_mutex_destroy(&e->pool.mu);
   pthread_cond_destroy(&e->pool.work_cv);
   pthread_cond_destroy(&e->pool.done_cv);

@@ -38,6 +38,7 @@
 #include "exec/repeat.h"
 #include "exec/scalars.h"
 #include "exec/stats.h"
+#include "exec/tiered.h"
 #include "pjrt/runtime.h"
 
 struct tt_engine_s {
@@ -71,6 +72,7 @@ struct tt_engine_s {
   tt_async_errors_t async_errors;
   tt_repeat_t repeat;
   tt_compile_pool_t pool;
+  tt_tiered_t tiered; /* quick executables waiting for their optimized compile */
   atomic_int cancel_waits;             /* shutting down: waits for a peer's compile return */
   const char *_Atomic compile_fault;   /* tests: fail compiles whose name contains this */
   /* RNG (Philox key and offset) and the CPU fallback's bookkeeping. */

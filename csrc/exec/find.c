@@ -14,6 +14,7 @@
 #include "base/hash.h"
 #include "base/strbuf.h"
 #include "cache/claim.h"
+#include "exec/tiered.h"
 #include "hlo/emit.h"
 
 static double now_seconds(void) {
@@ -69,8 +70,8 @@ void tt_exec_find_cancel(tt_engine_t *e, int cancel) { atomic_store(&e->cancel_w
 void tt_exec_set_compile_fault(tt_engine_t *e, const char *what_contains) { atomic_store(&e->compile_fault, what_contains); }
 
 /* The compile options a key's options half stands for (tt_engine_options_key). */
-static tt_pjrt_compile_options_t options_of(const tt_engine_t *c, const tt_cache_key_t *key) {
-  tt_pjrt_compile_options_t o = {1, key->options == c->options_key_exact};
+static tt_pjrt_compile_options_t options_of(const tt_engine_t *c, const tt_cache_key_t *key, int fast) {
+  tt_pjrt_compile_options_t o = {1, key->options == c->options_key_exact, fast};
   return o;
 }
 
@@ -84,6 +85,7 @@ static tt_status_t compile(tt_engine_t *c, tt_cache_stats_t *st, const tt_strbuf
   st->compile_seconds += now_seconds() - t0;
   if (s && dump_text && text->data) s = tt_status_annotate(s, "module text:\n%s\n", text->data);
   if (!s) st->misses++;
+  if (!s && o->fast) st->fast_compiles++;
   return s;
 }
 
@@ -152,6 +154,9 @@ tt_tier1_exe_t *tt_exec_find_cached(tt_engine_t *c, const tt_cache_key_t *key) {
   if (e) {
     c->stats.hits++;
     c->stats.tier1_hits++;
+    tt_tiered_hit(c, e);
+  } else {
+    tt_tiered_miss(c);
   }
   return e;
 }
@@ -174,8 +179,9 @@ tt_status_t tt_exec_emit(tt_engine_t *c, tt_graph_t *g, const tt_cache_key_t *ke
 }
 
 tt_status_t tt_exec_find_uncached(tt_engine_t *c, const tt_cache_entry_id_t *id, const tt_strbuf_t *text,
-                                  const char *what, int dump_text, tt_cache_stats_t *st,
-                                  tt_pjrt_executable_t **out_exe) {
+                                  const char *what, int dump_text, int fast_ok, tt_cache_stats_t *st,
+                                  tt_pjrt_executable_t **out_exe, int *out_fast) {
+  *out_fast = 0;
   void *entry = NULL;
   size_t entry_size = 0;
   double t0 = now_seconds();
@@ -201,9 +207,10 @@ tt_status_t tt_exec_find_uncached(tt_engine_t *c, const tt_cache_entry_id_t *id,
     s = tt_status_make(TT_UNAVAILABLE, "compiling %s: cancelled, torchtpu is shutting down", what);
     if (owned) tt_cache_claim_release(c->tier2, &id->key);
   } else {
-    tt_pjrt_compile_options_t o = options_of(c, &id->key);
+    tt_pjrt_compile_options_t o = options_of(c, &id->key, fast_ok);
     s = compile(c, st, text, what, dump_text, &o, &exe);
-    if (!s) write_back(c, st, id, exe);
+    if (!s && !fast_ok) write_back(c, st, id, exe); /* the cache tiers keep optimized executables only */
+    *out_fast = !s && fast_ok;
     if (owned) tt_cache_claim_release(c->tier2, &id->key);
   }
   if (!s) *out_exe = exe;
@@ -224,6 +231,8 @@ void tt_exec_stats_add(tt_cache_stats_t *into, const tt_cache_stats_t *d) {
   into->compile_waits += d->compile_waits;
   into->compile_seconds += d->compile_seconds;
   into->load_seconds += d->load_seconds;
+  into->fast_compiles += d->fast_compiles;
+  into->upgrades += d->upgrades;
 }
 
 tt_status_t tt_exec_find_executable(tt_engine_t *c, tt_graph_t *g, const tt_cache_key_t *key, const char *what,
@@ -237,11 +246,13 @@ tt_status_t tt_exec_find_executable(tt_engine_t *c, tt_graph_t *g, const tt_cach
   tt_cache_entry_id_t id;
   TT_RETURN_IF_ERROR(tt_exec_emit(c, g, key, &text, &id));
   tt_pjrt_executable_t *exe = NULL;
+  int fast = 0;
   tt_status_t s = tt_exec_find_uncached(c, &id, &text, what, tt_env_flag(&c->env, TT_ENV_DUMP_HLO_ON_ERROR, 0),
-                                        &c->stats, &exe);
+                                        tt_tiered_threshold(c) > 0, &c->stats, &exe, &fast);
+  tt_tiered_rec_t *rec = !s && fast ? tt_tiered_add(c, &id, &text, what) : NULL;
   tt_strbuf_free(&text);
   if (s) return s;
-  e = tt_tier1_insert(c->tier1, key, exe);
+  e = tt_tier1_insert_as(c->tier1, key, exe, rec);
   if (!e) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory caching the executable of %s", what);
   c->stats.executables = tt_tier1_size(c->tier1);
   c->stats.tier1_evicted = tt_tier1_evicted(c->tier1);

@@ -24,10 +24,12 @@ tt_status_t tt_exec_emit(tt_engine_t *e, tt_graph_t *g, const tt_cache_key_t *ke
 /* Everything after a tier-1 miss: tiers 2/3, a peer process's compile
  * (cache/claim.h), else compiling `text`; a fresh executable is written back
  * to tiers 2/3. *out_exe is owned by the caller (insert it in tier 1).
- * dump_text: append the module text to a compile error. */
+ * dump_text: append the module text to a compile error. fast_ok: a compile
+ * may be the quick first tier (exec/tiered.h; not written back), and
+ * *out_fast says whether it was. */
 tt_status_t tt_exec_find_uncached(tt_engine_t *e, const tt_cache_entry_id_t *id, const tt_strbuf_t *text,
-                                  const char *what, int dump_text, tt_cache_stats_t *stats,
-                                  tt_pjrt_executable_t **out_exe);
+                                  const char *what, int dump_text, int fast_ok, tt_cache_stats_t *stats,
+                                  tt_pjrt_executable_t **out_exe, int *out_fast);
 /* The whole chain, on the calling thread: a new reference (release it with
  * tt_tier1_release). */
 tt_status_t tt_exec_find_executable(tt_engine_t *e, tt_graph_t *g, const tt_cache_key_t *key, const char *what,

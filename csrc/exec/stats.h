@@ -15,6 +15,8 @@ typedef struct tt_cache_stats_s {
   uint64_t tier1_evicted;   /* executables evicted from tier 1 by its entry limit */
   uint64_t async_compiles;  /* tier-1 misses handed to the compile pool (exec/compile_pool.h) */
   uint64_t compile_joins;   /* misses that joined a compile of the same key already under way */
+  uint64_t fast_compiles;   /* compiled quickly first (tiered compilation, exec/tiered.h) */
+  uint64_t upgrades;        /* hot quick executables replaced by optimized ones */
   double compile_seconds, load_seconds; /* load: reading + deserializing tier 2/3 entries */
 } tt_cache_stats_t;
 

@@ -19,20 +19,44 @@ static size_t put_varint(unsigned char *p, size_t n, uint64_t v) {
   return n;
 }
 
-/* XLA's debug option that lets the compiler keep values in more precision
- * than their type (skip roundings); env_option_overrides turns it off. */
+/* XLA's debug options we override: excess precision lets the compiler keep
+ * values in more precision than their type (skip roundings); the backend
+ * optimization level (default 3) trades code speed for compile time. */
 static const char kExcessPrecision[] = "xla_allow_excess_precision";
+static const char kOptLevel[] = "xla_backend_optimization_level";
+
+/* Appends one env_option_overrides map entry (CompileOptionsProto field 7):
+ * {key (1) = name, value (2) = OptionOverrideProto{field = v}} where field
+ * is bool_field (2) or int_field (3), both varints. */
+static size_t put_override(unsigned char *out, size_t m, const char *name, int field, uint64_t v) {
+  unsigned char value[12];
+  size_t vn = 0;
+  value[vn++] = (unsigned char)(field << 3); /* varint */
+  vn = put_varint(value, vn, v);
+  size_t klen = strlen(name);
+  size_t entry = 2 + klen + 2 + vn; /* key tag+len+bytes, value tag+len+bytes (all < 128) */
+  out[m++] = (7 << 3) | 2;
+  m = put_varint(out, m, entry);
+  out[m++] = (1 << 3) | 2;
+  m = put_varint(out, m, klen);
+  memcpy(out + m, name, klen);
+  m += klen;
+  out[m++] = (2 << 3) | 2;
+  m = put_varint(out, m, vn);
+  memcpy(out + m, value, vn);
+  return m + vn;
+}
 
 /* A serialized xla.CompileOptionsProto holding executable_build_options
  * (field 3) = {device_ordinal (1) = -1, num_replicas (4) = n,
- * num_partitions (5) = 1} and, for exact precision, env_option_overrides
- * (field 7, a map entry {key (1) = kExcessPrecision, value (2) =
- * OptionOverrideProto{bool_field (2) = false}}), the override map XLA merges
- * into its default debug options (setting debug_options itself would
- * replace all of them). An empty message would mean 0 replicas and 0
- * partitions, which the compiler rejects; device_ordinal -1 leaves device
- * placement to the default assignment, as JAX does. */
-static size_t encode_compile_options(const tt_pjrt_compile_options_t *o, unsigned char out[128]) {
+ * num_partitions (5) = 1} and the debug options asked for as
+ * env_option_overrides (field 7), the override map XLA merges into its
+ * default debug options (setting debug_options itself would replace all of
+ * them): exact precision (excess precision false), fast (optimization
+ * level 0). An empty message would mean 0 replicas and 0 partitions, which
+ * the compiler rejects; device_ordinal -1 leaves device placement to the
+ * default assignment, as JAX does. */
+static size_t encode_compile_options(const tt_pjrt_compile_options_t *o, unsigned char out[160]) {
   unsigned char inner[40];
   size_t n = 0;
   inner[n++] = (1 << 3) | 0; /* device_ordinal, varint */
@@ -46,21 +70,8 @@ static size_t encode_compile_options(const tt_pjrt_compile_options_t *o, unsigne
   m = put_varint(out, m, n);
   memcpy(out + m, inner, n);
   m += n;
-  if (o->exact_precision) {
-    size_t klen = sizeof kExcessPrecision - 1;
-    unsigned char value[4] = {(2 << 3) | 0, 0}; /* bool_field = false */
-    size_t entry = 2 + klen + 2 + 2;           /* key tag+len+bytes, value tag+len+bytes */
-    out[m++] = (7 << 3) | 2;
-    m = put_varint(out, m, entry);
-    out[m++] = (1 << 3) | 2;
-    m = put_varint(out, m, klen);
-    memcpy(out + m, kExcessPrecision, klen);
-    m += klen;
-    out[m++] = (2 << 3) | 2;
-    m = put_varint(out, m, 2);
-    memcpy(out + m, value, 2);
-    m += 2;
-  }
+  if (o->exact_precision) m = put_override(out, m, kExcessPrecision, 2, 0);
+  if (o->fast) m = put_override(out, m, kOptLevel, 3, 0);
   return m;
 }
 
@@ -115,7 +126,7 @@ static tt_status_t wrap(tt_pjrt_runtime_t *rt, PJRT_LoadedExecutable *loaded,
 
 tt_status_t tt_pjrt_compile(tt_pjrt_runtime_t *rt, const char *mlir, size_t len,
                             int num_replicas, const char *what, tt_pjrt_executable_t **out_exe) {
-  tt_pjrt_compile_options_t o = {num_replicas, 0};
+  tt_pjrt_compile_options_t o = {num_replicas, 0, 0};
   return tt_pjrt_compile_with(rt, mlir, len, &o, what, out_exe);
 }
 
@@ -135,7 +146,7 @@ tt_status_t tt_pjrt_compile_with(tt_pjrt_runtime_t *rt, const char *mlir, size_t
   program.format = kFormat;
   program.format_size = sizeof kFormat - 1;
 
-  unsigned char options[128];
+  unsigned char options[160];
   TT_PJRT_ARGS(PJRT_Client_Compile_Args, a, executable);
   a.client = rt->client;
   a.program = &program;

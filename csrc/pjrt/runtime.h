@@ -83,6 +83,10 @@ typedef struct tt_pjrt_compile_options_s {
   /* Every rounding the program writes is kept: XLA's
    * xla_allow_excess_precision (true by default) set to false. */
   int exact_precision;
+  /* A quick compile: XLA's xla_backend_optimization_level set to 0 (the
+   * backend's cheapest code generation; the program's values are the same,
+   * its speed lower). Tiered compilation's first tier (exec/tiered.h). */
+  int fast;
 } tt_pjrt_compile_options_t;
 tt_status_t tt_pjrt_compile_with(tt_pjrt_runtime_t *rt, const char *mlir, size_t len,
                                  const tt_pjrt_compile_options_t *o, const char *what,
