@@ -3,6 +3,7 @@
 #ifndef TT_TESTS_REFS_H
 #define TT_TESTS_REFS_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "api/call.h"
@@ -12,6 +13,18 @@ static inline tt_storage_t *host_f32(const float *v, int64_t n) {
   tt_storage_t *s = NULL;
   CHECK_OK(tt_storage_from_host(E, v, TT_F32, n, &s));
   return s;
+}
+
+/* An executable of the identity on f32[n], compiled on E's runtime (for
+ * the tier-1 unit tests). */
+static inline tt_pjrt_executable_t *compile_identity(int n) {
+  char text[256];
+  snprintf(text, sizeof text,
+           "module @m { func.func public @main(%%a: tensor<%dxf32>) -> tensor<%dxf32> { return %%a : tensor<%dxf32> } }\n",
+           n, n, n);
+  tt_pjrt_executable_t *exe = NULL;
+  CHECK_OK(tt_pjrt_compile(E->rt, text, strlen(text), 1, "identity", &exe));
+  return exe;
 }
 
 /* A strided view of storage s with s's dtype. */

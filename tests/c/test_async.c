@@ -56,17 +56,6 @@ static void add_mul(int64_t n) {
   tt_storage_release(sb);
 }
 
-static const char *kIdentity =
-    "module @m { func.func public @main(%%a: tensor<%dxf32>) -> tensor<%dxf32> { return %%a : tensor<%dxf32> } }\n";
-
-static tt_pjrt_executable_t *compile_identity(int n) {
-  char text[256];
-  snprintf(text, sizeof text, kIdentity, n, n, n);
-  tt_pjrt_executable_t *exe = NULL;
-  CHECK_OK(tt_pjrt_compile(E->rt, text, strlen(text), 1, "identity", &exe));
-  return exe;
-}
-
 /* A held executable (a launch's reference) outlives its eviction; the last
  * release destroys it (ASan sees any use after). */
 static void test_tier1_lru_unit(void) {

@@ -89,16 +89,6 @@ static void test_off(void) {
   CHECK(e->stats.misses - miss0 == 4 && e->stats.fast_compiles == fast0);
 }
 
-static tt_pjrt_executable_t *compile_identity(int n) {
-  char text[256];
-  snprintf(text, sizeof text,
-           "module @m { func.func public @main(%%a: tensor<%dxf32>) -> tensor<%dxf32> { return %%a : tensor<%dxf32> } }\n",
-           n, n, n);
-  tt_pjrt_executable_t *exe = NULL;
-  CHECK_OK(tt_pjrt_compile(E->rt, text, strlen(text), 1, "identity", &exe));
-  return exe;
-}
-
 /* tier1_replace: a holder of the old entry (a launch in flight) keeps a live
  * executable; the key then finds the new, untagged one; the old one goes
  * with its last release (ASan sees any use after). */
