@@ -1,6 +1,6 @@
 /* The strides the core gives copies and resizes, for the few kernels that
  * build their result outside a core call: a copy across devices (.cpu(),
- * .to("tpu") of a strided host tensor) and resize_. Arithmetic only: no
+ * .to("tpu") of a strided host tensor), empty, resize_ and set_. Arithmetic only: no
  * engine, no lock (csrc/ops/result_layout.h, csrc/api/storage_resize.h). */
 #include "bindings.h"
 
@@ -71,7 +71,26 @@ static PyObject *py_resize_layout(PyObject *self, PyObject *args) {
   return st ? Py_BuildValue("(NL)", st, (long long)nbytes) : NULL;
 }
 
+/* set_layout(sizes, strides, itemsize, offset): (strides, nbytes) of
+ * Tensor.set_ with CPU's checks; strides () is contiguous. */
+static PyObject *py_set_layout(PyObject *self, PyObject *args) {
+  (void)self;
+  PyObject *size, *stride;
+  long long itemsize, offset;
+  if (!PyArg_ParseTuple(args, "OOLL", &size, &stride, &itemsize, &offset)) return NULL;
+  int64_t sizes[TT_MAX_RANK], given[TT_MAX_RANK], strides[TT_MAX_RANK], nbytes;
+  int n = int_list(size, "set_", sizes);
+  int m = n < 0 ? -1 : int_list(stride, "set_", given);
+  if (m < 0) return NULL;
+  tt_status_t s = tt_set_layout(n, sizes, m, given, (size_t)itemsize, offset, strides, &nbytes);
+  if (s) return tt_py_raise(s);
+  PyObject *st = tuple_of(strides, n);
+  return st ? Py_BuildValue("(NL)", st, (long long)nbytes) : NULL;
+}
+
 PyMethodDef tt_py_layout_methods[] = {
+    {"set_layout", py_set_layout, METH_VARARGS,
+     "set_layout(sizes, strides, itemsize, offset): (strides, storage bytes) for Tensor.set_, CPU's checks"},
     {"copy_strides", py_copy_strides, METH_VARARGS,
      "copy_strides(sizes, strides, memory_format|None): a copy's strides (clone/_to_copy's rule), None if row-major"},
     {"resize_layout", py_resize_layout, METH_VARARGS,

@@ -3,7 +3,6 @@ trampoline that passes its arguments, in schema order, to `_C.call`. The few
 kernels written here only move data between host and device or ask PyTorch's
 Meta kernels for view metadata; none computes anything."""
 import keyword
-import math
 import warnings
 
 import torch
@@ -201,19 +200,18 @@ def _resize_(self, size, memory_format=None):
 
 
 def _set_storage(self, source, storage_offset=0, size=None, stride=()):
-    """Tensor.set_(storage, offset, size, stride): the storage (and its core
-    storage, the torch storage's `_tt`) grows first when the new view reaches
-    past it, as CPU's set_ resizes it; then PyTorch's CPU kernel checks the
-    arguments and installs the storage and metadata (metadata only: it has
-    nothing left to resize, and the Meta kernel refuses storages that, like
-    ours, are not resizable by PyTorch's allocator)."""
+    """Tensor.set_(storage, offset, size, stride): the core checks the
+    arguments as CPU does and says how many bytes the view reaches; the
+    storage (and its core storage, the torch storage's `_tt`) grows first
+    when that is past its end, as CPU's set_ resizes it; then PyTorch's CPU
+    kernel installs the storage and metadata (nothing is left for it to
+    resize; the Meta kernel refuses storages that, like ours, PyTorch's
+    allocator cannot resize)."""
     if size is None:  # set_(storage): the whole storage as a 1-D tensor
         size = (source.nbytes() // self.element_size(),)
-    strides = stride if stride else torch.empty(size, device="meta").stride()
-    if math.prod(size):
-        need = _C.storage_nbytes(size, strides, self.element_size(), storage_offset)
-        if need > source.nbytes() and hasattr(source, "_tt"):
-            _C.grow_storage(source, need)
+    _, need = _C.set_layout(size, stride, self.element_size(), storage_offset)
+    if need > source.nbytes() and hasattr(source, "_tt"):
+        _C.grow_storage(source, need)
     torch.ops.aten.set_.source_Storage_storage_offset.redispatch(_CPU, self, source, storage_offset, size, stride)
     return self
 
@@ -221,9 +219,6 @@ def _set_storage(self, source, storage_offset=0, size=None, stride=()):
 def _set_tensor(self, source):
     if self is source:
         return self
-    if self.dtype != source.dtype:
-        raise RuntimeError(f"Expected object of scalar type {self.dtype} but got scalar type {source.dtype} "
-                           "for argument 'source'")
     return _set_storage(self, source.untyped_storage(), source.storage_offset(), source.shape, source.stride())
 
 

@@ -4,12 +4,13 @@
  * and the open region may hold deferred work. */
 #include "api/storage_resize.h"
 
-#include "base/nbytes.h"
-#include "ops/result_layout.h"
+#include <string.h>
 
+#include "base/nbytes.h"
 #include "exec/region.h"
 #include "exec/run.h"
 #include "ir/builder.h"
+#include "ops/result_layout.h"
 
 /* Runs `kind` (grow: pad with zeros; shrink: slice) of s's flat buffer to
  * numel elements and installs the result as s's buffer. */
@@ -72,6 +73,7 @@ tt_status_t tt_resize_layout(int resize, int rank, const int64_t *sizes, tt_memo
     return tt_status_make(TT_INVALID_ARGUMENT, "%s: %d dims (at most %d on TPU)", resize ? "resize_" : "empty", rank,
                           TT_MAX_RANK);
   if (resize) TT_RETURN_IF_ERROR(tt_numel_check(sizes, rank));
+  if (resize) TT_RETURN_IF_ERROR(tt_contiguous_strides_check(sizes, rank));
   if (fmt == TT_MEMORY_FORMAT_PRESERVE)
     return tt_status_make(TT_INVALID_ARGUMENT, resize ? "Unsupported memory formatPreserve"
                                                       : "unsupported memory format Preserve");
@@ -81,4 +83,21 @@ tt_status_t tt_resize_layout(int resize, int rank, const int64_t *sizes, tt_memo
   for (int d = 0; d < rank; d++)
     if (sizes[d] == 0) return TT_OK_STATUS;
   return tt_nbytes_contiguous(sizes, rank, offset, itemsize, nbytes);
+}
+
+tt_status_t tt_set_layout(int rank, const int64_t *sizes, int nstrides, const int64_t *strides, size_t itemsize,
+                          int64_t offset, int64_t *out_strides, int64_t *nbytes) {
+  if (nstrides > 0 && nstrides != rank)
+    return tt_status_make(TT_INVALID_ARGUMENT, "unequal size length (%d) and stride length (%d)", rank, nstrides);
+  if (rank > TT_MAX_RANK)
+    return tt_status_make(TT_INVALID_ARGUMENT, "set_: %d dims (at most %d on TPU)", rank, TT_MAX_RANK);
+  if (offset < 0) return tt_status_make(TT_INVALID_ARGUMENT, "Tensor: invalid storage offset %lld", (long long)offset);
+  TT_RETURN_IF_ERROR(tt_numel_check(sizes, rank));
+  if (nstrides > 0) {
+    memcpy(out_strides, strides, sizeof(int64_t) * (size_t)rank);
+  } else {
+    TT_RETURN_IF_ERROR(tt_contiguous_strides_check(sizes, rank));
+    tt_layout_format_strides(rank, sizes, TT_MEMORY_FORMAT_CONTIGUOUS, out_strides);
+  }
+  return tt_nbytes_strided(sizes, out_strides, rank, offset, itemsize, nbytes);
 }

@@ -29,4 +29,11 @@ tt_status_t tt_storage_resize(tt_storage_t *s, int64_t numel);
 tt_status_t tt_resize_layout(int resize, int rank, const int64_t *sizes, tt_memory_format_t fmt, size_t itemsize,
                              int64_t offset, int64_t *strides, int64_t *nbytes);
 
+/* What Tensor.set_(storage, offset, sizes, strides) installs, with CPU's
+ * checks in CPU's order (nstrides 0: contiguous; then sizes and strides of
+ * unequal length, a negative offset, the numel overflow) and the bytes the
+ * storage must hold for it (0 for an empty size). Arithmetic only. */
+tt_status_t tt_set_layout(int rank, const int64_t *sizes, int nstrides, const int64_t *strides, size_t itemsize,
+                          int64_t offset, int64_t *out_strides, int64_t *nbytes);
+
 #endif

@@ -67,6 +67,10 @@ tt_status_t tt_numel_check(const int64_t *sizes, int rank) {
   int of = 0;
   for (int i = 0; i < rank; i++) of |= __builtin_mul_overflow(n, (uint64_t)sizes[i], &n);
   if (of || n > (uint64_t)INT64_MAX) return tt_status_make(TT_INVALID_ARGUMENT, "numel: integer multiplication overflow");
+  return TT_OK_STATUS;
+}
+
+tt_status_t tt_contiguous_strides_check(const int64_t *sizes, int rank) {
   int64_t stride = 1;
   for (int i = rank - 1; i > 0; i--)
     if (__builtin_mul_overflow(stride, sizes[i] > 1 ? sizes[i] : 1, &stride))

@@ -18,12 +18,13 @@ tt_status_t tt_nbytes_contiguous(const int64_t *sizes, int rank, int64_t offset,
 /* (offset + 1 + sum (size - 1) * stride) * itemsize; 0 when a size is 0. */
 tt_status_t tt_nbytes_strided(const int64_t *sizes, const int64_t *strides, int rank, int64_t offset,
                               size_t itemsize, int64_t *out_nbytes);
-/* c10's safe_compute_numel for a resize to `sizes`: the product as
- * uint64 (a negative size is huge) must fit int64, else CPU's message
- * "numel: integer multiplication overflow"; then the contiguous strides
- * (a size below 1 counts as 1) must fit, else "Stride calculation
- * overflowed". */
+/* c10's safe_compute_numel for new sizes: the product as uint64 (a
+ * negative size is huge) must fit int64, else CPU's message "numel: integer
+ * multiplication overflow". */
 tt_status_t tt_numel_check(const int64_t *sizes, int rank);
+/* The contiguous strides of sizes (a size below 1 counts as 1) must fit
+ * int64, else CPU's "Stride calculation overflowed". */
+tt_status_t tt_contiguous_strides_check(const int64_t *sizes, int rank);
 /* The check alone, for hot paths: 1 when the contiguous byte count of sizes
  * (offset 0) does not fit int64. */
 int tt_nbytes_overflows(const int64_t *sizes, int rank, size_t itemsize);

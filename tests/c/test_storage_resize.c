@@ -79,6 +79,19 @@ static void test_resize_layout(void) {
   if (CHECK_OK(tt_resize_layout(1, 1, v, TT_MEMORY_FORMAT_CONTIGUOUS, 8, 2, st, &nb))) CHECK(same(st, v_st, 1) && nb == 72);
 }
 
+/* Tensor.set_'s checks, in CPU's order, and the bytes its view reaches. */
+static void test_set_layout(void) {
+  int64_t sz[] = {3, 3}, st[] = {3, 1}, out[2], nb;
+  if (CHECK_OK(tt_set_layout(2, sz, 2, st, 4, 2, out, &nb))) CHECK(out[0] == 3 && out[1] == 1 && nb == 44);
+  if (CHECK_OK(tt_set_layout(2, sz, 0, NULL, 4, 0, out, &nb))) CHECK(out[0] == 3 && out[1] == 1 && nb == 36);
+  CHECK_ERR(tt_set_layout(2, sz, 1, st, 4, 0, out, &nb), TT_INVALID_ARGUMENT); /* unequal lengths */
+  CHECK_ERR(tt_set_layout(2, sz, 2, st, 4, -1, out, &nb), TT_INVALID_ARGUMENT); /* negative offset */
+  int64_t neg[] = {-2}, one[] = {1}, back[] = {-1};
+  CHECK_ERR(tt_set_layout(1, neg, 1, one, 4, 0, out, &nb), TT_INVALID_ARGUMENT); /* numel overflow */
+  int64_t two[] = {2};
+  CHECK_ERR(tt_set_layout(1, two, 1, back, 4, 0, out, &nb), TT_INVALID_ARGUMENT); /* negative stride */
+}
+
 /* A copy's strides (clone's rule): dense views keep theirs, size-1 dims too. */
 static void test_copy_strides(void) {
   int64_t order[5], st[5];
@@ -96,6 +109,7 @@ static void test_copy_strides(void) {
 int main(void) {
   test_resize_layout();
   test_copy_strides();
+  test_set_layout();
   if (!CHECK_OK(tt_init(NULL, &E))) return check_summary();
   test_shrink_free_regrow();
   test_event_marks();

@@ -144,3 +144,35 @@ def test_empty_memory_format_matches_cpu(size, fmt):
         except RuntimeError as e:
             return str(e)
     assert run("tpu") == run("cpu")
+
+
+def _storage(d, n=6):
+    return torch.arange(float(n), device=d).untyped_storage()
+
+
+SET_CASES = {
+    "len_mismatch": lambda d: torch.empty(4, device=d).set_(_storage(d), 0, (2, 3), (3,)),
+    "neg_offset": lambda d: torch.empty(4, device=d).set_(_storage(d), -1, (2,), (1,)),
+    "neg_size": lambda d: torch.empty(4, device=d).set_(_storage(d), 0, (-2,), (1,)),
+    "neg_stride": lambda d: torch.empty(4, device=d).set_(_storage(d), 0, (2,), (-1,)),
+    "numel_overflow": lambda d: torch.empty(4, device=d).set_(_storage(d), 0, (2**40, 2**40), (1, 1)),
+    "grows": lambda d: torch.empty(4, device=d).set_(_storage(d), 2, (3, 3), (3, 1)),
+    "contiguous_default": lambda d: torch.empty(4, device=d).set_(_storage(d), 1, (2, 2)),
+    "whole_storage": lambda d: torch.empty(4, device=d).set_(_storage(d)),
+    "transposed": lambda d: torch.empty(4, device=d).set_(_storage(d), 0, (3, 2), (1, 3)),
+    "dtype_tensor": lambda d: torch.empty(4, device=d).set_(torch.empty(6, device=d, dtype=torch.int32)),
+    "empty": lambda d: torch.empty(4, device=d).set_(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SET_CASES))
+def test_set_checks_and_metadata_match_cpu(case):
+    def run(dev):
+        try:
+            r = SET_CASES[case](dev)
+            kept = r.untyped_storage().nbytes() >= 24 and torch.tensor([], device=dev).set_(
+                r.untyped_storage(), 0, (6,), (1,)).cpu().tolist()  # the source's elements stay
+            return tuple(r.shape), r.stride(), r.storage_offset(), r.untyped_storage().nbytes(), kept
+        except RuntimeError as e:
+            return str(e)
+    assert run("tpu") == run("cpu")
