@@ -22,7 +22,7 @@ static int int_tuple(PyObject *seq, int64_t *out, int max, const char *what) {
   return (int)n;
 }
 
-static int seq_ints(PyObject *obj, int64_t *out, int max, const char *what) {
+int tt_py_seq_ints(PyObject *obj, int64_t *out, int max, const char *what) {
   PyObject *seq = PySequence_Fast(obj, "expected a sequence");
   if (!seq) return -1;
   int n = int_tuple(seq, out, max, what);
@@ -94,14 +94,14 @@ int tt_py_tensor_ref(PyObject *obj, const char *op, tt_tensor_ref_t *out) {
   out->storage = tt_py_tensor_storage(obj);
   PyObject *shape = PyObject_GetAttr(obj, tt_py.str_shape);
   if (!shape) return 0;
-  int rank = seq_ints(shape, out->view.sizes, TT_MAX_RANK, op);
+  int rank = tt_py_seq_ints(shape, out->view.sizes, TT_MAX_RANK, op);
   Py_DECREF(shape);
   if (rank < 0) return 0;
   out->view.rank = rank;
   if (!out->storage) return rank == 0 ? host_scalar(obj, out) : tt_py_device_mismatch(obj, op);
   PyObject *st = PyObject_CallMethodNoArgs(obj, tt_py.str_stride);
   if (!st) return 0;
-  int n = seq_ints(st, out->view.strides, TT_MAX_RANK, op);
+  int n = tt_py_seq_ints(st, out->view.strides, TT_MAX_RANK, op);
   Py_DECREF(st);
   if (n < 0) return 0;
   PyObject *off = PyObject_CallMethodNoArgs(obj, tt_py.str_storage_offset);

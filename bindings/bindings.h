@@ -69,6 +69,11 @@ tt_dtype_t tt_py_dtype(PyObject *dtype);
 /* torch.memory_format (None: preserve) -> tt_memory_format_t; -1 with a
  * RuntimeError set for one the core does not know. */
 int tt_py_memory_format(PyObject *obj);
+/* A sequence of at most max ints into out[]; its length, or -1 with an
+ * error set (`what` names the op). */
+int tt_py_seq_ints(PyObject *obj, int64_t *out, int max, const char *what);
+/* A tuple of n ints (NULL with an error set). */
+PyObject *tt_py_int_tuple(int n, const int64_t *v);
 
 /* Argument conversion scratch: owns arrays allocated while converting. */
 typedef struct tt_py_args_s {

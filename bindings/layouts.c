@@ -7,27 +7,6 @@
 #include "api/storage_resize.h"
 #include "ops/result_layout.h"
 
-/* A sequence of ints into dims[]; its length, or -1 with an error set. */
-static int int_list(PyObject *obj, const char *what, int64_t *dims) {
-  PyObject *seq = PySequence_Fast(obj, "expected a sequence of ints");
-  if (!seq) return -1;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  if (n > TT_MAX_RANK) {
-    Py_DECREF(seq);
-    PyErr_Format(PyExc_RuntimeError, "%s: %zd dims (at most %d on TPU)", what, n, TT_MAX_RANK);
-    return -1;
-  }
-  for (Py_ssize_t i = 0; i < n; i++) dims[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
-  Py_DECREF(seq);
-  return PyErr_Occurred() ? -1 : (int)n;
-}
-
-static PyObject *tuple_of(const int64_t *d, int n) {
-  PyObject *t = PyTuple_New(n);
-  for (int i = 0; t && i < n; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(d[i]));
-  return t;
-}
-
 /* copy_strides(sizes, strides, memory_format|None): the strides of a copy of
  * a tensor with that view in that format (preserve when None), or None when
  * they are row-major. */
@@ -36,8 +15,8 @@ static PyObject *py_copy_strides(PyObject *self, PyObject *args) {
   PyObject *size, *stride, *format;
   if (!PyArg_ParseTuple(args, "OOO", &size, &stride, &format)) return NULL;
   tt_view_t v = {0};
-  int n = int_list(size, "copy", v.sizes);
-  if (n < 0 || int_list(stride, "copy", v.strides) != n) {
+  int n = tt_py_seq_ints(size, v.sizes, TT_MAX_RANK, "copy");
+  if (n < 0 || tt_py_seq_ints(stride, v.strides, TT_MAX_RANK, "copy") != n) {
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "copy: as many strides as sizes expected");
     return NULL;
   }
@@ -48,7 +27,7 @@ static PyObject *py_copy_strides(PyObject *self, PyObject *args) {
   int r = tt_layout_copy_strides(&v, (tt_memory_format_t)fmt, order, strides);
   if (r < 0) return PyErr_Format(PyExc_RuntimeError, "%s", tt_layout_format_rank_error((tt_memory_format_t)fmt));
   if (!r) Py_RETURN_NONE;
-  return tuple_of(strides, n);
+  return tt_py_int_tuple(n, strides);
 }
 
 /* resize_layout(sizes, memory_format|None, itemsize, offset, resize=True):
@@ -61,13 +40,13 @@ static PyObject *py_resize_layout(PyObject *self, PyObject *args) {
   int resize = 1;
   if (!PyArg_ParseTuple(args, "OOLL|p", &size, &format, &itemsize, &offset, &resize)) return NULL;
   int64_t sizes[TT_MAX_RANK], strides[TT_MAX_RANK], nbytes;
-  int n = int_list(size, resize ? "resize_" : "empty", sizes);
+  int n = tt_py_seq_ints(size, sizes, TT_MAX_RANK, resize ? "resize_" : "empty");
   if (n < 0) return NULL;
   int fmt = format == Py_None ? TT_MEMORY_FORMAT_CONTIGUOUS : tt_py_memory_format(format);
   if (fmt < 0) return NULL;
   tt_status_t s = tt_resize_layout(resize, n, sizes, (tt_memory_format_t)fmt, (size_t)itemsize, offset, strides, &nbytes);
   if (s) return tt_py_raise(s);
-  PyObject *st = tuple_of(strides, n);
+  PyObject *st = tt_py_int_tuple(n, strides);
   return st ? Py_BuildValue("(NL)", st, (long long)nbytes) : NULL;
 }
 
@@ -79,12 +58,12 @@ static PyObject *py_set_layout(PyObject *self, PyObject *args) {
   long long itemsize, offset;
   if (!PyArg_ParseTuple(args, "OOLL", &size, &stride, &itemsize, &offset)) return NULL;
   int64_t sizes[TT_MAX_RANK], given[TT_MAX_RANK], strides[TT_MAX_RANK], nbytes;
-  int n = int_list(size, "set_", sizes);
-  int m = n < 0 ? -1 : int_list(stride, "set_", given);
+  int n = tt_py_seq_ints(size, sizes, TT_MAX_RANK, "set_");
+  int m = n < 0 ? -1 : tt_py_seq_ints(stride, given, TT_MAX_RANK, "set_");
   if (m < 0) return NULL;
   tt_status_t s = tt_set_layout(n, sizes, m, given, (size_t)itemsize, offset, strides, &nbytes);
   if (s) return tt_py_raise(s);
-  PyObject *st = tuple_of(strides, n);
+  PyObject *st = tt_py_int_tuple(n, strides);
   return st ? Py_BuildValue("(NL)", st, (long long)nbytes) : NULL;
 }
 

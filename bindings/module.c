@@ -64,7 +64,7 @@ static PyObject *py_op_names(PyObject *self, PyObject *unused) {
   return list;
 }
 
-static PyObject *int_tuple(int n, const int64_t *v) {
+PyObject *tt_py_int_tuple(int n, const int64_t *v) {
   PyObject *t = PyTuple_New(n);
   for (int i = 0; t && i < n; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(v[i]));
   return t;
@@ -73,7 +73,7 @@ static PyObject *int_tuple(int n, const int64_t *v) {
 /* A result the core laid out in CPU's strides (its storage holds the
  * elements in that order): the same tensor with those strides, not a view. */
 static PyObject *restride(PyObject *t, const tt_call_out_t *o) {
-  PyObject *sizes = int_tuple(o->rank, o->sizes), *strides = sizes ? int_tuple(o->rank, o->strides) : NULL;
+  PyObject *sizes = tt_py_int_tuple(o->rank, o->sizes), *strides = sizes ? tt_py_int_tuple(o->rank, o->strides) : NULL;
   PyObject *r = strides && tt_py.restride ? PyObject_CallFunctionObjArgs(tt_py.restride, t, sizes, strides, NULL) : NULL;
   if (!r && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchtpu: restride is not installed (set_layout_ops)");
   Py_XDECREF(sizes);
@@ -697,7 +697,7 @@ static PyObject *py_check_strided(PyObject *self, PyObject *args) {
 
 /* storage_nbytes(size, stride or None, itemsize, offset): the bytes a storage
  * needs for that view (contiguous when stride is None), PyTorch's overflow
- * check and message; for empty_strided, resize_ and set_. Pure arithmetic: no engine lock. */
+ * check and message; for empty_strided. Pure arithmetic: no engine lock. */
 static PyObject *py_storage_nbytes(PyObject *self, PyObject *args) {
   (void)self;
   PyObject *size, *stride;
