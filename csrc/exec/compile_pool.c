@@ -24,7 +24,6 @@ struct tt_compile_job_s {
   char *what;
   int dump_text;
   int fast_ok; /* the compile may be the quick first tier (exec/tiered.h) */
-  int upgrade; /* a hot quick executable's optimized compile: taken by tt_compile_job_take */
   /* Set by the worker, read by the host after done (under mu). */
   int done;
   tt_pjrt_executable_t *exe;
@@ -154,8 +153,7 @@ static tt_status_t job_start(tt_engine_t *e, const tt_cache_entry_id_t *id, tt_s
   tt_strbuf_init(text);
   j->what = w;
   j->dump_text = tt_env_flag(&e->env, TT_ENV_DUMP_HLO_ON_ERROR, 0);
-  j->upgrade = upgrade;
-  j->fast_ok = !upgrade && tt_tiered_threshold(e) > 0;
+  j->fast_ok = !upgrade && tt_tiered_threshold(e) > 0; /* an upgrade is the optimized compile */
   j->refs = 3; /* the caller's, the queue's and the live list's */
   tt_compile_pool_t *P = &e->pool;
   pthread_mutex_lock(&P->mu);

@@ -104,6 +104,7 @@ static void start_next(tt_engine_t *e, int threshold) {
 
 void tt_tiered_hit(tt_engine_t *e, tt_tier1_exe_t *x) {
   tt_tiered_t *T = &e->tiered;
+  if (!T->recs) return; /* no quick executable: every launch's lookup stops here */
   T->quiet++;
   tt_tiered_rec_t *r = tt_tier1_tag(x);
   int threshold = r || T->hot ? tt_tiered_threshold(e) : 0;
