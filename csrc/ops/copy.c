@@ -8,13 +8,10 @@
  * layout itself is the facade's, by the row's TT_LAYOUT_COPY). */
 static tt_status_t check_memory_format(tt_lower_t *L) {
   const tt_tensor_ref_t *self = tt_l_ref(L, 0);
-  for (int i = 1; self && i < L->nargs; i++) {
-    if (L->args[i].kind != TT_ARG_MEMORY_FORMAT) continue;
-    tt_memory_format_t fmt = (tt_memory_format_t)L->args[i].i;
-    int64_t strides[TT_MAX_RANK];
-    if (tt_layout_format_strides(self->view.rank, self->view.sizes, fmt, strides))
-      return tt_status_make(TT_INVALID_ARGUMENT, "%s", tt_layout_format_rank_error(fmt));
-  }
+  tt_memory_format_t fmt = tt_layout_memory_format_arg(L->args, L->nargs);
+  int64_t strides[TT_MAX_RANK];
+  if (self && tt_layout_format_strides(self->view.rank, self->view.sizes, fmt, strides))
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s", tt_layout_format_rank_error(fmt));
   return NULL;
 }
 

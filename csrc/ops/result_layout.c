@@ -263,7 +263,7 @@ int tt_layout_copy_strides(const tt_view_t *v, tt_memory_format_t fmt, int64_t *
   return !is_row_major(rank, v->sizes, strides);
 }
 
-static tt_memory_format_t memory_format_arg(const tt_arg_t *args, int nargs) {
+tt_memory_format_t tt_layout_memory_format_arg(const tt_arg_t *args, int nargs) {
   for (int i = 0; i < nargs; i++)
     if (args[i].kind == TT_ARG_MEMORY_FORMAT) return (tt_memory_format_t)args[i].i;
   return TT_MEMORY_FORMAT_PRESERVE;
@@ -274,7 +274,7 @@ int tt_layout_result(tt_layout_kind_t kind, const tt_arg_t *args, int nargs, int
   if (kind == TT_LAYOUT_COPY) { /* exact for every shape: a copy keeps even a size-1 dim's stride */
     const tt_view_t *in = tensor_arg(args, nargs, 0, NULL);
     if (!in || !same_sizes(in, rank, sizes)) return 0;
-    return tt_layout_copy_strides(in, memory_format_arg(args, nargs), order, strides) > 0;
+    return tt_layout_copy_strides(in, tt_layout_memory_format_arg(args, nargs), order, strides) > 0;
   }
   int64_t numel = 1;
   for (int d = 0; d < rank; d++) numel *= sizes[d];

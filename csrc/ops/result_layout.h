@@ -62,6 +62,9 @@ int tt_layout_format_strides(int rank, const int64_t *sizes, tt_memory_format_t 
  * row-major, 0 when they are row-major, -1 when fmt needs another rank. */
 int tt_layout_copy_strides(const tt_view_t *v, tt_memory_format_t fmt, int64_t *order, int64_t *strides);
 
+/* The call's memory_format argument; preserve when it has none. */
+tt_memory_format_t tt_layout_memory_format_arg(const tt_arg_t *args, int nargs);
+
 /* PyTorch's message for a memory format a rank cannot have. */
 const char *tt_layout_format_rank_error(tt_memory_format_t fmt);
 
