@@ -162,21 +162,19 @@ def _to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_bl
     """A copy in the layout the core gives copies (preserve_format keeps a
     dense input's strides; channels_last permutes); on the device the core
     lays out the result itself."""
-    if device is not None and torch.device(device).type != "tpu":  # device -> host
-        stride = _C.copy_strides(self.shape, self.stride(), memory_format)
-        dt = dtype or self.dtype
-        out = torch.empty(self.shape, dtype=dt, device=device) if stride is None else \
-            torch.empty_strided(self.shape, stride, dtype=dt, device=device)
-        return _copy_(out, self)
-    _device._check_device(device)
-    if not _on_tpu(self):  # host -> device
-        stride = _C.copy_strides(self.shape, self.stride(), memory_format)
-        out = _empty(self.shape, dtype or self.dtype) if stride is None else \
-            _empty_strided(self.shape, stride, dtype or self.dtype)
-        return _copy_(out, self)
-    if dtype is not None:
-        _warn_discard_imag(self, dtype)
-    return _C.call(_TO_COPY_ID, (self, dtype, layout, device, pin_memory, non_blocking, memory_format))
+    to_host = device is not None and torch.device(device).type != "tpu"
+    if not to_host:
+        _device._check_device(device)
+        if _on_tpu(self):
+            if dtype is not None:
+                _warn_discard_imag(self, dtype)
+            return _C.call(_TO_COPY_ID, (self, dtype, layout, device, pin_memory, non_blocking, memory_format))
+    # across devices: the destination in the core's copy strides, then the transfer
+    stride = _C.copy_strides(self.shape, self.stride(), memory_format)
+    dt, where = dtype or self.dtype, device if to_host else "tpu"
+    out = torch.empty(self.shape, dtype=dt, device=where) if stride is None else \
+        torch.empty_strided(self.shape, stride, dtype=dt, device=where)
+    return _copy_(out, self)
 
 
 def _local_scalar_dense(self):
