@@ -2,7 +2,8 @@
 (4 pre-norm blocks, d=128, 4 heads, seq 64, batch 8, causal attention on the
 math path, GELU MLP, AdamW) in a fresh process, for torchtpu's eager modes
 with the persistent cache (tier 3) empty and warm, with tiered compilation
-(TORCH_TPU_TIERED_COMPILE=2; off by default), PyTorch on CPU and, if
+(TORCH_TPU_TIERED_COMPILE=2; off by default), at XLA's default optimization
+level 3 instead of our CPU-plugin default 1, PyTorch on CPU and, if
 its virtualenv exists (shared/notes/peers.md says how to make it safely),
 TorchTPU's own wheel torch-tpu 0.2.0 on the same XLA CPU plugin. Rounds are
 interleaved; each figure is a median. Prints one table: seconds for import,
@@ -145,6 +146,9 @@ def main():
         configs.append((f"torchtpu {mode}, tier 3 empty", me,
                         lambda d, mode=mode: {"COLD_KIND": "torchtpu", "COLD_MODE": mode,
                                               "TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT": d}))
+    configs.append(("torchtpu strict, tier 3 empty, XLA level 3", me,
+                    lambda d: {"COLD_KIND": "torchtpu", "COLD_MODE": "strict", "TORCH_TPU_XLA_OPTIMIZATION_LEVEL": "3",
+                               "TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT": d}))
     configs.append(("torchtpu strict, tier 3 warm", me, "warm"))
     configs.append(("torchtpu strict, tier 3 empty, tiered (2)", me,
                     lambda d: {"COLD_KIND": "torchtpu", "COLD_MODE": "strict", "TORCH_TPU_TIERED_COMPILE": "2",

@@ -46,6 +46,9 @@ static const tt_env_decl_t kDecls[TT_ENV_COUNT] = {
     [TT_ENV_TIERED_COMPILE] = {"TORCH_TPU_TIERED_COMPILE", TT_ENV_COUNT_VALUE, "0 (off)",
                                "N > 0: compile new programs quickly first, and optimized once run N more times "
                                "and the program set is steady"},
+    [TT_ENV_XLA_OPT_LEVEL] = {"TORCH_TPU_XLA_OPTIMIZATION_LEVEL", TT_ENV_COUNT_VALUE,
+                              "1 on XLA's CPU plugin, the plugin's own elsewhere",
+                              "XLA's backend optimization level (0-3; 3 is XLA's default) for every compile"},
     [TT_ENV_WORLD_SIZE] = {"WORLD_SIZE", TT_ENV_COUNT_VALUE, "1",
                            "processes of the job (torchrun's); > 1 turns tier 2 on"},
     [TT_ENV_XDG_CACHE_HOME] = {"XDG_CACHE_HOME", TT_ENV_TEXT, "~/.cache",

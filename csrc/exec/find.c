@@ -71,7 +71,7 @@ void tt_exec_set_compile_fault(tt_engine_t *e, const char *what_contains) { atom
 
 /* The compile options a key's options half stands for (tt_engine_options_key). */
 static tt_pjrt_compile_options_t options_of(const tt_engine_t *c, const tt_cache_key_t *key, int fast) {
-  tt_pjrt_compile_options_t o = {1, key->options == c->options_key_exact, fast};
+  tt_pjrt_compile_options_t o = {1, key->options == c->options_key_exact, fast, c->opt_level};
   return o;
 }
 

@@ -53,7 +53,7 @@ static size_t put_override(unsigned char *out, size_t m, const char *name, int f
  * env_option_overrides (field 7), the override map XLA merges into its
  * default debug options (setting debug_options itself would replace all of
  * them): exact precision (excess precision false), fast (optimization
- * level 0). An empty message would mean 0 replicas and 0 partitions, which
+ * level 0) or another optimization level. An empty message would mean 0 replicas and 0 partitions, which
  * the compiler rejects; device_ordinal -1 leaves device placement to the
  * default assignment, as JAX does. */
 static size_t encode_compile_options(const tt_pjrt_compile_options_t *o, unsigned char out[160]) {
@@ -71,7 +71,10 @@ static size_t encode_compile_options(const tt_pjrt_compile_options_t *o, unsigne
   memcpy(out + m, inner, n);
   m += n;
   if (o->exact_precision) m = put_override(out, m, kExcessPrecision, 2, 0);
-  if (o->fast) m = put_override(out, m, kOptLevel, 3, 0);
+  if (o->fast)
+    m = put_override(out, m, kOptLevel, 3, 0);
+  else if (o->opt_level >= 0)
+    m = put_override(out, m, kOptLevel, 3, (uint64_t)o->opt_level);
   return m;
 }
 
@@ -126,7 +129,7 @@ static tt_status_t wrap(tt_pjrt_runtime_t *rt, PJRT_LoadedExecutable *loaded,
 
 tt_status_t tt_pjrt_compile(tt_pjrt_runtime_t *rt, const char *mlir, size_t len,
                             int num_replicas, const char *what, tt_pjrt_executable_t **out_exe) {
-  tt_pjrt_compile_options_t o = {num_replicas, 0, 0};
+  tt_pjrt_compile_options_t o = {num_replicas, 0, 0, -1};
   return tt_pjrt_compile_with(rt, mlir, len, &o, what, out_exe);
 }
 

@@ -87,6 +87,9 @@ typedef struct tt_pjrt_compile_options_s {
    * backend's cheapest code generation; the program's values are the same,
    * its speed lower). Tiered compilation's first tier (exec/tiered.h). */
   int fast;
+  /* XLA's xla_backend_optimization_level for a compile that is not fast
+   * (0-3); -1 leaves the plugin's default (3). */
+  int opt_level;
 } tt_pjrt_compile_options_t;
 tt_status_t tt_pjrt_compile_with(tt_pjrt_runtime_t *rt, const char *mlir, size_t len,
                                  const tt_pjrt_compile_options_t *o, const char *what,

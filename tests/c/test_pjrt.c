@@ -250,7 +250,7 @@ static void test_compile_error(tt_pjrt_runtime_t *rt) {
 /* The plugin takes the compile options with the excess-precision override
  * (env_option_overrides) and the program runs. */
 static void test_exact_precision_option(tt_pjrt_runtime_t *rt) {
-  tt_pjrt_compile_options_t o = {1, 1};
+  tt_pjrt_compile_options_t o = {1, 1, 0, -1};
   tt_pjrt_executable_t *exe = NULL;
   if (CHECK_OK(tt_pjrt_compile_with(rt, kAddF32, strlen(kAddF32), &o, "add (exact precision)", &exe)))
     CHECK(tt_pjrt_executable_num_outputs(exe) == 1);
