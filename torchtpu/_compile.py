@@ -8,7 +8,8 @@ captured, binds their buffers and launches it, with no per-op work. A graph
 that cannot be captured (an op that runs on the CPU, a value read on the
 host, a data-dependent shape, a non-tpu argument) runs as deferred work from
 then on -- recorded op by op and fused into executables exactly as
-DeferAndFuse does. Found by Dynamo through the "torch_dynamo_backends" entry
+DeferAndFuse does. A graph with symbolic sizes (dynamic=True) gets its sizes
+as integer arguments: it keeps plans per value of them (_Graph._call_sized). Found by Dynamo through the "torch_dynamo_backends" entry
 point, so importing torchtpu does not import Dynamo.
 
 torch.compile's mode= and options= reach the backend as keyword arguments
@@ -87,6 +88,13 @@ def _deferred(gm, args):
         return gm(*args)
 
 
+# Graphs with integer arguments (a symbolic size under dynamic=True or
+# automatic dynamic shapes: Dynamo passes its value, and the graph's ops
+# receive sizes computed from it) keep plans per value of those integers: a
+# plan's program was traced with them, so it replays only for them. At most
+# MAX_SIZE_KEYS values per graph; calls with a further one run op by op.
+MAX_SIZE_KEYS = 64
+
 # Plans kept per graph, one per argument signature the graph is called with.
 # Dynamo's guards recompile on a new shape, dtype or stride, but not on a new
 # storage offset or storage size (x[i] for each i, a batch sliced from a
@@ -110,11 +118,29 @@ class _Graph:
         self.gm = gm
         self.settings = settings
         self.name = name
-        self.plans = []  # most recently used first
+        self.plans = []  # most recently used first (of the current size key)
         self.why = None  # why the graph could not be captured: it runs op by op
         self.lock = threading.Lock()  # one capture at a time; replays need no lock of ours
+        self.sizes = None  # positions of integer arguments, once the first call has shown them
+        self.by_size = {}  # their values -> plans (graphs with integer arguments)
+
+    def _split(self, args):
+        """(key, tensor arguments): the values of the integer arguments (None
+        when the graph has none) and the rest, which the plan binds."""
+        if self.sizes is None:
+            self.sizes = tuple(i for i, a in enumerate(args) if type(a) is int)
+            sized = set(self.sizes)
+            self.rest = tuple(i for i in range(len(args)) if i not in sized)
+        if not self.sizes or len(args) != len(self.sizes) + len(self.rest):
+            return None, args
+        if any(type(args[i]) is not int for i in self.sizes):
+            return None, args
+        return tuple(args[i] for i in self.sizes), [args[i] for i in self.rest]
 
     def __call__(self, args):
+        key, bound = self._split(args)
+        if key is not None:
+            return self._call_sized(key, args, bound)
         plans = self.plans
         if plans:
             out = _C.plan_run(plans[0], args, False)
@@ -140,7 +166,21 @@ class _Graph:
                             return out
                 return self._capture(list(args))
 
-    def _capture(self, args):
+    def _call_sized(self, key, args, bound):
+        plans = self.by_size.get(key)
+        for plan in plans or ():
+            out = _C.plan_run(plan, bound, False)
+            if out is not None:
+                return out
+        with _cpu_fallback(self.settings["cpu_fallback"]):
+            with self.lock:
+                plans = self.by_size.get(key, [])
+                if (self.why is not None or len(plans) >= MAX_PLANS
+                        or (not plans and len(self.by_size) >= MAX_SIZE_KEYS)):
+                    return _deferred(self.gm, args)
+                return self._capture(list(args), bound, key)
+
+    def _capture(self, args, bound=None, key=None):
         def run():
             _C.plan_capture_begin()
             try:
@@ -148,11 +188,13 @@ class _Graph:
             except BaseException:
                 _C.plan_capture_abort()
                 raise
-            plan, why = _C.plan_capture_end(args, outs, self.name)
+            plan, why = _C.plan_capture_end(args if bound is None else bound, outs, self.name)
             if plan is None:
                 self.why = why
+            elif key is not None:  # a new list: readers iterate the old one unlocked
+                self.by_size = {**self.by_size, key: [plan] + self.by_size.get(key, [])}
             else:
-                self.plans = [plan] + self.plans  # a new list: readers iterate the old one unlocked
+                self.plans = [plan] + self.plans
             return outs
 
         if torch.tpu.get_eager_mode() == "defer_and_fuse":
