@@ -9,8 +9,9 @@ that cannot be captured (an op that runs on the CPU, a value read on the
 host, a data-dependent shape, a non-tpu argument) runs as deferred work from
 then on -- recorded op by op and fused into executables exactly as
 DeferAndFuse does. A graph with symbolic sizes (dynamic=True) gets its sizes
-as integer arguments: it keeps plans per value of them (_Graph._call_sized). Found by Dynamo through the "torch_dynamo_backends" entry
-point, so importing torchtpu does not import Dynamo.
+as integer arguments: it keeps plans per value of them (_Graph._call_sized).
+Found by Dynamo through the "torch_dynamo_backends" entry point, so importing
+torchtpu does not import Dynamo.
 
 torch.compile's mode= and options= reach the backend as keyword arguments
 (torch._TorchCompileWrapper); what they mean here is in MODES and OPTIONS,
@@ -118,7 +119,7 @@ class _Graph:
         self.gm = gm
         self.settings = settings
         self.name = name
-        self.plans = []  # most recently used first (of the current size key)
+        self.plans = []  # most recently used first (graphs without integer arguments)
         self.why = None  # why the graph could not be captured: it runs op by op
         self.lock = threading.Lock()  # one capture at a time; replays need no lock of ours
         self.sizes = None  # positions of integer arguments, once the first call has shown them
@@ -127,10 +128,10 @@ class _Graph:
     def _split(self, args):
         """(key, tensor arguments): the values of the integer arguments (None
         when the graph has none) and the rest, which the plan binds."""
-        if self.sizes is None:
-            self.sizes = tuple(i for i, a in enumerate(args) if type(a) is int)
-            sized = set(self.sizes)
-            self.rest = tuple(i for i in range(len(args)) if i not in sized)
+        if self.sizes is None:  # the first call (racing threads compute the same; rest is set first)
+            sizes = tuple(i for i, a in enumerate(args) if type(a) is int)
+            self.rest = tuple(i for i in range(len(args)) if i not in set(sizes))
+            self.sizes = sizes
         if not self.sizes or len(args) != len(self.sizes) + len(self.rest):
             return None, args
         if any(type(args[i]) is not int for i in self.sizes):
