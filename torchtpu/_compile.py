@@ -9,7 +9,7 @@ that cannot be captured (an op that runs on the CPU, a value read on the
 host, a data-dependent shape, a non-tpu argument) runs as deferred work from
 then on -- recorded op by op and fused into executables exactly as
 DeferAndFuse does. A graph with symbolic sizes (dynamic=True) gets its sizes
-as integer arguments: it keeps plans per value of them (_Graph._call_sized).
+as integer arguments: it keeps plans per value of them (_Graph._split).
 Found by Dynamo through the "torch_dynamo_backends" entry point, so importing
 torchtpu does not import Dynamo.
 
@@ -119,69 +119,66 @@ class _Graph:
         self.gm = gm
         self.settings = settings
         self.name = name
-        self.plans = []  # most recently used first (graphs without integer arguments)
         self.why = None  # why the graph could not be captured: it runs op by op
         self.lock = threading.Lock()  # one capture at a time; replays need no lock of ours
-        self.sizes = None  # positions of integer arguments, once the first call has shown them
-        self.by_size = {}  # their values -> plans (graphs with integer arguments)
+        # Plans per value of the integer arguments (() for a graph without
+        # any), most recently used first; replaced, never mutated, so
+        # replays read it unlocked.
+        self.plans = {}
+        self.sizes = None  # positions of the integer arguments, once the first call has shown them
 
     def _split(self, args):
-        """(key, tensor arguments): the values of the integer arguments (None
-        when the graph has none) and the rest, which the plan binds."""
-        if self.sizes is None:  # the first call (racing threads compute the same; rest is set first)
+        """(key, bound): the values of the integer arguments (() when the graph
+        has none; None when this call's arguments are not of the first call's
+        kinds: its capture is refused by the core then) and the arguments the
+        plan binds."""
+        sizes = self.sizes
+        if sizes is None:  # the first call (racing threads compute the same; rest is set first)
             sizes = tuple(i for i, a in enumerate(args) if type(a) is int)
             self.rest = tuple(i for i in range(len(args)) if i not in set(sizes))
             self.sizes = sizes
-        if not self.sizes or len(args) != len(self.sizes) + len(self.rest):
+        if not sizes:
+            return (), args
+        if len(args) != len(sizes) + len(self.rest) or any(type(args[i]) is not int for i in sizes):
             return None, args
-        if any(type(args[i]) is not int for i in self.sizes):
-            return None, args
-        return tuple(args[i] for i in self.sizes), [args[i] for i in self.rest]
+        return tuple(args[i] for i in sizes), [args[i] for i in self.rest]
+
+    def _refused(self, plans):
+        """Whether a call whose key has `plans` runs op by op: the graph
+        cannot be captured, the key has its MAX_PLANS, or it is a new key
+        past MAX_SIZE_KEYS."""
+        return self.why is not None or len(plans) >= MAX_PLANS or (not plans and len(self.plans) >= MAX_SIZE_KEYS)
 
     def __call__(self, args):
         key, bound = self._split(args)
-        if key is not None:
-            return self._call_sized(key, args, bound)
-        plans = self.plans
+        plans = self.plans.get(key, ())
         if plans:
-            out = _C.plan_run(plans[0], args, False)
+            out = _C.plan_run(plans[0], bound, False)
             if out is not None:
                 return out
             for plan in plans[1:]:
-                out = _C.plan_run(plan, args, False)
+                out = _C.plan_run(plan, bound, False)
                 if out is not None:
                     with self.lock:
-                        if plan in self.plans:
-                            self.plans = [plan] + [p for p in self.plans if p is not plan]
+                        now = self.plans.get(key, ())
+                        if plan in now:
+                            self.plans = {**self.plans, key: [plan] + [p for p in now if p is not plan]}
                     return out
         with _cpu_fallback(self.settings["cpu_fallback"]):
-            if self.why is not None or len(plans) >= MAX_PLANS:
+            if self._refused(plans):
                 return _deferred(self.gm, args)
             with self.lock:
-                if self.why is not None or len(self.plans) >= MAX_PLANS:
+                now = self.plans.get(key, ())
+                if self._refused(now):
                     return _deferred(self.gm, args)
-                if self.plans is not plans:  # another thread captured meanwhile: its plan may fit
-                    for plan in self.plans:
-                        out = _C.plan_run(plan, args, False)
+                if now is not plans:  # another thread captured meanwhile: its plan may fit
+                    for plan in now:
+                        out = _C.plan_run(plan, bound, False)
                         if out is not None:
                             return out
-                return self._capture(list(args))
-
-    def _call_sized(self, key, args, bound):
-        plans = self.by_size.get(key)
-        for plan in plans or ():
-            out = _C.plan_run(plan, bound, False)
-            if out is not None:
-                return out
-        with _cpu_fallback(self.settings["cpu_fallback"]):
-            with self.lock:
-                plans = self.by_size.get(key, [])
-                if (self.why is not None or len(plans) >= MAX_PLANS
-                        or (not plans and len(self.by_size) >= MAX_SIZE_KEYS)):
-                    return _deferred(self.gm, args)
                 return self._capture(list(args), bound, key)
 
-    def _capture(self, args, bound=None, key=None):
+    def _capture(self, args, bound, key):
         def run():
             _C.plan_capture_begin()
             try:
@@ -189,13 +186,11 @@ class _Graph:
             except BaseException:
                 _C.plan_capture_abort()
                 raise
-            plan, why = _C.plan_capture_end(args if bound is None else bound, outs, self.name)
+            plan, why = _C.plan_capture_end(bound, outs, self.name)
             if plan is None:
                 self.why = why
-            elif key is not None:  # a new list: readers iterate the old one unlocked
-                self.by_size = {**self.by_size, key: [plan] + self.by_size.get(key, [])}
             else:
-                self.plans = [plan] + self.plans
+                self.plans = {**self.plans, key: [plan] + list(self.plans.get(key, ()))}
             return outs
 
         if torch.tpu.get_eager_mode() == "defer_and_fuse":

@@ -53,9 +53,9 @@ static size_t put_override(unsigned char *out, size_t m, const char *name, int f
  * env_option_overrides (field 7), the override map XLA merges into its
  * default debug options (setting debug_options itself would replace all of
  * them): exact precision (excess precision false), fast (optimization
- * level 0) or another optimization level. An empty message would mean 0 replicas and 0 partitions, which
- * the compiler rejects; device_ordinal -1 leaves device placement to the
- * default assignment, as JAX does. */
+ * level 0) or another optimization level. An empty message would mean 0
+ * replicas and 0 partitions, which the compiler rejects; device_ordinal -1
+ * leaves device placement to the default assignment, as JAX does. */
 static size_t encode_compile_options(const tt_pjrt_compile_options_t *o, unsigned char out[160]) {
   unsigned char inner[40];
   size_t n = 0;

@@ -2,7 +2,7 @@
 mark_dynamic, automatic dynamic shapes): Dynamo passes each size's value as
 an integer argument and the graph's ops are traced with it, so the backend
 keeps one plan per value of the integer arguments (torchtpu/_compile.py,
-_Graph._call_sized): every length is captured once and replayed after (never
+_Graph._split): every length is captured once and replayed after (never
 another length's plan), inference and training match eager, and past
 MAX_SIZE_KEYS values a graph's new sizes run op by op with eager's results."""
 import pytest
