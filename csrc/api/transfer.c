@@ -4,8 +4,39 @@
 #include <string.h>
 
 #include "api/call.h"
+#include "base/alloc.h"
 #include "exec/engine.h"
 #include "ops/registry.h"
+#include "views/view_gather.h"
+
+/* A view of a storage at most this many times its size (plus the slack
+ * below) is read by downloading the storage and gathering on the host, with
+ * no program: a narrowed or strided view of a padded result (a bounded
+ * dynamic output, an eager bucket) of any length then needs no compile. */
+enum { TT_HOST_GATHER_RATIO = 4 };
+#define TT_HOST_GATHER_SLACK_BYTES ((size_t)1 << 20)
+
+static int host_gather_pays(const tt_tensor_ref_t *t, size_t view_bytes) {
+  size_t storage_bytes = (size_t)t->storage->numel * tt_dtype_size(t->storage->dtype);
+  return tt_view_extent(&t->view) <= t->storage->numel &&
+         storage_bytes <= TT_HOST_GATHER_RATIO * view_bytes + TT_HOST_GATHER_SLACK_BYTES;
+}
+
+/* The view's elements from a host copy of its whole storage. */
+static tt_status_t to_host_gathered(tt_engine_t *e, const tt_tensor_ref_t *t, void *dst) {
+  size_t itemsize = tt_dtype_size(t->dtype);
+  size_t storage_bytes = (size_t)t->storage->numel * itemsize;
+  void *tmp = tt_malloc(storage_bytes ? storage_bytes : 1);
+  if (!tmp)
+    return tt_status_make(TT_OUT_OF_MEMORY, "to_host: %zu host bytes to read a %s view of a storage", storage_bytes,
+                          tt_dtype_name(t->dtype));
+  tt_pjrt_buffer_t *buf;
+  tt_status_t s = tt_storage_buffer(t->storage, &buf);
+  if (!s) s = tt_pjrt_buffer_to_host(e->rt, buf, tmp, storage_bytes);
+  if (!s) tt_view_gather_host(tmp, &t->view, itemsize, dst);
+  tt_free(tmp);
+  return s ? s : tt_async_errors_check(e, 0);
+}
 
 tt_status_t tt_storage_from_host(tt_engine_t *e, const void *data, tt_dtype_t dtype, int64_t numel,
                                  tt_storage_t **out_storage) {
@@ -30,6 +61,8 @@ tt_status_t tt_tensor_to_host(tt_engine_t *e, const tt_tensor_ref_t *t, tt_dtype
     TT_RETURN_IF_ERROR(tt_pjrt_buffer_to_host(e->rt, buf, dst, nbytes));
     return tt_async_errors_check(e, 0); /* after the wait: no new one */
   }
+  if (dtype == t->dtype && t->dtype == t->storage->dtype && !t->conj && !t->neg && host_gather_pays(t, nbytes))
+    return to_host_gathered(e, t, dst);
   /* Materialize the view (and convert) on device, then download. */
   int id = tt_ops_find("_tt_materialize");
   tt_arg_t a[2];
