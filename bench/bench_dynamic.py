@@ -3,13 +3,14 @@ part 4): 24 lengths from 5 to 200 (batch 2, a pre-norm attention block,
 d=64, 4 heads), swept twice in a fresh process per row, tier 3 off. For each
 way of running it: programs compiled in the first sweep, first and second
 sweep wall time, and the largest difference from PyTorch on the CPU. Rows:
-torch.compile(backend="tpu") with dynamic=True (one graph; plans per length),
+torch.compile(backend="tpu") with dynamic=True (one graph, padded to
+power-of-two buckets: one plan per bucket, torchtpu/_bounded.py), the same
+with buckets off (torch.tpu.set_dynamic_buckets(False): plans per length),
 with dynamic=False (Dynamo recompiles per length), torchtpu's DeferAndFuse
 eager, and the peers PyTorch CPU eager and inductor on CPU (dynamic=True).
-The issue's bar (at most two programs per power-of-two bucket: 12 here) needs
-bounded dynamism, not built yet; the table shows where each row stands.
+The issue's bar: at most two programs per power-of-two bucket (12 here).
 
-    .venv/bin/python bench/bench_dynamic.py [--rows tpu_dynamic,tpu_static,tpu_eager,cpu,inductor]
+    .venv/bin/python bench/bench_dynamic.py [--rows tpu_dynamic,tpu_per_size,tpu_static,tpu_eager,cpu,inductor]
 """
 import argparse
 import json
@@ -48,7 +49,9 @@ m = Block().eval()
 m.load_state_dict(ref.state_dict())
 dev = "tpu" if tpu else "cpu"
 m = m.to(dev)
-if row == "tpu_dynamic":
+if row in ("tpu_dynamic", "tpu_per_size"):
+    if row == "tpu_per_size":
+        torch.tpu.set_dynamic_buckets(False)
     f = torch.compile(m, backend="tpu", dynamic=True)
 elif row == "tpu_static":
     torch._dynamo.config.automatic_dynamic_shapes = False
@@ -90,6 +93,7 @@ print("DYN " + json.dumps(out))
 
 LABELS = {
     "tpu_dynamic": "torchtpu compile, dynamic=True",
+    "tpu_per_size": "  same, buckets off (per length)",
     "tpu_static": "torchtpu compile, dynamic=False",
     "tpu_eager": "torchtpu DeferAndFuse eager",
     "cpu": "PyTorch CPU eager",

@@ -21,7 +21,7 @@ import threading
 
 import torch
 
-from . import _C
+from . import _C, _bounded
 
 # Inductor's modes. XLA compiles every program with its own fusion and kernel
 # choices, and each graph already runs as fused executables with no per-op
@@ -126,6 +126,8 @@ class _Graph:
         # replays read it unlocked.
         self.plans = {}
         self.sizes = None  # positions of the integer arguments, once the first call has shown them
+        self.bounding = None  # how a graph with sizes runs padded to buckets of them (_bounded)
+        self.unbounded = None  # why it cannot (then it keeps plans per size)
 
     def _split(self, args):
         """(key, bound): the values of the integer arguments (() when the graph
@@ -149,8 +151,41 @@ class _Graph:
         past MAX_SIZE_KEYS."""
         return self.why is not None or len(plans) >= MAX_PLANS or (not plans and len(self.plans) >= MAX_SIZE_KEYS)
 
+    def _bounding(self):
+        """How the graph runs padded to buckets of its sizes (_bounded), or
+        None when it cannot (self.unbounded says why)."""
+        if self.bounding is None and self.unbounded is None:
+            try:
+                self.bounding = _bounded.analyze(self.gm)
+            except _bounded.Refused as e:
+                self.unbounded = str(e)
+        return self.bounding
+
     def __call__(self, args):
         key, bound = self._split(args)
+        if key:
+            b = self._bounding()
+            kb = b.bounds(args) if b is not None else None
+            if kb is not None:
+                return self._call_bounded(b, args, *kb)
+        return self._call(key, bound, args, lambda: self.gm(*args), False)
+
+    def _call_bounded(self, b, args, key, sizes, bounds):
+        """A call padded to its bucket (key): one plan per bucket, outputs
+        narrowed to the sizes."""
+        padded = b.padded_args(args, bounds)
+        device = padded[next(iter(b.inputs))].device
+        bound = [padded[i] for i in self.rest] + [b.size_tensor(b.syms[i], args[i], device) for i in b.order]
+        try:
+            outs = self._call(key, bound, args, lambda: _bounded.run_padded(b, padded, sizes, bounds, device), True)
+        except Exception as e:  # not right padded after all: plans per size (raises again if the graph does)
+            if self.bounding is not b:
+                raise
+            self.bounding, self.unbounded = None, f"{type(e).__name__}: {e}"
+            return self(args)
+        return b.narrow(outs, sizes)
+
+    def _call(self, key, bound, args, run, bounded):
         plans = self.plans.get(key, ())
         if plans:
             out = _C.plan_run(plans[0], bound, False)
@@ -176,18 +211,20 @@ class _Graph:
                         out = _C.plan_run(plan, bound, False)
                         if out is not None:
                             return out
-                return self._capture(list(args), bound, key)
+                return self._capture(run, bound, key, bounded)
 
-    def _capture(self, args, bound, key):
+    def _capture(self, graph, bound, key, bounded):
         def run():
             _C.plan_capture_begin()
             try:
-                outs = self.gm(*args)
+                outs = graph()
             except BaseException:
                 _C.plan_capture_abort()
                 raise
             plan, why = _C.plan_capture_end(bound, outs, self.name)
-            if plan is None:
+            if plan is None and bounded:  # padded, it cannot be one plan: plans per size from now on
+                self.bounding, self.unbounded = None, why
+            elif plan is None:
                 self.why = why
             else:
                 self.plans = {**self.plans, key: [plan] + list(self.plans.get(key, ()))}

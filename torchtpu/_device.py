@@ -358,6 +358,9 @@ def module():
         setattr(m, name, getattr(_memory, name))
     for name in ("Stream", "Event", "current_stream", "default_stream", "set_stream", "stream", "StreamContext"):
         setattr(m, name, getattr(_streams, name))
+    from ._dynamic_buckets import get_dynamic_buckets, set_dynamic_buckets
+
+    m.set_dynamic_buckets, m.get_dynamic_buckets = set_dynamic_buckets, get_dynamic_buckets
     m.OutOfMemoryError = torch.OutOfMemoryError
     from ._generator import Generator
     m.Generator = Generator

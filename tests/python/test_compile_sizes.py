@@ -1,10 +1,13 @@
 """Compiled graphs with symbolic sizes (torch.compile(dynamic=True),
 mark_dynamic, automatic dynamic shapes): Dynamo passes each size's value as
-an integer argument and the graph's ops are traced with it, so the backend
-keeps one plan per value of the integer arguments (torchtpu/_compile.py,
-_Graph._split): every length is captured once and replayed after (never
-another length's plan), inference and training match eager, and past
-MAX_SIZE_KEYS values a graph's new sizes run op by op with eager's results."""
+an integer argument and the graph's ops are traced with it. With buckets
+off (torch.tpu.set_dynamic_buckets(False)), and for graphs that cannot run
+padded (tests/python/test_compile_bounded.py has the padded ones), the
+backend keeps one plan per value of the integer arguments
+(torchtpu/_compile.py, _Graph._split): every length is captured once and
+replayed after (never another length's plan), inference and training match
+eager, and past MAX_SIZE_KEYS values a graph's new sizes run op by op with
+eager's results."""
 import pytest
 import torch
 
@@ -30,6 +33,13 @@ class Block(torch.nn.Module):
         return x + self.ff(x).mean(1, keepdim=True)  # a mean over the symbolic dim too
 
 
+@pytest.fixture
+def per_size():
+    torch.tpu.set_dynamic_buckets(False)
+    yield
+    torch.tpu.set_dynamic_buckets(None)
+
+
 def _pair(train):
     torch.manual_seed(0)
     ref = Block().train(train)
@@ -42,7 +52,7 @@ def _x(n):
     return torch.randn(2, n, 32, generator=torch.Generator().manual_seed(n))
 
 
-def test_each_length_is_captured_once_and_replayed():
+def test_each_length_is_captured_once_and_replayed(per_size):
     torch._dynamo.reset()
     ref, dev = _pair(False)
     f = torch.compile(dev, backend="tpu", dynamic=True)
@@ -76,7 +86,7 @@ def test_training_with_symbolic_lengths_matches_eager():
     assert after["replays"] - before["replays"] == 4    # both graphs of the 2 repeated ones
 
 
-def test_sizes_past_the_limit_run_op_by_op(monkeypatch):
+def test_sizes_past_the_limit_run_op_by_op(monkeypatch, per_size):
     torch._dynamo.reset()
     monkeypatch.setattr(_compile, "MAX_SIZE_KEYS", 2)
     ref, dev = _pair(False)

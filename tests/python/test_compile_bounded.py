@@ -1,0 +1,200 @@
+"""Bounded dynamism (torchtpu/_bounded.py): a compiled graph with symbolic
+sizes runs padded to its bucket's bound, one plan per bucket, with masks
+where elements along a padded dim are combined. Each test's values are CPU
+eager's for every length; the padding is filled with huge values where the
+test can reach it (an argument that narrows a tensor laid out at the bound
+is widened back with no copy), so a missing mask shows as a wrong value.
+Graphs that cannot run padded keep plans per size (and say why)."""
+import gc
+
+import pytest
+import torch
+
+from torchtpu import _compile
+
+TOL = {"rtol": 1e-5, "atol": 1e-5}
+
+
+_old = set()
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    torch._dynamo.reset()
+    torch.tpu.set_dynamic_buckets(None)
+    _old.update(id(g) for g in _all_graphs())
+    yield
+    torch.tpu.set_dynamic_buckets(None)
+    torch._dynamo.reset()
+
+
+def _all_graphs():
+    return [g for g in gc.get_objects() if type(g) is _compile._Graph]
+
+
+def _graphs():
+    """The graphs compiled by this test that have sizes (one per FX graph:
+    AOTAutograd may hold a copy of a compiled graph beside it)."""
+    seen = {}
+    for g in _all_graphs():
+        if id(g) not in _old and g.sizes:
+            seen.setdefault(id(g.gm), g)
+    return list(seen.values())
+
+
+def _poisoned(n, bound, d=8, seed=0):
+    """(tpu x of [2, n, d] narrowing a [2, bound, d] tensor whose tail is
+    huge, its CPU copy)."""
+    g = torch.Generator().manual_seed(seed + n)
+    full = torch.randn(2, bound, d, generator=g)
+    full[:, n:] = 3e4
+    x = full.to("tpu")[:, :n]
+    return x, full[:, :n].clone()
+
+
+class Block(torch.nn.Module):
+    def __init__(self, d=32, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.ln = torch.nn.LayerNorm(d)
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.out = torch.nn.Linear(d, d)
+        self.ff = torch.nn.Sequential(torch.nn.Linear(d, 2 * d), torch.nn.GELU(), torch.nn.Linear(2 * d, d))
+
+    def forward(self, x):
+        b, n, d = x.shape
+        q, k, v = self.qkv(self.ln(x)).view(b, n, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        a = torch.softmax(q @ k.transpose(-1, -2) / (d // self.heads) ** 0.5, -1) @ v
+        x = x + self.out(a.transpose(1, 2).reshape(b, n, d))
+        return x + self.ff(x)
+
+
+def test_a_sweep_compiles_one_program_per_bucket():
+    torch.manual_seed(0)
+    ref = Block().eval()
+    dev = Block().eval()
+    dev.load_state_dict(ref.state_dict())
+    f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
+    lengths = [3, 5, 6, 7, 9, 12, 15, 16, 17, 23, 30, 9, 5]  # buckets 4, 8, 16, 32
+    before = torch.tpu.cache_stats()["executables"]
+    plans = torch.tpu.plan_stats()
+    with torch.no_grad():
+        for n in lengths:
+            x = torch.randn(2, n, 32, generator=torch.Generator().manual_seed(n))
+            y = f(x.to("tpu"))
+            assert y.shape == (2, n, 32)
+            torch.testing.assert_close(y.cpu(), ref(x), **TOL)
+    # one program per bucket, whatever the lengths (staging inputs and reading
+    # narrowed outputs compile nothing)
+    assert torch.tpu.cache_stats()["executables"] - before <= 4
+    after = torch.tpu.plan_stats()
+    assert after["captures"] - plans["captures"] == 4
+    assert after["replays"] - plans["replays"] == len(lengths) - 4
+
+
+def test_outputs_feed_the_next_call_without_a_copy():
+    torch.manual_seed(0)
+    ref = Block().eval()
+    dev = Block().eval()
+    dev.load_state_dict(ref.state_dict())
+    f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
+    with torch.no_grad():
+        for n in (5, 7, 6):
+            x = torch.randn(2, n, 32, generator=torch.Generator().manual_seed(n))
+            y = f(f(x.to("tpu")))  # the second call widens the first's narrowed output back
+            torch.testing.assert_close(y.cpu(), ref(ref(x)), **TOL)
+
+
+def _reductions(x):
+    return (x.softmax(1), x.log_softmax(1), x.sum(1), x.mean(1), x.amax(1), x.amin(1), x.logsumexp(1),
+            x.transpose(1, 2) @ x, x.cumsum(1), x.sum(), x.mean(), (x * 2).relu().amax(dim=(0, 1)))
+
+
+def test_reductions_over_a_padded_dim_are_masked():
+    f = torch.compile(_reductions, backend="tpu", dynamic=True)
+    for n in (9, 11, 13, 16, 10):  # bucket 16: padding 7..0
+        x, xc = _poisoned(n, 16)
+        for got, want in zip(f(x), _reductions(xc)):
+            torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-3)
+    # Dynamo compiles a second graph for n == 16 (the argument is contiguous
+    # then); each has one plan: batch 2, length 16, width 8 (all symbolic)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None and g.unbounded is None for g in gs)
+    assert all(list(g.plans) == [("bounded", 2, 16, 8)] for g in gs)
+
+
+def _merged(x):
+    b, n, d = x.shape
+    flat = x.reshape(b * n, d)  # batch and length merged: padding inside the dim
+    return flat.sum(0), flat.mean(0), (flat @ flat.t()).softmax(-1).reshape(b, n, b * n).sum(1).amax(-1)
+
+
+def test_merged_padded_dims_are_masked():
+    f = torch.compile(_merged, backend="tpu", dynamic=True)
+    for n in (5, 7, 8, 6):
+        x, xc = _poisoned(n, 8, seed=3)
+        for got, want in zip(f(x), _merged(xc)):
+            torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-3)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def test_custom_buckets_and_off():
+    f = torch.compile(lambda x: x.softmax(1) * 2, backend="tpu", dynamic=True)
+    torch.tpu.set_dynamic_buckets([12, 40])
+    assert torch.tpu.get_dynamic_buckets() == (12, 40)
+    for n in (3, 5, 12, 13, 39, 50):  # 50: above the largest bucket, a plan of its own
+        x = torch.randn(2, n)
+        torch.testing.assert_close(f(x.to("tpu")).cpu(), x.softmax(1) * 2, **TOL)
+    (g,) = _graphs()  # every size is bucketed, the batch's too
+    assert sorted(k for k in g.plans if k and k[0] == "bounded") == [("bounded", 12, 12), ("bounded", 12, 40)]
+    assert (2, 50) in g.plans
+    torch.tpu.set_dynamic_buckets(False)
+    x = torch.randn(2, 7)
+    torch.testing.assert_close(f(x.to("tpu")).cpu(), x.softmax(1) * 2, **TOL)
+    assert (2, 7) in g.plans
+    with pytest.raises(ValueError):
+        torch.tpu.set_dynamic_buckets([0, 4])
+    with pytest.raises(TypeError):
+        torch.tpu.set_dynamic_buckets(7)
+
+
+def _flip(x):
+    return x.flip(1).cumsum(1)
+
+
+def _tail(x):
+    return x[:, 1:].sum(1)
+
+
+def _strided(x):
+    return x[:, ::2].sum(1)
+
+
+def _count(x):
+    return x * x.shape[1]
+
+
+def _write(x):
+    x.mul_(2)
+    return x.sum(1)
+
+
+def _alias(x):
+    return x.view(x.shape[0], x.shape[1], 2, 4)
+
+
+@pytest.mark.parametrize("fn,why", [(_flip, "flip"), (_tail, "slice"), (_strided, "slice"), (_count, "value"),
+                                    (_write, ""), (_alias, "views an input")])
+def test_graphs_not_right_padded_keep_plans_per_size(fn, why):
+    f = torch.compile(fn, backend="tpu", dynamic=True)
+    for n in (5, 6, 7, 6):
+        x, xc = _poisoned(n, 8, seed=5)
+        x = x.clone()
+        got = f(x)
+        want = fn(xc)
+        torch.testing.assert_close(got.cpu(), want, **TOL)
+        torch.testing.assert_close(x.cpu(), xc, **TOL)  # an input written in place is written
+    gs = _graphs()
+    assert gs and all(g.bounding is None and why in g.unbounded for g in gs), [g.unbounded for g in gs]
+    assert not any(k and k[0] == "bounded" for g in gs for k in g.plans)

@@ -1,0 +1,619 @@
+"""Bounded dynamism for compiled graphs with symbolic sizes (torch.compile
+dynamic=True, mark_dynamic, automatic dynamic shapes): one plan per bucket
+of sizes instead of one per size.
+
+A graph whose tensors have symbolic sizes (Dynamo's s0, s1, ... passed as
+integer arguments) is captured once per bucket: every symbol is replaced by
+its bucket's bound (the next power of two by default, set_dynamic_buckets),
+the tensor arguments are padded to the bound, and the ops run on the padded
+tensors. The padded elements hold anything, so every op that combines
+elements along a padded dim is masked with the run-time size, which the
+program receives as a 0-d int64 argument per symbol: reductions (sum, mean,
+amax, amin, logsumexp, softmax, log_softmax) fill the padding with their
+identity, a matmul contracting over a padded dim zeroes both operands there.
+Ops that act on each element alone (pointwise, views that keep each padded
+dim whole, layer norm over unpadded dims, embedding lookups, cumsum along a
+dim padded at its end, triu/tril) need nothing. The outputs are the padded
+results narrowed to the sizes (views, no copy); an argument that is such a
+view of a padded result of this bucket's layout is widened back to it with
+no copy; any other is padded on the host (a copy through host memory, no
+program), so a bucket compiles one program however many sizes it sees.
+
+Which dims are padded is read from Dynamo's symbolic shapes on every FX node
+(node.meta["val"]): each dim is a product of atoms -- static sizes and
+symbols -- in layout order, carried through views and checked against the
+node's symbolic shape. A graph with anything this module does not know to be
+right under padding (an op outside the rules below, a symbol used as a value
+rather than a size, a padded dim merged where its padding is not at the end,
+an input written in place, an output that views an input, a non-tensor
+output) is not bounded: it keeps plans per exact size (_compile._Graph), as
+before. Pure functions of the graph; the bucket setting is process-wide."""
+import operator
+
+import sympy
+import torch
+
+from ._dynamic_buckets import bound_of
+
+aten = torch.ops.aten
+
+
+class Refused(Exception):
+    """The graph is not known to be right under padding (the message says why)."""
+
+
+# ---------------------------------------------------------------- atoms
+# A dim is a tuple of atoms, outermost first: an int (a static factor > 1)
+# or a str (a symbol's name). A dim of size 1 is (). A tensor's atoms are a
+# tuple of dims.
+
+def _expr(d):
+    """(coefficient, sorted symbol names) of one symbolic or static size."""
+    if isinstance(d, int):
+        return d, ()
+    e = d.node.expr if isinstance(d, torch.SymInt) else d
+    if isinstance(e, sympy.Integer) or isinstance(e, int):
+        return int(e), ()
+    coeff, factors = e.as_coeff_mul()
+    if not isinstance(coeff, sympy.Integer) or not all(isinstance(f, sympy.Symbol) for f in factors):
+        raise Refused(f"a size {e} that is not a product of symbols")
+    return int(coeff), tuple(sorted(f.name for f in factors))
+
+
+def _dim_of_atoms(atoms):
+    c, syms = 1, []
+    for a in atoms:
+        if isinstance(a, str):
+            syms.append(a)
+        else:
+            c *= a
+    return c, tuple(sorted(syms))
+
+
+def _atoms_of_expr(d):
+    """Atoms of a dim known only by its size: a static size or one symbol."""
+    c, syms = _expr(d)
+    if not syms:
+        return (c,) if c > 1 else ()
+    if c == 1 and len(syms) == 1:
+        return syms
+    raise Refused(f"a new dim of size {d} whose layout is unknown")
+
+
+def _canon_dim(dim):
+    """One form per layout: adjacent static atoms multiplied into one."""
+    out = []
+    for a in dim:
+        if isinstance(a, int) and out and isinstance(out[-1], int):
+            out[-1] *= a
+        elif a != 1:
+            out.append(a)
+    return tuple(out)
+
+
+def _canon(atoms):
+    if isinstance(atoms, list):
+        return [_canon(x) for x in atoms]
+    if atoms is None:
+        return None
+    return tuple(_canon_dim(d) for d in atoms)
+
+
+def _symbolic(dim):
+    return any(isinstance(a, str) for a in dim)
+
+
+def _tensor_val(node):
+    v = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+    return v if isinstance(v, torch.Tensor) else None
+
+
+def _is_sym_node(x):
+    return isinstance(x, torch.fx.Node) and isinstance(x.meta.get("val"), (torch.SymInt, torch.SymFloat, torch.SymBool))
+
+
+def _has_sym(x):
+    if isinstance(x, (list, tuple)):
+        return any(_has_sym(y) for y in x)
+    if isinstance(x, dict):
+        return any(_has_sym(y) for y in x.values())
+    return _is_sym_node(x)
+
+
+def _reshape(atoms, shape):
+    """Atoms of a reshape of `atoms` to `shape` (symbolic sizes): the atoms in
+    order, regrouped; static atoms may split or merge, symbols stay whole."""
+    queue = [a for dim in atoms for a in dim]
+    out = []
+    for d in shape:
+        need_c, need_s = _expr(d)
+        need_s = list(need_s)
+        dim = []
+        while need_c > 1 or need_s:
+            if not queue:
+                raise Refused(f"a reshape to {tuple(shape)} whose layout is unknown")
+            a = queue[0]
+            if isinstance(a, str):
+                if a not in need_s:
+                    raise Refused(f"a reshape to {tuple(shape)} that moves symbol {a} across dims")
+                need_s.remove(a)
+                dim.append(queue.pop(0))
+            elif need_c % a == 0:
+                need_c //= a
+                dim.append(queue.pop(0))
+            elif need_c > 1 and a % need_c == 0:
+                dim.append(need_c)
+                queue[0] = a // need_c
+                need_c = 1
+            else:
+                raise Refused(f"a reshape to {tuple(shape)} that splits a static size across a symbol")
+        out.append(tuple(dim))
+    if queue:
+        raise Refused(f"a reshape to {tuple(shape)} whose layout is unknown")
+    return tuple(out)
+
+
+def _norm_dims(dims, rank):
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        return list(range(rank))
+    if isinstance(dims, int):
+        dims = [dims]
+    return sorted({d % rank if rank else 0 for d in dims})
+
+
+def _broadcast(node, operands):
+    rank = node.meta["val"].dim()
+    out = []
+    for i in range(rank):
+        dim = None
+        for atoms in operands:
+            j = i - (rank - len(atoms))
+            if j < 0 or atoms[j] == ():
+                continue
+            if dim is None:
+                dim = atoms[j]
+            elif atoms[j] != dim:
+                raise Refused(f"{node.target}: operands with different layouts of dim {i}")
+        out.append(dim if dim is not None else ())
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- rules
+# rule(node, A) -> atoms of the node's value (a tuple of tensors' atoms for
+# ops with several outputs), or raises Refused; A(arg) is an argument's
+# atoms. A rule may record an action: how the op runs on padded tensors.
+
+_FILL = {"sum": 0, "mean": 0, "amax": float("-inf"), "amin": float("inf"), "logsumexp": float("-inf"),
+         "_softmax": float("-inf"), "_log_softmax": float("-inf")}
+
+_SAME = {aten.clone, aten.contiguous, aten.alias, aten.detach, aten.lift_fresh_copy, aten.relu, aten.gelu,
+         aten.silu, aten.tanh, aten.sigmoid}
+
+
+def _no_syms(node, args):
+    if _has_sym(args) or _has_sym(node.kwargs):
+        raise Refused(f"{node.target} takes a symbolic size as a value")
+
+
+class _Analysis:
+    def __init__(self, gm):
+        self.gm = gm
+        self.atoms = {}
+        self.actions = {}
+
+    def A(self, x):
+        if not isinstance(x, torch.fx.Node) or x not in self.atoms:
+            raise Refused(f"an argument {x!r} with no known layout")
+        return self.atoms[x]
+
+    def rule(self, node):
+        t = node.target
+        a = node.args
+        if t in (operator.getitem,):
+            src = self.A(a[0])
+            if not isinstance(src, list):
+                raise Refused("getitem of a tensor")
+            return src[a[1]]
+        if t in (operator.mul, operator.add, operator.sub, operator.floordiv, operator.neg, torch.sym_max,
+                 torch.sym_min, aten.sym_size.int, aten.sym_numel.default):
+            if t in (aten.sym_size.int, aten.sym_numel.default):
+                self.A(a[0])
+            return None  # size arithmetic: in the padded program it computes the bounds' sizes
+        if not isinstance(t, torch._ops.OpOverload):
+            raise Refused(f"a call of {t}")
+        p = t.overloadpacket
+        val = node.meta.get("val")
+        if p in (aten.view, aten._unsafe_view, aten.reshape):
+            return _reshape(self.A(a[0]), val.shape)
+        if p is aten.expand:
+            src = self.A(a[0])
+            out = []
+            lead = len(val.shape) - len(src)
+            for i, d in enumerate(val.shape):
+                j = i - lead
+                out.append(src[j] if j >= 0 and src[j] != () else _atoms_of_expr(d))
+            return tuple(out)
+        if p is aten.permute:
+            src = self.A(a[0])
+            return tuple(src[d % len(src)] for d in a[1])
+        if p is aten.transpose:
+            src = list(self.A(a[0]))
+            i, j = a[1] % len(src), a[2] % len(src)
+            src[i], src[j] = src[j], src[i]
+            return tuple(src)
+        if p is aten.t:
+            return tuple(reversed(self.A(a[0])))
+        if p is aten.unsqueeze:
+            src = list(self.A(a[0]))
+            d = a[1] % (len(src) + 1)
+            return tuple(src[:d] + [()] + src[d:])
+        if p is aten.squeeze:
+            src = self.A(a[0])
+            return _reshape(src, val.shape)
+        if p is aten.select:
+            src = self.A(a[0])
+            d = a[1] % len(src)
+            if _symbolic(src[d]) or not isinstance(a[2], int):
+                raise Refused("select along a symbolic dim or at a symbolic index")
+            return src[:d] + src[d + 1:]
+        if p is aten.slice:
+            src = self.A(a[0])
+            d = (a[1] if len(a) > 1 else 0) % len(src)
+            start = a[2] if len(a) > 2 else None
+            end = a[3] if len(a) > 3 else None
+            step = a[4] if len(a) > 4 else 1
+            if not _symbolic(src[d]):
+                if _has_sym([start, end, step]):
+                    raise Refused("slice of a static dim at a symbolic index")
+                return src[:d] + (_atoms_of_expr(val.shape[d]),) + src[d + 1:]
+            whole = start in (None, 0) and step == 1 and (
+                end is None or (isinstance(end, int) and end >= 2 ** 62) or
+                (_is_sym_node(end) and _expr(end.meta["val"]) == _dim_of_atoms(src[d])))
+            if not whole:
+                raise Refused("a slice of part of a symbolic dim")
+            return src
+        if p in (aten.split, aten.split_with_sizes):
+            src = self.A(a[0])
+            d = (a[2] if len(a) > 2 else 0) % len(src)
+            if _symbolic(src[d]) or _has_sym(a[1]):
+                raise Refused("split along a symbolic dim")
+            return [src[:d] + (_atoms_of_expr(v.shape[d]),) + src[d + 1:] for v in val]
+        if p is aten.cat:
+            parts = [self.A(x) for x in a[0]]
+            rank = val.dim()
+            d = (a[1] if len(a) > 1 else 0) % rank
+            if any(len(x) != rank for x in parts) or _symbolic(parts[0][d]) or _has_sym(a[1:]):
+                raise Refused("cat along a symbolic dim")
+            if any(x[:d] + x[d + 1:] != parts[0][:d] + parts[0][d + 1:] for x in parts):
+                raise Refused("cat of operands with different layouts")
+            return parts[0][:d] + (_atoms_of_expr(val.shape[d]),) + parts[0][d + 1:]
+        if p in (aten.mm, aten.bmm, aten.addmm, aten.baddbmm):
+            _no_syms(node, a[1:] if p in (aten.addmm, aten.baddbmm) else a)
+            i = 1 if p in (aten.addmm, aten.baddbmm) else 0
+            x, y = self.A(a[i]), self.A(a[i + 1])
+            if x[-1] != y[-2] or x[:-2] != y[:-2]:
+                raise Refused(f"{t}: operands with different layouts")
+            if _symbolic(x[-1]):
+                self.actions[node] = ("contract", i, len(x) - 1, i + 1, len(y) - 2, x[-1])
+            out = x[:-1] + (y[-1],)
+            if i:
+                return _broadcast(node, [self.A(a[0]), out])
+            return out
+        if p in (aten.sum, aten.mean, aten.amax, aten.amin, aten.logsumexp):
+            _no_syms(node, a)
+            src = self.A(a[0])
+            dims = _norm_dims(a[1] if len(a) > 1 else node.kwargs.get("dim"), len(src))
+            keep = (a[2] if len(a) > 2 else node.kwargs.get("keepdim", False))
+            masked = [d for d in dims if _symbolic(src[d])]
+            if masked:
+                self.actions[node] = ("reduce", p.__name__.split(".")[-1], dims, masked, src)
+            return tuple(() if d in dims else src[d] for d in range(len(src)) if keep or d not in dims)
+        if p in (aten._softmax, aten._log_softmax):
+            src = self.A(a[0])
+            d = a[1] % len(src)
+            if _symbolic(src[d]):
+                self.actions[node] = ("reduce", p.__name__.split(".")[-1], [d], [d], src)
+            return src
+        if p is aten.native_layer_norm:
+            _no_syms(node, a[1:])
+            src = self.A(a[0])
+            k = len(a[1])
+            if any(_symbolic(d) for d in src[len(src) - k:]):
+                raise Refused("layer norm over a symbolic dim")
+            for w in a[2:4]:
+                if w is not None and any(_symbolic(d) for d in self.A(w)):
+                    raise Refused("layer norm with symbolic weights")
+            stat = src[:len(src) - k] + ((),) * k
+            return [src, stat, stat]
+        if p is aten.cumsum:
+            _no_syms(node, a)
+            src = self.A(a[0])
+            d = a[1] % len(src)
+            if any(isinstance(x, str) for x in src[d][1:]):
+                raise Refused("cumsum along a dim whose padding is not at its end")
+            return src
+        if p in (aten.triu, aten.tril):
+            _no_syms(node, a)
+            src = self.A(a[0])
+            if any(len(d) > 1 and _symbolic(d) for d in src[-2:]):
+                raise Refused(f"{t} over merged symbolic dims")
+            return src
+        if p is aten.embedding:
+            _no_syms(node, a[2:])
+            w, idx = self.A(a[0]), self.A(a[1])
+            if any(_symbolic(d) for d in w):
+                raise Refused("embedding with a symbolic table")
+            return idx + (w[-1],)
+        if p is aten.arange:
+            ok = t is aten.arange.default or (t is aten.arange.start and a[0] == 0)
+            end = a[-1]
+            if not ok or _has_sym(node.kwargs):
+                raise Refused("arange other than arange(end)")
+            if _is_sym_node(end):  # values 0..bound-1: the first n are arange(n)'s
+                return (_atoms_of_expr(end.meta["val"]),)
+            return (_atoms_of_expr(val.shape[0]),)
+        if p is aten.scalar_tensor:
+            _no_syms(node, a)
+            return ()
+        if p in (aten.full, aten.zeros, aten.ones, aten.empty, aten.new_zeros, aten.new_ones, aten.new_empty,
+                 aten.new_full):
+            k = 1 if p in (aten.new_zeros, aten.new_ones, aten.new_empty, aten.new_full) else 0
+            _no_syms(node, a[:k] + a[k + 1:])  # sizes may be symbolic: they become the bounds
+            return tuple(_atoms_of_expr(d) for d in val.shape)
+        if p is aten._to_copy:
+            dev = node.kwargs.get("device")
+            if dev is not None and torch.device(dev).type != "tpu":
+                raise Refused("a copy to another device")
+            return self.A(a[0])
+        if p is aten.copy_:
+            raise Refused("an in-place copy")  # checked separately for static placeholders
+        if p in _SAME:
+            _no_syms(node, a[1:])
+            return self.A(a[0])
+        if torch.Tag.pointwise in t.tags and not t._schema.is_mutable:
+            _no_syms(node, a)
+            ops = [self.A(x) for x in list(a) + list(node.kwargs.values()) if _tensor_val(x) is not None]
+            return _broadcast(node, ops)
+        raise Refused(f"{t} is not known to be right on padded tensors")
+
+    def check(self, node, atoms):
+        """The rule's atoms agree with the node's symbolic shape."""
+        val = node.meta.get("val")
+        vals = val if isinstance(val, (list, tuple)) else [val]
+        outs = atoms if isinstance(atoms, list) else [atoms]
+        for v, at in zip(vals, outs):
+            if not isinstance(v, torch.Tensor):
+                continue
+            if at is None or len(at) != v.dim() or any(_dim_of_atoms(x) != _expr(d) for x, d in zip(at, v.shape)):
+                raise Refused(f"{node.target}: layout {at} does not match its shape {tuple(v.shape)}")
+
+
+class Bounding:
+    """How one graph runs padded: built by analyze()."""
+
+    def __init__(self, gm, syms, inputs, outputs, actions):
+        self.gm = gm
+        self.syms = syms  # argument position -> symbol name
+        self.inputs = inputs  # argument position -> atoms of a tensor with symbolic dims
+        self.outputs = outputs  # per output: None, or per dim (symbol, static atoms inside it) or None
+        self.actions = actions
+        self.order = sorted(syms)
+        self._n = {}  # (symbol, size) -> 0-d int64 tensor on the device
+
+    def bounds(self, args):
+        """(key, sizes, bounds) for a call, or None when a size has no bucket."""
+        sizes = {self.syms[i]: args[i] for i in self.order}
+        bounds = {}
+        for s, n in sizes.items():
+            b = bound_of(n)
+            if b is None:
+                return None
+            bounds[s] = b
+        return ("bounded",) + tuple(bounds[self.syms[i]] for i in self.order), sizes, bounds
+
+    def size_tensor(self, s, n, device):
+        t = self._n.get((s, n))
+        if t is None:
+            t = torch.tensor(n, dtype=torch.int64).to(device)
+            if len(self._n) < 4096:
+                self._n[(s, n)] = t
+        return t
+
+    def padded_args(self, args, bounds):
+        out = list(args)  # integer arguments of no tensor's size keep their values
+        for i in self.order:
+            out[i] = bounds[self.syms[i]]
+        for i, atoms in self.inputs.items():
+            out[i] = _pad(args[i], tuple(_size(d, bounds) for d in atoms))
+        return out
+
+    def narrow(self, outs, sizes):
+        res = []
+        for o, spec in zip(outs, self.outputs):
+            if spec is not None:
+                for d, s in enumerate(spec):
+                    if s is not None:
+                        o = o.narrow(d, 0, sizes[s[0]] * s[1])
+            res.append(o)
+        return type(outs)(res) if isinstance(outs, tuple) else res
+
+
+def _size(dim, bounds):
+    n = 1
+    for a in dim:
+        n *= bounds[a] if isinstance(a, str) else a
+    return n
+
+
+def _contiguous_strides(shape):
+    st, out = 1, []
+    for d in reversed(shape):
+        out.append(st)
+        st *= max(d, 1)
+    return tuple(reversed(out))
+
+
+def _pad(t, shape):
+    """t widened to `shape` (each dim at least t's): the same storage when t is
+    a narrowed view of a tensor laid out at `shape`, else a zero-padded copy
+    made through host memory (no program)."""
+    if tuple(t.shape) == shape and t.is_contiguous():
+        return t
+    strides = _contiguous_strides(shape)
+    numel = 1
+    for d in shape:
+        numel *= d
+    if tuple(t.stride()) == strides or all(s == 1 for s in t.shape):
+        if t.storage_offset() + numel <= t.untyped_storage().nbytes() // t.element_size():
+            return t.as_strided(shape, strides, t.storage_offset())
+    host = torch.zeros(shape, dtype=t.dtype)
+    host[tuple(slice(0, n) for n in t.shape)] = t.cpu()
+    return host.to(t.device)
+
+
+def _aliases_input(node):
+    while isinstance(node, torch.fx.Node):
+        if node.op == "placeholder":
+            return True
+        if node.op != "call_function" or not getattr(node.target, "is_view", False):
+            return False
+        node = node.args[0]
+    return False
+
+
+def analyze(gm):
+    """A Bounding for the graph, or raises Refused saying why it cannot run padded."""
+    an = _Analysis(gm)
+    syms, inputs, positions = {}, {}, 0
+    static_inputs = set()
+    for node in gm.graph.nodes:
+        if node.op == "placeholder":
+            v = node.meta.get("val")
+            if isinstance(v, torch.SymInt):
+                e = v.node.expr
+                if not isinstance(e, sympy.Symbol):
+                    raise Refused(f"an integer argument {e} that is not a plain symbol")
+                syms[positions] = e.name
+                an.atoms[node] = None
+            elif isinstance(v, torch.Tensor):
+                atoms = tuple(_atoms_of_expr(d) for d in v.shape)
+                an.atoms[node] = atoms
+                if any(_symbolic(d) for d in atoms):
+                    inputs[positions] = atoms
+                else:
+                    static_inputs.add(node)
+            else:
+                raise Refused(f"an argument {v!r} that is neither a tensor nor a size")
+            positions += 1
+        elif node.op == "call_function":
+            if node.target is aten.copy_.default and node.args[0] in static_inputs:
+                an.A(node.args[1])
+                an.atoms[node] = an.atoms[node.args[0]]
+                continue
+            atoms = _canon(an.rule(node))
+            an.check(node, atoms)
+            an.atoms[node] = atoms
+        elif node.op == "output":
+            outs = node.args[0]
+            if not isinstance(outs, (list, tuple)):
+                raise Refused("a graph whose output is not a tuple")
+            specs = []
+            for o in outs:
+                if o is None:
+                    specs.append(None)
+                    continue
+                if _tensor_val(o) is None:
+                    raise Refused("a graph with a non-tensor output")
+                if _aliases_input(o):
+                    raise Refused("an output that views an input")
+                spec = []
+                for dim in an.atoms[o]:
+                    if not _symbolic(dim):
+                        spec.append(None)
+                    elif isinstance(dim[0], str) and not _symbolic(dim[1:]):
+                        spec.append((dim[0], _size(dim[1:], {})))
+                    else:
+                        raise Refused("an output dim whose padding is not at its end")
+                specs.append(spec if any(s is not None for s in spec) else None)
+        else:
+            raise Refused(f"a {node.op} node")
+    if not inputs:
+        raise Refused("no tensor argument has a symbolic size")
+    used = {a for dims in inputs.values() for d in dims for a in d if isinstance(a, str)}
+    missing = used - set(syms.values())
+    if missing:
+        raise Refused(f"symbols {sorted(missing)} are not integer arguments")
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    for i in list(syms):
+        if syms[i] not in used:  # a stride's symbol, say: unused, it keeps its value and is no part of the key
+            if placeholders[i].users:
+                raise Refused(f"a size {syms[i]} that no tensor argument has")
+            del syms[i]
+    return Bounding(gm, syms, inputs, specs, an.actions)
+
+
+class _Padded(torch.fx.Interpreter):
+    """Runs the graph on padded arguments, masking what the analysis marked."""
+
+    def __init__(self, b, sizes, bounds, device):
+        super().__init__(b.gm)
+        self.b = b
+        self.bounds = bounds
+        self.n = {s: b.size_tensor(s, sizes[s], device) for s in sizes}
+        self.device = device
+        self._masks = {}
+
+    def dim_mask(self, dim):
+        """Which indices of one padded dim are inside the sizes (1-D bool)."""
+        m = self._masks.get(dim)
+        if m is not None:
+            return m
+        idx = torch.arange(_size(dim, self.bounds), device=self.device)
+        inner = 1
+        for a in reversed(dim):
+            p = self.bounds[a] if isinstance(a, str) else a
+            if isinstance(a, str):
+                digit = idx if inner == 1 and len(dim) == 1 else torch.remainder(torch.div(idx, inner, rounding_mode="floor"), p)
+                v = digit < self.n[a]
+                m = v if m is None else m & v
+            inner *= p
+        self._masks[dim] = m
+        return m
+
+    def mask(self, atoms, dims):
+        m = None
+        for d in dims:
+            md = self.dim_mask(atoms[d]).reshape([-1 if i == d else 1 for i in range(len(atoms))])
+            m = md if m is None else m & md
+        return m
+
+    def run_node(self, node):
+        act = self.b.actions.get(node)
+        if act is None:
+            return super().run_node(node)
+        args, kwargs = self.fetch_args_kwargs_from_env(node)
+        args = list(args)
+        if act[0] == "contract":
+            _, i, di, j, dj, dim = act
+            for k, d in ((i, di), (j, dj)):
+                atoms = [()] * args[k].dim()
+                atoms[d] = dim
+                args[k] = args[k].masked_fill(~self.mask(atoms, [d]), 0)
+            return node.target(*args, **kwargs)
+        _, kind, dims, masked, atoms = act
+        x = args[0].masked_fill(~self.mask(atoms, masked), _FILL[kind])
+        if kind != "mean":
+            return node.target(x, *args[1:], **kwargs)
+        keep = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+        dtype = node.meta["val"].dtype
+        total = torch.sum(x, dims, keepdim=keep, dtype=dtype)
+        count = 1
+        for d in dims:
+            for a in atoms[d]:
+                count = count * (self.n[a] if isinstance(a, str) else a)
+        return total / count.to(dtype)
+
+
+def run_padded(b, args, sizes, bounds, device):
+    """The graph's outputs on the padded arguments (inside a capture)."""
+    return _Padded(b, sizes, bounds, device).run(*args)
