@@ -9,7 +9,9 @@ that cannot be captured (an op that runs on the CPU, a value read on the
 host, a data-dependent shape, a non-tpu argument) runs as deferred work from
 then on -- recorded op by op and fused into executables exactly as
 DeferAndFuse does. A graph with symbolic sizes (dynamic=True) gets its sizes
-as integer arguments: it keeps plans per value of them (_Graph._split).
+as integer arguments: it runs padded to a bucket of them, one plan per
+bucket (_bounded.py), or, when it cannot run padded, keeps plans per value
+of them (_Graph._split).
 Found by Dynamo through the "torch_dynamo_backends" entry point, so importing
 torchtpu does not import Dynamo.
 
