@@ -10,6 +10,7 @@ import gc
 import pytest
 import torch
 
+from test_compile_sizes import _pair as _sizes_pair
 from torchtpu import _compile
 
 TOL = {"rtol": 1e-5, "atol": 1e-5}
@@ -52,29 +53,15 @@ def _poisoned(n, bound, d=8, seed=0):
     return x, full[:, :n].clone()
 
 
-class Block(torch.nn.Module):
-    def __init__(self, d=32, heads=4):
-        super().__init__()
-        self.heads = heads
-        self.ln = torch.nn.LayerNorm(d)
-        self.qkv = torch.nn.Linear(d, 3 * d)
-        self.out = torch.nn.Linear(d, d)
-        self.ff = torch.nn.Sequential(torch.nn.Linear(d, 2 * d), torch.nn.GELU(), torch.nn.Linear(2 * d, d))
-
-    def forward(self, x):
-        b, n, d = x.shape
-        q, k, v = self.qkv(self.ln(x)).view(b, n, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
-        a = torch.softmax(q @ k.transpose(-1, -2) / (d // self.heads) ** 0.5, -1) @ v
-        x = x + self.out(a.transpose(1, 2).reshape(b, n, d))
-        return x + self.ff(x)
+def _pair():
+    """(CPU block, compiled tpu block with its weights; dynamic=True). The
+    block (test_compile_sizes') ends in a mean over the symbolic dim."""
+    ref, dev = _sizes_pair(False)
+    return ref, torch.compile(dev, backend="tpu", dynamic=True)
 
 
 def test_a_sweep_compiles_one_program_per_bucket():
-    torch.manual_seed(0)
-    ref = Block().eval()
-    dev = Block().eval()
-    dev.load_state_dict(ref.state_dict())
-    f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
+    ref, f = _pair()
     lengths = [3, 5, 6, 7, 9, 12, 15, 16, 17, 23, 30, 9, 5]  # buckets 4, 8, 16, 32
     before = torch.tpu.cache_stats()["executables"]
     plans = torch.tpu.plan_stats()
@@ -93,11 +80,7 @@ def test_a_sweep_compiles_one_program_per_bucket():
 
 
 def test_outputs_feed_the_next_call_without_a_copy():
-    torch.manual_seed(0)
-    ref = Block().eval()
-    dev = Block().eval()
-    dev.load_state_dict(ref.state_dict())
-    f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
+    ref, f = _pair()
     with torch.no_grad():
         for n in (5, 7, 6):
             x = torch.randn(2, n, 32, generator=torch.Generator().manual_seed(n))
