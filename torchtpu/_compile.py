@@ -108,6 +108,10 @@ MAX_SIZE_KEYS = 64
 MAX_PLANS = 8
 
 
+def _host_scalar(a):
+    return isinstance(a, torch.Tensor) and a.device.type == "cpu" and a.dim() == 0
+
+
 class _Graph:
     """One graph of AOTAutograd (a forward, with its saved tensors as outputs,
     or a backward): captured into a plan on its first call with a signature,
@@ -128,6 +132,7 @@ class _Graph:
         # replays read it unlocked.
         self.plans = {}
         self.sizes = None  # positions of the integer arguments, once the first call has shown them
+        self.scalars = None  # positions of 0-d CPU tensor arguments, moved to the device each call
         self.bounding = None  # how a graph with sizes runs padded to buckets of them (_bounded)
         self.unbounded = None  # why it cannot (then it keeps plans per size)
 
@@ -163,7 +168,27 @@ class _Graph:
                 self.unbounded = str(e)
         return self.bounding
 
+    def _host_scalars(self, args):
+        """Positions of the 0-d CPU tensor arguments (constants Dynamo lifted
+        out of the model: torch.tensor(...) scalars, a rotary embedding's
+        scaling), found on the first call; () when the graph has none or
+        returns a CPU tensor (moving its inputs would move it)."""
+        pos = self.scalars
+        if pos is None:
+            outs = [n for n in self.gm.graph.nodes if n.op == "output"]
+            vals = [getattr(o, "meta", {}).get("val") for o in (outs[0].args[0] if outs else ())
+                    if isinstance(o, torch.fx.Node)]
+            cpu_out = any(isinstance(v, torch.Tensor) and v.device.type == "cpu" for v in vals)
+            pos = () if cpu_out else tuple(i for i, a in enumerate(args) if _host_scalar(a))
+            self.scalars = pos
+        return pos
+
     def __call__(self, args):
+        pos = self._host_scalars(args)
+        if pos:  # on the device, they are arguments of the plan, not values baked into its program
+            dev = next((a.device for a in args if isinstance(a, torch.Tensor) and a.device.type == "tpu"), None)
+            if dev is not None:
+                args = [a.to(dev) if i in pos and _host_scalar(a) else a for i, a in enumerate(args)]
         key, bound = self._split(args)
         if key:
             b = self._bounding()
