@@ -48,36 +48,67 @@ class Refused(Exception):
 # tuple of dims.
 
 def _expr(d):
-    """(coefficient, sorted symbol names) of one symbolic or static size."""
+    """(coefficient, sorted symbol names, addend) of one symbolic or static
+    size: a product of symbols times a static size, or one symbol plus a
+    static size (addend; 0 otherwise)."""
     if isinstance(d, int):
-        return d, ()
+        return d, (), 0
     e = d.node.expr if isinstance(d, torch.SymInt) else d
     if isinstance(e, sympy.Integer) or isinstance(e, int):
-        return int(e), ()
+        return int(e), (), 0
+    if isinstance(e, sympy.Add):
+        c, terms = e.as_coeff_add()
+        if isinstance(c, sympy.Integer) and len(terms) == 1 and isinstance(terms[0], sympy.Symbol):
+            return 1, (terms[0].name,), int(c)
+        raise Refused(f"a size {e} that is neither a product of symbols nor a symbol plus a constant")
     coeff, factors = e.as_coeff_mul()
     if not isinstance(coeff, sympy.Integer) or not all(isinstance(f, sympy.Symbol) for f in factors):
         raise Refused(f"a size {e} that is not a product of symbols")
-    return int(coeff), tuple(sorted(f.name for f in factors))
+    return int(coeff), tuple(sorted(f.name for f in factors)), 0
 
 
 def _dim_of_atoms(atoms):
+    if len(atoms) == 1 and isinstance(atoms[0], tuple):
+        return 1, (atoms[0][0],), atoms[0][1]
     c, syms = 1, []
     for a in atoms:
         if isinstance(a, str):
             syms.append(a)
+        elif isinstance(a, tuple):
+            raise Refused("a symbol plus a constant merged with another dim")
         else:
             c *= a
-    return c, tuple(sorted(syms))
+    return c, tuple(sorted(syms)), 0
+
+
+def _affine(sym, add):
+    """The dim of size sym + add, padded at its end."""
+    return (sym,) if add == 0 else ((sym, add),)
 
 
 def _atoms_of_expr(d):
-    """Atoms of a dim known only by its size: a static size or one symbol."""
-    c, syms = _expr(d)
+    """Atoms of a dim known only by its size: a static size, one symbol, or
+    one symbol plus a constant (an affine atom (symbol, constant), alone in
+    its dim: its padding is at its end)."""
+    c, syms, add = _expr(d)
     if not syms:
         return (c,) if c > 1 else ()
     if c == 1 and len(syms) == 1:
-        return syms
+        return _affine(syms[0], add)
     raise Refused(f"a new dim of size {d} whose layout is unknown")
+
+
+def _single(dim):
+    """(symbol, addend) of a dim that is one symbol (plus a constant), padded
+    at its end; None for any other dim."""
+    if len(dim) != 1:
+        return None
+    a = dim[0]
+    if isinstance(a, str):
+        return a, 0
+    if isinstance(a, tuple):
+        return a
+    return None
 
 
 def _canon_dim(dim):
@@ -100,7 +131,7 @@ def _canon(atoms):
 
 
 def _symbolic(dim):
-    return any(isinstance(a, str) for a in dim)
+    return any(isinstance(a, (str, tuple)) for a in dim)
 
 
 def _tensor_val(node):
@@ -126,13 +157,20 @@ def _reshape(atoms, shape):
     queue = [a for dim in atoms for a in dim]
     out = []
     for d in shape:
-        need_c, need_s = _expr(d)
+        need_c, need_s, add = _expr(d)
+        if add:  # a symbol plus a constant: one atom of its own, kept whole
+            if not queue or queue[0] != (need_s[0], add):
+                raise Refused(f"a reshape to {tuple(shape)} that splits or merges {d}")
+            out.append((queue.pop(0),))
+            continue
         need_s = list(need_s)
         dim = []
         while need_c > 1 or need_s:
             if not queue:
                 raise Refused(f"a reshape to {tuple(shape)} whose layout is unknown")
             a = queue[0]
+            if isinstance(a, tuple):
+                raise Refused(f"a reshape to {tuple(shape)} that merges a symbol plus a constant")
             if isinstance(a, str):
                 if a not in need_s:
                     raise Refused(f"a reshape to {tuple(shape)} that moves symbol {a} across dims")
@@ -150,6 +188,39 @@ def _reshape(atoms, shape):
         out.append(tuple(dim))
     if queue:
         raise Refused(f"a reshape to {tuple(shape)} whose layout is unknown")
+    return tuple(out)
+
+
+def _slice_dim(dim, start, end, step, out_size):
+    """Atoms of a slice of a symbolic dim: from a static start >= 0 with step
+    1 the result is a prefix of the padded one whatever the end (an end
+    relative to the padded end ends the valid part as the real end does)."""
+    one = _single(dim)
+    if one is None:
+        raise Refused("a slice of a dim that merges a symbol with others")
+    if _has_sym([start, step]) or step != 1 or (start is not None and start < 0):
+        raise Refused("a slice of a symbolic dim that does not start at a static index from its front")
+    out = _atoms_of_expr(out_size)
+    if _symbolic(out) and _single(out)[0] != one[0]:
+        raise Refused("a slice whose size is another symbol's")
+    return out
+
+
+def _bcast(lists):
+    """Atoms of the broadcast of several tensors' atoms."""
+    rank = max(len(x) for x in lists)
+    out = []
+    for i in range(rank):
+        dim = ()
+        for atoms in lists:
+            j = i - (rank - len(atoms))
+            if j < 0 or atoms[j] == ():
+                continue
+            if dim == ():
+                dim = atoms[j]
+            elif atoms[j] != dim:
+                raise Refused("indices with different layouts")
+        out.append(dim)
     return tuple(out)
 
 
@@ -184,7 +255,7 @@ def _broadcast(node, operands):
 # atoms. A rule may record an action: how the op runs on padded tensors.
 
 _FILL = {"sum": 0, "mean": 0, "amax": float("-inf"), "amin": float("inf"), "logsumexp": float("-inf"),
-         "_softmax": float("-inf"), "_log_softmax": float("-inf")}
+         "_softmax": float("-inf"), "_log_softmax": float("-inf"), "_safe_softmax": float("-inf")}
 
 _SAME = {aten.clone, aten.contiguous, aten.alias, aten.detach, aten.lift_fresh_copy, aten.relu, aten.gelu,
          aten.silu, aten.tanh, aten.sigmoid}
@@ -200,6 +271,7 @@ class _Analysis:
         self.gm = gm
         self.atoms = {}
         self.actions = {}
+        self.iota = {}  # node -> symbol: its values are the positions along that symbol's dim
 
     def A(self, x):
         if not isinstance(x, torch.fx.Node) or x not in self.atoms:
@@ -253,8 +325,8 @@ class _Analysis:
         if p is aten.select:
             src = self.A(a[0])
             d = a[1] % len(src)
-            if _symbolic(src[d]) or not isinstance(a[2], int):
-                raise Refused("select along a symbolic dim or at a symbolic index")
+            if not isinstance(a[2], int) or (_symbolic(src[d]) and (a[2] < 0 or not _single(src[d]))):
+                raise Refused("select at a symbolic index, or from the end of a symbolic dim")
             return src[:d] + src[d + 1:]
         if p is aten.slice:
             src = self.A(a[0])
@@ -266,12 +338,7 @@ class _Analysis:
                 if _has_sym([start, end, step]):
                     raise Refused("slice of a static dim at a symbolic index")
                 return src[:d] + (_atoms_of_expr(val.shape[d]),) + src[d + 1:]
-            whole = start in (None, 0) and step == 1 and (
-                end is None or (isinstance(end, int) and end >= 2 ** 62) or
-                (_is_sym_node(end) and _expr(end.meta["val"]) == _dim_of_atoms(src[d])))
-            if not whole:
-                raise Refused("a slice of part of a symbolic dim")
-            return src
+            return src[:d] + (_slice_dim(src[d], start, end, step, val.shape[d]),) + src[d + 1:]
         if p in (aten.split, aten.split_with_sizes):
             src = self.A(a[0])
             d = (a[2] if len(a) > 2 else 0) % len(src)
@@ -282,10 +349,12 @@ class _Analysis:
             parts = [self.A(x) for x in a[0]]
             rank = val.dim()
             d = (a[1] if len(a) > 1 else 0) % rank
-            if any(len(x) != rank for x in parts) or _symbolic(parts[0][d]) or _has_sym(a[1:]):
-                raise Refused("cat along a symbolic dim")
+            if any(len(x) != rank for x in parts) or _has_sym(a[1:]):
+                raise Refused("cat of operands of another rank")
             if any(x[:d] + x[d + 1:] != parts[0][:d] + parts[0][d + 1:] for x in parts):
                 raise Refused("cat of operands with different layouts")
+            if any(_symbolic(x[d]) for x in parts[:-1]) or (_symbolic(parts[-1][d]) and not _single(parts[-1][d])):
+                raise Refused("cat along a symbolic dim of any operand but the last (its padding would be inside)")
             return parts[0][:d] + (_atoms_of_expr(val.shape[d]),) + parts[0][d + 1:]
         if p in (aten.mm, aten.bmm, aten.addmm, aten.baddbmm):
             _no_syms(node, a[1:] if p in (aten.addmm, aten.baddbmm) else a)
@@ -308,7 +377,7 @@ class _Analysis:
             if masked:
                 self.actions[node] = ("reduce", p.__name__.split(".")[-1], dims, masked, src)
             return tuple(() if d in dims else src[d] for d in range(len(src)) if keep or d not in dims)
-        if p in (aten._softmax, aten._log_softmax):
+        if p in (aten._softmax, aten._log_softmax, aten._safe_softmax):
             src = self.A(a[0])
             d = a[1] % len(src)
             if _symbolic(src[d]):
@@ -343,15 +412,19 @@ class _Analysis:
             w, idx = self.A(a[0]), self.A(a[1])
             if any(_symbolic(d) for d in w):
                 raise Refused("embedding with a symbolic table")
+            if any(_symbolic(d) for d in idx):  # padded ids hold anything: they read row 0
+                self.actions[node] = ("sanitize", [(1, None, idx)])
             return idx + (w[-1],)
         if p is aten.arange:
-            ok = t is aten.arange.default or (t is aten.arange.start and a[0] == 0)
-            end = a[-1]
-            if not ok or _has_sym(node.kwargs):
-                raise Refused("arange other than arange(end)")
-            if _is_sym_node(end):  # values 0..bound-1: the first n are arange(n)'s
-                return (_atoms_of_expr(end.meta["val"]),)
-            return (_atoms_of_expr(val.shape[0]),)
+            start = 0 if t is aten.arange.default else a[0]
+            end = a[-1] if t in (aten.arange.default, aten.arange.start) else None
+            if end is None or not isinstance(start, int) or _has_sym(node.kwargs):
+                raise Refused("arange other than arange([start,] end) with a static start")
+            # values start..bound-1: the first ones are arange(start, n)'s
+            atoms = (_atoms_of_expr(val.shape[0]),)
+            if start == 0 and _is_sym_node(end) and _single(atoms[0]):
+                self.iota[node] = _single(atoms[0])[0]
+            return atoms
         if p is aten.scalar_tensor:
             _no_syms(node, a)
             return ()
@@ -360,6 +433,8 @@ class _Analysis:
             k = 1 if p in (aten.new_zeros, aten.new_ones, aten.new_empty, aten.new_full) else 0
             _no_syms(node, a[:k] + a[k + 1:])  # sizes may be symbolic: they become the bounds
             return tuple(_atoms_of_expr(d) for d in val.shape)
+        if p is aten.index and t is aten.index.Tensor:
+            return self._index(node, val)
         if p is aten._to_copy:
             dev = node.kwargs.get("device")
             if dev is not None and torch.device(dev).type != "tpu":
@@ -372,9 +447,60 @@ class _Analysis:
             return self.A(a[0])
         if torch.Tag.pointwise in t.tags and not t._schema.is_mutable:
             _no_syms(node, a)
+            if t is aten.add.Tensor and len(a) == 2 and a[1] == 0 and a[0] in self.iota and not node.kwargs:
+                self.iota[node] = self.iota[a[0]]
             ops = [self.A(x) for x in list(a) + list(node.kwargs.values()) if _tensor_val(x) is not None]
             return _broadcast(node, ops)
         raise Refused(f"{t} is not known to be right on padded tensors")
+
+    def _index(self, node, val):
+        """aten.index.Tensor: indices into a symbolic dim must be its positions
+        (an arange over its symbol, broadcast: each valid element reads a valid
+        one, a padded one reads inside the padding); indices into a static dim
+        must not be padded (their padding holds anything, out of range)."""
+        src = self.A(node.args[0])
+        idxs = list(node.args[1])
+        used = [i for i, x in enumerate(idxs) if x is not None]
+        if not used:
+            raise Refused("indexing with no index tensor")
+        sanitize = []
+        for i in used:
+            x = idxs[i]
+            ix = self.A(x)
+            if _symbolic(src[i]):
+                one = _single(src[i])
+                if one is None or one[1] != 0 or self.iota.get(x) != one[0]:
+                    raise Refused("indexing a symbolic dim with indices that are not its positions")
+            elif any(_symbolic(d) for d in ix):  # padded indices hold anything: they read element 0
+                if _tensor_val(x).dtype == torch.bool:
+                    raise Refused("a boolean mask index with padding")
+                sanitize.append((1, i, ix))
+        if sanitize:
+            self.actions[node] = ("sanitize", sanitize)
+        b = _bcast([self.A(idxs[i]) for i in used])
+        rest = list(src[len(idxs):])
+        if used == list(range(used[0], used[-1] + 1)):
+            before = [src[i] for i in range(used[0])]
+            after = [src[i] for i in range(used[-1] + 1, len(idxs))]
+            return tuple(before) + b + tuple(after + rest)
+        return b + tuple([src[i] for i in range(len(idxs)) if idxs[i] is None] + rest)
+
+    def keep_iota(self, node, atoms):
+        """Whether a view, copy or slice of positions (an arange over a symbol)
+        still holds positions along that symbol's dim."""
+        t = node.target
+        if not isinstance(t, torch._ops.OpOverload) or not node.args or node.args[0] not in self.iota:
+            return
+        s = self.iota[node.args[0]]
+        p = t.overloadpacket
+        if p not in (aten.unsqueeze, aten.expand, aten.clone, aten.alias, aten.contiguous, aten.view,
+                     aten._unsafe_view, aten.reshape, aten.slice, aten.squeeze):
+            return
+        if not isinstance(atoms, tuple) or [d for d in atoms if _symbolic(d)] != [(s,)]:
+            return
+        if p is aten.slice and len(node.args) > 2 and node.args[2] not in (None, 0):
+            return
+        self.iota[node] = s
 
     def check(self, node, atoms):
         """The rule's atoms agree with the node's symbolic shape."""
@@ -433,12 +559,14 @@ class Bounding:
             if spec is not None:
                 for d, s in enumerate(spec):
                     if s is not None:
-                        o = o.narrow(d, 0, sizes[s[0]] * s[1])
+                        o = o.narrow(d, 0, sizes[s[0]] * s[1] + s[2])
             res.append(o)
         return type(outs)(res) if isinstance(outs, tuple) else res
 
 
 def _size(dim, bounds):
+    if len(dim) == 1 and isinstance(dim[0], tuple):
+        return bounds[dim[0][0]] + dim[0][1]
     n = 1
     for a in dim:
         n *= bounds[a] if isinstance(a, str) else a
@@ -512,6 +640,7 @@ def analyze(gm):
                 continue
             atoms = _canon(an.rule(node))
             an.check(node, atoms)
+            an.keep_iota(node, atoms)
             an.atoms[node] = atoms
         elif node.op == "output":
             outs = node.args[0]
@@ -530,16 +659,27 @@ def analyze(gm):
                 for dim in an.atoms[o]:
                     if not _symbolic(dim):
                         spec.append(None)
-                    elif isinstance(dim[0], str) and not _symbolic(dim[1:]):
-                        spec.append((dim[0], _size(dim[1:], {})))
+                    elif _single(dim):  # n + c
+                        spec.append((_single(dim)[0], 1, _single(dim)[1]))
+                    elif isinstance(dim[0], str) and not _symbolic(dim[1:]):  # n times the static inside
+                        spec.append((dim[0], _size(dim[1:], {}), 0))
                     else:
                         raise Refused("an output dim whose padding is not at its end")
                 specs.append(spec if any(s is not None for s in spec) else None)
+        elif node.op == "get_attr":  # a constant tensor of the graph
+            v = _tensor_val(node)
+            if v is None:
+                raise Refused("a get_attr node that is not a tensor")
+            atoms = tuple(_atoms_of_expr(d) for d in v.shape)
+            if any(_symbolic(d) for d in atoms):
+                raise Refused("a constant tensor of symbolic size")
+            an.atoms[node] = atoms
         else:
             raise Refused(f"a {node.op} node")
     if not inputs:
         raise Refused("no tensor argument has a symbolic size")
-    used = {a for dims in inputs.values() for d in dims for a in d if isinstance(a, str)}
+    used = {a if isinstance(a, str) else a[0] for dims in inputs.values() for d in dims for a in d
+            if isinstance(a, (str, tuple))}
     missing = used - set(syms.values())
     if missing:
         raise Refused(f"symbols {sorted(missing)} are not integer arguments")
@@ -569,6 +709,10 @@ class _Padded(torch.fx.Interpreter):
         if m is not None:
             return m
         idx = torch.arange(_size(dim, self.bounds), device=self.device)
+        if len(dim) == 1 and isinstance(dim[0], tuple):  # n + c, padded at the end
+            m = idx < self.n[dim[0][0]] + dim[0][1]
+            self._masks[dim] = m
+            return m
         inner = 1
         for a in reversed(dim):
             p = self.bounds[a] if isinstance(a, str) else a
@@ -593,6 +737,16 @@ class _Padded(torch.fx.Interpreter):
             return super().run_node(node)
         args, kwargs = self.fetch_args_kwargs_from_env(node)
         args = list(args)
+        if act[0] == "sanitize":
+            for k, i, atoms in act[1]:
+                x = args[k] if i is None else args[k][i]
+                x = x.masked_fill(~self.mask(atoms, [d for d in range(len(atoms)) if _symbolic(atoms[d])]), 0)
+                if i is None:
+                    args[k] = x
+                else:
+                    args[k] = list(args[k])
+                    args[k][i] = x
+            return node.target(*args, **kwargs)
         if act[0] == "contract":
             _, i, di, j, dj, dim = act
             for k, d in ((i, di), (j, dj)):
@@ -610,7 +764,10 @@ class _Padded(torch.fx.Interpreter):
         count = 1
         for d in dims:
             for a in atoms[d]:
-                count = count * (self.n[a] if isinstance(a, str) else a)
+                if isinstance(a, tuple):
+                    count = count * (self.n[a[0]] + a[1])
+                else:
+                    count = count * (self.n[a] if isinstance(a, str) else a)
         return total / count.to(dtype)
 
 
