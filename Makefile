@@ -12,7 +12,7 @@ CTESTS := $(patsubst tests/c/%.c,build/%,$(CTEST_SRCS))
 CTESTS_SAN := $(patsubst tests/c/%.c,build/san/%,$(CTEST_SRCS))
 PLUGIN = $$($(PY) -c 'import torchtpu._plugin as p; print(p.default_plugin_path())')
 
-.PHONY: all venv install demo test layers ctest ctest-san ctest-tsan pytest test-two-hosts bench opinfo fuzz helion-probe clean
+.PHONY: all venv install demo test layers ctest ctest-san ctest-tsan pytest test-two-hosts bench opinfo fuzz lm-sweep helion-probe clean
 
 all: install
 
@@ -118,6 +118,10 @@ opinfo: install $(VENV)/.testdeps
 # Differential fuzzer (tools/fuzz): 3 seeds x 7000 random calls, CPU vs tpu -> build/fuzz/report.md.
 fuzz: install
 	$(PY) -m tools.fuzz --seeds 1,2,3 --calls 7000 --batch 400 --jobs 2
+
+# transformers' causal LMs compiled with dynamic=True vs CPU across lengths -> build/causal_lm_sweep.json.
+lm-sweep: install $(VENV)/.testdeps
+	mkdir -p build && $(PY) tools/causal_lm_sweep.py --json build/causal_lm_sweep.json
 
 # Helion's @helion.kernel(backend="pallas") called directly on tpu tensors (examples/pallas_probes.py).
 # Helion is not a dependency: install it apart with pip install --no-deps --target $(HELION_PATH) helion==1.5.1.

@@ -92,7 +92,7 @@ def _atoms_of_expr(d):
     its dim: its padding is at its end)."""
     c, syms, add = _expr(d)
     if not syms:
-        return (c,) if c > 1 else ()
+        return (c,) if c != 1 else ()  # (0,) for an empty dim
     if c == 1 and len(syms) == 1:
         return _affine(syms[0], add)
     raise Refused(f"a new dim of size {d} whose layout is unknown")
@@ -155,9 +155,13 @@ def _reshape(atoms, shape):
     """Atoms of a reshape of `atoms` to `shape` (symbolic sizes): the atoms in
     order, regrouped; static atoms may split or merge, symbols stay whole."""
     queue = [a for dim in atoms for a in dim]
+    if 0 in queue:
+        raise Refused("a reshape of an empty tensor")
     out = []
     for d in shape:
         need_c, need_s, add = _expr(d)
+        if need_c == 0:
+            raise Refused("a reshape to an empty shape")
         if add:  # a symbol plus a constant: one atom of its own, kept whole
             if not queue or queue[0] != (need_s[0], add):
                 raise Refused(f"a reshape to {tuple(shape)} that splits or merges {d}")
