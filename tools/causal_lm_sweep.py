@@ -25,7 +25,7 @@ TINY = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, num_key_
             vocab_size=128, max_position_embeddings=128, head_dim=16, n_embd=32, n_layer=2, n_head=2, n_positions=128,
             d_model=32, ffn_dim=64, moe_intermediate_size=32, num_experts=4, num_local_experts=4,
             num_experts_per_tok=2, n_routed_experts=4, pad_token_id=0, bos_token_id=1, eos_token_id=2,
-            use_cache=False, tie_word_embeddings=False)
+            rotary_dim=8, use_cache=False, tie_word_embeddings=False)
 
 
 class Timeout(Exception):
@@ -36,11 +36,11 @@ def _alarm(signum, frame):
     raise Timeout()
 
 
-def _build(name):
+def _build(name, drop=()):
     import transformers
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
-    kw = dict(TINY)
+    kw = {k: v for k, v in TINY.items() if k not in drop}
     for _ in range(8):  # drop the tiny settings a config refuses (a read-only property, say)
         try:
             cfg = transformers.AutoConfig.for_model(name, **kw)
@@ -84,14 +84,18 @@ def _how(graphs):
 def one(name, lengths, tol):
     from torchtpu import _compile
 
-    try:
-        ref, dev = _build(name)
-        dev.load_state_dict(ref.state_dict())
-        ids = [torch.randint(3, 128, (2, n), generator=torch.Generator().manual_seed(n)) for n in lengths]
-        with torch.no_grad():
-            want = [ref(input_ids=x).logits for x in ids]
-    except Exception as e:  # the model itself: not ours to count
-        return {"model": name, "outcome": "not built", "error": f"{type(e).__name__}: {str(e)[:200]}"}
+    ids = [torch.randint(3, 128, (2, n), generator=torch.Generator().manual_seed(n)) for n in lengths]
+    for drop in ((), ("head_dim",), ("head_dim", "num_key_value_heads")):  # head sizes some models derive
+        try:
+            ref, dev = _build(name, drop)
+            dev.load_state_dict(ref.state_dict())
+            with torch.no_grad():
+                want = [ref(input_ids=x).logits for x in ids]
+            break
+        except Exception as e:  # the model itself: not ours to count
+            built = {"model": name, "outcome": "not built", "error": f"{type(e).__name__}: {str(e)[:200]}"}
+    else:
+        return built
     torch._dynamo.reset()
     old = {id(g) for g in gc.get_objects() if type(g) is _compile._Graph}
     t = time.perf_counter()

@@ -309,6 +309,19 @@ class _Analysis:
                 j = i - lead
                 out.append(src[j] if j >= 0 and src[j] != () else _atoms_of_expr(d))
             return tuple(out)
+        if p is aten.repeat:
+            src = self.A(a[0])
+            reps = list(a[1])
+            if _has_sym(reps):
+                raise Refused("repeat by a symbolic count")
+            lead = len(reps) - len(src)
+            out = [_atoms_of_expr(d) for d in val.shape[:lead]]
+            for j, dim in enumerate(src):
+                r = reps[lead + j]
+                if r != 1 and _symbolic(dim):
+                    raise Refused("repeat along a symbolic dim (its padding would be inside)")
+                out.append(dim if r == 1 else _atoms_of_expr(val.shape[lead + j]))
+            return tuple(out)
         if p is aten.permute:
             src = self.A(a[0])
             return tuple(src[d % len(src)] for d in a[1])

@@ -172,6 +172,10 @@ def _strided(x):
     return x[:, ::2].sum(1)
 
 
+def _repeat_padded(x):
+    return x.repeat(1, 2, 1).cumsum(1)
+
+
 def _count(x):
     return x * x.shape[1]
 
@@ -186,6 +190,7 @@ def _alias(x):
 
 
 @pytest.mark.parametrize("fn,why", [(_flip, "flip"), (_from_end, "slice"), (_strided, "slice"), (_count, "value"),
+                                    (_repeat_padded, "repeat"),
                                     (_write, ""), (_alias, "views an input")])
 def test_graphs_not_right_padded_keep_plans_per_size(fn, why):
     f = torch.compile(fn, backend="tpu", dynamic=True)
@@ -216,5 +221,19 @@ def test_outputs_that_view_a_result():
         for got, want in zip(outs, _views_of_a_result(xc)):
             assert got.shape == want.shape
             torch.testing.assert_close(got.cpu(), want, **TOL)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def _repeated(x):  # every dim of x is symbolic here: repeats of new and size-1 dims only
+    return x[:, :, :1].repeat(1, 1, 3).softmax(1), x.unsqueeze(0).repeat(2, 1, 1, 1).sum(2)
+
+
+def test_repeat_of_unpadded_dims():
+    f = torch.compile(_repeated, backend="tpu", dynamic=True)
+    for n in (5, 6, 7):
+        x, xc = _poisoned(n, 8, seed=13)
+        for got, want in zip(f(x), _repeated(xc)):
+            torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-3)
     gs = _graphs()
     assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
