@@ -373,6 +373,21 @@ class _Analysis:
             if any(_symbolic(x[d]) for x in parts[:-1]) or (_symbolic(parts[-1][d]) and not _single(parts[-1][d])):
                 raise Refused("cat along a symbolic dim of any operand but the last (its padding would be inside)")
             return parts[0][:d] + (_atoms_of_expr(val.shape[d]),) + parts[0][d + 1:]
+        if p is aten.stack:
+            parts = [self.A(x) for x in a[0]]
+            d = (a[1] if len(a) > 1 else 0) % (len(parts[0]) + 1)
+            if any(x != parts[0] for x in parts) or _has_sym(a[1:]):
+                raise Refused("stack of operands with different layouts")
+            return parts[0][:d] + (_atoms_of_expr(len(parts)),) + parts[0][d:]
+        if p is aten.gather:
+            _no_syms(node, a[1:2])
+            src, idx = self.A(a[0]), self.A(a[2])
+            d = a[1] % len(src)
+            if _symbolic(src[d]) or any(idx[k] != src[k] for k in range(len(src)) if k != d):
+                raise Refused("gather along a symbolic dim, or with indices laid out unlike the source")
+            if any(_symbolic(x) for x in idx):  # padded indices hold anything: they read element 0
+                self.actions[node] = ("sanitize", [(2, None, idx)])
+            return idx
         if p in (aten.mm, aten.bmm, aten.addmm, aten.baddbmm):
             _no_syms(node, a[1:] if p in (aten.addmm, aten.baddbmm) else a)
             i = 1 if p in (aten.addmm, aten.baddbmm) else 0

@@ -237,3 +237,19 @@ def test_repeat_of_unpadded_dims():
             torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-3)
     gs = _graphs()
     assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def _stack_gather(x):
+    src = torch.cat([x[..., :1], x[..., :1] * 2, x[..., 1:2] * 3], 2)  # a static last dim of 3
+    ids = (x[..., :1].abs() * 100).long() % 3  # padded positions hold anything
+    return torch.stack([x, x * 2], 1).sum(2), torch.gather(src, 2, ids.expand(-1, -1, 3)).sum(1)
+
+
+def test_stack_and_gather_into_unpadded_dims():
+    f = torch.compile(_stack_gather, backend="tpu", dynamic=True)
+    for n in (5, 6, 7):
+        x, xc = _poisoned(n, 8, seed=17)
+        for got, want in zip(f(x), _stack_gather(xc)):
+            torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-3)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
