@@ -265,6 +265,10 @@ _SAME = {aten.clone, aten.contiguous, aten.alias, aten.detach, aten.lift_fresh_c
          aten.silu, aten.tanh, aten.sigmoid}
 
 
+# Elementwise ops PyTorch does not tag pointwise.
+_ELEMENTWISE = {aten.floor_divide}
+
+
 def _no_syms(node, args):
     if _has_sym(args) or _has_sym(node.kwargs):
         raise Refused(f"{node.target} takes a symbolic size as a value")
@@ -467,6 +471,9 @@ class _Analysis:
             return tuple(_atoms_of_expr(d) for d in val.shape)
         if p is aten.index and t is aten.index.Tensor:
             return self._index(node, val)
+        if p is aten.index_select:  # x.index_select(d, i) is x[(None,) * d + (i,)]
+            d = a[1] % len(self.A(a[0]))
+            return self._index(node, val, [None] * d + [a[2]], 2)
         if p is aten._to_copy:
             dev = node.kwargs.get("device")
             if dev is not None and torch.device(dev).type != "tpu":
@@ -477,7 +484,7 @@ class _Analysis:
         if p in _SAME:
             _no_syms(node, a[1:])
             return self.A(a[0])
-        if torch.Tag.pointwise in t.tags and not t._schema.is_mutable:
+        if (torch.Tag.pointwise in t.tags or p in _ELEMENTWISE) and not t._schema.is_mutable:
             _no_syms(node, a)
             if t is aten.add.Tensor and len(a) == 2 and a[1] == 0 and a[0] in self.iota and not node.kwargs:
                 self.iota[node] = self.iota[a[0]]
@@ -485,13 +492,13 @@ class _Analysis:
             return _broadcast(node, ops)
         raise Refused(f"{t} is not known to be right on padded tensors")
 
-    def _index(self, node, val):
+    def _index(self, node, val, idxs=None, arg=1):
         """aten.index.Tensor: indices into a symbolic dim must be its positions
         (an arange over its symbol, broadcast: each valid element reads a valid
         one, a padded one reads inside the padding); indices into a static dim
         must not be padded (their padding holds anything, out of range)."""
         src = self.A(node.args[0])
-        idxs = list(node.args[1])
+        idxs = list(node.args[1]) if idxs is None else idxs
         used = [i for i, x in enumerate(idxs) if x is not None]
         if not used:
             raise Refused("indexing with no index tensor")
@@ -506,7 +513,7 @@ class _Analysis:
             elif any(_symbolic(d) for d in ix):  # padded indices hold anything: they read element 0
                 if _tensor_val(x).dtype == torch.bool:
                     raise Refused("a boolean mask index with padding")
-                sanitize.append((1, i, ix))
+                sanitize.append((arg, i if arg == 1 else None, ix))
         if sanitize:
             self.actions[node] = ("sanitize", sanitize)
         b = _bcast([self.A(idxs[i]) for i in used])

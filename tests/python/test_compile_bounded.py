@@ -111,7 +111,8 @@ def _ends(x):
     ids = (x[..., 0].abs() * 100).long() % 8  # padded positions of ids hold anything
     table = torch.arange(8 * 3, dtype=x.dtype, device=x.device).reshape(8, 3)
     return (x[:, 1:].sum(1), x[:, :-2].amax(1), torch.cat([x[:, :1] - 5, x], 1).softmax(1), x[:, 3:].mean(1),
-            x[:, 2] * 1, x[:, pos].log_softmax(1), table[ids].sum(1), torch.nn.functional.embedding(ids, table).amax(1))
+            x[:, 2] * 1, x[:, pos].log_softmax(1), table[ids].sum(1), torch.nn.functional.embedding(ids, table).amax(1),
+            x.index_select(1, pos).amin(1), table.index_select(0, ids[0]).sum(0), torch.floor_divide(x, 0.25).sum(1))
 
 
 def test_slices_cats_and_indexing_of_a_padded_dim():
