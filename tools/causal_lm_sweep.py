@@ -5,16 +5,17 @@ eager's at every length (issue 15 part 4; the seeds' measure is 834 of 839
 causal LMs correct with SymInt)? Per model: the outcome (ok, mismatch, error
 on tpu, not built: the model does not build or run on CPU at these sizes),
 how its graphs ran (bounded: one plan per bucket; per size; op by op), and
-why a graph is not bounded; timeout: the model ran past --timeout.
+why a graph is not bounded.
 
     .venv/bin/python tools/causal_lm_sweep.py [--models llama,gpt2,...] [--lengths 5,7,9,13,6] [--json out.json]
 
 Without --models every entry of transformers' causal-LM mapping is tried,
-one after another in this process (Dynamo reset between models)."""
+each model in a process of its own (killed past --timeout or --max-rss-gib:
+outcome timeout or memory)."""
 import argparse
 import gc
 import json
-import signal
+import subprocess
 import sys
 import time
 import traceback
@@ -26,14 +27,6 @@ TINY = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, num_key_
             d_model=32, ffn_dim=64, moe_intermediate_size=32, num_experts=4, num_local_experts=4,
             num_experts_per_tok=2, n_routed_experts=4, pad_token_id=0, bos_token_id=1, eos_token_id=2,
             rotary_dim=8, use_cache=False, tie_word_embeddings=False)
-
-
-class Timeout(BaseException):  # not caught by the per-model handlers
-    pass
-
-
-def _alarm(signum, frame):
-    raise Timeout()
 
 
 def _build(name, drop=()):
@@ -116,32 +109,67 @@ def one(name, lengths, tol):
     return res
 
 
+def _rss_bytes(pid):
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _run_child(name, a):
+    """One model in a process of its own, killed past --timeout seconds or
+    --max-rss-gib of resident memory (a config's defaults can be huge)."""
+    cmd = [sys.executable, __file__, "--child", name, "--lengths", a.lengths, "--tol", str(a.tol)]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0, limit = time.monotonic(), a.max_rss_gib * 2 ** 30
+    killed = None
+    while p.poll() is None:
+        if time.monotonic() - t0 > a.timeout:
+            killed = {"outcome": "timeout", "error": f"over {a.timeout} s"}
+        elif _rss_bytes(p.pid) > limit:
+            killed = {"outcome": "memory", "error": f"over {a.max_rss_gib} GiB resident"}
+        if killed:
+            p.kill()
+            break
+        time.sleep(0.2)
+    out, err = p.communicate()
+    if killed:
+        return {"model": name, "graphs": [], "why": [], **killed}
+    line = [x for x in out.splitlines() if x.startswith("RES ")]
+    if not line:
+        return {"model": name, "outcome": "error", "error": f"exit {p.returncode}: {err.strip()[-300:]}",
+                "graphs": [], "why": []}
+    return json.loads(line[-1][4:])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default="")
     ap.add_argument("--lengths", default="5,7,9,13,6")
     ap.add_argument("--tol", type=float, default=1e-4)
     ap.add_argument("--timeout", type=int, default=300, help="seconds per model")
+    ap.add_argument("--max-rss-gib", type=float, default=8.0, help="resident memory per model")
     ap.add_argument("--json", default="")
+    ap.add_argument("--child", default="", help=argparse.SUPPRESS)
     a = ap.parse_args()
-    import torchtpu  # noqa: F401
-    import transformers
+    lengths = [int(n) for n in a.lengths.split(",")]
+    if a.child:
+        import torchtpu  # noqa: F401
+        import transformers
 
-    transformers.logging.set_verbosity_error()
+        transformers.logging.set_verbosity_error()
+        print("RES " + json.dumps(one(a.child, lengths, a.tol)), flush=True)
+        return 0
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
     names = a.models.split(",") if a.models else sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
-    lengths = [int(n) for n in a.lengths.split(",")]
-    signal.signal(signal.SIGALRM, _alarm)
     results = []
     for name in names:
-        signal.alarm(a.timeout)
-        try:
-            r = one(name, lengths, a.tol)
-        except Timeout:
-            r = {"model": name, "outcome": "timeout", "error": f"over {a.timeout} s", "graphs": [], "why": []}
-        finally:
-            signal.alarm(0)
+        r = _run_child(name, a)
         results.append(r)
         extra = r.get("error", "") if r["outcome"] != "ok" else f"{r['max_abs_diff']:.1e}"
         print(f"{name:28s} {r['outcome']:9s} {','.join(r.get('graphs', [])):18s} {extra}", flush=True)
