@@ -53,6 +53,19 @@ def _poisoned(n, bound, d=8, seed=0):
     return x, full[:, :n].clone()
 
 
+def _check_padded(fn, lengths, bound, seed, **tol):
+    """fn compiled dynamic=True on poisoned inputs of each length (bucket
+    `bound`) equals fn on CPU, and every graph ran padded."""
+    f = torch.compile(fn, backend="tpu", dynamic=True)
+    for n in lengths:
+        x, xc = _poisoned(n, bound, seed=seed)
+        for got, want in zip(f(x), fn(xc)):
+            assert got.shape == want.shape
+            torch.testing.assert_close(got.cpu(), want, **(tol or TOL))
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
 def _pair():
     """(CPU block, compiled tpu block with its weights; dynamic=True). The
     block (test_compile_sizes') ends in a mean over the symbolic dim."""
@@ -94,11 +107,7 @@ def _reductions(x):
 
 
 def test_reductions_over_a_padded_dim_are_masked():
-    f = torch.compile(_reductions, backend="tpu", dynamic=True)
-    for n in (9, 11, 13, 16, 10):  # bucket 16: padding 7..0
-        x, xc = _poisoned(n, 16)
-        for got, want in zip(f(x), _reductions(xc)):
-            torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-3)
+    _check_padded(_reductions, (9, 11, 13, 16, 10), 16, 0, rtol=1e-5, atol=1e-3)  # padding 7..0
     # Dynamo compiles a second graph for n == 16 (the argument is contiguous
     # then); each has one plan: batch 2, length 16, width 8 (all symbolic)
     gs = _graphs()
@@ -116,13 +125,7 @@ def _ends(x):
 
 
 def test_slices_cats_and_indexing_of_a_padded_dim():
-    f = torch.compile(_ends, backend="tpu", dynamic=True)
-    for n in (9, 11, 13, 16, 10):
-        x, xc = _poisoned(n, 16, seed=7)
-        for got, want in zip(f(x), _ends(xc)):
-            torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-3)
-    gs = _graphs()
-    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+    _check_padded(_ends, (9, 11, 13, 16, 10), 16, 7, rtol=1e-5, atol=1e-3)
 
 
 def _merged(x):
@@ -132,13 +135,7 @@ def _merged(x):
 
 
 def test_merged_padded_dims_are_masked():
-    f = torch.compile(_merged, backend="tpu", dynamic=True)
-    for n in (5, 7, 8, 6):
-        x, xc = _poisoned(n, 8, seed=3)
-        for got, want in zip(f(x), _merged(xc)):
-            torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-3)
-    gs = _graphs()
-    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+    _check_padded(_merged, (5, 7, 8, 6), 8, 3, rtol=1e-5, atol=1e-3)
 
 
 def test_custom_buckets_and_off():
@@ -215,15 +212,7 @@ def _views_of_a_result(x):
 def test_outputs_that_view_a_result():
     # AOTAutograd regenerates outputs aliasing an intermediate from the base
     # output's storage: the narrowed outputs share the padded storage
-    f = torch.compile(_views_of_a_result, backend="tpu", dynamic=True)
-    for n in (5, 6, 7, 5):
-        x, xc = _poisoned(n, 8, seed=11)
-        outs = f(x)
-        for got, want in zip(outs, _views_of_a_result(xc)):
-            assert got.shape == want.shape
-            torch.testing.assert_close(got.cpu(), want, **TOL)
-    gs = _graphs()
-    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+    _check_padded(_views_of_a_result, (5, 6, 7, 5), 8, 11)
 
 
 def _repeated(x):  # every dim of x is symbolic here: repeats of new and size-1 dims only
@@ -231,13 +220,7 @@ def _repeated(x):  # every dim of x is symbolic here: repeats of new and size-1 
 
 
 def test_repeat_of_unpadded_dims():
-    f = torch.compile(_repeated, backend="tpu", dynamic=True)
-    for n in (5, 6, 7):
-        x, xc = _poisoned(n, 8, seed=13)
-        for got, want in zip(f(x), _repeated(xc)):
-            torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-3)
-    gs = _graphs()
-    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+    _check_padded(_repeated, (5, 6, 7), 8, 13, rtol=1e-5, atol=1e-3)
 
 
 def _stack_gather(x):
@@ -247,10 +230,4 @@ def _stack_gather(x):
 
 
 def test_stack_and_gather_into_unpadded_dims():
-    f = torch.compile(_stack_gather, backend="tpu", dynamic=True)
-    for n in (5, 6, 7):
-        x, xc = _poisoned(n, 8, seed=17)
-        for got, want in zip(f(x), _stack_gather(xc)):
-            torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-3)
-    gs = _graphs()
-    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+    _check_padded(_stack_gather, (5, 6, 7), 8, 17, rtol=1e-5, atol=1e-3)
