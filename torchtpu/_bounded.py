@@ -10,10 +10,14 @@ tensors. The padded elements hold anything, so every op that combines
 elements along a padded dim is masked with the run-time size, which the
 program receives as a 0-d int64 argument per symbol: reductions (sum, mean,
 amax, amin, logsumexp, softmax, log_softmax) fill the padding with their
-identity, a matmul contracting over a padded dim zeroes both operands there.
-Ops that act on each element alone (pointwise, views that keep each padded
-dim whole, layer norm over unpadded dims, embedding lookups, cumsum along a
-dim padded at its end, triu/tril) need nothing. The outputs are the padded
+identity, a matmul contracting over a padded dim zeroes both operands there,
+and padded indices into an unpadded dim (embedding, index, index_select,
+gather) are set to 0, so they stay in range. Ops whose valid elements read
+only valid elements need nothing: pointwise ops, views that keep each padded
+dim whole, slices from a static start, select at a static index, cat and
+repeat that leave the padding at the end, indexing a padded dim by its own
+positions (an arange over its symbol), layer norm over unpadded dims, cumsum
+along a dim padded at its end, triu/tril. The outputs are the padded
 results narrowed to the sizes (views, no copy); an argument that is such a
 view of a padded result of this bucket's layout is widened back to it with
 no copy; any other is padded on the host (a copy through host memory, no
@@ -21,8 +25,8 @@ program), so a bucket compiles one program however many sizes it sees.
 
 Which dims are padded is read from Dynamo's symbolic shapes on every FX node
 (node.meta["val"]): each dim is a product of atoms -- static sizes and
-symbols -- in layout order, carried through views and checked against the
-node's symbolic shape. A graph with anything this module does not know to be
+symbols -- in layout order, or one symbol plus a constant (padded at its
+end), carried through views and checked against the node's symbolic shape. A graph with anything this module does not know to be
 right under padding (an op outside the rules below, a symbol used as a value
 rather than a size, a padded dim merged where its padding is not at the end,
 an input written in place, an output that views an input, a non-tensor
