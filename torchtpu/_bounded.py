@@ -214,8 +214,9 @@ def _slice_dim(dim, start, end, step, out_size):
     return out
 
 
-def _bcast(lists):
-    """Atoms of the broadcast of several tensors' atoms."""
+def _bcast(lists, what="indices"):
+    """Atoms of the broadcast of several tensors' atoms (right-aligned, a
+    size-1 dim takes the other's; two different layouts of a dim refuse)."""
     rank = max(len(x) for x in lists)
     out = []
     for i in range(rank):
@@ -227,7 +228,7 @@ def _bcast(lists):
             if dim == ():
                 dim = atoms[j]
             elif atoms[j] != dim:
-                raise Refused("indices with different layouts")
+                raise Refused(f"{what} with different layouts of dim {i}")
         out.append(dim)
     return tuple(out)
 
@@ -241,20 +242,7 @@ def _norm_dims(dims, rank):
 
 
 def _broadcast(node, operands):
-    rank = node.meta["val"].dim()
-    out = []
-    for i in range(rank):
-        dim = None
-        for atoms in operands:
-            j = i - (rank - len(atoms))
-            if j < 0 or atoms[j] == ():
-                continue
-            if dim is None:
-                dim = atoms[j]
-            elif atoms[j] != dim:
-                raise Refused(f"{node.target}: operands with different layouts of dim {i}")
-        out.append(dim if dim is not None else ())
-    return tuple(out)
+    return _bcast(operands, f"{node.target}: operands") if operands else ()
 
 
 # ---------------------------------------------------------------- rules
@@ -265,8 +253,8 @@ def _broadcast(node, operands):
 _FILL = {"sum": 0, "mean": 0, "amax": float("-inf"), "amin": float("inf"), "logsumexp": float("-inf"),
          "_softmax": float("-inf"), "_log_softmax": float("-inf"), "_safe_softmax": float("-inf")}
 
-_SAME = {aten.clone, aten.contiguous, aten.alias, aten.detach, aten.lift_fresh_copy, aten.relu, aten.gelu,
-         aten.silu, aten.tanh, aten.sigmoid}
+# Copies and aliases (pointwise ops are found by their tag).
+_SAME = {aten.clone, aten.contiguous, aten.alias, aten.detach, aten.lift_fresh_copy}
 
 
 # Elementwise ops PyTorch does not tag pointwise.
