@@ -16,6 +16,14 @@ eager DeferAndFuse and PyTorch on CPU, in one run:
 
     .venv/bin/python bench/bench_compile.py [--repeats 7] [--steps 20] [--calls 2000] [--only whole]
 
+Sections 2 and 3 also print the device time of a tpu step: the summed
+launch-to-ready time of its programs (torch.tpu.set_launch_timing), taken
+in a round of its own after each wall-time round (timing makes every launch
+wait), and wall/device, the issue's "host is no longer the bottleneck"
+measure (1.0: the step takes as long as its programs). On XLA's CPU plugin
+the "device" is the same two cores: cheap programs run inline on the
+calling thread and count as device time here.
+
 Runs are interleaved round by round (load from other processes hits all
 alike); times are medians over the rounds; ratios are medians of per-round
 ratios, higher = the compiled plan is faster.
@@ -113,6 +121,27 @@ def overhead(args):
     print(f"   plan stats: {s}")
 
 
+def device_round(run, steps):
+    """One round with launch timing on: the device ms per step of run."""
+    if run.device != "tpu":
+        return
+    torch.tpu.set_launch_timing(True)
+    for _ in range(steps):
+        run.step()
+    t = torch.tpu.launch_timing()
+    torch.tpu.set_launch_timing(False)
+    run.device_ms.append(t["seconds"] / steps * 1e3)
+
+
+def device_columns(run):
+    """' device ms, wall/device' for a tpu run, blanks for the CPU."""
+    if not run.device_ms:
+        return " " * 34
+    med = statistics.median
+    ratio = med(w / d for w, d in zip(run.times, run.device_ms))
+    return f"{med(run.device_ms):8.3f} ms device {ratio:5.2f}x wall/device"
+
+
 class Step:
     def __init__(self, kind, device, how, base, train):
         self.kind, self.device, self.how, self.train = kind, device, how, train
@@ -128,7 +157,7 @@ class Step:
         self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-3) if train else None
         x, y = models.batch(kind, n=16)
         self.x, self.y = x.to(device), y.to(device)
-        self.times = []
+        self.times, self.device_ms = [], []
         for _ in range(3):
             self.step()
 
@@ -154,6 +183,7 @@ class Step:
         for _ in range(steps):
             self.step()
         self.times.append((time.perf_counter() - t0) / steps * 1e3)
+        device_round(self, steps)
 
 
 def steps(args):
@@ -173,7 +203,8 @@ def steps(args):
         what = f"{kind} {'training' if train else 'inference'} step"
         for name, run in runs.items():
             ratio = statistics.median(x / y for x, y in zip(run.times, plan))
-            print(f"   {what:28s} {name:20s} {med(run.times):8.3f} ms   {ratio:6.2f}x the plan's time")
+            print(f"   {what:28s} {name:20s} {med(run.times):8.3f} ms   {ratio:6.2f}x the plan's time  "
+                  f"{device_columns(run)}")
 
 
 class WholeStep:
@@ -182,7 +213,7 @@ class WholeStep:
 
     def __init__(self, kind, opt, how, base):
         device = "cpu" if how == "cpu" else "tpu"
-        self.how = how
+        self.how, self.device = how, device
         self.model = copy.deepcopy(base).to(device)
         if opt == "sgd":
             self.opt = torch.optim.SGD(self.model.parameters(), lr=1e-2, momentum=0.9)
@@ -200,7 +231,7 @@ class WholeStep:
             return loss
 
         self.f = torch.compile(step, backend="tpu") if how == "compiled" else step
-        self.times, self.cpu = [], []
+        self.times, self.cpu, self.device_ms = [], [], []
         for _ in range(3):
             self.step()
         self.programs = self.count_programs() if device == "tpu" else None
@@ -222,6 +253,7 @@ class WholeStep:
             self.step()
         self.times.append((time.perf_counter() - t0) / steps * 1e3)
         self.cpu.append((time.thread_time() - c0) / steps * 1e3)
+        device_round(self, steps)
 
 
 def whole(args):
@@ -244,7 +276,8 @@ def whole(args):
                 progs = f"{run.programs:3d} programs" if run.programs is not None else " " * 12
                 ratio_cpu = statistics.median(x / y for x, y in zip(run.cpu, runs["compiled step"].cpu))
                 print(f"   {what:26s} {name:20s} {med(run.times):8.3f} ms wall {med(run.cpu):8.3f} ms thread CPU  "
-                      f"{progs}  {ratio:6.2f}x the compiled step's wall, {ratio_cpu:6.2f}x its CPU")
+                      f"{progs}  {ratio:6.2f}x the compiled step's wall, {ratio_cpu:6.2f}x its CPU  "
+                      f"{device_columns(run)}")
 
 
 def rotated_rounds(runs, repeats, steps):

@@ -599,6 +599,29 @@ static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
                        (unsigned long long)r->ops);
 }
 
+/* set_launch_timing(bool): each launch waits for its program and its time is
+ * summed (exec/launch_timing.h); launch_timing() reads the sums. */
+static PyObject *py_set_launch_timing(PyObject *self, PyObject *arg) {
+  (void)self;
+  int on = PyObject_IsTrue(arg);
+  if (on < 0) return NULL;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_status_t s = tt_engine_set_launch_timing(e, on);
+  if (s) return tt_py_raise(s);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_launch_timing(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_launch_timing_t t = tt_engine_launch_timing(e);
+  return Py_BuildValue("{s:O,s:K,s:d}", "enabled", t.on ? Py_True : Py_False, "launches",
+                       (unsigned long long)t.launches, "seconds", (double)t.ns * 1e-9);
+}
+
 /* set_eager_buckets(bool): ops on padded tensors run at their bucket's shape (ops/bucket.h). */
 static PyObject *py_set_eager_buckets(PyObject *self, PyObject *arg) {
   (void)self;
@@ -753,6 +776,8 @@ ENGINE_ENTRY(py_set_allow_excess_precision)
 ENGINE_ENTRY(py_allow_excess_precision)
 ENGINE_ENTRY(py_set_defer_chunk_ops)
 ENGINE_ENTRY(py_set_eager_buckets)
+ENGINE_ENTRY(py_set_launch_timing)
+ENGINE_ENTRY(py_launch_timing)
 ENGINE_ENTRY(py_get_eager_buckets)
 ENGINE_ENTRY(py_set_tiered_compile)
 ENGINE_ENTRY(py_get_tiered_compile)
@@ -893,6 +918,9 @@ static PyMethodDef methods[] = {
     {"set_eager_buckets", py_set_eager_buckets_entry, METH_O,
      "set_eager_buckets(bool): eager cat grows tensors in power-of-two buckets; ops on them compile once per bucket"},
     {"get_eager_buckets", py_get_eager_buckets_entry, METH_NOARGS, "whether eager buckets are on"},
+    {"set_launch_timing", py_set_launch_timing_entry, METH_O,
+     "set_launch_timing(bool): each launch waits for its program; its time is summed (for benchmarks)"},
+    {"launch_timing", py_launch_timing_entry, METH_NOARGS, "{enabled, launches, seconds} of launch timing"},
     {"set_tiered_compile", py_set_tiered_compile_entry, METH_O,
      "set_tiered_compile(n): quick first compiles, optimized after n lookups (0 off, -1 the environment's)"},
     {"get_tiered_compile", py_get_tiered_compile_entry, METH_NOARGS, "tiered compilation's threshold (0: off)"},

@@ -306,6 +306,25 @@ def region_stats():
     return dict(_C.region_stats())
 
 
+def set_launch_timing(enabled):
+    """Measures the device time of every program launched from now on, for
+    benchmarks: while on, each launch waits until its program is done (the
+    host no longer runs ahead of the device) and the time from handing the
+    program to the plugin until its results are ready is summed. Turning it
+    on or off waits for the work in flight and zeroes the sums. Transfers are
+    not counted. Measure wall time in a round with it off."""
+    _lazy_init()
+    _C.set_launch_timing(bool(enabled))
+
+
+def launch_timing():
+    """{"enabled", "launches", "seconds"}: the programs timed since launch
+    timing was last turned on (torch.tpu.set_launch_timing) and their summed
+    launch-to-ready time."""
+    _lazy_init()
+    return dict(_C.launch_timing())
+
+
 def plan_stats():
     """Compiled graphs (torch.compile(backend="tpu")): graphs captured as one
     executable, captures abandoned (those graphs run op by op), and replays."""
@@ -348,6 +367,7 @@ def module():
         "get_device_name", "get_device_properties", "runtime_info", "cache_stats", "_is_in_bad_fork",
         "is_initialized", "_lazy_init", "get_eager_mode",
         "set_eager_mode", "eager_mode", "set_eager_buckets", "get_eager_buckets", "set_tiered_compile", "get_tiered_compile", "region_stats", "plan_stats",
+        "set_launch_timing", "launch_timing",
         "set_cpu_fallback", "get_cpu_fallback", "fallback_counts", "reset_fallback_counts",
         "device", "get_amp_supported_dtype", "is_bf16_supported",
     ):

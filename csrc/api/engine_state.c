@@ -86,3 +86,11 @@ int tt_engine_eager_buckets(const tt_engine_t *e) { return e->eager_buckets; }
 void tt_engine_set_tiered_compile(tt_engine_t *e, int threshold) { tt_tiered_set_threshold(e, threshold); }
 
 int tt_engine_tiered_compile(tt_engine_t *e) { return tt_tiered_threshold(e); }
+
+tt_status_t tt_engine_set_launch_timing(tt_engine_t *e, bool on) {
+  tt_status_t s = tt_synchronize(e); /* what ran before is not counted, nor left running */
+  e->timing = (tt_launch_timing_t){.on = on};
+  return s;
+}
+
+tt_launch_timing_t tt_engine_launch_timing(const tt_engine_t *e) { return e->timing; }

@@ -33,9 +33,11 @@
 #include "exec/fallback.h"
 #include "exec/inflight.h"
 #include "exec/launch_queue.h"
+#include "exec/launch_timing.h"
 #include "exec/mode.h"
 #include "exec/region.h"
 #include "exec/repeat.h"
+#include "exec/retired.h"
 #include "exec/scalars.h"
 #include "exec/stats.h"
 #include "exec/tiered.h"
@@ -69,6 +71,7 @@ struct tt_engine_s {
   tt_region_t region;
   tt_launchq_t launchq;
   tt_inflight_t inflight;
+  tt_retired_t retired; /* replaced buffers destroyed once the launches before them are done */
   tt_scalars_t scalars;
   tt_async_errors_t async_errors;
   tt_repeat_t repeat;
@@ -83,6 +86,7 @@ struct tt_engine_s {
   tt_cache_stats_t stats;
   tt_memory_stats_t memory;
   tt_plan_stats_t plans;
+  tt_launch_timing_t timing; /* device time of launches, when on (exec/launch_timing.h) */
   uint64_t storage_serial; /* the next storage's serial (exec/storage.h) */
   /* Per-call scratch of the op facade (api/call.c), sized on first use. */
   struct tt_call_scratch_s *call_scratch;

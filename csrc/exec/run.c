@@ -7,6 +7,7 @@
 #include "base/prof.h"
 #include "exec/find.h"
 #include "exec/inflight.h"
+#include "exec/launch_timing.h"
 #include "exec/scalars.h"
 #include "ir/fingerprint.h"
 
@@ -53,6 +54,7 @@ tt_status_t tt_exec_launch(tt_engine_t *e, tt_tier1_exe_t *exe, const tt_binding
   for (; !s && bound < np; bound++) s = bind_param(e, &binds[bound], &args[bound], &owned[bound]);
   TT_PROF_END(TT_PROF_BIND);
   if (s) bound--;
+  uint64_t t0 = e->timing.on ? tt_launch_timing_now() : 0;
   TT_PROF_BEGIN(TT_PROF_EXECUTE);
   if (!s) s = tt_pjrt_execute(e->rt, tt_tier1_executable(exe), args, (size_t)np, what, outs);
   TT_PROF_END(TT_PROF_EXECUTE);
@@ -60,10 +62,16 @@ tt_status_t tt_exec_launch(tt_engine_t *e, tt_tier1_exe_t *exe, const tt_binding
     TT_PROF_BEGIN(TT_PROF_EVENT);
     s = tt_inflight_push(e, outs[0], exe);
     TT_PROF_END(TT_PROF_EVENT);
-    /* Debug: the op's own error surfaces at the op, as with CUDA_LAUNCH_BLOCKING=1. */
-    if (!s && e->mode == TT_MODE_DEBUG) s = tt_status_annotate(tt_pjrt_buffer_await(e->rt, outs[0]), "%s", what);
+    /* Debug: the op's own error surfaces at the op, as with CUDA_LAUNCH_BLOCKING=1.
+     * Launch timing waits the same way, to see when the program is done. */
+    if (!s && (e->mode == TT_MODE_DEBUG || e->timing.on))
+      s = tt_status_annotate(tt_pjrt_buffer_await(e->rt, outs[0]), "%s", what);
     if (s)
       for (int i = 0; i < nout; i++) tt_pjrt_buffer_destroy(e->rt, outs[i]);
+  }
+  if (!s && e->timing.on) {
+    e->timing.ns += tt_launch_timing_now() - t0;
+    e->timing.launches++;
   }
   for (int i = 0; i < bound; i++)
     if (owned[i]) tt_pjrt_buffer_destroy(e->rt, args[i]);
