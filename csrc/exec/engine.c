@@ -67,6 +67,7 @@ void tt_engine_destroy(tt_engine_t *e) {
   if (!e) return;
   tt_region_shutdown(e); /* runs queued launches: no compile job is left but cancelled ones */
   tt_status_free(tt_inflight_wait_all(e));
+  tt_retired_clear(e);
   tt_compile_pool_shutdown(e);
   tt_tiered_clear(e);
   pthread_mutex_destroy(&e->pool.mu);

@@ -2,6 +2,7 @@
 #include "exec/storage.h"
 
 #include "exec/engine.h"
+#include "exec/retired.h"
 #include "base/alloc.h"
 #include "base/vaddr.h"
 
@@ -77,11 +78,13 @@ void tt_storage_release(tt_storage_t *s) {
 }
 
 void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf) {
-  /* Both buffers exist at once until the old one is destroyed. */
+  /* Both buffers exist at once until the old one is destroyed. The old one
+   * may be a donated argument of a launch still running: it is destroyed
+   * once the launches in flight are done (exec/retired.h). */
   if (buf) account(s, 1);
   if (s->buf) {
     account(s, -1);
-    tt_pjrt_buffer_destroy(s->engine->rt, s->buf);
+    tt_retire_buffer(s->engine, s->buf);
   }
   s->buf = buf;
 }
