@@ -18,11 +18,7 @@
 
 #include <stdint.h>
 
-typedef struct tt_launch_timing_s {
-  int on;
-  uint64_t ns;       /* summed launch-to-ready time since it was turned on */
-  uint64_t launches; /* launches timed */
-} tt_launch_timing_t;
+#include "exec/stats.h" /* tt_launch_timing_t */
 
 /* A monotonic clock in nanoseconds. */
 uint64_t tt_launch_timing_now(void);

@@ -37,6 +37,13 @@ typedef struct tt_memory_stats_s {
   int64_t allocated_bytes, freed_bytes; /* totals since start */
 } tt_memory_stats_t;
 
+/* Launch timing (exec/launch_timing.h): on or off, and what it summed. */
+typedef struct tt_launch_timing_s {
+  int on;
+  uint64_t ns;       /* summed launch-to-ready time since it was turned on */
+  uint64_t launches; /* launches timed */
+} tt_launch_timing_t;
+
 /* DeferAndFuse's region counters (exec/region.h). */
 typedef struct tt_region_stats_s {
   uint64_t flushes;      /* regions run */
