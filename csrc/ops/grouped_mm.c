@@ -1,11 +1,13 @@
 /* aten::_grouped_mm (MoE expert matmuls): 2d x 3d, 3d x 2d, 2d x 2d grouped
  * by cumulative offsets, 3d x 3d as bmm. StableHLO has static shapes, so the
- * ragged groups are masks: each row (column, or contraction index) gets the
- * id of its group from offs, every group's product is computed and the one
- * of its own group selected. Computed in float32 for bf16/f16 and rounded
- * once, as CPU's mm does per group. Rows (columns) that no group covers,
- * past offs[-1] or in a group whose end precedes its start, are zeros (CPU
- * leaves them uninitialized). Unlike CPU, no stride alignment is required. */
+ * ragged groups are masks from offs: every group's product is computed and
+ * each output row (column) takes its own group's; 2d x 2d masks each
+ * group's contraction range on both sides. Computed in float32 for bf16/f16
+ * and rounded once, as CPU's mm does per group. Rows (columns) that no group
+ * covers (past offs[-1]) are zeros where CPU leaves them uninitialized.
+ * Unlike CPU, no 16-byte stride alignment is required. The cost is G times
+ * the ragged product's (all groups' products): correct first; a ragged dot
+ * would do less work. */
 #include "ops/common.h"
 #include "ops/families.h"
 
@@ -87,10 +89,9 @@ static int check_args(tt_lower_t *L, tt_dtype_t *out_dt) {
   return 1;
 }
 
-/* The group of each of n positions: the last g with offs[g-1] <= i < offs[g]
- * (offs[-1] = 0), as CPU's loop writes group after group; -1 where none.
- * An int32 [n] value. */
-static tt_val_t group_ids(tt_lower_t *L, int64_t ng, int64_t n) {
+/* bool [G, n]: position i is in group g, offs[g-1] <= i < offs[g] (offs[-1]
+ * = 0), the rows (columns, contraction indices) CPU's loop gives group g. */
+static tt_val_t group_ranges(tt_lower_t *L, int64_t ng, int64_t n) {
   tt_graph_t *g = L->g;
   tt_val_t ends = tt_l_tensor(L, 2);
   int64_t one = 1;
@@ -99,9 +100,17 @@ static tt_val_t group_ids(tt_lower_t *L, int64_t ng, int64_t n) {
   int64_t dims[2] = {ng, n}, d0 = 0;
   tt_val_t pos = tt_b_iota(g, TT_I32, 2, dims, 1);
   tt_val_t s = tt_b_broadcast(g, starts, 2, dims, &d0), e = tt_b_broadcast(g, ends, 2, dims, &d0);
-  tt_val_t in = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_GE, pos, s), tt_b_compare(g, TT_CMP_LT, pos, e));
-  tt_val_t id = tt_b_select(g, in, tt_b_iota(g, TT_I32, 2, dims, 0), tt_b_full_i(g, TT_I32, 2, dims, -1));
-  int64_t rd = 0;
+  return tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_GE, pos, s), tt_b_compare(g, TT_CMP_LT, pos, e));
+}
+
+/* The group whose result each of n output positions holds: the last g whose
+ * range holds it, as CPU's loop writes group after group (offsets that go
+ * back make ranges overlap); -1 where none. An int32 [n] value. */
+static tt_val_t group_ids(tt_lower_t *L, int64_t ng, int64_t n) {
+  tt_graph_t *g = L->g;
+  int64_t dims[2] = {ng, n}, rd = 0;
+  tt_val_t id = tt_b_select(g, group_ranges(L, ng, n), tt_b_iota(g, TT_I32, 2, dims, 0),
+                            tt_b_full_i(g, TT_I32, 2, dims, -1));
   return tt_b_reduce(g, TT_RED_MAX, id, 1, &rd);
 }
 
@@ -148,13 +157,15 @@ static tt_status_t lower_grouped_mm(tt_lower_t *L) {
     out = pick(g, p, group_ids(L, as[0], bs[1]), 2);
   } else { /* [M,K] x [K,N]: the contraction grouped -> [G,M,N] */
     int64_t ng = tt_l_arg_sizes(L, 2)[0], m = as[0], k = as[1], n = bs[1];
-    tt_val_t ids = group_ids(L, ng, k);
-    /* Both sides masked (select, not multiply): a non-finite value of another
-     * group never meets a zero. */
-    int64_t ad[3] = {ng, m, k}, bdims[3] = {ng, k, n}, abd[2] = {1, 2}, bbd[2] = {1, 2};
-    tt_val_t am = tt_b_select(g, in_group(g, ids, 3, ad, 0, 2), tt_b_broadcast(g, a, 3, ad, abd),
+    /* Each group its own range (each writes its own output: overlapping
+     * ranges both count). Both sides masked (select, not multiply): a
+     * non-finite value of another group never meets a zero. */
+    tt_val_t in = group_ranges(L, ng, k);
+    int64_t ad[3] = {ng, m, k}, bdims[3] = {ng, k, n}, abd[2] = {1, 2}, bbd[2] = {1, 2}, ain[2] = {0, 2},
+            bin[2] = {0, 1};
+    tt_val_t am = tt_b_select(g, tt_b_broadcast(g, in, 3, ad, ain), tt_b_broadcast(g, a, 3, ad, abd),
                               tt_b_full_f(g, ct, 3, ad, 0.0));
-    tt_val_t bm = tt_b_select(g, in_group(g, ids, 3, bdims, 0, 1), tt_b_broadcast(g, b, 3, bdims, bbd),
+    tt_val_t bm = tt_b_select(g, tt_b_broadcast(g, in, 3, bdims, bin), tt_b_broadcast(g, b, 3, bdims, bbd),
                               tt_b_full_f(g, ct, 3, bdims, 0.0));
     int64_t bd = 0, lc = 2, rc = 1;
     out = tt_b_dot_prec(g, prec, am, bm, 1, &bd, &bd, 1, &lc, &rc);

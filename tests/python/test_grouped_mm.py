@@ -33,8 +33,11 @@ def _no_fallback():
 CASES = [
     ("2d_3d", (12, 16), (4, 16, 8), _i32(3, 3, 7, 9), (0, 9)),  # an empty group, rows 9.. uncovered
     ("2d_3d_full", (12, 16), (3, 16, 8), _i32(0, 5, 12), None),  # an empty first group
+    # offsets that go back (CPU: an empty group, then a group that rewrites rows 2..5): the last group wins
+    ("2d_3d_unsorted", (12, 16), (3, 16, 8), _i32(6, 2, 9), (0, 9)),
     ("3d_2d", (3, 5, 16), (16, 24), _i32(8, 8, 16), (1, 16)),  # an empty group, columns 16.. uncovered
     ("2d_2d", (8, 24), (24, 8), _i32(8, 8, 16), None),  # an empty group: zeros, as CPU's mm over k=0; k 16.. in none
+    ("2d_2d_unsorted", (8, 24), (24, 8), _i32(16, 8, 24), None),  # each group its own range: k 8..15 in two
     ("3d_3d", (3, 8, 16), (3, 16, 8), None, None),
 ]
 
@@ -96,7 +99,7 @@ def test_gradients_match_cpu(case):
         out.backward(grad.to(dev))
         res[dev] = (x.grad.cpu(), y.grad.cpu())
     (ga_c, gb_c), (ga_t, gb_t) = res["cpu"], res["tpu"]
-    if case[0] == "2d_3d":  # CPU's d(mat_a) rows past offs[-1] are uninitialized; ours are zeros
+    if case[0] in ("2d_3d", "2d_3d_unsorted"):  # CPU's d(mat_a) rows past offs[-1] are uninitialized; ours are zeros
         ga_c, ga_t = ga_c[:9], ga_t[:9]
         assert not res["tpu"][0][9:].any()
     if case[0] == "3d_2d":
