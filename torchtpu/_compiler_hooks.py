@@ -30,7 +30,11 @@ one-shot import hook that acts right after each module loads.
   JAX we register our own device backend for "tpu" through inductor's
   registration API (`register_backend_for_device`, which inductor's built-in
   registration leaves alone once set); its wrapper and scheduling raise
-  MESSAGE, naming backend="tpu" and the extra."""
+  MESSAGE, naming backend="tpu" and the extra.
+
+- torch._subclasses.fake_impls (imported with torch): fake kernels for tpu
+  tensors where PyTorch's Meta kernel refuses what the core lowers
+  (`_fake_kernels.py`: aten::_grouped_mm in float32 and float16)."""
 import importlib.abc
 import importlib.machinery
 import sys
@@ -117,7 +121,14 @@ def _after_dynamo(dynamo):
     _capturable_on_tpu(dynamo)
 
 
+def _after_fake_impls(fake_impls):
+    from . import _fake_kernels
+
+    _fake_kernels.install()
+
+
 _HOOKS = {
+    "torch._subclasses.fake_impls": _after_fake_impls,
     "torch._dynamo": _after_dynamo,
     "torch._inductor.codegen.common": _after_inductor_registry,
 }
