@@ -17,7 +17,7 @@ static const char *unary_name(int op) {
       [TT_UN_LOGISTIC] = "logistic", [TT_UN_SIN] = "sine", [TT_UN_COS] = "cosine",
       [TT_UN_TAN] = "tan", [TT_UN_FLOOR] = "floor", [TT_UN_CEIL] = "ceil",
       [TT_UN_ROUND_EVEN] = "round_nearest_even", [TT_UN_SIGN] = "sign", [TT_UN_NOT] = "not",
-      [TT_UN_IS_FINITE] = "is_finite", [TT_UN_CBRT] = "cbrt", [TT_UN_ERF] = NULL,
+      [TT_UN_IS_FINITE] = "is_finite", [TT_UN_CBRT] = "cbrt", [TT_UN_ERF] = "chlo.erf",
       [TT_UN_LGAMMA] = "chlo.lgamma", [TT_UN_DIGAMMA] = "chlo.digamma", [TT_UN_ERF_INV] = "chlo.erf_inv",
       [TT_UN_ERFC] = "chlo.erfc", [TT_UN_BESSEL_I1E] = "chlo.bessel_i1e",
       [TT_UN_REAL] = "real", [TT_UN_IMAG] = "imag",
