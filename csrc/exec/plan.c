@@ -35,6 +35,7 @@ typedef enum result_kind_e {
 
 typedef struct result_s {
   result_kind_t kind;
+  int donated; /* R_ARG/R_CONST: the program also reads that storage (its buffer is donated) */
   int arg;
   tt_storage_t *storage;
   tt_dtype_t dtype;
@@ -198,6 +199,8 @@ static int describe(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *args, c
     memset(q, 0, sizeof *q);
     q->dtype = s->dtype;
     q->numel = s->numel;
+    for (int i = 0; i < R->nparams && !q->donated; i++)
+      q->donated = R->binds[i].kind == TT_BIND_STORAGE && R->binds[i].storage == s;
     int j = arg_of_storage(args, p->nargs, s);
     if (j >= 0) {
       q->kind = R_ARG;
@@ -404,8 +407,14 @@ tt_status_t tt_plan_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *arg
           nmade = r + 1;
           break;
         }
-        case R_ARG: tt_storage_set_buffer(args[q->arg].storage, bufs[r]); break;
-        case R_CONST: tt_storage_set_buffer(q->storage, bufs[r]); break;
+        case R_ARG:
+          args[q->arg].storage->donated = (unsigned char)q->donated;
+          tt_storage_set_buffer(args[q->arg].storage, bufs[r]);
+          break;
+        case R_CONST:
+          q->storage->donated = (unsigned char)q->donated;
+          tt_storage_set_buffer(q->storage, bufs[r]);
+          break;
         case R_DROP: tt_pjrt_buffer_destroy(e->rt, bufs[r]); break;
       }
     }

@@ -427,6 +427,7 @@ tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_tier1_exe
     for (int i = 0; i < R->nparams; i++)
       if (R->binds[i].kind == TT_BIND_STORAGE && R->binds[i].storage == R->pending[r]) {
         s = tt_graph_alias_output(R->g, r, i);
+        R->pending[r]->donated = 1; /* its old buffer outlives the launch (exec/storage.h) */
         break;
       }
   tt_pjrt_buffer_t *small[64];

@@ -78,14 +78,17 @@ void tt_storage_release(tt_storage_t *s) {
 }
 
 void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf) {
-  /* Both buffers exist at once until the old one is destroyed. The old one
-   * may be a donated argument of a launch still running: it is destroyed
-   * once the launches in flight are done (exec/retired.h). */
+  /* Both buffers exist at once until the old one is destroyed. A donated
+   * one belongs to a launch that may still run: destroyed once the launches
+   * in flight are done (exec/retired.h). Any other is destroyed now, so its
+   * memory is free as soon as its readers are done. */
   if (buf) account(s, 1);
   if (s->buf) {
     account(s, -1);
-    tt_retire_buffer(s->engine, s->buf);
+    if (s->donated) tt_retire_buffer(s->engine, s->buf);
+    else tt_pjrt_buffer_destroy(s->engine->rt, s->buf);
   }
+  s->donated = 0;
   s->buf = buf;
 }
 

@@ -1,10 +1,11 @@
-"""A launch that writes its result into an argument's storage (a compiled
-step's parameter update, an eager in-place op: the old buffer is donated to
+"""A compiled graph's launch that writes its result into an argument's
+storage (a compiled step's parameter update: the old buffer is donated to
 the program) returns without waiting for the program: the old buffer is
 destroyed once the launch is done (csrc/exec/retired.h). Destroying it at
 once made the host wait for every such program (XLA's CPU plugin holds a
 donated buffer until its execution ends). Values stay right through long
-runs of such launches with no synchronize between them."""
+runs of such launches, and of eager in-place ops (which do not donate),
+with no synchronize between them."""
 import time
 
 import torch
