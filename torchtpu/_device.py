@@ -255,15 +255,26 @@ def set_eager_mode(mode):
     _C.set_eager_mode(eager_mode_name(mode))
 
 
-@contextlib.contextmanager
-def eager_mode(mode):
-    """`with torch.tpu.eager_mode("debug"): ...` runs the block in `mode`, then restores the previous one."""
-    previous = get_eager_mode()
-    set_eager_mode(mode)
-    try:
-        yield
-    finally:
-        set_eager_mode(previous)
+class eager_mode(contextlib.ContextDecorator):
+    """`with torch.tpu.eager_mode("debug"): ...` runs the block in `mode`, then
+    restores the previous one; also a decorator. A class, as PyTorch's grad-mode
+    contexts are: entered by hand (`eager_mode(m).__enter__()`), the mode stays
+    until `__exit__` -- a generator-based context would restore it whenever
+    the object happened to be garbage-collected."""
+
+    def __init__(self, mode):
+        self.mode = mode
+        self._previous = []  # a stack: the same object may be entered again inside itself
+
+    def __enter__(self):
+        previous = get_eager_mode()
+        set_eager_mode(self.mode)
+        self._previous.append(previous)
+        return self
+
+    def __exit__(self, *exc):
+        set_eager_mode(self._previous.pop())
+        return False
 
 
 def set_eager_buckets(enabled):

@@ -215,3 +215,33 @@ def test_async_in_range_ops_train_without_errors():
         emb(idx).sum().backward()
     torch.tpu.synchronize()
     assert emb.weight.grad.cpu()[3].sum().item() == 24.0  # 2 uses x 4 features x 3 steps
+
+
+def test_eager_mode_entered_by_hand_stays_until_exit_even_when_collected():
+    import gc
+
+    assert torch.tpu.get_eager_mode() == "strict"
+    ctx = torch.tpu.eager_mode("defer_and_fuse")
+    ctx.__enter__()
+    del ctx
+    gc.collect()
+    try:
+        assert torch.tpu.get_eager_mode() == "defer_and_fuse"
+    finally:
+        torch.tpu.set_eager_mode("strict")
+
+
+def test_eager_mode_as_a_decorator_and_nested_in_itself():
+    ctx = torch.tpu.eager_mode("debug")
+
+    @torch.tpu.eager_mode("defer_and_fuse")
+    def inner():
+        assert torch.tpu.get_eager_mode() == "defer_and_fuse"
+        with ctx:
+            assert torch.tpu.get_eager_mode() == "debug"
+        assert torch.tpu.get_eager_mode() == "defer_and_fuse"
+
+    with ctx:
+        inner()
+        assert torch.tpu.get_eager_mode() == "debug"
+    assert torch.tpu.get_eager_mode() == "strict"
