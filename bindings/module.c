@@ -600,7 +600,7 @@ static PyObject *py_region_stats(PyObject *self, PyObject *unused) {
 }
 
 /* set_launch_timing(bool): each launch waits for its program and its time is
- * summed (exec/launch_timing.h); launch_timing() reads the sums. */
+ * summed (exec/stats.h); launch_timing() reads the sums. */
 static PyObject *py_set_launch_timing(PyObject *self, PyObject *arg) {
   (void)self;
   int on = PyObject_IsTrue(arg);

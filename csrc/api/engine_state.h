@@ -62,7 +62,7 @@ int tt_engine_eager_buckets(const tt_engine_t *e);
 void tt_engine_set_tiered_compile(tt_engine_t *e, int threshold);
 int tt_engine_tiered_compile(tt_engine_t *e);
 
-/* Launch timing (exec/launch_timing.h; its counters in exec/stats.h): turning it on or off first waits for
+/* Launch timing (its counters and what they mean: exec/stats.h): turning it on or off first waits for
  * the launches in flight (their errors are returned) and zeroes the counters. */
 tt_status_t tt_engine_set_launch_timing(tt_engine_t *e, bool on);
 tt_launch_timing_t tt_engine_launch_timing(const tt_engine_t *e);

@@ -33,7 +33,6 @@
 #include "exec/fallback.h"
 #include "exec/inflight.h"
 #include "exec/launch_queue.h"
-#include "exec/launch_timing.h"
 #include "exec/mode.h"
 #include "exec/region.h"
 #include "exec/repeat.h"
@@ -86,7 +85,7 @@ struct tt_engine_s {
   tt_cache_stats_t stats;
   tt_memory_stats_t memory;
   tt_plan_stats_t plans;
-  tt_launch_timing_t timing; /* device time of launches, when on (exec/launch_timing.h) */
+  tt_launch_timing_t timing; /* device time of launches, when on (exec/stats.h) */
   uint64_t storage_serial; /* the next storage's serial (exec/storage.h) */
   /* Per-call scratch of the op facade (api/call.c), sized on first use. */
   struct tt_call_scratch_s *call_scratch;

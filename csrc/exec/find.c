@@ -11,17 +11,14 @@
 
 #include "base/alloc.h"
 #include "base/blocking.h"
+#include "base/clock.h"
 #include "base/hash.h"
 #include "base/strbuf.h"
 #include "cache/claim.h"
 #include "exec/tiered.h"
 #include "hlo/emit.h"
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now_seconds(void) { return 1e-9 * (double)tt_monotonic_ns(); }
 
 /* Loads id's entry from one directory tier. A bad entry is counted and left
  * to be overwritten by the caller's write-back. On a hit, *out_entry holds the

@@ -4,10 +4,10 @@
 
 #include "exec/engine.h"
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/prof.h"
 #include "exec/find.h"
 #include "exec/inflight.h"
-#include "exec/launch_timing.h"
 #include "exec/scalars.h"
 #include "ir/fingerprint.h"
 
@@ -54,7 +54,7 @@ tt_status_t tt_exec_launch(tt_engine_t *e, tt_tier1_exe_t *exe, const tt_binding
   for (; !s && bound < np; bound++) s = bind_param(e, &binds[bound], &args[bound], &owned[bound]);
   TT_PROF_END(TT_PROF_BIND);
   if (s) bound--;
-  uint64_t t0 = e->timing.on ? tt_launch_timing_now() : 0;
+  uint64_t t0 = e->timing.on ? tt_monotonic_ns() : 0;
   TT_PROF_BEGIN(TT_PROF_EXECUTE);
   if (!s) s = tt_pjrt_execute(e->rt, tt_tier1_executable(exe), args, (size_t)np, what, outs);
   TT_PROF_END(TT_PROF_EXECUTE);
@@ -70,7 +70,7 @@ tt_status_t tt_exec_launch(tt_engine_t *e, tt_tier1_exe_t *exe, const tt_binding
       for (int i = 0; i < nout; i++) tt_pjrt_buffer_destroy(e->rt, outs[i]);
   }
   if (!s && e->timing.on) {
-    e->timing.ns += tt_launch_timing_now() - t0;
+    e->timing.ns += tt_monotonic_ns() - t0;
     e->timing.launches++;
   }
   for (int i = 0; i < bound; i++)

@@ -1,5 +1,5 @@
 """torch.tpu.set_launch_timing / launch_timing: the device time of the
-programs launched (csrc/exec/launch_timing.h), as bench/ reads it."""
+programs launched (csrc/exec/stats.h, timed in csrc/exec/run.c), as bench/ reads it."""
 import time
 
 import torch
