@@ -408,13 +408,12 @@ tt_status_t tt_plan_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *arg
           break;
         }
         case R_ARG:
-          args[q->arg].storage->donated = (unsigned char)q->donated;
-          tt_storage_set_buffer(args[q->arg].storage, bufs[r]);
+        case R_CONST: {
+          tt_storage_t *st = q->kind == R_ARG ? args[q->arg].storage : q->storage;
+          if (q->donated) tt_storage_set_buffer_donated(st, bufs[r]);
+          else tt_storage_set_buffer(st, bufs[r]);
           break;
-        case R_CONST:
-          q->storage->donated = (unsigned char)q->donated;
-          tt_storage_set_buffer(q->storage, bufs[r]);
-          break;
+        }
         case R_DROP: tt_pjrt_buffer_destroy(e->rt, bufs[r]); break;
       }
     }

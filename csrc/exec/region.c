@@ -194,7 +194,8 @@ static tt_status_t land(tt_engine_t *e, tt_status_t s, int ran, tt_pjrt_buffer_t
   } else {
     for (int i = 0; i < R->npending; i++) {
       R->pending[i]->poisoned = 0;
-      tt_storage_set_buffer(R->pending[i], bufs[i]);
+      if (tt_graph_output_alias(R->g, i) >= 0) tt_storage_set_buffer_donated(R->pending[i], bufs[i]); /* a capture's */
+      else tt_storage_set_buffer(R->pending[i], bufs[i]);
     }
     if (nflag) s = tt_async_errors_push(e, bufs[nout - 1], R->checks, R->nchecks);
   }
@@ -427,7 +428,6 @@ tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_tier1_exe
     for (int i = 0; i < R->nparams; i++)
       if (R->binds[i].kind == TT_BIND_STORAGE && R->binds[i].storage == R->pending[r]) {
         s = tt_graph_alias_output(R->g, r, i);
-        R->pending[r]->donated = 1; /* its old buffer outlives the launch (exec/storage.h) */
         break;
       }
   tt_pjrt_buffer_t *small[64];

@@ -6,8 +6,8 @@
  * program is done: XLA's CPU plugin, for one, holds a donated buffer until
  * its asynchronous execution ends, and PJRT_Buffer_Destroy waits for that
  * hold. A compiled step that updates its parameters in place then ran no
- * faster than host + device time added up. So a donated old buffer (a
- * storage marked `donated`, exec/storage.h) is retired instead -- any other
+ * faster than host + device time added up. So a donated old buffer
+ * (tt_storage_set_buffer_donated, exec/storage.h) is retired instead -- any other
  * is destroyed at once, freeing its memory as early as before: tagged with
  * the launches recorded so far, and destroyed once they
  * are done -- found when the in-flight ring (exec/inflight.h) sees them done,

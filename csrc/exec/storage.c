@@ -77,20 +77,21 @@ void tt_storage_release(tt_storage_t *s) {
   tt_free(s);
 }
 
-void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf) {
-  /* Both buffers exist at once until the old one is destroyed. A donated
-   * one belongs to a launch that may still run: destroyed once the launches
-   * in flight are done (exec/retired.h). Any other is destroyed now, so its
-   * memory is free as soon as its readers are done. */
+/* Both buffers exist at once until the old one is destroyed: at once, so
+ * that its memory is free as soon as its readers are done, or retired when
+ * a launch still holds it. */
+static void replace_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf, int donated) {
   if (buf) account(s, 1);
   if (s->buf) {
     account(s, -1);
-    if (s->donated) tt_retire_buffer(s->engine, s->buf);
+    if (donated) tt_retire_buffer(s->engine, s->buf);
     else tt_pjrt_buffer_destroy(s->engine->rt, s->buf);
   }
-  s->donated = 0;
   s->buf = buf;
 }
+
+void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf) { replace_buffer(s, buf, 0); }
+void tt_storage_set_buffer_donated(tt_storage_t *s, tt_pjrt_buffer_t *buf) { replace_buffer(s, buf, 1); }
 
 tt_status_t tt_storage_buffer(tt_storage_t *s, tt_pjrt_buffer_t **out_buf) {
   if (s->poisoned)

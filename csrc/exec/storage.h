@@ -33,12 +33,6 @@ typedef struct tt_storage_s {
   /* Order of creation in its engine (exec/plan.h tells a graph's own
    * storages from those made before it). */
   uint64_t serial;
-  /* Its buffer is an argument donated to a launch that writes its new value
-   * (XLA's input/output alias): the buffer that launch replaces is retired
-   * (exec/retired.h), destroyed once the launch is done, since destroying it
-   * at once would wait for the program. Set by whoever sets up the alias;
-   * the next tt_storage_set_buffer clears it. */
-  unsigned char donated;
 } tt_storage_t;
 
 /* Takes ownership of buf (may be NULL). */
@@ -46,9 +40,13 @@ tt_status_t tt_storage_create(tt_engine_t *e, tt_dtype_t dtype, int64_t numel, t
                               tt_storage_t **out_storage);
 void tt_storage_retain(tt_storage_t *s);
 void tt_storage_release(tt_storage_t *s);
-/* Replaces the buffer (taking ownership), destroying the old one -- once the
- * launches in flight are done when the storage is marked donated. */
+/* Replaces the buffer (taking ownership), destroying the old one. */
 void tt_storage_set_buffer(tt_storage_t *s, tt_pjrt_buffer_t *buf);
+/* The same after a launch that took the old buffer as a donated argument
+ * (XLA's input/output alias) and wrote buf: the old one is destroyed once
+ * the launches in flight are done (exec/retired.h), since destroying it at
+ * once would wait for the program. */
+void tt_storage_set_buffer_donated(tt_storage_t *s, tt_pjrt_buffer_t *buf);
 /* Removes and returns the buffer (the caller owns it); the storage reads as zeros after. */
 tt_pjrt_buffer_t *tt_storage_take_buffer(tt_storage_t *s);
 /* The storage's unique, inaccessible host address, sized for its current
