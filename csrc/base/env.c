@@ -11,6 +11,9 @@
 static const tt_env_decl_t kDecls[TT_ENV_COUNT] = {
     [TT_ENV_PJRT_PLUGIN] = {"TORCH_TPU_PJRT_PLUGIN", TT_ENV_TEXT, "discovered",
                             "the PJRT plugin to load (overrides discovery)"},
+    [TT_ENV_PJRT_CLIENT_OPTIONS] = {"TORCH_TPU_PJRT_CLIENT_OPTIONS", TT_ENV_TEXT, "none",
+                                    "options of the plugin's client, name=value,... (e.g. XLA's CUDA plugin: "
+                                    "preallocate=false,memory_fraction=0.5)"},
     [TT_ENV_TPU_LIBRARY_PATH] = {"TPU_LIBRARY_PATH", TT_ENV_TEXT, "unset",
                                  "libtpu, used when a TPU is present (/dev/accel0 or /dev/vfio/0)"},
     [TT_ENV_DEFER_AND_FUSE] = {"TORCH_TPU_DEFER_AND_FUSE", TT_ENV_FLAG, "off", "start in DeferAndFuse eager mode"},

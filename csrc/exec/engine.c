@@ -29,7 +29,8 @@ tt_status_t tt_engine_create(const char *fallback_plugin, tt_engine_t **out_engi
     tt_free(e);
     return ds;
   }
-  tt_pjrt_options_t opts = {1};
+  tt_pjrt_options_t opts = {.cpu_device_count = 1,
+                           .client_options = tt_env_text(&e->env, TT_ENV_PJRT_CLIENT_OPTIONS)};
   tt_status_t s = tt_pjrt_runtime_create(path, &opts, &e->rt);
   tt_free(path);
   if (!s) s = tt_tier1_create(e->rt, tt_tier1_max_entries_from_env(&e->env), &e->tier1);

@@ -3,6 +3,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "pjrt/client_options.h"
 #include "pjrt/pjrt_internal.h"
 
 static tt_status_t oom(void) { return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory"); }
@@ -17,28 +18,33 @@ static PJRT_Error *create_client(tt_pjrt_runtime_t *rt, const PJRT_NamedValue *o
   return err;
 }
 
-/* cpu_device_count is an option only the CPU plugin knows; we cannot ask the
- * platform before a client exists, so we offer it and, if the plugin rejects
- * it by name (plugins that validate option names do so before touching any
- * device), create again without it. */
+/* The user's options (tt_pjrt_options_t.client_options) plus
+ * cpu_device_count, an option only the CPU plugin knows: we cannot ask the
+ * platform before a client exists, so we offer it unless the user named it
+ * and, if the plugin rejects it by name (plugins that validate option names
+ * do so before touching any device), create again without it. An error with
+ * user options says where they came from. */
 static tt_status_t open_client(tt_pjrt_runtime_t *rt, const tt_pjrt_options_t *options) {
-  int count = options && options->cpu_device_count > 0 ? options->cpu_device_count : 1;
   static const char kName[] = "cpu_device_count";
-  PJRT_NamedValue opt;
-  memset(&opt, 0, sizeof opt);
-  opt.struct_size = TT_PJRT_SIZE(PJRT_NamedValue, value_size);
-  opt.name = kName;
-  opt.name_size = sizeof kName - 1;
-  opt.type = PJRT_NamedValue_kInt64;
-  opt.int64_value = count;
-  opt.value_size = 1;
+  static const char kSource[] = "TORCH_TPU_PJRT_CLIENT_OPTIONS";
+  int count = options && options->cpu_device_count > 0 ? options->cpu_device_count : 1;
+  const char *text = options ? options->client_options : NULL;
+  tt_pjrt_client_options_t opts;
+  TT_RETURN_IF_ERROR(tt_pjrt_client_options_parse(text, kSource, &opts));
+  size_t users = opts.count;
+  int ours = tt_pjrt_client_options_find(&opts, kName) < 0;
+  if (ours) tt_pjrt_client_options_add_int(&opts, kName, count);
 
-  tt_status_t status = tt_pjrt_error_status(&rt->plugin, create_client(rt, &opt, 1),
+  tt_status_t status = tt_pjrt_error_status(&rt->plugin, create_client(rt, opts.items, opts.count),
                                             "PJRT_Client_Create");
-  if (status && strstr(tt_status_message(status), kName)) {
+  if (status && ours && strstr(tt_status_message(status), kName)) {
     tt_status_free(status);
-    status = tt_pjrt_error_status(&rt->plugin, create_client(rt, NULL, 0), "PJRT_Client_Create");
+    status = tt_pjrt_error_status(&rt->plugin, create_client(rt, opts.items, users), "PJRT_Client_Create");
   }
+  if (status && users)
+    status = tt_status_annotate(status, "creating the client with %s=%s (option names are the plugin's own)", kSource,
+                                text);
+  tt_pjrt_client_options_free(&opts);
   return status;
 }
 

@@ -24,6 +24,9 @@ typedef struct tt_pjrt_options_s {
   /* Number of CPU devices to create on the CPU plugin (cpu_device_count);
    * 0 means 1. Ignored by other plugins. */
   int cpu_device_count;
+  /* PJRT_Client_Create options as text, "name=value,..." (pjrt/client_options.h;
+   * the engine passes TORCH_TPU_PJRT_CLIENT_OPTIONS), or NULL. */
+  const char *client_options;
 } tt_pjrt_options_t;
 
 

@@ -12,6 +12,7 @@
 
 #include "base/alloc.h"
 #include "check.h"
+#include "pjrt/client_options.h"
 #include "pjrt/runtime.h"
 
 static const char *g_plugin;
@@ -398,6 +399,62 @@ static void test_replicated(void) {
   tt_pjrt_runtime_destroy(rt);
 }
 
+/* TORCH_TPU_PJRT_CLIENT_OPTIONS's text: values typed by spelling, malformed
+ * entries refused with the variable's name; on the plugin, a user's
+ * cpu_device_count wins over ours, and a name the plugin refuses says where
+ * it came from. */
+static void test_client_options(void) {
+  tt_pjrt_client_options_t o;
+  if (CHECK_OK(tt_pjrt_client_options_parse("preallocate=false,memory_fraction=0.5,n=-3,allocator=platform,x=1e2",
+                                            "VAR", &o))) {
+    CHECK(o.count == 5);
+    CHECK(o.items[0].type == PJRT_NamedValue_kBool && !o.items[0].bool_value);
+    CHECK(o.items[1].type == PJRT_NamedValue_kFloat && o.items[1].float_value == 0.5f);
+    CHECK(o.items[2].type == PJRT_NamedValue_kInt64 && o.items[2].int64_value == -3);
+    CHECK(o.items[3].type == PJRT_NamedValue_kString && o.items[3].value_size == 8 &&
+          !memcmp(o.items[3].string_value, "platform", 8));
+    CHECK(o.items[4].type == PJRT_NamedValue_kFloat && o.items[4].float_value == 100.0f);
+    CHECK(o.items[1].name_size == strlen("memory_fraction") && tt_pjrt_client_options_find(&o, "allocator") == 3);
+    CHECK(tt_pjrt_client_options_find(&o, "alloc") == -1);
+    tt_pjrt_client_options_free(&o);
+  }
+  if (CHECK_OK(tt_pjrt_client_options_parse(NULL, "VAR", &o))) {
+    CHECK(o.count == 0);
+    tt_pjrt_client_options_free(&o);
+  }
+  const char *bad[] = {"preallocate", "=1", "a=", "a=1,a=2"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    tt_status_t s = tt_pjrt_client_options_parse(bad[i], "VAR", &o);
+    CHECK(s && tt_status_code(s) == TT_INVALID_ARGUMENT && strstr(tt_status_message(s), "VAR"));
+    tt_status_free(s);
+  }
+
+  tt_pjrt_runtime_t *rt = NULL;
+  tt_pjrt_options_t two = {.cpu_device_count = 1, .client_options = "cpu_device_count=2"};
+  if (CHECK_OK(tt_pjrt_runtime_create(g_plugin, &two, &rt))) {
+    const tt_pjrt_info_t *info = tt_pjrt_runtime_info(rt);
+    if (!strcmp(info->platform_name, "cpu")) CHECK(info->num_devices == 2);
+    tt_pjrt_runtime_destroy(rt);
+  }
+  /* XLA's CUDA plugin refuses a name it does not know; the CPU plugin
+   * (xla-cpu-pjrt 0.0.1) ignores it. */
+  tt_pjrt_options_t unknown = {.client_options = "no_such_option_here=1"};
+  tt_status_t s = tt_pjrt_runtime_create(g_plugin, &unknown, &rt);
+  printf("  unknown client option -> %s\n", s ? tt_status_message(s) : "accepted (not validated by this plugin)");
+  if (s)
+    CHECK(strstr(tt_status_message(s), "TORCH_TPU_PJRT_CLIENT_OPTIONS") &&
+          strstr(tt_status_message(s), "no_such_option_here") && rt == NULL);
+  else
+    tt_pjrt_runtime_destroy(rt);
+  tt_status_free(s);
+  rt = NULL;
+  tt_pjrt_options_t malformed = {.client_options = "preallocate"};
+  s = tt_pjrt_runtime_create(g_plugin, &malformed, &rt);
+  CHECK(s && tt_status_code(s) == TT_INVALID_ARGUMENT && strstr(tt_status_message(s), "TORCH_TPU_PJRT_CLIENT_OPTIONS") &&
+        rt == NULL);
+  tt_status_free(s);
+}
+
 /* Every host allocation failing in turn gives OUT_OF_MEMORY, never a crash
  * or a leak (the plugin's own allocations do not go through tt_malloc). */
 static void test_alloc_failures(void) {
@@ -445,6 +502,7 @@ int main(void) {
   test_fake_plugin();
   test_discover();
   test_replicated();
+  test_client_options();
   test_alloc_failures();
   /* A second runtime on the same plugin: Initialize must not run twice. */
   if (CHECK_OK(tt_pjrt_runtime_create(g_plugin, NULL, &rt))) {
