@@ -100,7 +100,7 @@ awk '$1!="PASSED"{split($2,a,"::"); print $1, a[1]}' "$OUT/outcomes-cuda.txt" | 
 if [ -n "$CPU_SO" ] && grep -qE "^(FAILED|ERROR) " "$OUT/outcomes-cuda.txt"; then
   grep -E "^(FAILED|ERROR) " "$OUT/outcomes-cuda.txt" | awk '{print $2}' >"$OUT/failed-cuda.txt"
   TORCH_TPU_PJRT_PLUGIN=$CPU_SO TORCH_TPU_PJRT_CLIENT_OPTIONS= timeout -s INT 120 $PY -m pytest -p no:cacheprovider \
-    -n "$JOBS" -v -rN --timeout 120 $(cat "$OUT/failed-cuda.txt") >"$OUT/pytest-cpu-control.log" 2>&1
+    -n "$JOBS" -v -rN --timeout 120 "@$OUT/failed-cuda.txt" >"$OUT/pytest-cpu-control.log" 2>&1
   grep -oE "(PASSED|FAILED|ERROR) tests/python/[^ ]+" "$OUT/pytest-cpu-control.log" | sort -u >"$OUT/outcomes-cpu-control.txt"
   echo "the CUDA failures on the CPU plugin (same torch):"; awk '{print $1}' "$OUT/outcomes-cpu-control.txt" | sort | uniq -c
   echo "failing on CUDA only, by file:"

@@ -7,7 +7,10 @@ _CPU_PLUGIN = ("xla_plugins", "xla_cpu_pjrt", "xla_cpu_pjrt.so")
 
 def default_plugin_path():
     """The packaged XLA CPU plugin (dependency `xla-cpu-pjrt`), or None."""
-    spec = importlib.util.find_spec(".".join(_CPU_PLUGIN[:2]))
+    try:  # raises, not None, when the parent package is missing too
+        spec = importlib.util.find_spec(".".join(_CPU_PLUGIN[:2]))
+    except ImportError:
+        return None
     if spec is None or not spec.submodule_search_locations:
         return None
     for loc in spec.submodule_search_locations:
