@@ -119,3 +119,13 @@ def test_other_machine_and_class(tmp_path):
     elf32 = tmp_path / "elf32.so"
     elf32.write_bytes(_elf_header(cls=1) + _phdr(0, 64))
     _expect_refused(elf32, "not a 64-bit ELF file")
+
+
+def test_default_plugin_path_is_none_without_the_cpu_plugin_package(monkeypatch):
+    # TORCH_TPU_PJRT_PLUGIN names another plugin on machines without
+    # xla-cpu-pjrt: discovery must not raise ModuleNotFoundError for the
+    # missing parent package (seen with XLA's CUDA plugin).
+    from torchtpu import _plugin
+
+    monkeypatch.setattr(_plugin, "_CPU_PLUGIN", ("torchtpu_no_such_package", "plugin", "plugin.so"))
+    assert _plugin.default_plugin_path() is None
