@@ -44,6 +44,8 @@ tt_status_t tt_engine_create(const char *fallback_plugin, tt_engine_t **out_engi
   e->opt_level = tt_opt_level_from_env(&e->env, info->platform_name);
   e->options_key = tt_hash_str(tt_hash_u64(TT_HASH_SEED, info->identity), "replicas=1;partitions=1;" TT_VERSION);
   if (e->opt_level >= 0) e->options_key = tt_hash_u64(e->options_key, (uint64_t)e->opt_level); /* exec/opt_level.h */
+  e->small_program = tt_small_program_bound_from_env(&e->env, info->platform_name);
+  if (e->small_program > 0) e->options_key = tt_hash_str(tt_hash_u64(e->options_key, (uint64_t)e->small_program), "small");
   e->options_key_exact = tt_hash_str(e->options_key, "xla_allow_excess_precision=false");
   e->rng_seed = 67280421310721ULL; /* PyTorch's default seed */
   e->mode = tt_eager_mode_from_env(&e->env);

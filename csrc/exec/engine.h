@@ -53,6 +53,7 @@ struct tt_engine_s {
   uint64_t options_key_exact; /* the same with excess precision off (below) */
   int exact_precision;   /* torch.tpu.allow_excess_precision(False): compile with every rounding kept */
   int opt_level;         /* XLA's backend optimization level of every compile; -1: the plugin's (exec/opt_level.h) */
+  int64_t small_program; /* the small-program bound (exec/opt_level.h); 0: none */
   /* Eager engine. */
   tt_eager_mode_t mode;
   tt_dtype_t default_float; /* torch.get_default_dtype() of the embedding: F32, F64, F16 or BF16 */

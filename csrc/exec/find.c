@@ -15,6 +15,7 @@
 #include "base/hash.h"
 #include "base/strbuf.h"
 #include "cache/claim.h"
+#include "exec/opt_level.h"
 #include "exec/tiered.h"
 #include "hlo/emit.h"
 
@@ -67,8 +68,10 @@ void tt_exec_find_cancel(tt_engine_t *e, int cancel) { atomic_store(&e->cancel_w
 void tt_exec_set_compile_fault(tt_engine_t *e, const char *what_contains) { atomic_store(&e->compile_fault, what_contains); }
 
 /* The compile options a key's options half stands for (tt_engine_options_key). */
-static tt_pjrt_compile_options_t options_of(const tt_engine_t *c, const tt_cache_key_t *key, int fast) {
-  tt_pjrt_compile_options_t o = {1, key->options == c->options_key_exact, fast, c->opt_level};
+static tt_pjrt_compile_options_t options_of(const tt_engine_t *c, const tt_cache_key_t *key, int fast,
+                                            const tt_strbuf_t *text) {
+  tt_pjrt_compile_options_t o = {1, key->options == c->options_key_exact, fast, c->opt_level,
+                                 tt_module_is_small(text->data, text->len, c->small_program)};
   return o;
 }
 
@@ -204,7 +207,7 @@ tt_status_t tt_exec_find_uncached(tt_engine_t *c, const tt_cache_entry_id_t *id,
     s = tt_status_make(TT_UNAVAILABLE, "compiling %s: cancelled, torchtpu is shutting down", what);
     if (owned) tt_cache_claim_release(c->tier2, &id->key);
   } else {
-    tt_pjrt_compile_options_t o = options_of(c, &id->key, fast_ok);
+    tt_pjrt_compile_options_t o = options_of(c, &id->key, fast_ok, text);
     s = compile(c, st, text, what, dump_text, &o, &exe);
     if (!s && !fast_ok) write_back(c, st, id, exe); /* the cache tiers keep optimized executables only */
     *out_fast = !s && fast_ok;

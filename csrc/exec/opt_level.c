@@ -1,6 +1,7 @@
-/* The engine's XLA optimization level (exec/opt_level.h). */
+/* The engine's XLA optimization level and small-program bound (exec/opt_level.h). */
 #include "exec/opt_level.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,4 +16,41 @@ int tt_opt_level_from_env(const tt_env_t *env, const char *platform) {
     return dflt;
   }
   return (int)v;
+}
+
+int64_t tt_small_program_bound_from_env(const tt_env_t *env, const char *platform) {
+  int64_t dflt = platform && strcmp(platform, "cpu") == 0 ? TT_SMALL_PROGRAM_CPU_DEFAULT : 0;
+  return tt_env_count(env, TT_ENV_SMALL_PROGRAM_ELEMENTS, dflt);
+}
+
+/* The element count of the tensor type whose dims start at p ("4x8xf32>",
+ * "f32>": 1), saturated at bound + 1; -1 when a dimension is dynamic. */
+static int64_t type_elements(const char *p, const char *end, int64_t bound) {
+  int64_t n = 1;
+  while (p < end && isdigit((unsigned char)*p)) {
+    int64_t d = 0;
+    const char *q = p;
+    while (q < end && isdigit((unsigned char)*q)) {
+      if (d <= bound) d = d * 10 + (*q - '0');
+      q++;
+    }
+    if (q >= end || *q != 'x') break; /* digits not followed by 'x' belong to the element type (i32) */
+    p = q + 1;
+    if (d > bound) d = bound + 1;
+    n = n > bound / (d ? d : 1) + 1 ? bound + 1 : n * d;
+    if (n > bound) n = bound + 1;
+  }
+  return p < end && *p == '?' ? -1 : n;
+}
+
+int tt_module_is_small(const char *text, size_t len, int64_t bound) {
+  if (bound <= 0 || !text) return 0;
+  static const char kTensor[] = "tensor<";
+  const char *end = text + len;
+  for (const char *p = text; (p = memmem(p, (size_t)(end - p), kTensor, sizeof kTensor - 1)) != NULL;) {
+    p += sizeof kTensor - 1;
+    int64_t n = type_elements(p, end, bound);
+    if (n < 0 || n > bound) return 0;
+  }
+  return 1;
 }

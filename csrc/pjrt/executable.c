@@ -24,6 +24,7 @@ static size_t put_varint(unsigned char *p, size_t n, uint64_t v) {
  * optimization level (default 3) trades code speed for compile time. */
 static const char kExcessPrecision[] = "xla_allow_excess_precision";
 static const char kOptLevel[] = "xla_backend_optimization_level";
+static const char kFusionEmitters[] = "xla_cpu_use_fusion_emitters";
 
 /* Appends one env_option_overrides map entry (CompileOptionsProto field 7):
  * {key (1) = name, value (2) = OptionOverrideProto{field = v}} where field
@@ -56,7 +57,7 @@ static size_t put_override(unsigned char *out, size_t m, const char *name, int f
  * level 0) or another optimization level. An empty message would mean 0
  * replicas and 0 partitions, which the compiler rejects; device_ordinal -1
  * leaves device placement to the default assignment, as JAX does. */
-static size_t encode_compile_options(const tt_pjrt_compile_options_t *o, unsigned char out[160]) {
+static size_t encode_compile_options(const tt_pjrt_compile_options_t *o, unsigned char out[256]) {
   unsigned char inner[40];
   size_t n = 0;
   inner[n++] = (1 << 3) | 0; /* device_ordinal, varint */
@@ -75,6 +76,7 @@ static size_t encode_compile_options(const tt_pjrt_compile_options_t *o, unsigne
     m = put_override(out, m, kOptLevel, 3, 0);
   else if (o->opt_level >= 0)
     m = put_override(out, m, kOptLevel, 3, (uint64_t)o->opt_level);
+  if (o->classic_emitters) m = put_override(out, m, kFusionEmitters, 2, 0);
   return m;
 }
 
@@ -129,7 +131,7 @@ static tt_status_t wrap(tt_pjrt_runtime_t *rt, PJRT_LoadedExecutable *loaded,
 
 tt_status_t tt_pjrt_compile(tt_pjrt_runtime_t *rt, const char *mlir, size_t len,
                             int num_replicas, const char *what, tt_pjrt_executable_t **out_exe) {
-  tt_pjrt_compile_options_t o = {num_replicas, 0, 0, -1};
+  tt_pjrt_compile_options_t o = {num_replicas, 0, 0, -1, 0};
   return tt_pjrt_compile_with(rt, mlir, len, &o, what, out_exe);
 }
 
@@ -149,7 +151,7 @@ tt_status_t tt_pjrt_compile_with(tt_pjrt_runtime_t *rt, const char *mlir, size_t
   program.format = kFormat;
   program.format_size = sizeof kFormat - 1;
 
-  unsigned char options[160];
+  unsigned char options[256];
   TT_PJRT_ARGS(PJRT_Client_Compile_Args, a, executable);
   a.client = rt->client;
   a.program = &program;

@@ -93,6 +93,10 @@ typedef struct tt_pjrt_compile_options_s {
   /* XLA's xla_backend_optimization_level for a compile that is not fast
    * (0-3); -1 leaves the plugin's default (3). */
   int opt_level;
+  /* XLA CPU's classic emitters instead of its fusion emitters
+   * (xla_cpu_use_fusion_emitters = false): cheaper compiles for small
+   * programs (exec/opt_level.h). */
+  int classic_emitters;
 } tt_pjrt_compile_options_t;
 tt_status_t tt_pjrt_compile_with(tt_pjrt_runtime_t *rt, const char *mlir, size_t len,
                                  const tt_pjrt_compile_options_t *o, const char *what,

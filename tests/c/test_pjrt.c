@@ -249,11 +249,17 @@ static void test_compile_error(tt_pjrt_runtime_t *rt) {
 }
 
 /* The plugin takes the compile options with the excess-precision override
- * (env_option_overrides) and the program runs. */
+ * (env_option_overrides) and the program compiles; so with every override. */
 static void test_exact_precision_option(tt_pjrt_runtime_t *rt) {
-  tt_pjrt_compile_options_t o = {1, 1, 0, -1};
+  tt_pjrt_compile_options_t o = {1, 1, 0, -1, 0};
   tt_pjrt_executable_t *exe = NULL;
   if (CHECK_OK(tt_pjrt_compile_with(rt, kAddF32, strlen(kAddF32), &o, "add (exact precision)", &exe)))
+    CHECK(tt_pjrt_executable_num_outputs(exe) == 1);
+  tt_pjrt_executable_destroy(rt, exe);
+  exe = NULL;
+  /* Every override at once: level 1 and XLA CPU's classic emitters too. */
+  tt_pjrt_compile_options_t all = {1, 1, 0, 1, 1};
+  if (CHECK_OK(tt_pjrt_compile_with(rt, kAddF32, strlen(kAddF32), &all, "add (all overrides)", &exe)))
     CHECK(tt_pjrt_executable_num_outputs(exe) == 1);
   tt_pjrt_executable_destroy(rt, exe);
   o.num_replicas = 0;
