@@ -1,0 +1,99 @@
+"""Small programs on XLA CPU's classic emitters (TORCH_TPU_SMALL_PROGRAM_ELEMENTS,
+csrc/exec/opt_level.h) against its fusion emitters (the variable set to 0):
+compile time per program for 120 new small programs, and device time per
+launch (torch.tpu.set_launch_timing) of a column sum, exp, softmax and a
+matmul at 1024..65536 elements, with PyTorch on CPU timed beside them (the
+peer; wall time per call, its ops run inline). Fresh processes, the two
+settings alternating; ratios classic/fusion are per pair, medians printed.
+
+    .venv/bin/python bench/bench_small_programs.py [--rounds 3]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+SIZES = (1024, 4096, 16384, 65536)
+OPS = ("sum0", "exp", "softmax", "mm")
+
+
+def cases(torch, x):
+    return {"sum0": lambda: x.sum(0), "exp": lambda: torch.exp(x), "softmax": lambda: torch.softmax(x, -1),
+            "mm": lambda: x.T @ x}
+
+
+def child():
+    os.environ["TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT"] = "off"
+    os.environ["TORCH_TPU_ASYNC_COMPILE"] = "0"  # compile seconds of one program at a time
+    import torch
+    import torchtpu  # noqa: F401
+
+    out = {}
+    (torch.ones(3, device="tpu") + 1).cpu()
+    s0 = torch.tpu.cache_stats()
+    for n in range(2, 42):  # 3 new programs per n (ones, mul, add)
+        (torch.ones(n, dtype=torch.int64, device="tpu") * 3 + 1).cpu()
+    s1 = torch.tpu.cache_stats()
+    out["compile_ms"] = 1e3 * (s1["compile_seconds"] - s0["compile_seconds"]) / (s1["misses"] - s0["misses"])
+    torch.manual_seed(0)
+    for n in SIZES:
+        xt = torch.randn(n // 64, 64, device="tpu")
+        xc = xt.cpu()
+        for name in OPS:
+            f, g = cases(torch, xt)[name], cases(torch, xc)[name]
+            with torch.no_grad():
+                f().cpu()
+                torch.tpu.synchronize()
+                torch.tpu.set_launch_timing(True)
+                t0 = torch.tpu.launch_timing()
+                for _ in range(200):
+                    y = f()
+                y.cpu()
+                torch.tpu.synchronize()
+                t1 = torch.tpu.launch_timing()
+                torch.tpu.set_launch_timing(False)
+                out[f"{name}/{n}"] = 1e6 * (t1["seconds"] - t0["seconds"]) / 200
+                g()
+                c0 = time.perf_counter()
+                for _ in range(200):
+                    g()
+                out[f"cpu {name}/{n}"] = 1e6 * (time.perf_counter() - c0) / 200
+    print(json.dumps(out))
+
+
+def run(bound):
+    env = dict(os.environ, TORCH_TPU_SMALL_PROGRAM_ELEMENTS=str(bound))
+    r = subprocess.run([sys.executable, __file__, "--child"], env=env, capture_output=True, text=True)
+    if r.returncode:
+        raise SystemExit(r.stderr[-2000:])
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--child", action="store_true")
+    args = ap.parse_args()
+    if args.child:
+        return child()
+    pairs = []
+    for _ in range(args.rounds):
+        pairs.append((run(0), run(16384)))  # fusion emitters, classic for small programs
+    med = lambda k, i: statistics.median(p[i][k] for p in pairs)  # noqa: E731
+    ratio = lambda k: statistics.median(p[1][k] / p[0][k] for p in pairs)  # noqa: E731
+    print(f"small programs on classic emitters vs fusion emitters, {args.rounds} paired fresh processes")
+    print(f"compile ms/program (120 small programs): fusion {med('compile_ms', 0):.1f}  classic "
+          f"{med('compile_ms', 1):.1f}  ratio {ratio('compile_ms'):.2f}")
+    print(f"{'op/elements':16s} {'fusion us':>10s} {'classic us':>10s} {'classic/fusion':>15s} {'PyTorch CPU us':>15s}")
+    for n in SIZES:
+        for name in OPS:
+            k = f"{name}/{n}"
+            note = "" if n <= 16384 else "  (above the bound: fusion emitters in both)"
+            print(f"{k:16s} {med(k, 0):10.1f} {med(k, 1):10.1f} {ratio(k):15.2f} {med('cpu ' + k, 0):15.1f}{note}")
+
+
+if __name__ == "__main__":
+    main()
