@@ -175,11 +175,17 @@ tt_status_t tt_complex_vdot(tt_lower_t *L) {
   if (a != b) /* CPU's dot_check: no promotion */
     return tt_status_make(TT_INVALID_ARGUMENT, "dot : expected both vectors to have same dtype, but found %s and %s",
                           tt_op_type_name(a), tt_op_type_name(b));
-  pair_t p;
-  if (!pair(L, &p)) return NULL;
-  if (p.rank != 1)
+  if (tt_l_arg_rank(L, 0) != 1 || tt_l_arg_rank(L, 1) != 1)
     return tt_status_make(TT_INVALID_ARGUMENT, "1D tensors expected, but got %dD and %dD tensors", tt_l_arg_rank(L, 0),
                           tt_l_arg_rank(L, 1));
+  int64_t na = tt_l_arg_sizes(L, 0)[0], nb = tt_l_arg_sizes(L, 1)[0];
+  if (na != nb) /* not broadcast: CPU's dot_check */
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of "
+                          "elements, but got %lld and %lld elements respectively",
+                          (long long)na, (long long)nb, (long long)na, (long long)nb);
+  pair_t p;
+  if (!pair(L, &p)) return NULL;
   int64_t d0 = 0;
   tt_l_output(L, tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, conj_of(g, p.x), p.y), 1, &d0));
   return NULL;

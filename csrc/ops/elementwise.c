@@ -810,10 +810,11 @@ static tt_status_t lower_frac(tt_lower_t *L) {
 static tt_val_t sign_bit(tt_graph_t *g, tt_val_t x) {
   tt_dtype_t dt = tt_graph_type(g, x)->dtype;
   if (dt == TT_BOOL) return tt_b_compare(g, TT_CMP_NE, x, x);
-  tt_val_t neg = ew_lt(g, x, 0);
-  if (!tt_dtype_is_float(dt)) return neg;
-  tt_val_t negzero = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_EQ, x, ew_c(g, x, 0)), ew_lt(g, ew_div(g, ew_c(g, x, 1), x), 0));
-  return tt_b_binary(g, TT_BIN_OR, neg, negzero);
+  if (!tt_dtype_is_float(dt)) return ew_lt(g, x, 0);
+  /* The bit itself, as CPU's std::signbit: set for -0.0 and for a NaN with
+   * its sign bit set (-nan), which no comparison can see. */
+  tt_dtype_t bits = tt_dtype_size(dt) == 8 ? TT_I64 : tt_dtype_size(dt) == 4 ? TT_I32 : TT_I16;
+  return ew_lt(g, tt_b_bitcast(g, x, bits), 0);
 }
 static tt_status_t lower_signbit(tt_lower_t *L) {
   tt_l_output(L, sign_bit(L->g, tt_l_tensor(L, 0)));

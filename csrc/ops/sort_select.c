@@ -35,6 +35,10 @@ static int sel_prepare(tt_lower_t *L, int64_t dim_arg, int flat, int keepdim, se
   s->x = tt_l_tensor(L, 0);
   if (tt_graph_failed(g)) return 0;
   memcpy(s->sz, tt_l_arg_sizes(L, 0), sizeof(int64_t) * (size_t)s->rank);
+  if (!flat && s->rank == 0) { /* a 0-d input's dim must be -1 or 0, as CPU's maybe_wrap_dim */
+    tt_op_wrap_dim(L, dim_arg, 1);
+    if (tt_graph_failed(g)) return 0;
+  }
   if (flat || s->rank == 0) {
     int64_t n = 1;
     for (int d = 0; d < s->rank; d++) n *= s->sz[d];

@@ -211,3 +211,26 @@ def test_lerp_out_dtype_must_match_like_cpu(out_dtype):
     # CPU's lerp iterator checks every dtype the same: a float16 out= of float32 inputs raises
     same_as_cpu(lambda d: torch.lerp(torch.ones(4, 5, device=d), torch.zeros(1, 5, device=d), torch.full((4, 5), 0.25, device=d),
                                      out=torch.empty(0, dtype=out_dtype, device=d)))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
+def test_signbit_reads_the_bit_of_negative_zero_and_nan_like_cpu(dtype):
+    # fuzz 21:715: signbit(-nan) is True on CPU (std::signbit); a comparison cannot see it
+    x = torch.tensor([-0.0, 0.0, float("nan"), -float("nan"), -1.0, 1.0, -float("inf"), float("inf")])
+    same_as_cpu(lambda d: torch.signbit(x.to(dtype).to(d)))
+    same_as_cpu(lambda d: torch.copysign(torch.ones(8, dtype=dtype, device=d), x.to(dtype).to(d)))
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128, torch.float32])
+def test_vdot_sizes_must_match_like_cpu(dtype):
+    # fuzz 21:1216: complex vdot broadcast [0] against [1] and returned 0
+    same_as_cpu(lambda d: torch.vdot(torch.zeros(0, dtype=dtype, device=d), torch.ones(1, dtype=dtype, device=d)))
+    same_as_cpu(lambda d: torch.vdot(torch.ones(3, dtype=dtype, device=d), torch.ones(1, dtype=dtype, device=d)))
+
+
+@pytest.mark.parametrize("dim", [1, -2, 0, -1])
+@pytest.mark.parametrize("op", ["kthvalue", "median", "nanmedian", "mode"])
+def test_selection_on_a_0d_tensor_checks_dim_like_cpu(op, dim):
+    # fuzz 22:673: a 0-d input's dim must be in [-1, 0]; kthvalue(x, 1, dim=1) was computed
+    args = (1, dim) if op == "kthvalue" else (dim,)
+    same_as_cpu(lambda d: tuple(getattr(torch, op)(torch.tensor(2.5, device=d), *args)))
