@@ -21,7 +21,7 @@ static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil
   /* CPU's kernels: max pooling takes every dtype but bool, avg pooling
    * floats and int64 (an integer sum divided with truncation). */
   if (is_max ? x->dtype == TT_BOOL : !tt_dtype_is_float(x->dtype) && x->dtype != TT_I64) {
-    tt_l_fail(L, TT_INVALID_ARGUMENT, "\"%s\" not implemented for '%s'", is_max ? "max_pool2d" : "avg_pool2d",
+    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", is_max ? "max_pool2d" : "avg_pool2d",
               tt_op_type_name(x->dtype));
     return 0;
   }
@@ -128,7 +128,7 @@ static int adaptive_setup(tt_lower_t *L, int ix, int64_t *out) {
     return 0;
   }
   if (!tt_dtype_is_float(x->dtype)) {
-    tt_l_fail(L, TT_INVALID_ARGUMENT, "\"adaptive_avg_pool2d\" not implemented for '%s'", tt_op_type_name(x->dtype));
+    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"adaptive_avg_pool2d\" not implemented for '%s'", tt_op_type_name(x->dtype));
     return 0;
   }
   for (int i = 0; i < x->view.rank - 2; i++)

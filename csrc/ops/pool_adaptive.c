@@ -22,7 +22,7 @@ static int adaptive_check(tt_lower_t *L, const char *name, int nsp, int ix, int 
       return 0;
     }
   if (!tt_dtype_is_float(tt_l_arg_dtype(L, ix))) {
-    tt_l_fail(L, TT_INVALID_ARGUMENT, "\"%s\" not implemented for '%s'", name, tt_op_type_name(tt_l_arg_dtype(L, ix)));
+    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name, tt_op_type_name(tt_l_arg_dtype(L, ix)));
     return 0;
   }
   if (io >= 0) {

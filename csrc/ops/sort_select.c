@@ -120,13 +120,13 @@ static tt_val_t median_pos(tt_lower_t *L, const sel_t *s, int ignore_nan) {
 
 static tt_status_t check_kind(tt_lower_t *L, const char *name) {
   if (tt_l_arg_dtype(L, 0) == TT_BOOL)
-    return tt_status_make(TT_INVALID_ARGUMENT, "\"%s\" not implemented for 'Bool'", name);
+    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s\" not implemented for 'Bool'", name);
   return NULL;
 }
 
 /* median()/nanmedian(): the whole tensor; NaN for an empty one. */
 static tt_status_t median_all(tt_lower_t *L, int ignore_nan) {
-  tt_status_t st = check_kind(L, ignore_nan ? "nanmedian_cpu" : "median_cpu");
+  tt_status_t st = check_kind(L, "median_cpu"); /* CPU's name for nanmedian too */
   if (st) return st;
   sel_t s;
   if (!sel_prepare(L, 0, 1, 0, &s)) return NULL;
@@ -142,7 +142,7 @@ static tt_status_t lower_nanmedian(tt_lower_t *L) { return median_all(L, 1); }
 
 /* median.dim/nanmedian.dim(self, dim, keepdim) -> (values, indices) */
 static tt_status_t median_dim(tt_lower_t *L, int ignore_nan) {
-  tt_status_t st = check_kind(L, ignore_nan ? "nanmedian_cpu" : "median_cpu");
+  tt_status_t st = check_kind(L, "median_out"); /* CPU's name for both, as "median_cpu" for the whole-tensor forms */
   if (st) return st;
   sel_t s;
   if (!sel_prepare(L, tt_l_int(L, 1, 0), 0, tt_l_bool(L, 2, 0), &s)) return NULL;

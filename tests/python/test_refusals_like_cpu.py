@@ -187,3 +187,41 @@ def test_zero_division_error_raised_once_then_cleared(mode):
         # later ops run normally
         assert (T([5, -3], L, "tpu") // T([2, 2], L, "tpu")).cpu().tolist() == [2, -2]
         del r
+
+
+_DISPATCH_REFUSALS = {
+    # CPU's AT_DISPATCH refusals ('"abs_cpu" not implemented for 'Bool'') are NotImplementedError
+    "abs_bool": lambda d: torch.abs(torch.tensor([True, False], device=d)),
+    "ceil_bool": lambda d: torch.ceil(torch.tensor([True], device=d)),
+    "pow_bool": lambda d: torch.pow(torch.tensor([True], device=d), torch.tensor([True], device=d)),
+    "clamp_bool": lambda d: torch.clamp(torch.tensor([True], device=d), min=True),
+    "bitwise_not_half": lambda d: torch.bitwise_not(torch.ones(2, dtype=torch.half, device=d)),
+    "bitwise_and_float": lambda d: torch.bitwise_and(torch.ones(2, device=d), 1),
+    "fmod_bool": lambda d: torch.fmod(torch.tensor([True], device=d), torch.tensor([True], device=d)),
+    "lerp_int": lambda d: torch.lerp(torch.tensor([1, 2], device=d), torch.tensor([1, 2], device=d), 0.5),
+    "frac_int": lambda d: torch.frac(torch.tensor([1, 2], device=d)),
+    "col2im_long": lambda d: torch.nn.functional.fold(torch.ones(1, 4, 4, dtype=torch.long, device=d), (3, 3), 2),
+    "cumsum_bool_out": lambda d: torch.cumsum(torch.tensor([True], device=d), 0,
+                                              out=torch.empty(1, dtype=torch.bool, device=d)),
+    "nansum_long_out": lambda d: torch.nansum(torch.ones(2, device=d), out=torch.empty((), dtype=torch.long, device=d)),
+    "reflection_pad_bool": lambda d: torch.nn.functional.pad(torch.ones(1, 1, 2, dtype=torch.bool, device=d), (1, 1),
+                                                             mode="reflect"),
+    "adaptive_avg_long": lambda d: torch.nn.functional.adaptive_avg_pool2d(torch.ones(1, 1, 4, 4, dtype=torch.long,
+                                                                                      device=d), 2),
+    "logcumsumexp_long": lambda d: torch.logcumsumexp(torch.tensor([1, 2], device=d), 0),
+    "median_bool": lambda d: torch.median(torch.tensor([True, False], device=d), 0),
+    "gelu_long": lambda d: torch.nn.functional.gelu(torch.tensor([1, 2], device=d)),
+    "ctc_long": lambda d: torch.nn.functional.ctc_loss(torch.ones(3, 1, 4, dtype=torch.long, device=d),
+                                                       torch.tensor([[1]], device=d), torch.tensor([3]), torch.tensor([1])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_DISPATCH_REFUSALS))
+def test_dispatch_refusals_are_not_implemented_errors_like_cpu(case):
+    same_as_cpu(_DISPATCH_REFUSALS[case])
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+@pytest.mark.parametrize("dim", [None, 0])
+def test_median_of_bool_refused_with_cpus_name(op, dim):
+    same_as_cpu(lambda d: getattr(torch, op)(torch.tensor([True, False], device=d), *(() if dim is None else (dim,))))
