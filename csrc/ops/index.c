@@ -961,7 +961,7 @@ static tt_status_t lower_topk(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   if (tt_graph_failed(g)) return NULL;
   int64_t size = rank ? tt_l_arg_sizes(L, 0)[dim] : 1;
-  if (k < 0 || k > size) return tt_status_make(TT_INDEX_ERROR, "selected index k out of range");
+  if (k < 0 || k > size) return tt_status_make(TT_INVALID_ARGUMENT, "selected index k out of range");
   tt_val_t x = tt_l_tensor(L, 0);
   if (rank == 0) {
     tt_l_output(L, x);

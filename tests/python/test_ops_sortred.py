@@ -41,7 +41,7 @@ def test_median_nan_and_grad():
     compare(lambda t: torch.median(t, 1).values, y, grad=True)
     compare(lambda t: torch.nanmedian(t), y, grad=True)
     compare(lambda t: torch.kthvalue(t, 2, 0).values, y, grad=True)
-    with pytest.raises(IndexError):
+    with pytest.raises(RuntimeError, match="selected number k out of range"):  # CPU's type
         torch.kthvalue(y.to("tpu"), 9, 0)
 
 

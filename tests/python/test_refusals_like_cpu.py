@@ -225,3 +225,13 @@ def test_dispatch_refusals_are_not_implemented_errors_like_cpu(case):
 @pytest.mark.parametrize("dim", [None, 0])
 def test_median_of_bool_refused_with_cpus_name(op, dim):
     same_as_cpu(lambda d: getattr(torch, op)(torch.tensor([True, False], device=d), *(() if dim is None else (dim,))))
+
+
+@pytest.mark.parametrize("case", ["topk_big", "topk_neg", "topk_0d", "kth_big", "kth_zero"])
+def test_k_out_of_range_is_a_runtime_error_like_cpu(case):
+    f = {"topk_big": lambda d: torch.topk(torch.ones(3, device=d), 5),
+         "topk_neg": lambda d: torch.topk(torch.ones(3, device=d), -1),
+         "topk_0d": lambda d: torch.topk(torch.ones((), device=d), 2),
+         "kth_big": lambda d: torch.kthvalue(torch.ones(3, device=d), 5),
+         "kth_zero": lambda d: torch.kthvalue(torch.ones(3, device=d), 0)}[case]
+    same_as_cpu(f)
