@@ -271,6 +271,12 @@ int tt_op_check_scalar_fits(tt_lower_t *L, int i, tt_dtype_t dt) {
   return 0;
 }
 
+int tt_op_check_host_value_fits(tt_lower_t *L, double v, tt_dtype_t dt) {
+  if (!float_overflows(v, dt)) return 1;
+  tt_l_fail(L, TT_INVALID_ARGUMENT, "value cannot be converted to type %s without overflow", c_type_name(dt));
+  return 0;
+}
+
 tt_status_t tt_op_sub_check(tt_lower_t *L) {
   int b0 = tt_op_arg_dtype(L, 0) == TT_BOOL, b1 = tt_op_arg_dtype(L, 1) == TT_BOOL;
   if (b0 && b1)

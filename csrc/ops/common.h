@@ -48,6 +48,8 @@ int tt_op_matmul_precision_for(const tt_lower_t *L, tt_dtype_t dt);
  * tensor) argument i that does not fit dt records CPU's "value cannot be
  * converted to type int8_t without overflow"; returns 0 then. */
 int tt_op_check_scalar_fits(tt_lower_t *L, int i, tt_dtype_t dt);
+/* The same check of a value computed on the host (a float). */
+int tt_op_check_host_value_fits(tt_lower_t *L, double v, tt_dtype_t dt);
 /* The same for a value that may be a device 0-dim tensor (masked_fill and
  * index_fill with a Tensor value: CPU's value.item() then Scalar::to): a
  * device value gets a device-side check (api: raised at the op in Debug

@@ -94,17 +94,28 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
   tt_dtype_t dt = out->dtype;
   if (dt == TT_BOOL)
     return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s_cpu\" not implemented for 'Bool'", is_log ? "logspace" : "linspace");
+  int is_float = tt_dtype_is_float(dt);
+  tt_graph_t *g = L->g;
+  tt_dtype_t ct = is_float ? dt : TT_F64;
+  if (steps == 1) {
+    /* CPU fills the one step: linspace with fill_(start) (end unchecked),
+     * logspace with fill_(pow(base, start)) computed in double; fill_'s
+     * checked conversion. */
+    double v = is_log ? pow(tt_l_float(L, 3, 10.0), tt_l_float(L, 0, 0)) : tt_l_float(L, 0, 0);
+    if (is_log ? !tt_op_check_host_value_fits(L, v, dt) : !tt_op_check_scalar_fits(L, 0, dt)) return NULL;
+    if (!is_float) v = wrap_to(trunc(v), dt);
+    tt_l_write(L, outi, 0, tt_b_convert(g, tt_b_broadcast(g, tt_l_scalar(L, ct, v, 0, 1), 1, &steps, NULL), dt));
+    L->returns_arg = outi;
+    return NULL;
+  }
   /* start.to<scalar_t>(), end.to<scalar_t>(): CPU's checked conversions */
   if (!tt_op_check_scalar_fits(L, 0, dt) || !tt_op_check_scalar_fits(L, 1, dt)) return NULL;
-  int is_float = tt_dtype_is_float(dt);
   double start = tt_l_float(L, 0, 0), end = tt_l_float(L, 1, 0);
   double base = is_log ? tt_l_float(L, 3, 10.0) : 0;
   if (!is_float) { /* start.to<scalar_t>(): truncated, then wrapped into the type (uint8: -1 is 255) */
     start = wrap_to(trunc(start), dt);
     end = wrap_to(trunc(end), dt);
   }
-  tt_dtype_t ct = is_float ? dt : TT_F64;
-  tt_graph_t *g = L->g;
   tt_val_t i = tt_b_iota(g, ct, 1, &steps, 0);
   tt_val_t s0 = tt_b_broadcast(g, tt_l_scalar(L, ct, start, 0, 1), 1, &steps, NULL);
   tt_val_t e0 = tt_b_broadcast(g, tt_l_scalar(L, ct, end, 0, 1), 1, &steps, NULL);

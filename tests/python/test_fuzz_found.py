@@ -234,3 +234,12 @@ def test_selection_on_a_0d_tensor_checks_dim_like_cpu(op, dim):
     # fuzz 22:673: a 0-d input's dim must be in [-1, 0]; kthvalue(x, 1, dim=1) was computed
     args = (1, dim) if op == "kthvalue" else (dim,)
     same_as_cpu(lambda d: tuple(getattr(torch, op)(torch.tensor(2.5, device=d), *args)))
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int64, torch.float32, torch.float64])
+@pytest.mark.parametrize("ends", [(2.687, -4), (-4, 2), (2.687, 300), (1.7, -2.2), (0.5, 2)])
+@pytest.mark.parametrize("op", ["logspace", "linspace"])
+def test_one_step_space_fills_like_cpu(op, ends, dtype):
+    # fuzz 34:40: CPU fills one step with fill_(start) (linspace: end unchecked) or
+    # fill_(pow(base, start)) in double (logspace: 10**2.687 overflows uint8 and raises)
+    same_as_cpu(lambda d: getattr(torch, op)(*ends, 1, dtype=dtype, device=d))
