@@ -25,7 +25,26 @@ static tt_status_t lower_full(tt_lower_t *L) {
 
 static int is_float_arg(tt_lower_t *L, int i) { return !tt_l_is_none(L, i) && L->args[i].kind == TT_ARG_FLOAT; }
 
-/* arange(start, end, step): length ceil((end - start) / step) as PyTorch computes it. */
+/* An arange end as CPU's accumulate type int64 reads it: an integer as is, a
+ * float truncated (Scalar::to<int64_t>); 0 with *bad set past int64. */
+static int64_t arange_int(tt_lower_t *L, int i, int64_t dflt, int *bad) {
+  if (i < 0) return dflt;
+  if (!is_float_arg(L, i)) return tt_l_int(L, i, dflt);
+  double v = trunc(tt_l_float(L, i, (double)dflt));
+  if (!(v > -9.2233720368547758e18 && v < 9.2233720368547758e18)) {
+    *bad = 1;
+    return 0;
+  }
+  return (int64_t)v;
+}
+
+/* arange(start, end, step) as CPU's arange_out: the checks on the numbers as
+ * given; the length ceil((end - start) / step) in double, except for int64
+ * results, where it is computed in int64 from the truncated ends (so
+ * arange(-0.91, 5, dtype=int64) has 5 elements, int32 6); the values
+ * start + step * i in CPU's accumulate type: int64 from truncated start and
+ * step for integer results (arange(3, -0.9, -1.4, dtype=int32) is 3, 2, 1),
+ * float32 for float16/bfloat16, double otherwise. */
 static tt_status_t arange_common(tt_lower_t *L, int istart, int iend, int istep, int idtype) {
   double start = istart >= 0 ? tt_l_float(L, istart, 0) : 0;
   double end = tt_l_float(L, iend, 0);
@@ -37,18 +56,24 @@ static tt_status_t arange_common(tt_lower_t *L, int istart, int iend, int istep,
   if (!isfinite(start) || !isfinite(end))
     return tt_status_make(TT_INVALID_ARGUMENT, "unsupported range: %g -> %g", start, end);
   if ((step > 0 && end < start) || (step < 0 && end > start))
-    return tt_status_make(TT_INVALID_ARGUMENT, "upper bound and larger bound inconsistent with step sign");
-  int64_t n = (int64_t)ceil((end - start) / step);
-  if (!any_float && !tt_dtype_is_float(dt)) {
-    int64_t s = istart >= 0 ? tt_l_int(L, istart, 0) : 0, e = tt_l_int(L, iend, 0), st = istep >= 0 ? tt_l_int(L, istep, 1) : 1;
-    n = st > 0 ? (e - s + st - 1) / st : (s - e + (-st) - 1) / (-st);
+    return tt_status_make(TT_INVALID_ARGUMENT, "upper bound and lower bound inconsistent with step sign");
+  int is_int = !tt_dtype_is_float(dt);
+  int bad = 0;
+  int64_t s_i = arange_int(L, istart, 0, &bad), e_i = arange_int(L, iend, 0, &bad), st_i = arange_int(L, istep, 1, &bad);
+  if (is_int && bad) return tt_status_make(TT_INVALID_ARGUMENT, "value cannot be converted to type int64_t without overflow");
+  int64_t n;
+  if (dt == TT_I64) {
+    if (st_i == 0) return tt_status_make(TT_VALUE_ERROR, "step must be nonzero");
+    int64_t sgn = (st_i > 0) - (st_i < 0);
+    n = (e_i - s_i + st_i - sgn) / st_i;
     if (n < 0) n = 0;
+  } else {
+    n = (int64_t)ceil((end - start) / step);
   }
-  /* Compute in f64/i64 as PyTorch does, then cast. */
-  tt_dtype_t ct = tt_dtype_is_float(dt) || any_float ? TT_F64 : TT_I64;
+  tt_dtype_t ct = is_int ? TT_I64 : (dt == TT_F16 || dt == TT_BF16) ? TT_F32 : TT_F64;
   tt_val_t i = tt_b_iota(L->g, ct, 1, &n, 0);
-  tt_val_t st = tt_b_broadcast(L->g, tt_l_scalar(L, ct, step, (int64_t)step, 1), 1, &n, NULL);
-  tt_val_t s0 = tt_b_broadcast(L->g, tt_l_scalar(L, ct, start, (int64_t)start, 1), 1, &n, NULL);
+  tt_val_t st = tt_b_broadcast(L->g, tt_l_scalar(L, ct, step, st_i, !is_int), 1, &n, NULL);
+  tt_val_t s0 = tt_b_broadcast(L->g, tt_l_scalar(L, ct, start, s_i, !is_int), 1, &n, NULL);
   tt_val_t v = tt_b_binary(L->g, TT_BIN_ADD, tt_b_binary(L->g, TT_BIN_MUL, i, st), s0);
   tt_l_output(L, tt_b_convert(L->g, v, dt));
   return NULL;

@@ -243,3 +243,19 @@ def test_one_step_space_fills_like_cpu(op, ends, dtype):
     # fuzz 34:40: CPU fills one step with fill_(start) (linspace: end unchecked) or
     # fill_(pow(base, start)) in double (logspace: 10**2.687 overflows uint8 and raises)
     same_as_cpu(lambda d: getattr(torch, op)(*ends, 1, dtype=dtype, device=d))
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int8, torch.uint8])
+@pytest.mark.parametrize("args", [(3, -0.886, -1.396), (-0.91, 5), (-2.5, 0.2), (0, 5, 0.5), (0.5, 3.7, 0.9),
+                                  (-9.522, 4.468, 0.316), (8.455, 2.553, -0.359), (1, 10, 3), (2**40, 2**40 + 5)])
+def test_arange_into_integers_like_cpu(args, dtype):
+    # fuzz 43:1054, 39:1269: CPU truncates start and step to int64 before computing the values
+    # (arange(3, -0.886, -1.396, dtype=int32) is 3, 2, 1), and sizes an int64 result from the
+    # truncated ends (arange(-0.91, 5, dtype=int64) has 5 elements; int32 has 6)
+    if dtype != torch.int64 and args[-1] == 2**40 + 5:
+        args = (7, 12)
+    same_as_cpu(lambda d: torch.arange(*args, dtype=dtype, device=d))
+
+
+def test_arange_bound_message_like_cpu():
+    same_as_cpu(lambda d: torch.arange(5, 0, 1, device=d))
