@@ -80,6 +80,8 @@ def _cpu_fallback(enabled):
 def _plan_view(base, dtype, size, stride, offset):
     """A graph output that views a result or an argument (called by _C.plan_run)."""
     if base.dtype != dtype:
+        if base.dim() == 0:  # view(dtype) of another element size needs a dim (the real view of a 0-d complex)
+            base = base.reshape(1)
         base = base.view(dtype)
     return base.as_strided(size, stride, offset)
 

@@ -82,3 +82,18 @@ def test_inplace_view_ops_compiled(f):
     raised "Expected all tensors to be on the same device ... tpu:0 and tpu:0" there (stft's decomposition
     does out.transpose_(1, 2): the OpInfo run found it)."""
     _check(f, lambda: torch.arange(6.).reshape(2, 3))
+
+
+def test_backward_replay_real_view_of_0d_complex():
+    """torch.complex of 0-d inputs: the backward graph returns real views (view_as_real) of the 0-d complex
+    gradient; its replay rebuilt them with base.view(float32), which PyTorch refuses for a 0-d tensor
+    ("self.dim() cannot be 0 to view ComplexFloat as Float"): the capture passed, the second call raised."""
+    torch._dynamo.reset()
+    f = torch.compile(lambda a, b: torch.complex(a, b), backend="tpu", dynamic=False)
+    for _ in range(3):
+        a = torch.tensor(1.5, device="tpu", requires_grad=True)
+        b = torch.tensor(-2.0, device="tpu", requires_grad=True)
+        out = f(a, b)
+        ga, gb = torch.autograd.grad(out, [a, b], torch.tensor(0.5 + 3j, device="tpu"))
+        torch.testing.assert_close(out.detach().cpu(), torch.tensor(1.5 - 2j))
+        torch.testing.assert_close((ga.cpu(), gb.cpu()), (torch.tensor(0.5), torch.tensor(3.0)))
