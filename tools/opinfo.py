@@ -262,7 +262,10 @@ def _run_unit(op, dtype_name, max_samples, backward, compiled=False):
                                        check_device=False, check_stride=False, check_layout=False)
 
     if compiled:
-        return _compiled_forward(op, res, samples(False), device_args, check, random_values)
+        _compiled_forward(op, res, samples(False), device_args, check, random_values)
+        if backward and res["fwd"] not in ("skip", "prop") and op.supports_autograd and dtype == torch.float32:
+            _compiled_backward(op, res, samples(True), device_args, check)
+        return res
     rec = _Recorder() if dtype == torch.float32 else None
     fwd = {"pass": 0, "fail": 0, "notimpl": 0, "cpu_error": 0}
     msg = None
@@ -372,7 +375,8 @@ def _run_unit(op, dtype_name, max_samples, backward, compiled=False):
 
 # --compile: how a unit ends, worst first (eager_fail: every sample that fails compiled fails in eager tpu too)
 # cpu_graph: the compiled results differ from CPU eager's as the same graph's do on CPU (backend="aot_eager"): the
-# graph Dynamo makes computes something else (a decomposition that rounds low-precision intermediates)
+# graph Dynamo makes computes something else (a decomposition that rounds low-precision intermediates); or the
+# compiled call raises and so does the same function compiled with aot_eager on CPU
 # excess_precision: they differ, but match CPU eager once compiled with torch.tpu.allow_excess_precision(False) (a
 # fused bfloat16/float16 chain keeps its intermediates in float32 by default, as inductor's kernels do: README)
 COMPILE_KINDS = ("mismatch", "error", "cpu_graph", "excess_precision", "eager_fail", "pass")
@@ -540,6 +544,8 @@ def _compiled_forward(op, res, samples, device_args, check, random_values):
                 inner = getattr(e, "inner_exception", None)  # BackendCompilerFailed: what the backend raised
                 kind, m = "error", f"{('capture', 'replay')[len(outs)]}: {_first_line(e)}" + (
                     f" <- {_first_line(inner)}" if inner is not None else "")
+                if _run_as(compiled, on_cpu, "aot_eager") is None:  # PyTorch's own: it raises on CPU too
+                    kind = "cpu_graph"
             graphs = counters["stats"]["unique_graphs"]
             if kind is None:
                 try:
@@ -571,6 +577,95 @@ def _compiled_forward(op, res, samples, device_args, check, random_values):
     if kind in msgs:
         res["fwd_msg"] = msgs[kind]
     return res
+
+
+def _compiled_backward(op, res, samples, device_args, check):
+    """--compile, float32: the gradients of every differentiable input, through AOTAutograd's backward graph of the
+    compiled call (torch.autograd.grad outside it, twice: capture and replay), vs CPU eager's; classified as the
+    forward is (eager tpu's gradients, and the function compiled with aot_eager on CPU, explain a failure)."""
+    import torch
+
+    from torch.utils._pytree import tree_flatten
+
+    def call(x, *a, **k):
+        return op(x, *a, **k)
+
+    def grads(f, x, a, k, gos):
+        inputs = [t for t in tree_flatten((x, a, k))[0] if isinstance(t, torch.Tensor) and t.requires_grad]
+        torch.manual_seed(1)
+        outs = [t for t in tree_flatten(s.output_process_fn_grad(f(x, *a, **k)))[0]
+                if isinstance(t, torch.Tensor) and t.requires_grad]
+        if gos is None:
+            torch.manual_seed(2)
+            gos = [torch.randn_like(t) for t in outs]
+        return torch.autograd.grad(outs, inputs, [g.to(outs[0].device) for g in gos], allow_unused=True), gos
+
+    def on_cpu(f):
+        x, a, k = device_args(s)
+        return grads(f, *tree_cpu((x, a, k)), gos)[0]
+
+    def tree_cpu(t):
+        from torch.utils._pytree import tree_map
+
+        return tree_map(lambda v: v.detach().cpu().requires_grad_(v.requires_grad) if isinstance(v, torch.Tensor)
+                        else torch.device("cpu") if isinstance(v, torch.device) else "cpu" if v == "tpu" else v, t)
+
+    n = {"pass": 0, "mismatch": 0, "error": 0, "eager_fail": 0, "cpu_graph": 0, "cpu_error": 0, "no_graph": 0}
+    msg = {}
+    for i, s in enumerate(samples):
+        try:
+            inputs = [t for t in tree_flatten((s.input, s.args, s.kwargs))[0]
+                      if isinstance(t, torch.Tensor) and t.requires_grad]
+            if not inputs:
+                continue
+            want, gos = grads(op, s.input, s.args, s.kwargs, None)
+        except Exception:
+            n["cpu_error"] += 1
+            continue
+        try:
+            check(grads(op, *device_args(s), gos)[0], want)
+            eager_ok = True
+        except Exception:
+            eager_ok = False
+        torch._dynamo.reset()
+        fn = torch.compile(call, backend="tpu", dynamic=False)
+        kind, got = None, []
+        try:
+            for _ in range(2):
+                got.append(grads(fn, *device_args(s), gos)[0])
+        except Exception as e:
+            inner = getattr(e, "inner_exception", None)
+            kind, m = "error", f"backward {('capture', 'replay')[len(got)]}: {_first_line(e)}" + (
+                f" <- {_first_line(inner)}" if inner is not None else "")
+            if _run_as(call, on_cpu, "aot_eager") is None:
+                kind = "cpu_graph"
+        if kind is None:
+            try:
+                for g in got:
+                    check(g, want)
+            except Exception as e:
+                kind, m = "mismatch", "backward: " + _first_line(e)
+                c = _run_as(call, on_cpu, "aot_eager")
+                try:
+                    if c is None:
+                        raise AssertionError
+                    check(got[0], c)
+                    kind = "cpu_graph"
+                except Exception:
+                    pass
+        kind = kind or "pass"
+        if kind != "pass" and not eager_ok:
+            kind = "eager_fail"
+        n[kind] += 1
+        if kind != "pass" and kind not in msg:
+            shapes = [tuple(t.shape) for t in tree_flatten((s.input, s.args))[0] if isinstance(t, torch.Tensor)]
+            msg[kind] = f"sample {i} {shapes}: {m}"
+    res["bwd_counts"] = n
+    kind = next((k for k in COMPILE_KINDS if n.get(k)), None)
+    if kind:
+        res["bwd"] = kind
+        if kind in msg:
+            res["bwd_msg"] = msg[kind]
 
 
 def worker(args):
@@ -922,7 +1017,7 @@ def report_compile(results, total, not_run, elapsed, args):
              "skip")
     label = {"pass": "pass", "prop": "prop (random values)", "mismatch": "**MISMATCH (wrong answer)**",
              "error": "error (raised; eager tpu passes)", "crash": "crash (process died)", "hang": "hang",
-             "cpu_graph": "differs from CPU eager as the graph does on CPU (aot_eager)",
+             "cpu_graph": "differs or raises as the same function compiled on CPU (aot_eager) does",
              "excess_precision": "differs, matches with allow_excess_precision(False)",
              "eager_fail": "eager-also-fails", "skip": "skip"}
     dtypes = [d for d in DTYPE_NAMES if any(r["dtype"] == d for r in results)]
@@ -940,10 +1035,10 @@ def report_compile(results, total, not_run, elapsed, args):
         "`torch.compile(fn, backend=\"tpu\", dynamic=False)` (after `torch._dynamo.reset()`), twice on tpu "
         "copies of the sample (the first call captures the plan, the second replays it), and both results are "
         "compared with CPU eager at the tolerances of the eager report ([op_coverage.md](op_coverage.md)). The same "
-        "sample runs in eager tpu too. Forward only.",
+        "sample runs in eager tpu too. Backward in float32 (unless --no-backward): see its section.",
         "",
         "pass = every sample matches (and at least one compiled a graph); MISMATCH = a compiled result differs "
-        "from CPU's where eager tpu matches (a wrong answer) and the same compiled function on CPU (`backend=\"aot_eager\"`) does not give the tpu result; differs as on CPU = the compiled result differs from CPU eager but matches the same graph run on CPU by `aot_eager` (Dynamo's graph computes something else, e.g. a decomposition rounding bfloat16 intermediates); matches with allow_excess_precision(False) = a bfloat16/float16 result that differs from CPU's but matches it when compiled with `torch.tpu.allow_excess_precision(False)` (by default a fused chain keeps its intermediates in float32, as inductor's kernels do: see the README); error = a compiled call raised where eager tpu "
+        "from CPU's where eager tpu matches (a wrong answer) and the same compiled function on CPU (`backend=\"aot_eager\"`) does not give the tpu result; differs or raises as on CPU = the compiled result differs from CPU eager but matches the same graph run on CPU by `aot_eager` (Dynamo's graph computes something else, e.g. a decomposition rounding bfloat16 intermediates), or the compiled call raises and so does the same function compiled with `aot_eager` on CPU (a limit of PyTorch's tracing); matches with allow_excess_precision(False) = a bfloat16/float16 result that differs from CPU's but matches it when compiled with `torch.tpu.allow_excess_precision(False)` (by default a fused chain keeps its intermediates in float32, as inductor's kernels do: see the README); error = a compiled call raised where eager tpu "
         "passes; eager-also-fails = every failing sample fails in eager tpu as well; crash / hang = the worker "
         "died / timed out; skip = the OpInfo skips test_compare_cpu, or no sample ran on CPU, or Dynamo compiled "
         "no graph for any sample; prop = random values checked by their properties (tools/opinfo_props.py).",
@@ -966,6 +1061,19 @@ def report_compile(results, total, not_run, elapsed, args):
         if rs:
             lines += ["| entry | dtype | first message |", "| --- | --- | --- |"]
             lines += [f"| {r['entry']} | {r['dtype']} | {esc(r.get('fwd_msg'))} |" for r in rs]
+    bwd = [r for r in results if "bwd" in r]
+    if bwd:
+        lines += ["", "## Backward (float32)", "",
+                  "The gradients of every differentiable input through AOTAutograd's backward graph of the compiled "
+                  "call (`torch.autograd.grad` outside it, captured then replayed) vs CPU eager's, where the forward "
+                  "passed. A crash while tracing the backward kills the unit: it is counted as a forward crash above.",
+                  "", "| backward | float32 |", "| --- | --- |"]
+        lines += [f"| {label[k]} | {sum(r['bwd'] == k for r in bwd)} |" for k in COMPILE_KINDS]
+        lines.append(f"| total run | {len(bwd)} |")
+        bad = sorted((r for r in bwd if r["bwd"] != "pass"), key=lambda r: r["entry"])
+        if bad:
+            lines += ["", "| entry | backward | first message |", "| --- | --- | --- |"]
+            lines += [f"| {r['entry']} | {label[r['bwd']]} | {esc(r.get('bwd_msg'))} |" for r in bad]
     skips = sorted((r["entry"], r["dtype"], r.get("fwd_msg", "")) for r in results if r.get("fwd") == "skip")
     lines += ["", f"## Skips ({len(skips)})", ""] + [f"- {e} ({d}): {why}" for e, d, why in skips]
     if not_run:
