@@ -97,3 +97,32 @@ def test_backward_replay_real_view_of_0d_complex():
         ga, gb = torch.autograd.grad(out, [a, b], torch.tensor(0.5 + 3j, device="tpu"))
         torch.testing.assert_close(out.detach().cpu(), torch.tensor(1.5 - 2j))
         torch.testing.assert_close((ga.cpu(), gb.cpu()), (torch.tensor(0.5), torch.tensor(3.0)))
+
+
+_BOOL_MASK_BACKWARD = """
+import torch
+x = torch.linspace(-2, 2, 25).reshape(5, 5)
+m = torch.tensor([True, True, False, True, False])
+v = torch.linspace(1, 2, 5)
+def grads(dev, compiled):
+    xs, vs = x.to(dev).requires_grad_(), v.to(dev).requires_grad_()
+    f = lambda x, m, v: torch.index_put(x, (m,), v)
+    f = torch.compile(f, backend="tpu", dynamic=False) if compiled else f
+    out = f(xs, m.to(dev), vs)
+    return [t.cpu() for t in (out.detach(),) + torch.autograd.grad((out * out).sum(), [xs, vs])]
+torch.testing.assert_close(grads("tpu", True), grads("cpu", False))
+print("ok")
+"""
+
+
+def test_data_dependent_backward_breaks_the_graph_as_on_cpu():
+    """index_put with a boolean mask and inputs that require grad: AOTAutograd's backward needs nonzero, whose
+    fake tpu tensor raises DynamicOutputShapeException inside the autograd engine; the process aborted there
+    ("terminate called without an active exception": PyTorch's Python-defined device guard restores the stream
+    while the Python error is pending). Now the error reaches Dynamo, which breaks the graph as it does on CPU,
+    and the results are eager's. In a subprocess: the failure this guards against kills the process."""
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-c", _BOOL_MASK_BACKWARD], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and p.stdout.strip().endswith("ok"), (p.returncode, p.stderr[-2000:])
