@@ -12,7 +12,7 @@ CTESTS := $(patsubst tests/c/%.c,build/%,$(CTEST_SRCS))
 CTESTS_SAN := $(patsubst tests/c/%.c,build/san/%,$(CTEST_SRCS))
 PLUGIN = $$($(PY) -c 'import torchtpu._plugin as p; print(p.default_plugin_path())')
 
-.PHONY: all venv install demo test layers ctest ctest-san ctest-tsan pytest test-two-hosts bench opinfo fuzz lm-sweep helion-probe clean
+.PHONY: all venv install demo test layers ctest ctest-san ctest-tsan pytest test-two-hosts bench opinfo opinfo-compile fuzz lm-sweep helion-probe clean
 
 all: install
 
@@ -114,6 +114,11 @@ test-two-hosts: install $(VENV)/.testdeps
 # Every OpInfo entry on tpu vs CPU -> docs/op_coverage.md (see tools/opinfo.py).
 opinfo: install $(VENV)/.testdeps
 	$(PY) tools/opinfo.py --jobs 2
+
+# The same entries under torch.compile(backend="tpu") vs CPU eager (forward; backward in float32)
+# -> docs/op_coverage_compile.md (tools/opinfo.py --compile).
+opinfo-compile: install $(VENV)/.testdeps
+	$(PY) tools/opinfo.py --compile --jobs 2
 
 # Differential fuzzer (tools/fuzz): 3 seeds x 7000 random calls, CPU vs tpu -> build/fuzz/report.md.
 fuzz: install

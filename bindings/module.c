@@ -679,12 +679,17 @@ static PyObject *py_get_defer_chunk_ops(PyObject *self, PyObject *unused) {
 }
 
 /* check_strided(tensor, size, stride, offset): PyTorch's bounds rule for
- * as_strided against the core storage (torch's own reports 0 bytes). */
+ * as_strided against the core storage (torch's own reports 0 bytes). A
+ * tensor with no core storage has nothing to check against: a wrapper
+ * subclass, such as functionalization's FunctionalTensor, on which
+ * AOTAutograd replays an in-place view op (transpose_, unsqueeze_) to update
+ * the wrapper's sizes and strides. */
 static PyObject *py_check_strided(PyObject *self, PyObject *args) {
   (void)self;
   PyObject *tensor, *size, *stride;
   long long offset;
   if (!PyArg_ParseTuple(args, "OOOL", &tensor, &size, &stride, &offset)) return NULL;
+  if (!tt_py_tensor_storage(tensor)) Py_RETURN_NONE;
   tt_tensor_ref_t ref;
   if (!tt_py_tensor_ref(tensor, "as_strided", &ref)) return NULL;
   if (!ref.storage) Py_RETURN_NONE;

@@ -27,6 +27,13 @@ entry is recorded and the run goes on.
   python tools/opinfo.py --ops add,mm --dtypes float32 --out -   # a few entries
   python tools/opinfo.py --skip-done build/opinfo.jsonl --json build/opinfo2.jsonl --out ''   # resume
   python tools/opinfo.py --merge build/opinfo.jsonl build/opinfo2.jsonl    # report from logs
+
+--compile measures torch.compile(backend="tpu") instead (forward only, 4 samples per entry by default): each
+sample's call compiled with dynamic=False, captured and replayed, compared with CPU eager at the same
+tolerances, and run in eager tpu too so that a failure eager shares is told apart (_compiled_forward);
+its report is docs/op_coverage_compile.md, its log build/opinfo_compile.jsonl.
+
+  python tools/opinfo.py --compile --dtypes float32    # make opinfo-compile
 """
 import argparse
 import contextlib
@@ -36,6 +43,7 @@ import select
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 if os.path.dirname(os.path.abspath(__file__)) not in sys.path:  # for tools/opinfo_props.py when loaded by path
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -190,7 +198,7 @@ class _Recorder:
         self.mode = Mode()
 
 
-def _run_unit(op, dtype_name, max_samples, backward):
+def _run_unit(op, dtype_name, max_samples, backward, compiled=False):
     import torch
 
     import opinfo_props
@@ -253,6 +261,11 @@ def _run_unit(op, dtype_name, max_samples, backward):
             torch.testing.assert_close(g, w, atol=0 if exact else atol, rtol=0 if exact else rtol, equal_nan=True,
                                        check_device=False, check_stride=False, check_layout=False)
 
+    if compiled:
+        _compiled_forward(op, res, samples(False), device_args, check, random_values)
+        if backward and res["fwd"] not in ("skip", "prop") and op.supports_autograd and dtype == torch.float32:
+            _compiled_backward(op, res, samples(True), device_args, check)
+        return res
     rec = _Recorder() if dtype == torch.float32 else None
     fwd = {"pass": 0, "fail": 0, "notimpl": 0, "cpu_error": 0}
     msg = None
@@ -360,6 +373,301 @@ def _run_unit(op, dtype_name, max_samples, backward):
     return res
 
 
+# --compile: how a unit ends, worst first (eager_fail: every sample that fails compiled fails in eager tpu too)
+# cpu_graph: the compiled results differ from CPU eager's as the same graph's do on CPU (backend="aot_eager"): the
+# graph Dynamo makes computes something else (a decomposition that rounds low-precision intermediates); or the
+# compiled call raises and so does the same function compiled with aot_eager on CPU
+# excess_precision: they differ, but match CPU eager once compiled with torch.tpu.allow_excess_precision(False) (a
+# fused bfloat16/float16 chain keeps its intermediates in float32 by default, as inductor's kernels do: README)
+COMPILE_KINDS = ("mismatch", "error", "cpu_graph", "excess_precision", "eager_fail", "pass")
+
+
+def _run_as(fn, run, backend, exact=False):
+    """run(fn compiled with `backend`), on tpu with torch.tpu.allow_excess_precision(False) if exact; None if it
+    raised."""
+    import torch
+
+    torch._dynamo.reset()
+    was = torch.tpu.allow_excess_precision(False) if exact else None
+    try:
+        torch.manual_seed(1)
+        return run(torch.compile(fn, backend=backend, dynamic=False))
+    except Exception:
+        return None
+    finally:
+        if exact:
+            torch.tpu.allow_excess_precision(was)
+
+
+def _explained(compare, got, want, low, on_cpu_graph, exact):
+    """How a compiled result `got` that differs from CPU eager's `want` is explained: "cpu_graph" when it matches
+    the same graph run on CPU (aot_eager), for bfloat16/float16 also when compiled with allow_excess_precision(False);
+    "excess_precision" when that exact compile matches `want`; else "mismatch" (a wrong answer)."""
+
+    def matches(a, b):
+        try:
+            compare(a, b)
+            return True
+        except Exception:
+            return False
+
+    cpu_graph = on_cpu_graph()
+    if cpu_graph is not None and matches(got, cpu_graph):
+        return "cpu_graph"
+    strict = exact() if low else None
+    if strict is not None and matches(strict, want):
+        return "excess_precision"
+    if strict is not None and cpu_graph is not None and matches(strict, cpu_graph):
+        return "cpu_graph"
+    return "mismatch"
+
+
+
+
+def _strided_into(x):
+    """(base, view): a view of x's values with a storage offset and, on its last dim, stride 2 in a larger
+    tensor filled with 5s, on x's device: an in-place op on the view writes into part of base's storage."""
+    import torch
+
+    shape = tuple(x.shape)
+    base = torch.full(shape[:-1] + (2 * shape[-1] + 1,) if shape else (2,), 5, dtype=x.dtype, device=x.device)
+    view = base[..., 1::2] if shape else base[1]
+    view.copy_(x.detach())
+    return base, view
+
+
+def _compiled_forward(op, res, samples, device_args, check, random_values):
+    """--compile: each sample's call op(input, *args, **kwargs) compiled with torch.compile(backend="tpu",
+    dynamic=False) after a fresh torch._dynamo.reset(), called twice on tpu copies of the sample (the first
+    call captures the graph's plan, the second replays it); both results are compared with CPU's. Where the
+    entry has an in-place variant (and its values are not random), the sample also runs it compiled on a
+    strided, offset view of a larger tensor (_strided_into: the graph writes its input back into part of a
+    storage), compared as the whole larger tensor. Each call also runs in eager tpu, so that a failure of the
+    compiled call is told apart from one eager has too. A call fails as a mismatch (values differ: a wrong
+    answer) or an error (it raised)."""
+    import torch
+
+    import opinfo_props
+    from torch._dynamo.utils import counters
+    from torch.utils._pytree import tree_flatten, tree_map
+
+    low = res["dtype"] in ("bfloat16", "float16")
+    inplace = None if random_values or is_foreach(op) else op.inplace_variant
+
+    def call(x, *a, **k):
+        return op(x, *a, **k)
+
+    def call_inplace(x, *a, **k):
+        return inplace(x, *a, **k)
+
+    def on_tpu(got):
+        flat, _ = tree_flatten(got)
+        if not any(isinstance(t, torch.Tensor) and t.device.type == "tpu" for t in flat) and any(
+                isinstance(t, torch.Tensor) for t in flat):
+            raise AssertionError("the result is not on tpu")
+
+    def variants(s):
+        """(label, CPU run, tpu run given the function to call) per call of the sample."""
+        # a copy made before the CPU run (an op that writes its input would change the CPU sample), from which
+        # each tpu run takes its device copies
+        kept = SimpleNamespace(**dict(zip(("input", "args", "kwargs"), tree_map(
+            lambda t: t.detach().clone().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t,
+            (s.input, s.args, s.kwargs)))))
+
+        def on_dev(f):
+            x, a, k = device_args(kept)
+            return f(x, *a, **k)
+
+        def on_cpu(f):
+            x, a, k = tree_map(lambda t: t.detach().clone() if isinstance(t, torch.Tensor) else t,
+                               (s.input, s.args, s.kwargs))
+            return f(x, *a, **k)
+
+        yield "", on_cpu, on_dev, call, op
+        if inplace is None or not isinstance(s.input, torch.Tensor):
+            return
+
+        def ip_cpu(f):
+            base, view = _strided_into(s.input)
+            f(view, *s.args, **s.kwargs)
+            return base
+
+        def ip_dev(f):
+            x, a, k = device_args(s)
+            base, view = _strided_into(x)
+            f(view, *a, **k)
+            return base
+
+        yield "in-place ", ip_cpu, ip_dev, call_inplace, inplace
+
+    def compare(s, got, again, want, inplace_call):
+        on_tpu(got)
+        if random_values:
+            opinfo_props.check(res["entry"], s, got, again, want)
+        elif inplace_call:
+            check(got, want)
+        else:
+            check(s.output_process_fn_grad(got), s.output_process_fn_grad(want))
+
+    n = {"pass": 0, "mismatch": 0, "error": 0, "eager_fail": 0, "cpu_graph": 0, "excess_precision": 0, "cpu_error": 0,
+         "no_graph": 0}
+    msgs = {}
+    for i, s in enumerate(samples):
+        if "device" not in s.kwargs and not any(isinstance(t, torch.Tensor) for t in tree_flatten(
+                (s.input, s.args, s.kwargs))[0]):
+            n["no_tpu_input"] = n.get("no_tpu_input", 0) + 1  # nothing would run on tpu
+            continue
+        for label, on_cpu, on_dev, compiled, eager in variants(s):
+            try:
+                torch.manual_seed(1)
+                want = on_cpu(eager)
+            except Exception:
+                n["cpu_error"] += 1
+                continue
+            try:
+                outs = []
+                for _ in range(2):
+                    torch.manual_seed(1)
+                    outs.append(on_dev(eager))
+                compare(s, outs[0], outs[1], want, bool(label))
+                eager_ok = True
+            except Exception:
+                eager_ok = False
+            torch._dynamo.reset()
+            fn = torch.compile(compiled, backend="tpu", dynamic=False)
+            kind, outs = None, []
+            try:
+                for _ in range(2):
+                    torch.manual_seed(1)
+                    outs.append(on_dev(fn))
+            except Exception as e:
+                inner = getattr(e, "inner_exception", None)  # BackendCompilerFailed: what the backend raised
+                kind, m = "error", f"{('capture', 'replay')[len(outs)]}: {_first_line(e)}" + (
+                    f" <- {_first_line(inner)}" if inner is not None else "")
+                if _run_as(compiled, on_cpu, "aot_eager") is None:  # PyTorch's own: it raises on CPU too
+                    kind = "cpu_graph"
+            graphs = counters["stats"]["unique_graphs"]
+            if kind is None:
+                try:
+                    compare(s, outs[0], outs[1], want, bool(label))
+                    if not random_values:
+                        compare(s, outs[1], outs[0], want, bool(label))
+                except Exception as e:
+                    kind, m = "mismatch", _first_line(e)
+                    if not random_values:
+                        kind = _explained(lambda got, w: compare(s, got, None, w, bool(label)), outs[0], want, low,
+                                          lambda: _run_as(compiled, on_cpu, "aot_eager"),
+                                          lambda: _run_as(compiled, on_dev, "tpu", exact=True))
+            if kind is None:
+                kind = "pass" if graphs else "no_graph"  # no graph: Dynamo ran it all eagerly, nothing compiled
+            elif not eager_ok:
+                kind = "eager_fail"
+            n[kind] += 1
+            if kind in ("mismatch", "error", "eager_fail", "cpu_graph", "excess_precision") and kind not in msgs:
+                shapes = [tuple(t.shape) for t in tree_flatten((s.input, s.args))[0] if isinstance(t, torch.Tensor)]
+                msgs[kind] = f"{label}sample {i} {shapes}: {m}"
+    res["fwd_counts"] = n
+    kind = next((k for k in COMPILE_KINDS if n[k]), None)
+    if kind is None:
+        res.update(fwd="skip", fwd_msg=res.get("sample_error") or (
+            "no sample compiled a graph (Dynamo ran them eagerly)" if n["no_graph"] else
+            "no sample runs on CPU for this dtype"))
+        return res
+    res["fwd"] = "prop" if kind == "pass" and random_values else kind
+    if kind in msgs:
+        res["fwd_msg"] = msgs[kind]
+    return res
+
+
+def _compiled_backward(op, res, samples, device_args, check):
+    """--compile, float32: the gradients of every differentiable input, through AOTAutograd's backward graph of the
+    compiled call (torch.autograd.grad outside it, twice: capture and replay), vs CPU eager's; classified as the
+    forward is (eager tpu's gradients, and the function compiled with aot_eager on CPU, explain a failure)."""
+    import torch
+
+    from torch.utils._pytree import tree_flatten
+
+    def call(x, *a, **k):
+        return op(x, *a, **k)
+
+    def grads(f, x, a, k, gos):
+        inputs = [t for t in tree_flatten((x, a, k))[0] if isinstance(t, torch.Tensor) and t.requires_grad]
+        torch.manual_seed(1)
+        outs = [t for t in tree_flatten(s.output_process_fn_grad(f(x, *a, **k)))[0]
+                if isinstance(t, torch.Tensor) and t.requires_grad]
+        if gos is None:
+            torch.manual_seed(2)
+            gos = [torch.randn_like(t) for t in outs]
+        return torch.autograd.grad(outs, inputs, [g.to(outs[0].device) for g in gos], allow_unused=True), gos
+
+    def on_cpu(f):
+        x, a, k = device_args(s)
+        return grads(f, *tree_cpu((x, a, k)), gos)[0]
+
+    def tree_cpu(t):
+        from torch.utils._pytree import tree_map
+
+        return tree_map(lambda v: v.detach().cpu().requires_grad_(v.requires_grad) if isinstance(v, torch.Tensor)
+                        else torch.device("cpu") if isinstance(v, torch.device) else "cpu" if v == "tpu" else v, t)
+
+    n = {"pass": 0, "mismatch": 0, "error": 0, "eager_fail": 0, "cpu_graph": 0, "cpu_error": 0, "no_graph": 0}
+    msg = {}
+    for i, s in enumerate(samples):
+        try:
+            inputs = [t for t in tree_flatten((s.input, s.args, s.kwargs))[0]
+                      if isinstance(t, torch.Tensor) and t.requires_grad]
+            if not inputs:
+                continue
+            want, gos = grads(op, s.input, s.args, s.kwargs, None)
+        except Exception:
+            n["cpu_error"] += 1
+            continue
+        try:
+            check(grads(op, *device_args(s), gos)[0], want)
+            eager_ok = True
+        except Exception:
+            eager_ok = False
+        torch._dynamo.reset()
+        fn = torch.compile(call, backend="tpu", dynamic=False)
+        kind, got = None, []
+        try:
+            for _ in range(2):
+                got.append(grads(fn, *device_args(s), gos)[0])
+        except Exception as e:
+            inner = getattr(e, "inner_exception", None)
+            kind, m = "error", f"backward {('capture', 'replay')[len(got)]}: {_first_line(e)}" + (
+                f" <- {_first_line(inner)}" if inner is not None else "")
+            if _run_as(call, on_cpu, "aot_eager") is None:
+                kind = "cpu_graph"
+        if kind is None:
+            try:
+                for g in got:
+                    check(g, want)
+            except Exception as e:
+                kind, m = "mismatch", "backward: " + _first_line(e)
+                c = _run_as(call, on_cpu, "aot_eager")
+                try:
+                    if c is None:
+                        raise AssertionError
+                    check(got[0], c)
+                    kind = "cpu_graph"
+                except Exception:
+                    pass
+        kind = kind or "pass"
+        if kind != "pass" and not eager_ok:
+            kind = "eager_fail"
+        n[kind] += 1
+        if kind != "pass" and kind not in msg:
+            shapes = [tuple(t.shape) for t in tree_flatten((s.input, s.args))[0] if isinstance(t, torch.Tensor)]
+            msg[kind] = f"sample {i} {shapes}: {m}"
+    res["bwd_counts"] = n
+    kind = next((k for k in COMPILE_KINDS if n.get(k)), None)
+    if kind:
+        res["bwd"] = kind
+        if kind in msg:
+            res["bwd_msg"] = msg[kind]
+
+
 def worker(args):
     """Reads unit ids ("index dtype") from stdin, prints one JSON line per unit."""
     import warnings
@@ -374,7 +682,7 @@ def worker(args):
         op = entries()[int(i)]
         try:
             res = _run_unit(ForeachUnit(op) if is_foreach(op) else op, dtype_name, args.max_samples,
-                            not args.no_backward)
+                            not args.no_backward, args.compile)
         except Exception as e:  # a bug in the harness for this entry: recorded, not fatal
             res = {"entry": entry_name(op), "dtype": dtype_name, "fwd": "fail",
                    "fwd_msg": "harness: " + _first_line(e)}
@@ -408,6 +716,8 @@ class _Worker:
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--max-samples", str(args.max_samples)]
         if args.no_backward:
             cmd.append("--no-backward")
+        if args.compile:
+            cmd.append("--compile")
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
         self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                   text=True, bufsize=1, env=env)
@@ -469,7 +779,8 @@ def drive(args):
                 died = w.p.poll() is not None
                 w.stop()
                 rc = w.p.returncode
-                record({"entry": unit[2], "dtype": unit[1], "fwd": "fail",
+                record({"entry": unit[2], "dtype": unit[1], "fwd": ("crash" if died else "hang") if args.compile
+                        else "fail",
                         "fwd_msg": f"worker process crashed (exit status {rc})" if died
                         else f"timed out after {args.entry_timeout}s", "crash": died})
                 workers[workers.index(w)] = w = _Worker(args)
@@ -481,7 +792,7 @@ def drive(args):
     elapsed = time.time() - t0
     not_run = [(u[2], u[1]) for u in reversed(todo)]
     if args.out:
-        text = report(results, total, not_run, elapsed, args)
+        text = (report_compile if args.compile else report)(results, total, not_run, elapsed, args)
         if args.out == "-":
             print(text)
         else:
@@ -699,24 +1010,105 @@ def report(results, total, not_run, elapsed, args):
     return "\n".join(lines)
 
 
+def report_compile(results, total, not_run, elapsed, args):
+    """The --compile report: per dtype, how units end under torch.compile(backend="tpu"); every wrong answer,
+    error, crash and hang listed with its first message."""
+    kinds = ("pass", "prop", "mismatch", "error", "crash", "hang", "cpu_graph", "excess_precision", "eager_fail",
+             "skip")
+    label = {"pass": "pass", "prop": "prop (random values)", "mismatch": "**MISMATCH (wrong answer)**",
+             "error": "error (raised; eager tpu passes)", "crash": "crash (process died)", "hang": "hang",
+             "cpu_graph": "differs or raises as the same function compiled on CPU (aot_eager) does",
+             "excess_precision": "differs, matches with allow_excess_precision(False)",
+             "eager_fail": "eager-also-fails", "skip": "skip"}
+    dtypes = [d for d in DTYPE_NAMES if any(r["dtype"] == d for r in results)]
+
+    def esc(m):
+        return (m or "").replace("|", "\\|").replace("\n", " ")[:240]
+
+    lines = [
+        "# ATen op coverage under torch.compile (OpInfo)",
+        "",
+        "Generated by `make opinfo-compile` (`python tools/opinfo.py --compile`); do not edit by hand. Every entry "
+        "of PyTorch's `op_db` (and of its foreach databases when run) and every dtype it supports on CPU among "
+        f"{', '.join(dtypes) or ', '.join(DTYPE_NAMES)}: each of its sample inputs (at most {args.max_samples} per "
+        "entry) is called as `op(input, *args, **kwargs)` inside a function compiled with "
+        "`torch.compile(fn, backend=\"tpu\", dynamic=False)` (after `torch._dynamo.reset()`), twice on tpu "
+        "copies of the sample (the first call captures the plan, the second replays it), and both results are "
+        "compared with CPU eager at the tolerances of the eager report ([op_coverage.md](op_coverage.md)). The same "
+        "sample runs in eager tpu too. Backward in float32 (unless --no-backward): see its section.",
+        "",
+        "pass = every sample matches (and at least one compiled a graph); MISMATCH = a compiled result differs "
+        "from CPU's where eager tpu matches (a wrong answer) and the same compiled function on CPU (`backend=\"aot_eager\"`) does not give the tpu result; differs or raises as on CPU = the compiled result differs from CPU eager but matches the same graph run on CPU by `aot_eager` (Dynamo's graph computes something else, e.g. a decomposition rounding bfloat16 intermediates), or the compiled call raises and so does the same function compiled with `aot_eager` on CPU (a limit of PyTorch's tracing); matches with allow_excess_precision(False) = a bfloat16/float16 result that differs from CPU's but matches it when compiled with `torch.tpu.allow_excess_precision(False)` (by default a fused chain keeps its intermediates in float32, as inductor's kernels do: see the README); error = a compiled call raised where eager tpu "
+        "passes; eager-also-fails = every failing sample fails in eager tpu as well; crash / hang = the worker "
+        "died / timed out; skip = the OpInfo skips test_compare_cpu, or no sample ran on CPU, or Dynamo compiled "
+        "no graph for any sample; prop = random values checked by their properties (tools/opinfo_props.py).",
+        "",
+        f"Run: torch {__import__('torch').__version__}, {elapsed / 60:.1f} min with {args.jobs} worker(s), "
+        f"{time.strftime('%Y-%m-%d')}.",
+        "",
+    ]
+    if not_run:
+        lines += [f"**Partial run**: {len(not_run)} of {total} (entry, dtype) units did not run within the time "
+                  "limit; they are not counted below.", ""]
+    lines += ["## Totals", "", "| units | " + " | ".join(dtypes) + " |", "| --- |" + " --- |" * len(dtypes)]
+    for k in kinds:
+        lines.append(f"| {label[k]} | " + " | ".join(
+            str(sum(r["dtype"] == d and r.get("fwd") == k for r in results)) for d in dtypes) + " |")
+    lines.append("| total run | " + " | ".join(str(sum(r["dtype"] == d for r in results)) for d in dtypes) + " |")
+    for k in ("mismatch", "error", "crash", "hang", "cpu_graph", "excess_precision", "eager_fail"):
+        rs = sorted((r for r in results if r.get("fwd") == k), key=lambda r: (r["entry"], r["dtype"]))
+        lines += ["", f"## {label[k]}: {len(rs)}", ""]
+        if rs:
+            lines += ["| entry | dtype | first message |", "| --- | --- | --- |"]
+            lines += [f"| {r['entry']} | {r['dtype']} | {esc(r.get('fwd_msg'))} |" for r in rs]
+    bwd = [r for r in results if "bwd" in r]
+    if bwd:
+        lines += ["", "## Backward (float32)", "",
+                  "The gradients of every differentiable input through AOTAutograd's backward graph of the compiled "
+                  "call (`torch.autograd.grad` outside it, captured then replayed) vs CPU eager's, where the forward "
+                  "passed. A crash while tracing the backward kills the unit: it is counted as a forward crash above.",
+                  "", "| backward | float32 |", "| --- | --- |"]
+        lines += [f"| {label[k]} | {sum(r['bwd'] == k for r in bwd)} |" for k in COMPILE_KINDS]
+        lines.append(f"| total run | {len(bwd)} |")
+        bad = sorted((r for r in bwd if r["bwd"] != "pass"), key=lambda r: r["entry"])
+        if bad:
+            lines += ["", "| entry | backward | first message |", "| --- | --- | --- |"]
+            lines += [f"| {r['entry']} | {label[r['bwd']]} | {esc(r.get('bwd_msg'))} |" for r in bad]
+    skips = sorted((r["entry"], r["dtype"], r.get("fwd_msg", "")) for r in results if r.get("fwd") == "skip")
+    lines += ["", f"## Skips ({len(skips)})", ""] + [f"- {e} ({d}): {why}" for e, d, why in skips]
+    if not_run:
+        lines += ["", f"## Not run ({len(not_run)})", "", ", ".join(f"{e} ({d})" for e, d in not_run)]
+    return "\n".join(lines) + "\n"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--ops", help="comma-separated entry names, of op_db or the foreach databases (default: all)")
     p.add_argument("--dtypes", help=f"comma-separated, among {','.join(DTYPE_NAMES)}")
     p.add_argument("--jobs", type=int, default=2, help="worker processes")
-    p.add_argument("--max-samples", type=int, default=1000, help="sample inputs per entry at most")
+    p.add_argument("--max-samples", type=int, help="sample inputs per entry at most (default 1000; 4 with --compile)")
     p.add_argument("--no-backward", action="store_true")
     p.add_argument("--entry-timeout", type=float, default=300.0, help="seconds before a unit counts as hung")
     p.add_argument("--time-limit", type=float, default=0.0, help="stop after this many seconds (partial report)")
-    p.add_argument("--out", default="docs/op_coverage.md", help="report path, '-' for stdout, '' for none")
-    p.add_argument("--json", default="build/opinfo.jsonl", help="per-unit results, JSON lines")
+    p.add_argument("--out", help="report path, '-' for stdout, '' for none (default docs/op_coverage.md; "
+                                 "docs/op_coverage_compile.md with --compile)")
+    p.add_argument("--json", help="per-unit results, JSON lines (default build/opinfo.jsonl; "
+                                  "build/opinfo_compile.jsonl with --compile)")
+    p.add_argument("--compile", action="store_true",
+                   help="forward under torch.compile(backend=\"tpu\", dynamic=False) vs CPU, beside eager tpu")
     p.add_argument("-v", "--verbose", action="store_true")
     p.add_argument("--skip-done", metavar="JSONL", help="resume: skip the units this earlier log has")
     p.add_argument("--merge", nargs="+", metavar="JSONL",
                    help="no run: write the report from these logs (a later log's unit replaces an earlier one's)")
     p.add_argument("--elapsed", type=float, default=0.0, help="with --merge: the runs' wall time in seconds")
     args = p.parse_args()
+    if args.max_samples is None:
+        args.max_samples = 4 if args.compile else 1000
+    if args.out is None:
+        args.out = "docs/op_coverage_compile.md" if args.compile else "docs/op_coverage.md"
+    if args.json is None:
+        args.json = "build/opinfo_compile.jsonl" if args.compile else "build/opinfo.jsonl"
     if args.worker:
         worker(args)
         return
@@ -732,7 +1124,7 @@ def main():
         results = [merged[(u[2], u[1])] for u in todo if (u[2], u[1]) in merged]
         not_run = [(u[2], u[1]) for u in todo if (u[2], u[1]) not in merged]
         with open(args.out, "w") as f:
-            f.write(report(results, len(todo), not_run, args.elapsed, args))
+            f.write((report_compile if args.compile else report)(results, len(todo), not_run, args.elapsed, args))
         return
     if args.json:
         os.makedirs(os.path.dirname(args.json) or ".", exist_ok=True)

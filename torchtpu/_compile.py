@@ -80,6 +80,8 @@ def _cpu_fallback(enabled):
 def _plan_view(base, dtype, size, stride, offset):
     """A graph output that views a result or an argument (called by _C.plan_run)."""
     if base.dtype != dtype:
+        if base.dim() == 0:  # view(dtype) of another element size needs a dim (the real view of a 0-d complex)
+            base = base.reshape(1)
         base = base.view(dtype)
     return base.as_strided(size, stride, offset)
 
@@ -271,6 +273,58 @@ def _planned_with(settings, kind):
     return compiler
 
 
+class _Contained:
+    """A dispatch mode on top while AOTAutograd traces a backward with fake
+    tpu tensors: a Python exception raised by an op there (a data-dependent
+    output such as nonzero's in index_put's backward) is kept here instead of
+    leaving Python inside the autograd engine, where PyTorch's Python-defined
+    device guard (torch._C._acc.DeviceGuard) restores the tpu stream while
+    the error is still pending, its call into Python fails in a noexcept
+    destructor and the process aborts (std::terminate). The op returns None
+    instead, which fails the node with a C++ error that unwinds cleanly; the
+    kept exception is raised once the engine has returned, as it is on CPU
+    (where Dynamo then breaks the graph)."""
+
+    def __init__(self):
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        contained = self
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                if contained.error is not None:
+                    return None
+                try:
+                    return func(*args, **(kwargs or {}))
+                except Exception as e:
+                    contained.error = e
+                    return None
+
+        self.mode = Mode
+        self.error = None
+
+
+def _contained_grad(grad, thread):
+    """torch.autograd.grad for AOTAutograd's tracing on this thread (see _Contained)."""
+
+    def run(*args, **kwargs):
+        if threading.get_ident() != thread:
+            return grad(*args, **kwargs)
+        c = _Contained()
+        try:
+            with c.mode():
+                out = grad(*args, **kwargs)
+        except Exception as e:
+            if c.error is None:
+                raise
+            raise c.error from e
+        if c.error is not None:
+            raise c.error
+        return out
+
+    return run
+
+
 def backend(gm, example_inputs, mode=None, options=None, **kwargs):
     from torch._dynamo.backends.common import aot_autograd
 
@@ -282,7 +336,12 @@ def backend(gm, example_inputs, mode=None, options=None, **kwargs):
     # it inside the graph (copy_ at its end), so the plan writes them back on
     # device with the program's own results; otherwise AOTAutograd's epilogue
     # copies each one back eagerly, one program per mutated input.
-    compiled = aot_autograd(fw_compiler=_planned_with(settings, "forward"),
-                            bw_compiler=_planned_with(settings, "backward"),
-                            keep_inference_input_mutations=True)(gm, example_inputs, **kwargs)
+    grad = torch.autograd.grad
+    torch.autograd.grad = _contained_grad(grad, threading.get_ident())
+    try:
+        compiled = aot_autograd(fw_compiler=_planned_with(settings, "forward"),
+                                bw_compiler=_planned_with(settings, "backward"),
+                                keep_inference_input_mutations=True)(gm, example_inputs, **kwargs)
+    finally:
+        torch.autograd.grad = grad
     return _handshake.wrap(gm, example_inputs, compiled)  # graphs with collectives: the SPMD handshake
