@@ -52,6 +52,7 @@ static tt_status_t arange_common(tt_lower_t *L, int istart, int iend, int istep,
   int any_float = (istart >= 0 && is_float_arg(L, istart)) || is_float_arg(L, iend) || (istep >= 0 && is_float_arg(L, istep));
   tt_dtype_t dt = tt_l_dtype(L, idtype);
   if (dt == TT_DTYPE_INVALID) dt = any_float ? tt_op_default_float(L) : TT_I64;
+  if (dt == TT_BOOL) return tt_status_make(TT_NOT_IMPLEMENTED, "\"arange_cpu\" not implemented for 'Bool'");
   if (step == 0) return tt_status_make(TT_INVALID_ARGUMENT, "step must be nonzero");
   if (!isfinite(start) || !isfinite(end))
     return tt_status_make(TT_INVALID_ARGUMENT, "unsupported range: %g -> %g", start, end);

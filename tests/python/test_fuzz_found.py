@@ -259,3 +259,7 @@ def test_arange_into_integers_like_cpu(args, dtype):
 
 def test_arange_bound_message_like_cpu():
     same_as_cpu(lambda d: torch.arange(5, 0, 1, device=d))
+
+
+def test_arange_bool_refused_like_cpu():
+    same_as_cpu(lambda d: torch.arange(3, dtype=torch.bool, device=d))
