@@ -53,9 +53,10 @@ static const tt_env_decl_t kDecls[TT_ENV_COUNT] = {
                               "1 on XLA's CPU plugin, the plugin's own elsewhere",
                               "XLA's backend optimization level (0-3; 3 is XLA's default) for every compile"},
     [TT_ENV_SMALL_PROGRAM_ELEMENTS] = {"TORCH_TPU_SMALL_PROGRAM_ELEMENTS", TT_ENV_COUNT_VALUE,
-                                       "16384 on XLA's CPU plugin, 0 (off) elsewhere",
-                                       "programs whose every tensor has at most this many elements compile with "
-                                       "XLA CPU's classic emitters (faster to compile, as fast to run at that size)"},
+                                       "8192 on XLA's CPU plugin, 0 (off) elsewhere",
+                                       "programs whose every tensor has at most this many elements (no matrix product "
+                                       "or convolution) compile with XLA CPU's classic emitters (faster to compile, "
+                                       "as fast to run at that size)"},
     [TT_ENV_WORLD_SIZE] = {"WORLD_SIZE", TT_ENV_COUNT_VALUE, "1",
                            "processes of the job (torchrun's); > 1 turns tier 2 on"},
     [TT_ENV_XDG_CACHE_HOME] = {"XDG_CACHE_HOME", TT_ENV_TEXT, "~/.cache",

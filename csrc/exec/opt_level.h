@@ -24,16 +24,18 @@ int tt_opt_level_from_env(const tt_env_t *env, const char *platform);
 
 /* Small programs on XLA's CPU plugin compile with its classic (elemental IR)
  * emitters instead of its fusion emitters (xla_cpu_use_fusion_emitters =
- * false): measured here, programs over a few thousand elements compile
- * ~35% faster (a small elementwise program 21 -> 14 ms), and up to 16384
- * elements run as fast; at 65536 elements a column sum or a softmax runs
- * 15-30% slower, larger ones up to 8x, hence a bound. Values differ from the
- * fusion emitters' in the last bit at most (erf, softmax, gelu in float32).
- * The bound: TORCH_TPU_SMALL_PROGRAM_ELEMENTS, default 16384 on platform
- * "cpu", 0 (never) elsewhere (the option is XLA CPU's). It is part of the
- * compile-options key; whether a module is small is a function of its text,
- * which the key's module hash covers. */
-#define TT_SMALL_PROGRAM_CPU_DEFAULT 16384
+ * false): measured here (bench/bench_small_programs.py), a small program
+ * compiles in 0.59x the time (21.7 -> 12.7 ms), and up to 8192 elements a
+ * column sum, exp and softmax run as fast; a column sum at 16384 elements
+ * ran 1.7x slower, at 2M elements 8x, hence a bound; matrix products ran
+ * 1.2-1.5x slower at every size, so a module with a dot_general or a
+ * convolution is never small. Values differ from the fusion emitters' in
+ * the last bit at most (erf, softmax, gelu in float32). The bound:
+ * TORCH_TPU_SMALL_PROGRAM_ELEMENTS, default 8192 on platform "cpu", 0
+ * (never) elsewhere (the option is XLA CPU's). It is part of the
+ * compile-options key; whether a module is small is a function of its
+ * text, which the key's module hash covers. */
+#define TT_SMALL_PROGRAM_CPU_DEFAULT 8192
 int64_t tt_small_program_bound_from_env(const tt_env_t *env, const char *platform);
 /* Whether every tensor type in the module text has at most `bound` elements
  * (0: never small; a dynamic dimension is not small). */

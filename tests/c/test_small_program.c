@@ -29,6 +29,9 @@ static void test_module_is_small(void) {
   CHECK(!small("tensor<99999999999999999999xf32>", 16384));     /* no overflow */
   CHECK(small("no tensors at all", 1));
   CHECK(small("tensor<3xcomplex<f32>> tensor<i1>", 3));
+  /* matrix products and convolutions keep the fusion emitters at any size */
+  CHECK(!small("%0 = stablehlo.dot_general %a, %b : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>", 1 << 20));
+  CHECK(!small("%0 = stablehlo.convolution(%a, %b) : tensor<1x1x4x4xf32>", 1 << 20));
 }
 
 /* exp over n values on engine e, copied to out. */
