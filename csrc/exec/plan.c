@@ -199,8 +199,7 @@ static int describe(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *args, c
     memset(q, 0, sizeof *q);
     q->dtype = s->dtype;
     q->numel = s->numel;
-    for (int i = 0; i < R->nparams && !q->donated; i++)
-      q->donated = R->binds[i].kind == TT_BIND_STORAGE && R->binds[i].storage == s;
+    q->donated = tt_region_param_of_pending(R, r) >= 0; /* the capture aliases it (exec/region.h) */
     int j = arg_of_storage(args, p->nargs, s);
     if (j >= 0) {
       q->kind = R_ARG;

@@ -406,6 +406,12 @@ void tt_region_capture_fail(tt_engine_t *e, const char *why) {
   snprintf(c->why, sizeof c->why, "%s", why);
 }
 
+int tt_region_param_of_pending(const tt_region_t *R, int r) {
+  for (int i = 0; i < R->nparams; i++)
+    if (R->binds[i].kind == TT_BIND_STORAGE && R->binds[i].storage == R->pending[r]) return i;
+  return -1;
+}
+
 tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_tier1_exe_t **out_exe, int *out_nout) {
   tt_region_t *R = &e->region;
   *out_exe = NULL;
@@ -424,12 +430,10 @@ tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_tier1_exe
    * optimizer's state, a running statistic) gets its new value in the
    * buffer it was read from; the launch consumes the old buffer, so the
    * update needs no second copy on the device. */
-  for (int r = 0; !s && r < R->npending; r++)
-    for (int i = 0; i < R->nparams; i++)
-      if (R->binds[i].kind == TT_BIND_STORAGE && R->binds[i].storage == R->pending[r]) {
-        s = tt_graph_alias_output(R->g, r, i);
-        break;
-      }
+  for (int r = 0; !s && r < R->npending; r++) {
+    int i = tt_region_param_of_pending(R, r);
+    if (i >= 0) s = tt_graph_alias_output(R->g, r, i);
+  }
   tt_pjrt_buffer_t *small[64];
   tt_pjrt_buffer_t **bufs = nout <= 64 ? small : tt_malloc(sizeof(*bufs) * (size_t)nout);
   if (!s && !bufs) s = tt_status_make(TT_OUT_OF_MEMORY, "out of host memory running a region");

@@ -100,6 +100,10 @@ void tt_region_capture_fail(tt_engine_t *e, const char *why);
  * storages in their order, then the index-check flags when there are
  * checks). The storages get their buffers as a flush would give them. */
 tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_tier1_exe_t **out_exe, int *out_nout);
+/* The parameter that reads pending storage r (a storage the region both
+ * reads and writes: its output reuses that parameter's buffer, i.e. the
+ * buffer is donated), or -1. The one donation rule of captures and plans. */
+int tt_region_param_of_pending(const tt_region_t *R, int r);
 
 void tt_region_set_repeat_detection(tt_engine_t *e, int enabled);
 /* DeferAndFuse closes the region after n ops, then after 2n, 4n, ... more

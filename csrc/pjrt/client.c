@@ -26,7 +26,7 @@ static PJRT_Error *create_client(tt_pjrt_runtime_t *rt, const PJRT_NamedValue *o
  * user options says where they came from. */
 static tt_status_t open_client(tt_pjrt_runtime_t *rt, const tt_pjrt_options_t *options) {
   static const char kName[] = "cpu_device_count";
-  static const char kSource[] = "TORCH_TPU_PJRT_CLIENT_OPTIONS";
+  const char *kSource = tt_env_decl(TT_ENV_PJRT_CLIENT_OPTIONS)->name; /* where the engine reads them */
   int count = options && options->cpu_device_count > 0 ? options->cpu_device_count : 1;
   const char *text = options ? options->client_options : NULL;
   tt_pjrt_client_options_t opts;
