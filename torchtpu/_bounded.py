@@ -28,10 +28,21 @@ Which dims are padded is read from Dynamo's symbolic shapes on every FX node
 symbols -- in layout order, or one symbol plus a constant (padded at its
 end), carried through views and checked against the node's symbolic shape. A graph with anything this module does not know to be
 right under padding (an op outside the rules below, a symbol used as a value
-rather than a size, a padded dim merged where its padding is not at the end,
-an input written in place, an output that views an input, a non-tensor
-output) is not bounded: it keeps plans per exact size (_compile._Graph), as
-before. Pure functions of the graph; the bucket setting is process-wide."""
+other than a pointwise op's scalar, a padded dim merged where its padding is
+not at the end, an input written in place, a non-tensor output other than a
+size) is not bounded: it keeps plans per exact size (_compile._Graph), as
+before. Pure functions of the graph; the bucket setting is process-wide.
+
+Training graphs (AOTAutograd's forward and backward) need four more things,
+all here: the sizes the forward saves for the backward (s0, 4*s0) are
+outputs made on the host from the call's sizes, and a backward's integer
+arguments that are expressions of symbols take the bounds' values; inputs
+the forward saves (or views of them) are returned as given, the views
+replayed on the host; a size used as a pointwise op's scalar (a mean's
+backward divides by its count) is the real size, a 0-d tensor computed in
+the program from the size arguments; and the backward ops that sum over
+rows (layer norm's weight and bias grads, softmax's) read zeros in the
+padding."""
 import operator
 
 import sympy
@@ -341,6 +352,15 @@ class _Analysis:
             if not isinstance(a[2], int) or (_symbolic(src[d]) and (a[2] < 0 or not _single(src[d]))):
                 raise Refused("select at a symbolic index, or from the end of a symbolic dim")
             return src[:d] + src[d + 1:]
+        if p is aten.select_backward:  # zeros of the input's sizes (at the bounds), grad at a static index
+            _no_syms(node, a[2:])
+            out = tuple(_atoms_of_expr(x) for x in val.shape)
+            d = a[2] % len(out)
+            if not isinstance(a[3], int) or (_symbolic(out[d]) and (a[3] < 0 or not _single(out[d]))):
+                raise Refused("select_backward at a symbolic index, or from the end of a symbolic dim")
+            if self.A(a[0]) != out[:d] + out[d + 1:]:
+                raise Refused("select_backward of a grad laid out unlike its input")
+            return out
         if p is aten.slice:
             src = self.A(a[0])
             d = (a[1] if len(a) > 1 else 0) % len(src)
@@ -422,6 +442,30 @@ class _Analysis:
                     raise Refused("layer norm with symbolic weights")
             stat = src[:len(src) - k] + ((),) * k
             return [src, stat, stat]
+        if p in (aten._softmax_backward_data, aten._log_softmax_backward_data):
+            # sums grad (times softmax's output) along dim: zeros in the padding add nothing
+            _no_syms(node, a[2:])
+            src = self.A(a[1])
+            if self.A(a[0]) != src:
+                raise Refused(f"{t}: operands with different layouts")
+            which = (0, 1) if p is aten._softmax_backward_data else (0,)
+            if any(_symbolic(d) for d in src):
+                self.actions[node] = ("sanitize", [(j, None, src) for j in which])
+            return src
+        if p is aten.native_layer_norm_backward:  # rows are independent; weight and bias grads sum over them
+            _no_syms(node, a[2:3] + a[5:])
+            src, k = self.A(a[1]), len(a[2])
+            if any(_symbolic(d) for d in src[len(src) - k:]) or self.A(a[0]) != src:
+                raise Refused("layer norm backward over a symbolic dim")
+            grads = [src]
+            for w in a[5:7]:
+                if w is not None and any(_symbolic(d) for d in self.A(w)):
+                    raise Refused("layer norm backward with symbolic weights")
+                grads.append(self.A(w) if w is not None else ())
+            # padded rows hold anything: zeros there (grad, input, mean, rstd) add nothing to the sums
+            self.actions[node] = ("sanitize", [(j, None, self.A(a[j])) for j in (0, 1, 3, 4)
+                                               if any(_symbolic(d) for d in self.A(a[j]))])
+            return grads
         if p is aten.cumsum:
             _no_syms(node, a)
             src = self.A(a[0])
@@ -477,7 +521,11 @@ class _Analysis:
             _no_syms(node, a[1:])
             return self.A(a[0])
         if (torch.Tag.pointwise in t.tags or p in _ELEMENTWISE) and not t._schema.is_mutable:
-            _no_syms(node, a)
+            symval = [(k, _expr(x.meta["val"])) for k, x in enumerate(a)
+                      if _is_sym_node(x) and isinstance(x.meta["val"], torch.SymInt)]
+            _no_syms(node, [x for k, x in enumerate(a) if k not in {k for k, _ in symval}])
+            if symval:  # a size as a value (a mean's backward divides by its count): the real one, at run time
+                self.actions[node] = ("symval", symval)
             if t is aten.add.Tensor and len(a) == 2 and a[1] == 0 and a[0] in self.iota and not node.kwargs:
                 self.iota[node] = self.iota[a[0]]
             ops = [self.A(x) for x in list(a) + list(node.kwargs.values()) if _tensor_val(x) is not None]
@@ -548,12 +596,14 @@ class _Analysis:
 class Bounding:
     """How one graph runs padded: built by analyze()."""
 
-    def __init__(self, gm, syms, inputs, outputs, actions):
+    def __init__(self, gm, syms, inputs, outputs, actions, derived, host_outs):
         self.gm = gm
         self.syms = syms  # argument position -> symbol name
         self.inputs = inputs  # argument position -> atoms of a tensor with symbolic dims
         self.outputs = outputs  # per output: None, or per dim (symbol, static atoms inside it) or None
         self.actions = actions
+        self.derived = derived  # argument position -> a size computed from the symbols: at the bounds
+        self.host_outs = host_outs  # output position -> made on the host from the call (finish)
         self.order = sorted(syms)
         self._n = {}  # (symbol, size) -> 0-d int64 tensor on the device
 
@@ -580,14 +630,25 @@ class Bounding:
         out = list(args)  # integer arguments of no tensor's size keep their values
         for i in self.order:
             out[i] = bounds[self.syms[i]]
+        for i, e in self.derived.items():
+            out[i] = _value(e, bounds)
         for i, atoms in self.inputs.items():
             out[i] = _pad(args[i], tuple(_size(d, bounds) for d in atoms))
         return out
 
-    def narrow(self, outs, sizes):
+    def finish(self, outs, args, sizes):
+        """The call's outputs: padded results narrowed to the sizes, and the
+        outputs made on the host (sizes at their values, inputs as given)."""
         res = []
-        for o, spec in zip(outs, self.outputs):
-            if spec is not None:
+        for k, (o, spec) in enumerate(zip(outs, self.outputs)):
+            host = self.host_outs.get(k)
+            if host is not None and host[0] == "size":
+                o = _value(host[1], sizes)
+            elif host is not None:
+                o = args[host[1]]
+                for n in host[2] if host[0] == "view" else ():
+                    o = n.target(o, *_at_sizes(n.args[1:], sizes), **_at_sizes(n.kwargs, sizes))
+            elif spec is not None:
                 for d, s in enumerate(spec):
                     if s is not None:
                         o = o.narrow(d, 0, sizes[s[0]] * s[1] + s[2])
@@ -630,29 +691,62 @@ def _pad(t, shape):
     return host.to(t.device)
 
 
-def _aliases_input(node):
+def _alias_root(node):
+    """The placeholder a chain of views starts from, or None."""
     while isinstance(node, torch.fx.Node):
         if node.op == "placeholder":
-            return True
+            return node
         if node.op != "call_function" or not getattr(node.target, "is_view", False):
-            return False
+            return None
         node = node.args[0]
-    return False
+    return None
+
+
+def _aliases_input(node):
+    return _alias_root(node) is not None
+
+
+def _nodes_in(x):
+    if isinstance(x, (list, tuple)):
+        return [n for y in x for n in _nodes_in(y)]
+    return [x] if isinstance(x, torch.fx.Node) else []
+
+
+def _at_sizes(x, sizes):
+    """Arguments of a view with each size node at its value."""
+    if isinstance(x, dict):
+        return {k: _at_sizes(v, sizes) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(_at_sizes(y, sizes) for y in x)
+    return _value(_expr(x.meta["val"]), sizes) if isinstance(x, torch.fx.Node) else x
+
+
+def _value(e, sizes):
+    """A size's value (an _expr) at `sizes` (symbol -> int or 0-d tensor)."""
+    coeff, names, addend = e
+    v = coeff
+    for n in names:
+        v = v * sizes[n]
+    return v + addend
 
 
 def analyze(gm):
     """A Bounding for the graph, or raises Refused saying why it cannot run padded."""
     an = _Analysis(gm)
     syms, inputs, positions = {}, {}, 0
-    static_inputs = set()
+    derived = {}  # argument position -> _expr of a size computed from symbols (a backward's 4*s0)
+    host_outs = {}  # output position -> ("size", _expr) or ("arg", argument position): made on the host
+    static_inputs, position_of, computed_views = set(), {}, []
     for node in gm.graph.nodes:
         if node.op == "placeholder":
             v = node.meta.get("val")
+            position_of[node] = positions
             if isinstance(v, torch.SymInt):
                 e = v.node.expr
-                if not isinstance(e, sympy.Symbol):
-                    raise Refused(f"an integer argument {e} that is not a plain symbol")
-                syms[positions] = e.name
+                if isinstance(e, sympy.Symbol):
+                    syms[positions] = e.name
+                else:
+                    derived[positions] = _expr(v)  # raises Refused for other expressions
                 an.atoms[node] = None
             elif isinstance(v, torch.Tensor):
                 atoms = tuple(_atoms_of_expr(d) for d in v.shape)
@@ -678,14 +772,35 @@ def analyze(gm):
             if not isinstance(outs, (list, tuple)):
                 raise Refused("a graph whose output is not a tuple")
             specs = []
-            for o in outs:
+            for k, o in enumerate(outs):
                 if o is None:
+                    specs.append(None)
+                    continue
+                if _is_sym_node(o) and isinstance(o.meta["val"], torch.SymInt):  # a size AOTAutograd saves
+                    host_outs[k] = ("size", _expr(o.meta["val"]))
                     specs.append(None)
                     continue
                 if _tensor_val(o) is None:
                     raise Refused("a graph with a non-tensor output")
-                if _aliases_input(o):
-                    raise Refused("an output that views an input")
+                if o.op == "placeholder":  # an input saved for the backward: itself, unpadded
+                    host_outs[k] = ("arg", position_of[o])
+                    specs.append(None)
+                    continue
+                root = _alias_root(o)
+                if root is not None and any(_symbolic(d) for d in an.atoms[root]):
+                    # a view of an input saved for the backward: the views again, on the input as given
+                    chain = []
+                    while o is not root:
+                        chain.append(o)
+                        o = o.args[0]
+                    for n in chain:
+                        for x in _nodes_in(list(n.args[1:]) + list(n.kwargs.values())):
+                            if not (_is_sym_node(x) and isinstance(x.meta["val"], torch.SymInt)):
+                                raise Refused("an output that views an input with a tensor argument")
+                            computed_views.append(_expr(x.meta["val"]))
+                    host_outs[k] = ("view", position_of[root], tuple(reversed(chain)))
+                    specs.append(None)
+                    continue
                 spec = []
                 for dim in an.atoms[o]:
                     if not _symbolic(dim):
@@ -711,6 +826,12 @@ def analyze(gm):
         raise Refused("no tensor argument has a symbolic size")
     used = {a if isinstance(a, str) else a[0] for dims in inputs.values() for d in dims for a in d
             if isinstance(a, (str, tuple))}
+    computed = [e for e in derived.values()] + [h[1] for h in host_outs.values() if h[0] == "size"]
+    computed += [e for act in an.actions.values() if act[0] == "symval" for _, e in act[1]] + computed_views
+    for _, names, _ in computed:
+        if not set(names) <= set(syms.values()):
+            raise Refused(f"a size of symbols {sorted(set(names) - set(syms.values()))} that are not integer arguments")
+        used |= set(names)
     missing = used - set(syms.values())
     if missing:
         raise Refused(f"symbols {sorted(missing)} are not integer arguments")
@@ -720,7 +841,7 @@ def analyze(gm):
             if placeholders[i].users:
                 raise Refused(f"a size {syms[i]} that no tensor argument has")
             del syms[i]
-    return Bounding(gm, syms, inputs, specs, an.actions)
+    return Bounding(gm, syms, inputs, specs, an.actions, derived, host_outs)
 
 
 class _Padded(torch.fx.Interpreter):
@@ -768,6 +889,10 @@ class _Padded(torch.fx.Interpreter):
             return super().run_node(node)
         args, kwargs = self.fetch_args_kwargs_from_env(node)
         args = list(args)
+        if act[0] == "symval":  # the size's run-time value, a 0-d tensor computed from the size arguments
+            for k, e in act[1]:
+                args[k] = _value(e, self.n)
+            return node.target.overloadpacket(*args, **kwargs)
         if act[0] == "sanitize":
             for k, i, atoms in act[1]:
                 x = args[k] if i is None else args[k][i]
@@ -803,5 +928,10 @@ class _Padded(torch.fx.Interpreter):
 
 
 def run_padded(b, args, sizes, bounds, device):
-    """The graph's outputs on the padded arguments (inside a capture)."""
-    return _Padded(b, sizes, bounds, device).run(*args)
+    """The graph's outputs on the padded arguments (inside a capture); None
+    where Bounding.finish makes the output on the host."""
+    outs = _Padded(b, sizes, bounds, device).run(*args)
+    if not b.host_outs:
+        return outs
+    res = [None if k in b.host_outs else o for k, o in enumerate(outs)]
+    return type(outs)(res) if isinstance(outs, tuple) else res

@@ -212,7 +212,7 @@ class _Graph:
                 raise
             self.bounding, self.unbounded = None, f"{type(e).__name__}: {e}"
             return self(args)
-        return b.narrow(outs, sizes)
+        return b.finish(outs, args, sizes)
 
     def _call(self, key, bound, args, run, bounded):
         plans = self.plans.get(key, ())
