@@ -2,7 +2,9 @@
 part 4): 24 lengths from 5 to 200 (batch 2, a pre-norm attention block,
 d=64, 4 heads), swept twice in a fresh process per row, tier 3 off. For each
 way of running it: programs compiled in the first sweep, first and second
-sweep wall time, and the largest difference from PyTorch on the CPU. Rows:
+sweep wall time, and the largest difference from PyTorch on the CPU
+(--train: a training step instead, batch 1, the loss and every gradient
+compared; AOTAutograd's forward and backward graphs both run padded). Rows:
 torch.compile(backend="tpu") with dynamic=True (one graph, padded to
 power-of-two buckets: one plan per bucket, torchtpu/_bounded.py), the same
 with buckets off (torch.tpu.set_dynamic_buckets(False): plans per length),
@@ -10,7 +12,7 @@ with dynamic=False (Dynamo recompiles per length), torchtpu's DeferAndFuse
 eager, and the peers PyTorch CPU eager and inductor on CPU (dynamic=True).
 The issue's bar: at most two programs per power-of-two bucket (12 here).
 
-    .venv/bin/python bench/bench_dynamic.py [--rows tpu_dynamic,tpu_per_size,tpu_static,tpu_eager,cpu,inductor]
+    .venv/bin/python bench/bench_dynamic.py [--train] [--rows tpu_dynamic,tpu_per_size,tpu_static,tpu_eager,cpu,inductor]
 """
 import argparse
 import json
@@ -22,6 +24,7 @@ CHILD = r'''
 import json, os, sys, time
 import torch
 row = sys.argv[1]
+train = sys.argv[2] == "train"
 tpu = row.startswith("tpu")
 if tpu:
     import torchtpu  # noqa: F401
@@ -65,17 +68,35 @@ elif row == "inductor":
 else:
     f = m
 lengths = [5 + round(i * 195 / 23) for i in range(24)]
-xs = [torch.randn(2, n, 64, generator=torch.Generator().manual_seed(n)) for n in lengths]
-with torch.no_grad():
-    refs = [ref(x) for x in xs]
+xs = [torch.randn(1 if train else 2, n, 64, generator=torch.Generator().manual_seed(n)) for n in lengths]
+
+
+def step(model, x):  # training: the loss and every parameter's gradient
+    model.zero_grad()
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    return [loss.detach()] + [p.grad for p in model.parameters()]
+
+
+if train:
+    if f is not m:
+        f = torch.compile(step, backend="tpu", dynamic=row != "tpu_static") if tpu else torch.compile(step, dynamic=True)
+    else:
+        f = step
+    refs = [step(ref, x) for x in xs]
+else:
+    with torch.no_grad():
+        refs = [ref(x) for x in xs]
 
 
 def sweep():
     worst = 0.0
     t = time.perf_counter()
-    with torch.no_grad():
+    with torch.set_grad_enabled(train):
         for x, r in zip(xs, refs):
-            worst = max(worst, (f(x.to(dev)).cpu() - r).abs().max().item())
+            got = f(m, x.to(dev)) if train else [f(x.to(dev))]
+            for g, w in zip(got, r if train else [r]):
+                worst = max(worst, (g.cpu() - w).abs().max().item())
     return time.perf_counter() - t, worst
 
 
@@ -104,15 +125,17 @@ LABELS = {
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", default=",".join(LABELS))
+    ap.add_argument("--train", action="store_true", help="a training step (forward, backward; batch 1) instead of inference")
     a = ap.parse_args()
     env = dict(os.environ, TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT="off", TORCH_TPU_TIER2_COMPILATION_CACHE="0",
                OMP_WAIT_POLICY="PASSIVE")
-    print("24 lengths 5..200 through a compiled attention block (batch 2, d=64), two sweeps, fresh process per row")
+    what = "training steps (batch 1; loss and gradients compared)" if a.train else "inference (batch 2)"
+    print(f"24 lengths 5..200 through a compiled attention block (d=64), {what}, two sweeps, fresh process per row")
     print(f"{'row':34s} {'programs':>8s} {'plans':>5s} {'compile s':>9s} {'first s':>8s} {'second s':>8s} "
           f"{'2nd/CPU':>7s} {'max |diff|':>10s}")
     res = {}
     for row in a.rows.split(","):
-        p = subprocess.run([sys.executable, "-c", CHILD, row], env=env, capture_output=True, text=True, timeout=1800)
+        p = subprocess.run([sys.executable, "-c", CHILD, row, "train" if a.train else "infer"], env=env, capture_output=True, text=True, timeout=1800)
         line = [x for x in p.stdout.splitlines() if x.startswith("DYN ")]
         if not line:
             print(f"{LABELS[row]:34s} failed: {(p.stdout + p.stderr)[-800:]}")
