@@ -730,8 +730,9 @@ def _value(e, sizes):
     return v + addend
 
 
-def analyze(gm):
-    """A Bounding for the graph, or raises Refused saying why it cannot run padded."""
+def analyze(gm, atoms_only=False):
+    """A Bounding for the graph, or raises Refused saying why it cannot run
+    padded. atoms_only: the analysis of its nodes (their atoms), outputs unread."""
     an = _Analysis(gm)
     syms, inputs, positions = {}, {}, 0
     derived = {}  # argument position -> _expr of a size computed from symbols (a backward's 4*s0)
@@ -768,6 +769,8 @@ def analyze(gm):
             an.keep_iota(node, atoms)
             an.atoms[node] = atoms
         elif node.op == "output":
+            if atoms_only:
+                return an
             outs = node.args[0]
             if not isinstance(outs, (list, tuple)):
                 raise Refused("a graph whose output is not a tuple")
@@ -842,6 +845,101 @@ def analyze(gm):
                 raise Refused(f"a size {syms[i]} that no tensor argument has")
             del syms[i]
     return Bounding(gm, syms, inputs, specs, an.actions, derived, host_outs)
+
+
+def split_saved(fw, bw, num_fwd_outputs):
+    """Activations the forward saves for the backward whose padding would lie
+    inside a merged dim (a linear's [b*s, d] input, laid out [b, s, d]) leave
+    the forward reshaped to their atoms ([b, s, d]) and are reshaped back at
+    the top of the backward: the same values, and both graphs can run padded.
+    Returns whether it changed the graphs; graphs it cannot read stay as they are."""
+    try:
+        an = analyze(fw, atoms_only=True)
+    except Refused:
+        return False
+    out_node = next(n for n in fw.graph.nodes if n.op == "output")
+    outs = list(out_node.args[0])
+    bw_ph = {n.name: n for n in bw.graph.nodes if n.op == "placeholder"}
+    sym_node = {}
+    for n in fw.graph.nodes:
+        v = n.meta.get("val") if n.op == "placeholder" else None
+        if isinstance(v, torch.SymInt) and isinstance(v.node.expr, sympy.Symbol):
+            sym_node[v.node.expr.name] = n
+    top = next(n for n in bw.graph.nodes if n.op != "placeholder")
+    changed = False
+    for k in range(num_fwd_outputs, len(outs)):
+        o = outs[k]
+        v = _tensor_val(o)
+        atoms = an.atoms.get(o) if v is not None else None
+        if (not isinstance(atoms, tuple) or o.name not in bw_ph or len(atoms) != v.dim()
+                or not any(len(d) > 1 and _symbolic(d) for d in atoms)):
+            continue
+        groups, sizes, vals = [], [], []  # split dims per dim of v; the split's sizes (fw) and values
+        for i, d in enumerate(atoms):
+            if len(d) <= 1 or not _symbolic(d):
+                groups.append([len(sizes)])
+                sizes.append(v.shape[i])
+                vals.append(v.shape[i])
+                continue
+            if any(isinstance(a, tuple) or (isinstance(a, str) and a not in sym_node) for a in d):
+                break
+            groups.append(list(range(len(sizes), len(sizes) + len(d))))
+            for a in d:
+                sizes.append(sym_node[a] if isinstance(a, str) else a)
+                vals.append(sym_node[a].meta["val"] if isinstance(a, str) else a)
+        else:
+            with v.fake_mode:
+                split_val = v.reshape(vals)
+            with fw.graph.inserting_before(out_node):
+                args = []
+                for j, x in enumerate(sizes):
+                    if isinstance(x, torch.SymInt):  # an unmerged symbolic dim: its size, read from o
+                        x = fw.graph.call_function(aten.sym_size.int, (o, groups_dim(groups, j)))
+                        x.meta["val"] = vals[j]
+                    args.append(x)
+                sp = fw.graph.call_function(aten.reshape.default, (o, args))
+                sp.meta["val"] = split_val
+            outs[k] = sp
+            ph = bw_ph[o.name]
+            ph.meta["val"] = split_val
+            mine = set()  # the nodes made here that read the split placeholder
+            with bw.graph.inserting_before(top):
+                merged = []
+                for i, g in enumerate(groups):
+                    if not isinstance(v.shape[i], torch.SymInt):
+                        merged.append(v.shape[i])
+                        continue
+                    acc = None
+                    for j in g:
+                        x = split_val.shape[j]
+                        if isinstance(x, torch.SymInt):
+                            n = bw.graph.call_function(aten.sym_size.int, (ph, j))
+                            n.meta["val"] = x
+                            mine.add(n)
+                            x = n
+                        if acc is None:
+                            acc = x
+                        else:
+                            prod = bw.graph.call_function(operator.mul, (acc, x))
+                            prod.meta["val"] = (acc.meta["val"] if isinstance(acc, torch.fx.Node) else acc) * (
+                                x.meta["val"] if isinstance(x, torch.fx.Node) else x)
+                            acc = prod
+                    merged.append(acc)
+                back = bw.graph.call_function(aten.reshape.default, (ph, merged))
+                back.meta["val"] = v
+            mine.add(back)
+            ph.replace_all_uses_with(back, delete_user_cb=lambda u: u not in mine)
+            changed = True
+    if changed:
+        out_node.args = (tuple(outs) if isinstance(out_node.args[0], tuple) else outs,) + tuple(out_node.args[1:])
+        fw.recompile()
+        bw.recompile()
+    return changed
+
+
+def groups_dim(groups, j):
+    """The dim of the merged tensor whose split dims hold split dim j."""
+    return next(i for i, g in enumerate(groups) if j in g)
 
 
 class _Padded(torch.fx.Interpreter):

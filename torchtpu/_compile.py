@@ -23,7 +23,7 @@ import threading
 
 import torch
 
-from . import _C, _bounded
+from . import _C, _bounded, _dynamic_buckets
 
 # Inductor's modes. XLA compiles every program with its own fusion and kernel
 # choices, and each graph already runs as fused executables with no per-op
@@ -325,6 +325,19 @@ def _contained_grad(grad, thread):
     return run
 
 
+def _partition(joint, joint_inputs, **kw):
+    """AOTAutograd's default partition; with symbolic sizes, activations saved
+    in merged dims leave the forward split, so both graphs can run padded
+    (_bounded.split_saved)."""
+    from torch._functorch.partitioners import default_partition
+
+    fw, bw = default_partition(joint, joint_inputs, **kw)
+    if _dynamic_buckets.get_dynamic_buckets() is not False and any(
+            isinstance(n.meta.get("val"), torch.SymInt) for n in fw.graph.nodes if n.op == "placeholder"):
+        _bounded.split_saved(fw, bw, kw["num_fwd_outputs"])
+    return fw, bw
+
+
 def backend(gm, example_inputs, mode=None, options=None, **kwargs):
     from torch._dynamo.backends.common import aot_autograd
 
@@ -341,6 +354,7 @@ def backend(gm, example_inputs, mode=None, options=None, **kwargs):
     try:
         compiled = aot_autograd(fw_compiler=_planned_with(settings, "forward"),
                                 bw_compiler=_planned_with(settings, "backward"),
+                                partition_fn=_partition,
                                 keep_inference_input_mutations=True)(gm, example_inputs, **kwargs)
     finally:
         torch.autograd.grad = grad

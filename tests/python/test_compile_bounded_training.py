@@ -106,13 +106,21 @@ def test_transformer_training_with_a_symbolic_sequence_runs_one_plan_per_bucket(
     assert captures <= 2 * 3, captures
 
 
-def test_transformer_training_with_batch_and_sequence_symbolic_keeps_plans_per_size():
-    # batch x sequence merged in the saved activations (padding inside a dim):
-    # not bounded, and still right for every length
-    _train_sweep(_block(), (2, 0, 32), 1, [5, 6, 9, 6], {"dynamic": True})
+@pytest.mark.parametrize("kw,mark", [({"dynamic": True}, None), ({}, 1)], ids=["dynamic", "mark_dynamic"])
+def test_transformer_training_with_a_batch_of_two_runs_one_plan_per_bucket(kw, mark):
+    # the activations the forward saves for the backward are [2*s, d] (the
+    # linears' inputs): saved split as [2, s, d] (_bounded.split_saved), so the
+    # padding lies at the end of s and both graphs run padded
+    captures = _train_sweep(_block(), (2, 0, 32), 1, [5, 6, 9, 12, 6], kw, mark=mark)
     gs = _graphs()
-    assert gs and any(g.bounding is None and g.unbounded for g in gs)
+    assert len(gs) == 2 and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+    assert captures <= 2 * 2, captures
 
 
-def test_mark_dynamic_sequence_of_a_batch_of_two_is_right():
-    _train_sweep(_block(), (2, 0, 32), 1, [5, 6, 9, 6], {}, mark=1)
+def test_training_with_buckets_off_keeps_plans_per_size_and_is_right():
+    torch.tpu.set_dynamic_buckets(False)
+    try:
+        captures = _train_sweep(_block(), (2, 0, 32), 1, [5, 6, 9, 6], {"dynamic": True})
+    finally:
+        torch.tpu.set_dynamic_buckets(None)
+    assert captures == 2 * 3, captures
