@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/linalg_util.h"
 
@@ -25,7 +26,7 @@ static int read_mat(tt_lower_t *L, int i, const char *what, int square, mat_t *M
   M->rank = tt_l_arg_rank(L, i);
   if (M->dt == TT_DTYPE_INVALID) return tt_l_fail(L, TT_TYPE_ERROR, "%s: expected a Tensor", what), 0;
   if (!tt_dtype_is_float(M->dt))
-    return tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"lu_cpu\" not implemented for '%s'", tt_op_type_name(M->dt)), 0;
+    return tt_l_refuse_dtype(L, M->dt, "lu_cpu"), 0;
   const int64_t *s = tt_l_arg_sizes(L, i);
   if (M->rank < 2)
     return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: The input tensor A must have at least 2 dimensions.", what), 0;
@@ -519,7 +520,7 @@ static tt_status_t lower_matrix_exp(tt_lower_t *L) {
   mat_t A;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (dt != TT_DTYPE_INVALID && !tt_dtype_is_float(dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"linalg_matrix_exp\" not implemented for '%s'", tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "linalg_matrix_exp");
   if (!read_mat(L, 0, "linalg.matrix_exp", 1, &A)) return NULL;
   tt_graph_t *g = L->g;
   int nb = A.nb, rank = A.rank;

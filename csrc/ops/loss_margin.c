@@ -3,6 +3,7 @@
  * divided by C, the mean also by N. Targets pick columns by one-hot masks
  * (select, not multiply, so inf inputs stay out of unrelated terms). */
 #include "ops/families.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/nn_util.h"
 
 typedef struct {
@@ -18,7 +19,7 @@ static int mm_setup(tt_lower_t *L, const char *name, int ix, int it, int ired, m
   m->dt = tt_l_arg_dtype(L, ix);
   m->reduction = tt_l_int(L, ired, 1);
   if (!tt_dtype_is_float(m->dt)) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name, tt_op_type_name(m->dt));
+    tt_l_refuse_dtype(L, m->dt, "%s", name);
     return 0;
   }
   /* A 0-dim input is one sample of one class, as on CPU. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/complex.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/common.h"
 #include "ops/scan.h"
 #include "ops/families.h"
@@ -227,7 +228,7 @@ static tt_status_t lower_min_dim(tt_lower_t *L) { return max_min_dim(L, TT_RED_A
 static tt_status_t arg_max_min(tt_lower_t *L, tt_reduce_t kind, const char *name) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (dt == TT_BOOL)
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s_cpu\" not implemented for 'Bool'", name);
+    return tt_op_refuse_dtype(TT_BOOL, "%s_cpu", name);
   int rank = tt_l_arg_rank(L, 0);
   const int64_t *sizes = tt_l_arg_sizes(L, 0);
   int keepdim = tt_l_bool(L, 2, 0);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ops/families.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/nn_util.h"
 
 typedef enum { UP_NEAREST, UP_NEAREST_EXACT, UP_LINEAR, UP_CUBIC, UP_AA } up_mode_t;
@@ -160,7 +161,7 @@ static tt_status_t upsample(tt_lower_t *L, const up_op_t *op) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   int nearest = op->mode == UP_NEAREST || op->mode == UP_NEAREST_EXACT;
   if (!tt_dtype_is_float(dt) && !(nearest && !b && dt == TT_U8))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", op->name, tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "%s", op->name);
   if (b) {
     int gr = tt_l_arg_rank(L, 0);
     const int64_t *gs = tt_l_arg_sizes(L, 0);
