@@ -157,16 +157,8 @@ static const char *cpp_name(tt_dtype_t dt) {
   }
 }
 
-/* The legacy tensor type names of checkScalarType ("torch.FloatTensor";
- * the types without a legacy class print as "CPUBoolType"). */
-static void legacy_name(tt_dtype_t dt, char *buf, size_t n) {
-  const char *pt = tt_op_type_name(dt);
-  if (dt == TT_BOOL || dt == TT_BF16 || tt_dtype_is_complex(dt)) snprintf(buf, n, "CPU%sType", pt);
-  else snprintf(buf, n, "torch.%sTensor", pt);
-}
-
 static void type_text(names_t names, tt_dtype_t dt, char *buf, size_t n) {
-  if (names == N_LEGACY) legacy_name(dt, buf, n);
+  if (names == N_LEGACY) tt_op_legacy_type_name(dt, buf, n);
   else snprintf(buf, n, "%s", names == N_CPP ? cpp_name(dt) : tt_op_type_name(dt));
 }
 
