@@ -166,3 +166,53 @@ def test_lu_unpack_of_integers_computes_like_cpu():
         for e, a in zip(torch.lu_unpack(x.to(dt), piv), torch.lu_unpack(x.to(dt).to("tpu"), piv.to("tpu")), strict=True):
             assert a.dtype == e.dtype
             assert torch.equal(a.cpu(), e)
+
+
+def c(dt, d):
+    return torch.tensor([1 + 1j, 2 - 1j], dtype=dt, device=d)
+
+
+# Ordering ops refused for complex values (csrc/ops/complex_refusal.c): CPU's
+# dispatch refusal or its own NotImplementedError / RuntimeError, in-place and
+# overloads included.
+A = torch.ops.aten
+COMPLEX = {
+    "lt": lambda dt, d: torch.lt(c(dt, d), c(dt, d)),
+    "ge_scalar": lambda dt, d: torch.ge(c(dt, d), 1),
+    "clamp": lambda dt, d: torch.clamp(c(dt, d), 0, 1),
+    "clamp_min_tensor_": lambda dt, d: c(dt, d).clamp_min_(c(dt, d)),
+    "clamp_max_tensor": lambda dt, d: torch.clamp_max(c(dt, d), c(dt, d)),
+    "relu_": lambda dt, d: torch.relu_(c(dt, d)),
+    "hardtanh": lambda dt, d: F.hardtanh(c(dt, d)),
+    "threshold": lambda dt, d: F.threshold(c(dt, d), 0.5, 0.0),
+    "max_all": lambda dt, d: torch.max(c(dt, d)),
+    "max_dim": lambda dt, d: torch.max(c(dt, d), 0),
+    "amax": lambda dt, d: torch.amax(c(dt, d)),
+    "aminmax": lambda dt, d: torch.aminmax(c(dt, d)),
+    "argmin": lambda dt, d: torch.argmin(c(dt, d)),
+    "maximum": lambda dt, d: torch.maximum(c(dt, d), c(dt, d)),
+    "fmin": lambda dt, d: torch.fmin(c(dt, d), c(dt, d)),
+    "heaviside_": lambda dt, d: c(dt, d).heaviside_(c(dt, d)),
+    "median_dim": lambda dt, d: torch.median(c(dt, d), 0),
+    "nanmedian": lambda dt, d: torch.nanmedian(c(dt, d)),
+    "kthvalue": lambda dt, d: torch.kthvalue(c(dt, d), 1),
+    "cummax": lambda dt, d: torch.cummax(c(dt, d), 0),
+    "sort_stable": lambda dt, d: torch.sort(c(dt, d), stable=True),
+    "topk": lambda dt, d: torch.topk(c(dt, d), 1),
+    "floor_divide_": lambda dt, d: c(dt, d).floor_divide_(2),
+    "remainder_scalar_tensor": lambda dt, d: A.remainder.Scalar_Tensor(2, c(dt, d)),
+    "fmod": lambda dt, d: torch.fmod(c(dt, d), 2),
+    "floor": lambda dt, d: torch.floor(c(dt, d)),
+    "trunc_": lambda dt, d: c(dt, d).trunc_(),
+    "round": lambda dt, d: torch.round(c(dt, d)),
+    "round_decimals": lambda dt, d: torch.round(c(dt, d), decimals=1),
+}
+
+
+@pytest.mark.parametrize("dt", [torch.complex64, torch.complex128])
+@pytest.mark.parametrize("name", sorted(COMPLEX))
+def test_complex_refusals_like_cpu(name, dt):
+    cpu, tpu = _run(COMPLEX[name], dt, "cpu"), _run(COMPLEX[name], dt, "tpu")
+    assert cpu is not None, f"{name}: CPU computed; the case tests nothing"
+    assert type(tpu) is type(cpu), f"CPU {cpu!r}; tpu {type(tpu).__name__}: {tpu}"
+    assert re.fullmatch(r"(aten::[\w.]+: )?" + re.escape(str(cpu)), str(tpu)), f"CPU's message {str(cpu)!r}, tpu's {str(tpu)!r}"
