@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/elementwise.h"
 #include "ops/families.h"
 
@@ -37,7 +38,7 @@ static void act_out(tt_lower_t *L, act_t *p, tt_val_t v) { tt_l_output(L, tt_b_c
 static tt_status_t float_only(tt_lower_t *L, const char *name) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (!tt_dtype_is_float(dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name, tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "%s", name);
   return NULL;
 }
 

@@ -6,6 +6,7 @@
  * growth_interval clean steps unless it would overflow float32). Both stay
  * on device: no host read of found_inf. */
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 
 /* A one-element tensor argument of dtype dt, as a rank-0 value; CPU's
@@ -27,8 +28,7 @@ static tt_status_t lower_unscale(tt_lower_t *L) {
   for (int j = 0; j < n; j++) {
     tt_dtype_t dt = L->args[0].t[j].dtype;
     if (!tt_dtype_is_float(dt))
-      return tt_status_make(TT_NOT_IMPLEMENTED, "\"_amp_foreach_non_finite_check_and_unscale_cpu\" not implemented for '%s'",
-                            tt_op_type_name(dt));
+      return tt_op_refuse_dtype(dt, "_amp_foreach_non_finite_check_and_unscale_cpu");
     tt_dtype_t om = tt_op_math_type(dt);
     tt_val_t v = tt_b_convert(g, tt_l_tensor_elem(L, 0, j), om);
     tt_val_t finite = tt_b_compare(g, TT_CMP_LT, tt_b_unary(g, TT_UN_ABS, v), tt_b_like_f(g, v, __builtin_inf()));

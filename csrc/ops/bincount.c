@@ -4,6 +4,7 @@
  * trampoline downloads them and lowers bincount again with them appended, so
  * the result has a known length and negative values raise as on CPU. */
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/nn_util.h"
 #include "ops/size_pair.h"
@@ -11,7 +12,7 @@
 static tt_status_t check_args(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (!tt_dtype_is_int(dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"bincount_cpu\" not implemented for '%s'", tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "bincount_cpu");
   if (tt_l_arg_rank(L, 0) != 1)
     return tt_status_make(TT_INVALID_ARGUMENT, "bincount only supports 1-d non-negative integral inputs.");
   if (tt_l_int(L, 2, 0) < 0) return tt_status_make(TT_INVALID_ARGUMENT, "minlength should be >= 0");

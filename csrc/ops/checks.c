@@ -6,6 +6,11 @@ static const char kAsyncNote[] =
     "device-side assert: that op's outputs hold clamped values; set TORCH_TPU_LAUNCH_BLOCKING=1 "
     "to raise at the op";
 
+/* An assert has no outputs to hold clamped values. */
+static const char kAsyncAssertNote[] =
+    "raised asynchronously at this synchronization point by an earlier op, like CUDA's "
+    "device-side assert; set TORCH_TPU_LAUNCH_BLOCKING=1 to raise at the op";
+
 tt_status_t tt_index_check_status(const tt_index_check_t *k, int64_t count_bad, int64_t index, int async) {
   if (count_bad == 0) return TT_OK_STATUS;
   long long n = (long long)count_bad, i = (long long)index, size = (long long)k->size;
@@ -28,6 +33,9 @@ tt_status_t tt_index_check_status(const tt_index_check_t *k, int64_t count_bad, 
     case TT_CHECK_VALUE_FITS:
       return tt_status_make(TT_INVALID_ARGUMENT, "value cannot be converted to type %s without overflow (aten::%s: the value tensor; %s)",
                             k->type_name ? k->type_name : "?", op, note);
+    case TT_CHECK_ASSERT:
+      return tt_status_make(TT_INVALID_ARGUMENT, "%s (aten::%s: the asserted value was zero; %s)", k->msg, op,
+                            async ? kAsyncAssertNote : note);
     case TT_CHECK_LDL_PIVOT:
       return tt_status_make(TT_INVALID_ARGUMENT, "Pivots given to ldl_solve must all satisfy |pivot| %s. Did you properly pass the "
                             "result of ldl_factor? (aten::%s: pivot %lld, LD.size(-2) = %lld; %s)",

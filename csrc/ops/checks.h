@@ -18,7 +18,13 @@ typedef enum tt_check_kind_e {
   TT_CHECK_LDL_PIVOT, /* RuntimeError "Pivots given to ldl_solve must all satisfy |pivot| <= LD.size(-2)..." (or >= 1) */
   TT_CHECK_ZERO_DIV,  /* RuntimeError "ZeroDivisionError" (integer div, floor_divide, remainder, fmod by a zero element) */
   TT_CHECK_VALUE_FITS, /* RuntimeError "value cannot be converted to type int8_t without overflow" (a device value tensor) */
+  TT_CHECK_ASSERT,     /* RuntimeError with the caller's message (_assert_async: a zero value) */
 } tt_check_kind_t;
+
+/* Room for a TT_CHECK_ASSERT message, kept inside the check (checks are
+ * copied by value into regions, launches, plans and the pending ring); a
+ * longer message is cut to this many bytes less one. */
+#define TT_CHECK_MSG_MAX 256
 
 /* One check: `flag` is an i64[2] value of the op's graph {number of bad
  * indices, first bad index}; the rest goes into the message. */
@@ -29,6 +35,7 @@ typedef struct tt_index_check_s {
   int64_t size;
   const char *op; /* the op's static name, e.g. "index_select" */
   const char *type_name; /* TT_CHECK_VALUE_FITS: the C type named in the message (static), else NULL */
+  char msg[TT_CHECK_MSG_MAX]; /* TT_CHECK_ASSERT: the message raised, else empty */
 } tt_index_check_t;
 
 /* The error PyTorch raises for a failed check (OK when count is 0). `async`

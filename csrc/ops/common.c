@@ -1,6 +1,7 @@
 /* Type promotion, broadcasting and operand helpers for lowerings. */
 #include "ops/common.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *tt_op_type_name(tt_dtype_t dt) {
@@ -19,6 +20,12 @@ const char *tt_op_type_name(tt_dtype_t dt) {
     case TT_C128: return "ComplexDouble";
     default: return tt_dtype_name(dt);
   }
+}
+
+void tt_op_legacy_type_name(tt_dtype_t dt, char *buf, size_t n) {
+  const char *pt = tt_op_type_name(dt);
+  if (dt == TT_BOOL || dt == TT_BF16 || tt_dtype_is_complex(dt)) snprintf(buf, n, "CPU%sType", pt);
+  else snprintf(buf, n, "torch.%sTensor", pt);
 }
 
 tt_dtype_t tt_op_math_type(tt_dtype_t dt) { return (dt == TT_BF16 || dt == TT_F16) ? TT_F32 : dt; }

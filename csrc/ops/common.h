@@ -28,6 +28,9 @@ int tt_op_wrap_dim(tt_lower_t *L, int64_t dim, int rank);
 tt_dtype_t tt_op_arg_dtype(tt_lower_t *L, int i);
 /* PyTorch's type names in messages ("Float", "Long"). */
 const char *tt_op_type_name(tt_dtype_t dt);
+/* The legacy tensor type names of checkScalarType(s) ("torch.FloatTensor";
+ * the types without a legacy class print as "CPUBoolType"). */
+void tt_op_legacy_type_name(tt_dtype_t dt, char *buf, size_t n);
 /* PyTorch's opmath type: the type CPU kernels compute in (float32 for
  * bfloat16 and float16, the type itself otherwise). */
 tt_dtype_t tt_op_math_type(tt_dtype_t dt);

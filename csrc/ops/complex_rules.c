@@ -3,6 +3,7 @@
  * complex lowering); everything else is refused with a clear error. */
 #include "ops/complex_rules.h"
 
+#include "ops/complex_refusal.h"
 #include "ops/registry.h"
 
 static tt_dtype_t complex_in(const tt_arg_t *args, int nargs) {
@@ -29,11 +30,14 @@ tt_status_t tt_complex_route(const tt_op_def_t *def, const tt_arg_t *args, int n
     return TT_OK_STATUS;
   }
   const char *pt = dt == TT_C64 ? "ComplexFloat" : "ComplexDouble";
-  /* CPU has no kernel for these on complex values (no ordering) */
-  if (def->flags & (TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK))
+  /* CPU has no kernel for these on complex values (no ordering): its words */
+  if (def->flags & (TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK)) {
+    tt_status_t cpu = tt_complex_refusal(def, dt);
+    if (cpu) return cpu;
     return tt_status_make(def->flags & TT_OPF_UNORDERED ? TT_NOT_IMPLEMENTED : TT_INVALID_ARGUMENT,
                           "%s: not implemented for '%s' (complex numbers have no ordering; CPU has no such kernel either)",
                           def->name, pt);
+  }
   return tt_status_make(TT_NOT_IMPLEMENTED, "%s: complex dtype %s is not supported on TPU yet", def->name,
                         tt_dtype_name(dt));
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 
 /* The geometry of one convolution call, as PyTorch's arguments give it. */
@@ -196,14 +197,13 @@ static int check_shapes(tt_lower_t *L, int ix, int iw, conv_t *c) {
   /* CPU convolves integers (wrapping, in the input's type) except bool, and
    * transposes or dilates only int64; the same set here, with CPU's words. */
   if (x->dtype == TT_BOOL || (c->transposed && !tt_dtype_is_float(x->dtype) && x->dtype != TT_I64)) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
-              c->transposed ? "slow_conv_transpose2d_out_cpu" : "slow_conv2d_cpu", tt_op_type_name(x->dtype));
+    tt_l_refuse_dtype(L, x->dtype, "%s", c->transposed ? "slow_conv_transpose2d_out_cpu" : "slow_conv2d_cpu");
     return 0;
   }
   int dilated = 0;
   for (int i = 0; i < c->nsp; i++) dilated |= c->dil[i] != 1;
   if (dilated && !tt_dtype_is_float(x->dtype) && x->dtype != TT_I64) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"slow_conv_dilated<>\" not implemented for '%s'", tt_op_type_name(x->dtype));
+    tt_l_refuse_dtype(L, x->dtype, "slow_conv_dilated<>");
     return 0;
   }
   c->dt = x->dtype;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/families.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/nn_util.h"
 
 #define CTC_MAX_BATCH 4096
@@ -58,7 +59,7 @@ static int setup(tt_lower_t *L, int ilp, int ib, ctc_t *q) {
   }
   q->dt = tt_l_arg_dtype(L, ilp);
   if (q->dt != TT_F32 && q->dt != TT_F64) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"ctc_loss_cpu\" not implemented for '%s'", tt_op_type_name(q->dt));
+    tt_l_refuse_dtype(L, q->dt, "ctc_loss_cpu");
     return 0;
   }
   const int64_t *ls = tt_l_arg_sizes(L, ilp);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ops/complex.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/common.h"
 #include "ops/out_rules.h"
 #include "ops/elementwise.h"
@@ -303,7 +304,7 @@ static tt_status_t lower_neg(tt_lower_t *L) {
 }
 
 static tt_status_t lower_abs(tt_lower_t *L) {
-  if (tt_l_arg_dtype(L, 0) == TT_BOOL) return tt_status_make(TT_NOT_IMPLEMENTED, "\"abs_cpu\" not implemented for 'Bool'");
+  if (tt_l_arg_dtype(L, 0) == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "abs_cpu");
   tt_l_output(L, tt_b_unary(L->g, TT_UN_ABS, tt_l_tensor(L, 0)));
   return NULL;
 }
@@ -334,7 +335,7 @@ static tt_val_t round_float(tt_graph_t *g, tt_val_t x, int mode) {
 static tt_status_t rounding(tt_lower_t *L, int mode) {
   static const char *const names[] = {"floor", "ceil", "round", "trunc"};
   if (tt_l_arg_dtype(L, 0) == TT_BOOL) /* CPU has no bool kernel for these */
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s_vml_cpu\" not implemented for 'Bool'", names[mode]);
+    return tt_op_refuse_dtype(TT_BOOL, "%s_vml_cpu", names[mode]);
   tt_val_t x = tt_l_tensor(L, 0);
   tt_l_output(L, tt_dtype_is_float(tt_l_arg_dtype(L, 0)) ? round_float(L->g, x, mode) : x);
   return NULL;
@@ -399,7 +400,7 @@ static tt_status_t pow_common(tt_lower_t *L) {
     tt_l_output(L, L->args[1].i ? p.x : tt_b_like_f(g, p.x, 1));
     return NULL;
   }
-  if (p.result == TT_BOOL) return tt_status_make(TT_NOT_IMPLEMENTED, "\"pow\" not implemented for 'Bool'");
+  if (p.result == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "pow");
   /* an integral tensor's number exponent: exp.to<scalar_t>(), CPU's checked conversion */
   if (!tt_dtype_is_float(p.result) && L->args[0].kind == TT_ARG_TENSOR && L->args[1].kind != TT_ARG_TENSOR &&
       !tt_op_check_scalar_fits(L, 1, p.result))
@@ -496,10 +497,9 @@ static tt_status_t clamp_args(tt_lower_t *L, int lo_i, int hi_i) {
      * bound); its clamp and scalar-bound kernels have no bool case. */
     int one = has_lo ? lo_i : hi_i;
     if (has_lo && has_hi)
-      return tt_status_make(TT_NOT_IMPLEMENTED, "\"clamp_cpu\" not implemented for 'Bool'");
+      return tt_op_refuse_dtype(TT_BOOL, "clamp_cpu");
     if (L->args[one].kind != TT_ARG_TENSOR || L->args[one].t->is_host_scalar)
-      return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s_scalar_cpu\" not implemented for 'Bool'",
-                            has_lo ? "clamp_min" : "clamp_max");
+      return tt_op_refuse_dtype(TT_BOOL, "%s_scalar_cpu", has_lo ? "clamp_min" : "clamp_max");
   }
   /* number bounds convert to the result type with CPU's overflow check */
   if ((has_lo && L->args[lo_i].kind != TT_ARG_TENSOR && !tt_op_check_scalar_fits(L, lo_i, rt)) ||
@@ -591,7 +591,7 @@ static tt_status_t bitwise(tt_lower_t *L, tt_binary_t op, const char *name) {
   binop_t p;
   if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
   if (tt_dtype_is_float(p.result))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s_cpu\" not implemented for '%s'", name, tt_op_type_name(p.result));
+    return tt_op_refuse_dtype(p.result, "%s_cpu", name);
   tt_l_output(L, tt_b_binary(L->g, op, p.x, p.y));
   return NULL;
 }
@@ -601,7 +601,7 @@ static tt_status_t lower_bitwise_xor(tt_lower_t *L) { return bitwise(L, TT_BIN_X
 static tt_status_t lower_bitwise_not(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (tt_dtype_is_float(dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"bitwise_not_cpu\" not implemented for '%s'", tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "bitwise_not_cpu");
   tt_l_output(L, tt_b_unary(L->g, TT_UN_NOT, tt_l_tensor(L, 0)));
   return NULL;
 }
@@ -655,7 +655,7 @@ static tt_status_t rem_op(tt_lower_t *L, int python) {
   binop_t p;
   if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
   tt_graph_t *g = L->g;
-  if (p.result == TT_BOOL) return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s_cpu\" not implemented for 'Bool'", python ? "remainder" : "fmod");
+  if (p.result == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "%s_cpu", python ? "remainder" : "fmod");
   if (!int_zero_div_check(L, p.result, p.y)) return NULL;
   tt_dtype_t ct = tt_op_math_type(p.result);
   tt_val_t x = tt_b_convert(g, p.x, ct), y = tt_b_convert(g, p.y, ct);
@@ -694,7 +694,7 @@ static tt_status_t lower_lerp(tt_lower_t *L) {
   if (!s && L->args[2].kind == TT_ARG_TENSOR) s = check_same_dtype(L, 2, "weight");
   if (s) return s;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (!tt_dtype_is_float(dt)) return tt_status_make(TT_NOT_IMPLEMENTED, "\"lerp_kernel_scalar\" not implemented for '%s'", tt_op_type_name(dt));
+  if (!tt_dtype_is_float(dt)) return tt_op_refuse_dtype(dt, "lerp_kernel_scalar");
   tt_dtype_t ct = tt_op_math_type(dt);
   int argi[3] = {0, 1, 2};
   int64_t dims[TT_MAX_RANK];
@@ -712,7 +712,7 @@ static tt_status_t addc(tt_lower_t *L, tt_binary_t op) {
     return tt_status_make(TT_INVALID_ARGUMENT,
                           "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.");
   if (op == TT_BIN_MUL && rt == TT_BOOL)
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"addcmul_cpu_out\" not implemented for 'Bool'");
+    return tt_op_refuse_dtype(TT_BOOL, "addcmul_cpu_out");
   tt_dtype_t ct = tt_op_math_type(rt);
   if (!tt_op_check_scalar_fits(L, 3, ct)) return NULL; /* value.to<opmath_t>() */
   int64_t dims[TT_MAX_RANK];
@@ -799,7 +799,7 @@ static tt_status_t lower_rad2deg(tt_lower_t *L) { return unary_float_fn(L, f_rad
 /* frac = x - trunc(x); floating types only, as on CPU. */
 static tt_status_t lower_frac(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (!tt_dtype_is_float(dt)) return tt_status_make(TT_NOT_IMPLEMENTED, "\"frac_cpu\" not implemented for '%s'", tt_op_type_name(dt));
+  if (!tt_dtype_is_float(dt)) return tt_op_refuse_dtype(dt, "frac_cpu");
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt));
   tt_l_output(L, tt_b_convert(g, ew_sub(g, x, round_float(g, x, 3)), dt));
@@ -875,7 +875,7 @@ static tt_status_t binary_float_kernel(tt_lower_t *L, const char *kernel, tt_val
   int argi[2] = {0, 1};
   tt_dtype_t rt = tt_op_result_type(L, argi, 2);
   if (tt_dtype_is_int(rt) || rt == TT_BOOL)
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, tt_op_type_name(rt));
+    return tt_op_refuse_dtype(rt, "%s", kernel);
   return binary_float(L, fn);
 }
 static tt_status_t lower_hypot(tt_lower_t *L) { return binary_float_kernel(L, "hypot_cpu", f_hypot); }

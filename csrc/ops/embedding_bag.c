@@ -53,9 +53,16 @@ static tt_status_t embedding_bag(tt_lower_t *L, int forward_only) {
   if (tt_l_arg_rank(L, 1) != 1) return tt_status_make(TT_INVALID_ARGUMENT, "input has to be a 1D or 2D Tensor, but got Tensor of dimension %d", tt_l_arg_rank(L, 1));
   if (tt_l_arg_rank(L, 2) != 1) return tt_status_make(TT_INVALID_ARGUMENT, "offsets has to be a 1D Tensor, but got Tensor of dimension %d", tt_l_arg_rank(L, 2));
   tt_dtype_t wt = tt_l_arg_dtype(L, 0), it = tt_l_arg_dtype(L, 1);
-  if (!tt_dtype_is_float(wt)) return tt_status_make(TT_NOT_IMPLEMENTED, "\"embedding_bag_cpu\" not implemented for '%s'", tt_op_type_name(wt));
-  if (it != TT_I32 && it != TT_I64)
-    return tt_status_make(TT_INVALID_ARGUMENT, "embedding_bag: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got %s instead", tt_op_type_name(it));
+  /* CPU's checkScalarTypes, indices first, with the legacy type names */
+  char got[48];
+  if (it != TT_I32 && it != TT_I64) {
+    tt_op_legacy_type_name(it, got, sizeof got);
+    return tt_status_make(TT_INVALID_ARGUMENT, "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got %s instead (while checking arguments for embedding_bag)", got);
+  }
+  if (!tt_dtype_is_float(wt)) {
+    tt_op_legacy_type_name(wt, got, sizeof got);
+    return tt_status_make(TT_INVALID_ARGUMENT, "Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, BFloat16, Float, Double; but got %s instead (while checking arguments for embedding_bag)", got);
+  }
   int64_t mode = tt_l_int(L, 4, 0), padding_idx = tt_l_int(L, 8, -1);
   int has_psw = !tt_l_is_none(L, 6), ilo = tt_l_bool(L, 7, 0);
   if (mode < 0 || mode > 2) return tt_status_make(TT_INVALID_ARGUMENT, "embedding_bag: mode %lld is not one of sum (0), mean (1), max (2)", (long long)mode);

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/linalg_util.h"
 
@@ -52,7 +53,7 @@ static tt_status_t arange_common(tt_lower_t *L, int istart, int iend, int istep,
   int any_float = (istart >= 0 && is_float_arg(L, istart)) || is_float_arg(L, iend) || (istep >= 0 && is_float_arg(L, istep));
   tt_dtype_t dt = tt_l_dtype(L, idtype);
   if (dt == TT_DTYPE_INVALID) dt = any_float ? tt_op_default_float(L) : TT_I64;
-  if (dt == TT_BOOL) return tt_status_make(TT_NOT_IMPLEMENTED, "\"arange_cpu\" not implemented for 'Bool'");
+  if (dt == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "arange_cpu");
   if (step == 0) return tt_status_make(TT_INVALID_ARGUMENT, "step must be nonzero");
   if (!isfinite(start) || !isfinite(end))
     return tt_status_make(TT_INVALID_ARGUMENT, "unsupported range: %g -> %g", start, end);
@@ -119,7 +120,7 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
                           L->op, (long long)steps);
   tt_dtype_t dt = out->dtype;
   if (dt == TT_BOOL)
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s_cpu\" not implemented for 'Bool'", is_log ? "logspace" : "linspace");
+    return tt_op_refuse_dtype(TT_BOOL, "%s_cpu", is_log ? "logspace" : "linspace");
   int is_float = tt_dtype_is_float(dt);
   tt_graph_t *g = L->g;
   tt_dtype_t ct = is_float ? dt : TT_F64;

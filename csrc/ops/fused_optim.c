@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 
 /* Argument i as a rank-0 float64 runtime value: a Python float, or (the
@@ -63,7 +64,7 @@ static int check_lists(tt_lower_t *L, const int *lists, int nl, int n) {
 
 static int float_dtype(tt_lower_t *L, tt_dtype_t dt, const char *kernel) {
   if (tt_dtype_is_float(dt)) return 1;
-  tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, tt_op_type_name(dt));
+  tt_l_refuse_dtype(L, dt, "%s", kernel);
   return 0;
 }
 

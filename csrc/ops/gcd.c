@@ -2,6 +2,7 @@
  * generated from these): Euclid's algorithm on every element at once, in a
  * stablehlo.while that runs until no element has a remainder left. */
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 
 /* CPU's calc_gcd: a = |x|, b = |y|; while (a != 0) (a, b) = (b % a, a);
@@ -38,7 +39,7 @@ static tt_status_t gcd_lcm(tt_lower_t *L, int lcm) {
   tt_dtype_t rt = tt_op_result_type(L, argi, 2);
   if (rt == TT_DTYPE_INVALID) return NULL;
   if (tt_dtype_is_float(rt) || rt == TT_BOOL)
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s_cpu\" not implemented for '%s'", lcm ? "lcm" : "gcd", tt_op_type_name(rt));
+    return tt_op_refuse_dtype(rt, "%s_cpu", lcm ? "lcm" : "gcd");
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);
   tt_val_t x = tt_op_operand(L, 0, rt, rank, dims), y = tt_op_operand(L, 1, rt, rank, dims);

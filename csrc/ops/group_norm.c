@@ -1,18 +1,19 @@
 /* Lowerings of native_group_norm and its backward. (The forward used to run
  * PyTorch's composite, whose input.view() fails on channels_last input.) */
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/nn_util.h"
 
 /* The checks both directions make of (input at `xarg`, N, C, HxW, group):
- * PyTorch's divisibility message, a floating dtype (`kernel`'s message,
- * with `code`), N*C*HxW elements. */
+ * PyTorch's divisibility message, a floating dtype (CPU's refusal naming
+ * `kernel`), N*C*HxW elements. */
 static tt_status_t check_group_args(tt_lower_t *L, int xarg, int64_t n, int64_t c, int64_t hw, int64_t grp,
-                                    tt_code_t code, const char *kernel, const char *op) {
+                                    const char *kernel, const char *op) {
   if (grp <= 0 || c % grp)
     return tt_status_make(TT_INVALID_ARGUMENT, "Expected number of channels in input to be divisible by num_groups, but got input of shape with %lld channels and num_groups=%lld",
                           (long long)c, (long long)grp);
   tt_dtype_t dt = tt_l_arg_dtype(L, xarg);
-  if (!tt_dtype_is_float(dt)) return tt_status_make(code, "\"%s\" not implemented for '%s'", kernel, tt_op_type_name(dt));
+  if (!tt_dtype_is_float(dt)) return tt_op_refuse_dtype(dt, "%s", kernel);
   int64_t numel = 1;
   int r = tt_l_arg_rank(L, xarg);
   const int64_t *xs = tt_l_arg_sizes(L, xarg);
@@ -28,7 +29,7 @@ static tt_status_t check_group_args(tt_lower_t *L, int xarg, int64_t n, int64_t 
  * grad_input = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)) over each group. */
 static tt_status_t lower_group_norm_backward(tt_lower_t *L) {
   int64_t n = tt_l_int(L, 5, 0), c = tt_l_int(L, 6, 0), hw = tt_l_int(L, 7, 0), grp = tt_l_int(L, 8, 1);
-  TT_RETURN_IF_ERROR(check_group_args(L, 1, n, c, hw, grp, TT_INVALID_ARGUMENT, "GroupNormBackwardKernelImpl", "native_group_norm_backward"));
+  TT_RETURN_IF_ERROR(check_group_args(L, 1, n, c, hw, grp, "GroupNormBackwardKernelImpl", "native_group_norm_backward"));
   tt_dtype_t dt = tt_l_arg_dtype(L, 1), ct = tt_op_math_type(dt);
   tt_graph_t *g = L->g;
   int64_t cg = c / grp;
@@ -66,7 +67,7 @@ static tt_status_t lower_group_norm_backward(tt_lower_t *L) {
 static tt_status_t lower_group_norm(tt_lower_t *L) {
   int64_t n = tt_l_int(L, 3, 0), c = tt_l_int(L, 4, 0), hw = tt_l_int(L, 5, 0), grp = tt_l_int(L, 6, 1);
   double eps = tt_l_float(L, 7, 1e-5);
-  TT_RETURN_IF_ERROR(check_group_args(L, 0, n, c, hw, grp, TT_NOT_IMPLEMENTED, "GroupNormKernelImpl", "native_group_norm"));
+  TT_RETURN_IF_ERROR(check_group_args(L, 0, n, c, hw, grp, "GroupNormKernelImpl", "native_group_norm"));
   tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(dt);
   tt_graph_t *g = L->g;
   int64_t cg = c / grp;

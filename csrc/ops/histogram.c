@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 
 /* self flattened to [n] in its float type. */
@@ -112,7 +113,7 @@ static tt_status_t lower_histc(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (tt_dtype_is_int(dt)) return lower_histc_int(L, bins, mn, mx);
   if (!tt_dtype_is_float(dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"histogram_cpu\" not implemented for '%s'", tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "histogram_cpu");
   if (bins <= 0) return tt_status_make(TT_INVALID_ARGUMENT, "torch.histc(): bins must be > 0, but got %lld for dim 0", (long long)bins);
   if (mn > mx) return tt_status_make(TT_INVALID_ARGUMENT, "torch.histc: max must be larger than min");
   if (isinf(mn) || isinf(mx) || isnan(mn) || isnan(mx))
@@ -167,7 +168,7 @@ static tt_val_t weights(tt_lower_t *L, int wi, tt_dtype_t dt, int64_t n) {
 static tt_status_t check_float(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (!tt_dtype_is_float(dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"histogramdd\" not implemented for '%s'", tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "histogramdd");
   return NULL;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 
 #define HDD_MAX_DIMS 32
@@ -51,7 +52,7 @@ static int read_input(tt_lower_t *L, hdd_t *H) {
 
 static int check_float(tt_lower_t *L, const hdd_t *H) {
   if (H->dt != TT_F32 && H->dt != TT_F64)
-    return tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"histogramdd\" not implemented for '%s'", tt_op_type_name(H->dt)), 0;
+    return tt_l_refuse_dtype(L, H->dt, "histogramdd"), 0;
   return 1;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/families.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/nn_util.h"
 
 typedef struct {
@@ -96,7 +97,7 @@ static tt_status_t lower_col2im(tt_lower_t *L) {
                           (long long)q.p[0], (long long)q.p[1], (long long)q.s[0], (long long)q.s[1], (long long)q.out[0], (long long)q.out[1],
                           (long long)(q.out[0] * q.out[1]), (long long)nl);
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (!tt_dtype_is_float(dt)) return tt_status_make(TT_NOT_IMPLEMENTED, "\"col2im_out_cpu\" not implemented for '%s'", tt_op_type_name(dt));
+  if (!tt_dtype_is_float(dt)) return tt_op_refuse_dtype(dt, "col2im_out_cpu");
   tt_dtype_t ct = tt_op_math_type(dt);
   tt_graph_t *g = L->g;
   int64_t c = ck / nk;

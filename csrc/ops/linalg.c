@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/complex.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/common.h"
 #include "ops/families.h"
 
@@ -30,7 +31,7 @@ static tt_dtype_t check_pair(tt_lower_t *L, int ia, int ib, const char *what) {
     return TT_DTYPE_INVALID;
   }
   if (a == TT_BOOL) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for 'Bool'", cpu_kernel(L->op));
+    tt_l_refuse_dtype(L, TT_BOOL, "%s", cpu_kernel(L->op));
     return TT_DTYPE_INVALID;
   }
   return a;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/linalg_util.h"
 
@@ -241,7 +242,7 @@ static int check_dtype(tt_lower_t *L, int i, const char *api, const char *kernel
   tt_dtype_t dt = tt_l_arg_dtype(L, i);
   if (dt == TT_F32 || dt == TT_F64) return 1;
   if (dt == TT_F16 || dt == TT_BF16)
-    return tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel, tt_op_type_name(dt)), 0;
+    return tt_l_refuse_dtype(L, dt, "%s", kernel), 0;
   if (tt_dtype_is_complex(dt))
     return tt_l_fail(L, TT_NOT_IMPLEMENTED, "%s: complex inputs are not supported on tpu yet; use float32 or float64", api), 0;
   return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: Expected a floating point or complex tensor as input. Got %s", api,

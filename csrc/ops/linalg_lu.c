@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/linalg_util.h"
 
@@ -18,14 +19,44 @@ typedef struct mat_s {
 
 static tt_dtype_t compute_type(tt_dtype_t dt) { return dt == TT_F64 ? TT_F64 : TT_F32; }
 
-/* Reads argument i as a (batch of) matrices; `what` names the op in errors. */
-static int read_mat(tt_lower_t *L, int i, const char *what, int square, mat_t *M) {
+/* The dtype checks a CPU linalg op makes, in its order (measured on 2.13):
+ * `expect_float`: an integral or bool input is "<what>: Expected a floating
+ * point or complex tensor as input. Got Long"; `low_precision`: half and
+ * bfloat16 are "<what>: Low precision dtypes not supported. Got Half";
+ * `kernel` (NULL: none): its dispatch refuses every type but float32 and
+ * float64. */
+typedef struct {
+  const char *what;
+  int expect_float, low_precision;
+  const char *kernel;
+} dtype_rule_t;
+
+static int check_dtype(tt_lower_t *L, tt_dtype_t dt, const dtype_rule_t *r) {
+  if (r->expect_float && !tt_dtype_is_float(dt))
+    return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: Expected a floating point or complex tensor as input. Got %s", r->what,
+                     tt_op_type_name(dt)), 0;
+  if (r->low_precision && (dt == TT_F16 || dt == TT_BF16))
+    return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: Low precision dtypes not supported. Got %s", r->what, tt_op_type_name(dt)), 0;
+  if (r->kernel && dt != TT_F32 && dt != TT_F64) return tt_l_refuse_dtype(L, dt, "%s", r->kernel), 0;
+  return 1;
+}
+
+static const dtype_rule_t kLuRule = {"linalg.lu", 0, 0, "lu_cpu"};
+static const dtype_rule_t kLuSolveRule = {"torch.linalg.lu_solve", 1, 0, "linalg.lu_solve_cpu"};
+static const dtype_rule_t kInvRule = {"linalg.inv", 1, 1, NULL};
+static const dtype_rule_t kSolveRule = {"linalg.solve", 1, 0, "lu_cpu"};
+static const dtype_rule_t kDetRule = {"linalg.det", 1, 0, "lu_cpu"};
+static const dtype_rule_t kSlogdetRule = {"linalg.slogdet", 1, 1, NULL};
+static const dtype_rule_t kMatrixExpRule = {"linalg.matrix_exp", 1, 0, NULL};
+
+/* Reads argument i as a (batch of) matrices; `what` names the op in errors,
+ * `rule` the op's dtype checks (NULL: any dtype, as lu_unpack). */
+static int read_mat(tt_lower_t *L, int i, const char *what, int square, const dtype_rule_t *rule, mat_t *M) {
   memset(M, 0, sizeof *M);
   M->dt = tt_l_arg_dtype(L, i);
   M->rank = tt_l_arg_rank(L, i);
   if (M->dt == TT_DTYPE_INVALID) return tt_l_fail(L, TT_TYPE_ERROR, "%s: expected a Tensor", what), 0;
-  if (!tt_dtype_is_float(M->dt))
-    return tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"lu_cpu\" not implemented for '%s'", tt_op_type_name(M->dt)), 0;
+  if (rule && !check_dtype(L, M->dt, rule)) return 0;
   const int64_t *s = tt_l_arg_sizes(L, i);
   if (M->rank < 2)
     return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: The input tensor A must have at least 2 dimensions.", what), 0;
@@ -255,7 +286,7 @@ static tt_val_t lu_solve_left(tt_graph_t *g, tt_val_t lu, tt_val_t perm, tt_val_
 
 static tt_status_t lower_lu_factor_ex(tt_lower_t *L) {
   mat_t M;
-  if (!read_mat(L, 0, "torch.linalg.lu_factor_ex", 0, &M)) return NULL;
+  if (!read_mat(L, 0, "torch.linalg.lu_factor_ex", 0, &kLuRule, &M)) return NULL;
   if (!tt_l_bool(L, 1, 1))
     return tt_status_make(TT_INVALID_ARGUMENT, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
   tt_graph_t *g = L->g;
@@ -286,7 +317,7 @@ static tt_val_t empty0(tt_graph_t *g, tt_dtype_t dt) {
 
 static tt_status_t lower_lu_unpack(tt_lower_t *L) {
   mat_t M;
-  if (!read_mat(L, 0, "torch.lu_unpack", 0, &M)) return NULL;
+  if (!read_mat(L, 0, "torch.lu_unpack", 0, NULL, &M)) return NULL;
   int unpack_data = tt_l_bool(L, 2, 1), unpack_piv = tt_l_bool(L, 3, 1);
   tt_dtype_t pdt = tt_l_arg_dtype(L, 1);
   if (pdt != TT_I32)
@@ -312,7 +343,7 @@ static tt_status_t lower_lu_unpack(tt_lower_t *L) {
 
 static tt_status_t lower_linalg_lu(tt_lower_t *L) {
   mat_t M;
-  if (!read_mat(L, 0, "torch.linalg.lu", 0, &M)) return NULL;
+  if (!read_mat(L, 0, "torch.linalg.lu", 0, &kLuRule, &M)) return NULL;
   if (!tt_l_bool(L, 1, 1))
     return tt_status_make(TT_INVALID_ARGUMENT, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
   tt_graph_t *g = L->g;
@@ -379,7 +410,7 @@ static int check_rhs(tt_lower_t *L, const mat_t *A, const mat_t *B, int left, co
 
 static tt_status_t lower_lu_solve(tt_lower_t *L) {
   mat_t A, B;
-  if (!read_mat(L, 0, "linalg.lu_solve", 1, &A) || !read_mat(L, 2, "linalg.lu_solve", 0, &B)) return NULL;
+  if (!read_mat(L, 0, "linalg.lu_solve", 1, &kLuSolveRule, &A) || !read_mat(L, 2, "linalg.lu_solve", 0, &kLuSolveRule, &B)) return NULL;
   int left = tt_l_bool(L, 3, 1), adjoint = tt_l_bool(L, 4, 0);
   if (!check_rhs(L, &A, &B, left, "linalg.lu_solve")) return NULL;
   if (tt_l_arg_dtype(L, 1) != TT_I32)
@@ -397,7 +428,7 @@ static tt_status_t lower_lu_solve(tt_lower_t *L) {
 
 static tt_status_t lower_inv_ex(tt_lower_t *L) {
   mat_t A;
-  if (!read_mat(L, 0, "linalg.inv", 1, &A)) return NULL;
+  if (!read_mat(L, 0, "linalg.inv", 1, &kInvRule, &A)) return NULL;
   tt_graph_t *g = L->g;
   lu_t f = lu_factor(g, tt_b_convert(g, tt_l_tensor(L, 0), A.ct), &A);
   tt_val_t eye = tt_la_eye(g, A.ct, A.rank, A.dims);
@@ -411,7 +442,7 @@ static tt_status_t lower_inv_ex(tt_lower_t *L) {
  * B may be a (batch of) vector(s) as PyTorch's linalg_solve_is_vector_rhs says. */
 static tt_status_t lower_solve_ex(tt_lower_t *L) {
   mat_t A, B;
-  if (!read_mat(L, 0, "linalg.solve", 1, &A)) return NULL;
+  if (!read_mat(L, 0, "linalg.solve", 1, &kSolveRule, &A)) return NULL;
   int left = tt_l_bool(L, 2, 1);
   tt_dtype_t bdt = tt_l_arg_dtype(L, 1);
   int brank = tt_l_arg_rank(L, 1);
@@ -476,7 +507,7 @@ static void diag_and_sign(tt_graph_t *g, const lu_t *f, const mat_t *A, tt_val_t
 
 static tt_status_t lower_det(tt_lower_t *L) {
   mat_t A;
-  if (!read_mat(L, 0, "linalg.det", 1, &A)) return NULL;
+  if (!read_mat(L, 0, "linalg.det", 1, &kDetRule, &A)) return NULL;
   tt_graph_t *g = L->g;
   lu_t f = lu_factor(g, factor_input(L, &A, factor_transposed(L, 0)), &A);
   tt_val_t diag, sign;
@@ -491,7 +522,7 @@ static tt_status_t lower_det(tt_lower_t *L) {
 
 static tt_status_t lower_slogdet(tt_lower_t *L) {
   mat_t A;
-  if (!read_mat(L, 0, "linalg.slogdet", 1, &A)) return NULL;
+  if (!read_mat(L, 0, "linalg.slogdet", 1, &kSlogdetRule, &A)) return NULL;
   tt_graph_t *g = L->g;
   lu_t f = lu_factor(g, factor_input(L, &A, factor_transposed(L, 0)), &A);
   tt_val_t diag, sign;
@@ -517,10 +548,7 @@ static tt_status_t lower_matrix_exp(tt_lower_t *L) {
                                960960.0, 16380.0, 182.0, 1.0};
   const double theta13 = 5.371920351148152;
   mat_t A;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (dt != TT_DTYPE_INVALID && !tt_dtype_is_float(dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"linalg_matrix_exp\" not implemented for '%s'", tt_op_type_name(dt));
-  if (!read_mat(L, 0, "linalg.matrix_exp", 1, &A)) return NULL;
+  if (!read_mat(L, 0, "linalg.matrix_exp", 1, &kMatrixExpRule, &A)) return NULL;
   tt_graph_t *g = L->g;
   int nb = A.nb, rank = A.rank;
   tt_val_t a = tt_b_convert(g, tt_l_tensor(L, 0), A.ct);

@@ -1,6 +1,7 @@
 /* Lowerings of small linear-algebra ops with no decomposition: linalg_cross
  * (the cross product along a dim of size 3) and trace. */
 #include "ops/complex.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/linalg_util.h"
 
@@ -12,7 +13,7 @@ static tt_status_t lower_linalg_cross(tt_lower_t *L) {
   if (da != db)
     return tt_status_make(TT_INVALID_ARGUMENT, "expected scalar type %s but found %s", tt_op_type_name(da),
                           tt_op_type_name(db));
-  if (da == TT_BOOL) return tt_status_make(TT_NOT_IMPLEMENTED, "\"cross\" not implemented for 'Bool'");
+  if (da == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "cross");
   int ra = tt_l_arg_rank(L, 0), rb = tt_l_arg_rank(L, 1);
   if (ra != rb) return tt_status_make(TT_INVALID_ARGUMENT, "linalg.cross: inputs must have the same number of dimensions.");
   int64_t dim_arg = tt_l_int(L, 2, -1);
@@ -49,7 +50,7 @@ static tt_status_t lower_trace(tt_lower_t *L) {
   if (dt == TT_DTYPE_INVALID) return tt_status_make(TT_TYPE_ERROR, "trace: expected a Tensor");
   int rank = tt_l_arg_rank(L, 0);
   if (rank != 2) return tt_status_make(TT_INVALID_ARGUMENT, "trace: expected a matrix, but got tensor with dim %d", rank);
-  if (dt == TT_BOOL) return tt_status_make(TT_NOT_IMPLEMENTED, "\"trace\" not implemented for 'Bool'");
+  if (dt == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "trace");
   tt_dtype_t out = tt_dtype_is_float(dt) ? dt : TT_I64;
   tt_dtype_t acc = tt_dtype_is_float(dt) ? tt_op_math_type(dt) : TT_I64;
   tt_graph_t *g = L->g;

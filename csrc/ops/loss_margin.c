@@ -3,6 +3,7 @@
  * divided by C, the mean also by N. Targets pick columns by one-hot masks
  * (select, not multiply, so inf inputs stay out of unrelated terms). */
 #include "ops/families.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/nn_util.h"
 
 typedef struct {
@@ -12,13 +13,15 @@ typedef struct {
   int64_t reduction; /* 0 none, 1 mean, 2 sum */
 } mm_t;
 
-static int mm_setup(tt_lower_t *L, const char *name, int ix, int it, int ired, mm_t *m) {
+/* `name` starts the messages; `kernel` is the CPU kernel that refuses a
+ * non-floating input. */
+static int mm_setup(tt_lower_t *L, const char *name, const char *kernel, int ix, int it, int ired, mm_t *m) {
   m->r = tt_l_arg_rank(L, ix);
   const int64_t *xs = tt_l_arg_sizes(L, ix);
   m->dt = tt_l_arg_dtype(L, ix);
   m->reduction = tt_l_int(L, ired, 1);
   if (!tt_dtype_is_float(m->dt)) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name, tt_op_type_name(m->dt));
+    tt_l_refuse_dtype(L, m->dt, "%s", kernel);
     return 0;
   }
   /* A 0-dim input is one sample of one class, as on CPU. */
@@ -104,7 +107,7 @@ static int mm_p(tt_lower_t *L, int ip) {
 /* multi_margin_loss(self, target, p, margin, weight, reduction) */
 static tt_status_t lower_multi_margin(tt_lower_t *L) {
   mm_t m;
-  if (!mm_setup(L, "multi_margin_loss", 0, 1, 5, &m)) return NULL;
+  if (!mm_setup(L, "multi_margin_loss", "multi_margin_loss_cpu_kernel", 0, 1, 5, &m)) return NULL;
   int p = mm_p(L, 2);
   if (!p) return NULL;
   tt_graph_t *g = L->g;
@@ -120,7 +123,7 @@ static tt_status_t lower_multi_margin(tt_lower_t *L) {
 /* multi_margin_loss_backward(grad_output, self, target, p, margin, weight, reduction) */
 static tt_status_t lower_multi_margin_backward(tt_lower_t *L) {
   mm_t m;
-  if (!mm_setup(L, "multi_margin_loss_backward", 1, 2, 6, &m)) return NULL;
+  if (!mm_setup(L, "multi_margin_loss_backward", "multi_margin_loss_backward_cpu_kernel", 1, 2, 6, &m)) return NULL;
   int p = mm_p(L, 3);
   if (!p) return NULL;
   tt_graph_t *g = L->g;
@@ -177,7 +180,7 @@ static int ml_check_target(tt_lower_t *L, const mm_t *m, int ix, int it) {
 /* multilabel_margin_loss_forward(self, target, reduction) -> (output, is_target) */
 static tt_status_t lower_multilabel_margin(tt_lower_t *L) {
   mm_t m;
-  if (!mm_setup(L, "multilabel_margin_loss_forward_out_frame", 0, 1, 2, &m) || !ml_check_target(L, &m, 0, 1)) return NULL;
+  if (!mm_setup(L, "multilabel_margin_loss_forward_out_frame", "multilabel_margin_loss_forward_out_frame", 0, 1, 2, &m) || !ml_check_target(L, &m, 0, 1)) return NULL;
   tt_graph_t *g = L->g;
   tt_val_t z, act, hot, tgt;
   ml_terms(L, &m, 0, 1, &z, &act, &hot, &tgt);
@@ -193,7 +196,7 @@ static tt_status_t lower_multilabel_margin(tt_lower_t *L) {
  * each counted (k, j) adds 1/C to x[j] and takes it from x[y_k]. */
 static tt_status_t lower_multilabel_margin_backward(tt_lower_t *L) {
   mm_t m;
-  if (!mm_setup(L, "multilabel_margin_loss_backward_out_frame", 1, 2, 3, &m) || !ml_check_target(L, &m, 1, 2)) return NULL;
+  if (!mm_setup(L, "multilabel_margin_loss_backward_out_frame", "multilabel_margin_loss_backward_out_frame", 1, 2, 3, &m) || !ml_check_target(L, &m, 1, 2)) return NULL;
   tt_graph_t *g = L->g;
   tt_val_t z, act, hot, tgt;
   ml_terms(L, &m, 1, 2, &z, &act, &hot, &tgt);

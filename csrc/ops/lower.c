@@ -305,6 +305,17 @@ void tt_l_check_index_mask(tt_lower_t *L, tt_val_t idx, tt_val_t bad, int64_t si
   k->size = size;
   k->op = L->op;
   k->type_name = NULL;
+  k->msg[0] = '\0';
+}
+
+void tt_l_check_assert(tt_lower_t *L, tt_val_t bad, const char *msg) {
+  if (tt_graph_failed(L->g)) return;
+  const tt_type_t *t = tt_graph_type(L->g, bad);
+  if (!t) return;
+  int n = L->nchecks;
+  /* the "index" slot of the flag is unused: zeros */
+  tt_l_check_index_mask(L, tt_b_full_i(L->g, TT_I64, t->rank, t->dims, 0), bad, 0, 0, TT_CHECK_ASSERT);
+  if (L->nchecks > n) snprintf(L->checks[n].msg, sizeof L->checks[n].msg, "%s", msg);
 }
 
 void tt_l_check_index(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, int dim, tt_check_kind_t kind) {

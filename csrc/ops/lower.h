@@ -130,6 +130,11 @@ void tt_l_write(tt_lower_t *L, int i, int j, tt_val_t v);
  * The _mask form takes the "bad" predicate (idx's shape) computed by the op. */
 void tt_l_check_index(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, int dim, tt_check_kind_t kind);
 void tt_l_check_index_mask(tt_lower_t *L, tt_val_t idx, tt_val_t bad, int64_t size, int dim, tt_check_kind_t kind);
+/* Checks a device-side condition as _assert_async does: `bad` (a bool of
+ * any shape) true anywhere raises RuntimeError `msg` (copied; see
+ * TT_CHECK_MSG_MAX), at this op in Debug mode, else at the next
+ * synchronization point. */
+void tt_l_check_assert(tt_lower_t *L, tt_val_t bad, const char *msg);
 /* Turns the downloaded flags of a launch's checks into the error PyTorch
  * raises, naming the op, the index and the size; OK when all passed. */
 tt_status_t tt_l_check_result(const tt_lower_t *L, const int64_t *flags /* 2 per check */);

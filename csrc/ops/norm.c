@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 
 
@@ -37,8 +38,7 @@ static tt_status_t softmax_common(tt_lower_t *L, int log) {
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
   if (!tt_dtype_is_float(dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s_lastdim_kernel_impl\" not implemented for '%s'",
-                          log ? "log_softmax" : "softmax", tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "%s_lastdim_kernel_impl", log ? "log_softmax" : "softmax");
   tt_dtype_t out = tt_l_bool(L, 2, 0) && (dt == TT_F16 || dt == TT_BF16) ? TT_F32 : dt;
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt));

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 
 int tt_op_can_cast(tt_dtype_t from, tt_dtype_t to) {
   if (tt_dtype_is_complex(from) && !tt_dtype_is_complex(to)) return 0;
@@ -24,9 +25,9 @@ typedef enum {
   R_BOOL,        /* out is bool */
   R_BOOL_OR_U8,  /* all/any */
   R_FLOAT,       /* out is floating or complex, then R_CAST */
-  R_NO_BOOL,     /* a bool out has no CPU kernel (NotImplementedError), then R_CAST */
+  R_NO_BOOL,     /* a bool out has no CPU kernel (fmt: the kernel's name), then R_CAST */
   R_SEARCHSORTED, /* out == result (int32 or int64 by out_int32) */
-  R_NANSUM       /* a float input's nansum has no kernel in an integral out's type */
+  R_NANSUM       /* a float input's nansum has no kernel in an integral out's type (fmt: the kernel's name) */
 } rule_kind_t;
 
 /* How a message names the two types, and in which order. */
@@ -37,7 +38,7 @@ typedef struct {
   const char *pat;
   int k; /* output number, -1 for every output */
   rule_kind_t kind;
-  const char *fmt; /* NULL: the kind's usual message */
+  const char *fmt; /* NULL: the kind's usual message; R_NO_BOOL, R_NANSUM: the refusing CPU kernel */
   names_t names;
   args_t args;
   tt_code_t code; /* the error's class (TT_INVALID_ARGUMENT: RuntimeError) */
@@ -54,8 +55,8 @@ static const out_rule_t rules[] = {
     /* reductions: computing in out's dtype (dim given), or exact (no dim) */
     {"sum.IntList_out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT},
     {"prod.int_out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT},
-    {"cumsum", -1, R_NO_BOOL, "\"cumsum_out_cpu\" not implemented for 'Bool'", N_PT, A_NONE, TT_NOT_IMPLEMENTED},
-    {"cumprod", -1, R_NO_BOOL, "\"cumprod_out_cpu\" not implemented for 'Bool'", N_PT, A_NONE, TT_NOT_IMPLEMENTED},
+    {"cumsum", -1, R_NO_BOOL, "cumsum_out_cpu", N_PT, A_NONE, TT_NOT_IMPLEMENTED},
+    {"cumprod", -1, R_NO_BOOL, "cumprod_out_cpu", N_PT, A_NONE, TT_NOT_IMPLEMENTED},
     EX("sum.out"), EX("prod.out"),
     {"all", -1, R_BOOL_OR_U8, "all only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
     {"any", -1, R_BOOL_OR_U8, "any only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
@@ -96,7 +97,7 @@ static const out_rule_t rules[] = {
     {"multinomial", -1, R_EXACT, "multinomial expects Long tensor out, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
     {"mv", -1, R_EXACT, "addmv input tensors must have the same dtype, but got %s, %s, and %s", N_PT, A_ORR, TT_INVALID_ARGUMENT},
     {"addbmm", -1, R_EXACT, "self and mat2 must have the same dtype, but got %s and %s", N_PT, A_OR, TT_INVALID_ARGUMENT},
-    {"nansum", -1, R_NANSUM, "\"nansum_cpu\" not implemented for '%s'", N_PT, A_O, TT_NOT_IMPLEMENTED},
+    {"nansum", -1, R_NANSUM, "nansum_cpu", N_PT, A_O, TT_NOT_IMPLEMENTED},
     {"searchsorted", -1, R_SEARCHSORTED, NULL, N_PT, A_O, TT_INVALID_ARGUMENT},
     {"bucketize", -1, R_SEARCHSORTED, NULL, N_PT, A_O, TT_INVALID_ARGUMENT},
     {"signbit", -1, R_BOOL, "signbit does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},
@@ -156,16 +157,8 @@ static const char *cpp_name(tt_dtype_t dt) {
   }
 }
 
-/* The legacy tensor type names of checkScalarType ("torch.FloatTensor";
- * the types without a legacy class print as "CPUBoolType"). */
-static void legacy_name(tt_dtype_t dt, char *buf, size_t n) {
-  const char *pt = tt_op_type_name(dt);
-  if (dt == TT_BOOL || dt == TT_BF16 || tt_dtype_is_complex(dt)) snprintf(buf, n, "CPU%sType", pt);
-  else snprintf(buf, n, "torch.%sTensor", pt);
-}
-
 static void type_text(names_t names, tt_dtype_t dt, char *buf, size_t n) {
-  if (names == N_LEGACY) legacy_name(dt, buf, n);
+  if (names == N_LEGACY) tt_op_legacy_type_name(dt, buf, n);
   else snprintf(buf, n, "%s", names == N_CPP ? cpp_name(dt) : tt_op_type_name(dt));
 }
 
@@ -204,11 +197,11 @@ tt_status_t tt_op_check_out(const char *name, int k, tt_dtype_t result, tt_dtype
       if (!tt_dtype_is_float(out) && !tt_dtype_is_complex(out)) return fail(TT_INVALID_ARGUMENT, r, result, out);
       return cast_rule(NULL, result, out);
     case R_NO_BOOL:
-      if (out == TT_BOOL) return fail(TT_NOT_IMPLEMENTED, r, result, out);
+      if (out == TT_BOOL) return tt_op_refuse_dtype(out, "%s", r->fmt);
       return cast_rule(NULL, result, out);
     case R_NANSUM: /* CPU sums in out's type: any type for an integral input, floating ones for a float input */
       if (tt_dtype_is_int(result) || result == TT_BOOL) return TT_OK_STATUS;
-      if (!tt_dtype_is_float(out) && !tt_dtype_is_complex(out)) return fail(TT_NOT_IMPLEMENTED, r, result, out);
+      if (!tt_dtype_is_float(out) && !tt_dtype_is_complex(out)) return tt_op_refuse_dtype(out, "%s", r->fmt);
       return cast_rule(NULL, result, out);
     case R_SEARCHSORTED:
       if (out == result) return TT_OK_STATUS;

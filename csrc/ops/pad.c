@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ops/families.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/nn_util.h"
 
 /* Source index (int64, shape of j) of output positions j for one dim. */
@@ -42,7 +43,7 @@ static tt_status_t pad(tt_lower_t *L, int nsp, int reflect, int backward) {
     return tt_status_make(TT_INVALID_ARGUMENT, "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: %s",
                           nsp + 1, nsp + 2, s);
   tt_dtype_t dt = tt_l_arg_dtype(L, ix);
-  if (dt == TT_BOOL) return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s%dd\" not implemented for 'Bool'", kind, nsp);
+  if (dt == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "%s%dd", kind, nsp);
   int64_t lo[3], hi[3], out[3];
   for (int i = 0; i < nsp; i++) {
     int a = r - nsp + i; /* pads list the last dim first */

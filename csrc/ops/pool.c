@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/families.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/nn_util.h"
 
 /* Validates and fills the geometry; is_max selects max-pool messages. */
@@ -21,8 +22,7 @@ static int setup(tt_lower_t *L, int ix, int ik, int is, int ip, int id, int ceil
   /* CPU's kernels: max pooling takes every dtype but bool, avg pooling
    * floats and int64 (an integer sum divided with truncation). */
   if (is_max ? x->dtype == TT_BOOL : !tt_dtype_is_float(x->dtype) && x->dtype != TT_I64) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", is_max ? "max_pool2d" : "avg_pool2d",
-              tt_op_type_name(x->dtype));
+    tt_l_refuse_dtype(L, x->dtype, "%s", is_max ? "max_pool2d" : "avg_pool2d");
     return 0;
   }
   static const int64_t zero[2] = {0, 0}, one[2] = {1, 1};
@@ -128,7 +128,7 @@ static int adaptive_setup(tt_lower_t *L, int ix, int64_t *out) {
     return 0;
   }
   if (!tt_dtype_is_float(x->dtype)) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"adaptive_avg_pool2d\" not implemented for '%s'", tt_op_type_name(x->dtype));
+    tt_l_refuse_dtype(L, x->dtype, "adaptive_avg_pool2d");
     return 0;
   }
   for (int i = 0; i < x->view.rank - 2; i++)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/families.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/nn_util.h"
 
 static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip, int id, int ceil_mode, int is_max, tt_nn_pool_t *q) {
@@ -21,8 +22,7 @@ static int setup(tt_lower_t *L, const char *name, int ix, int ik, int is, int ip
    * floats and int64 (its kernel's name in the message). */
   tt_dtype_t dt = tt_l_arg_dtype(L, ix);
   if (is_max ? dt == TT_BOOL : !tt_dtype_is_float(dt) && dt != TT_I64) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", is_max ? "max_pool3d" : "avg_pool3d_out_frame",
-              tt_op_type_name(dt));
+    tt_l_refuse_dtype(L, dt, "%s", is_max ? "max_pool3d" : "avg_pool3d_out_frame");
     return 0;
   }
   static const int64_t zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/families.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/nn_util.h"
 
 /* Checks rank (nsp+1 or nsp+2), non-empty non-batch dims and a float dtype;
@@ -22,7 +23,7 @@ static int adaptive_check(tt_lower_t *L, const char *name, int nsp, int ix, int 
       return 0;
     }
   if (!tt_dtype_is_float(tt_l_arg_dtype(L, ix))) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name, tt_op_type_name(tt_l_arg_dtype(L, ix)));
+    tt_l_refuse_dtype(L, tt_l_arg_dtype(L, ix), "%s", name);
     return 0;
   }
   if (io >= 0) {

@@ -1,13 +1,14 @@
 /* Lowerings of _prelu_kernel and _prelu_kernel_backward: weight arrives
  * already shaped to broadcast against self (prelu reshapes it). */
 #include "ops/families.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/nn_util.h"
 
 /* Both tensors converted to the compute type and broadcast together. */
 static int operands(tt_lower_t *L, const int *ids, int n, tt_val_t *out, tt_dtype_t *dt, tt_dtype_t *ct, int64_t *dims) {
   *dt = tt_l_arg_dtype(L, 1);
   if (!tt_dtype_is_float(*dt)) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"prelu_cpu\" not implemented for '%s'", tt_op_type_name(*dt));
+    tt_l_refuse_dtype(L, *dt, "prelu_cpu");
     return -1;
   }
   *ct = tt_op_math_type(*dt);
@@ -24,7 +25,7 @@ static tt_status_t lower_prelu(tt_lower_t *L) {
   tt_dtype_t dt, ct;
   int64_t dims[TT_MAX_RANK];
   tt_dtype_t sdt = tt_l_arg_dtype(L, 0);
-  if (!tt_dtype_is_float(sdt)) return tt_status_make(TT_NOT_IMPLEMENTED, "\"prelu_cpu\" not implemented for '%s'", tt_op_type_name(sdt));
+  if (!tt_dtype_is_float(sdt)) return tt_op_refuse_dtype(sdt, "prelu_cpu");
   if (operands(L, ids, 2, v, &dt, &ct, dims) < 0) return NULL;
   tt_graph_t *g = L->g;
   tt_val_t pos = tt_b_compare(g, TT_CMP_GT, v[0], tt_b_like_f(g, v[0], 0));

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/random.h"
 
@@ -56,7 +57,7 @@ static tt_status_t lower_log_normal_(tt_lower_t *L) {
   const tt_tensor_ref_t *s = tt_l_ref(L, 0);
   if (!s) return tt_status_make(TT_TYPE_ERROR, "log_normal_: self must be a Tensor");
   if (!tt_dtype_is_float(s->dtype))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"log_normal_cpu\" not implemented for '%s'", tt_op_type_name(s->dtype));
+    return tt_op_refuse_dtype(s->dtype, "log_normal_cpu");
   double mean = tt_l_float(L, 1, 1), std = tt_l_float(L, 2, 2);
   if (!(std > 0)) return tt_status_make(TT_INVALID_ARGUMENT, "log_normal_ expects std > 0.0, but found std=%g", std);
   tt_graph_t *g = L->g;
@@ -74,7 +75,7 @@ static tt_status_t lower_geometric_(tt_lower_t *L) {
   const tt_tensor_ref_t *s = tt_l_ref(L, 0);
   if (!s) return tt_status_make(TT_TYPE_ERROR, "geometric_: self must be a Tensor");
   if (s->dtype == TT_BOOL)
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"geometric_cpu\" not implemented for '%s'", tt_op_type_name(s->dtype));
+    return tt_op_refuse_dtype(s->dtype, "geometric_cpu");
   double p = tt_l_float(L, 1, 0.5);
   if (!(p > 0 && p < 1)) return tt_status_make(TT_INVALID_ARGUMENT, "geometric_ expects p to be in (0, 1), but got p=%g", p);
   tt_graph_t *g = L->g;

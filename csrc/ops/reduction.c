@@ -226,8 +226,8 @@ static tt_status_t lower_min_dim(tt_lower_t *L) { return max_min_dim(L, TT_RED_A
 /* argmax/argmin(self, dim=None, keepdim): None flattens the input. */
 static tt_status_t arg_max_min(tt_lower_t *L, tt_reduce_t kind, const char *name) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (dt == TT_BOOL)
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s_cpu\" not implemented for 'Bool'", name);
+  if (dt == TT_BOOL) /* CPU's own check, before its kernel's dispatch */
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s(): does not support bool input", name);
   int rank = tt_l_arg_rank(L, 0);
   const int64_t *sizes = tt_l_arg_sizes(L, 0);
   int keepdim = tt_l_bool(L, 2, 0);

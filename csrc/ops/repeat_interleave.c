@@ -5,6 +5,7 @@
  * the number of bag ends (inclusive cumsum of repeats) at or before j: a
  * scatter-add of ones at the ends followed by a prefix sum, O(total + n). */
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/nn_util.h"
 #include "ops/scan.h"
@@ -14,7 +15,7 @@ static tt_status_t check_repeats(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (tt_l_arg_rank(L, 0) != 1) return tt_status_make(TT_INVALID_ARGUMENT, "repeat_interleave only accept 1D vector as repeat");
   if (dt != TT_I32 && dt != TT_I64)
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"repeat_interleave_cpu\" not implemented for '%s'", tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "repeat_interleave_cpu");
   return NULL;
 }
 

@@ -7,6 +7,7 @@
  * (N, 4H), and for the GRU (N, 5H) = r, z, n, the hidden n-gate input with
  * its bias, and hx. Arithmetic in the opmath type (float32 for bf16/f16). */
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 
 typedef struct {
@@ -43,7 +44,7 @@ static int set_cell(tt_lower_t *L, cell_t *c, int64_t n, int64_t h, tt_dtype_t d
   c->dt = dt;
   c->om = tt_op_math_type(dt);
   if (tt_dtype_is_float(dt)) return 1;
-  tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", L->op, tt_op_type_name(dt));
+  tt_l_refuse_dtype(L, dt, "%s", L->op);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/random.h"
 
@@ -34,8 +35,7 @@ static tt_status_t check_args(tt_lower_t *L, const char *op) {
   int training = tt_l_bool(L, 4, 0);
   /* CPU's training kernel covers float, double and bfloat16; eval is leaky_relu's. */
   if (!tt_dtype_is_float(dt) || (training && dt == TT_F16))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
-                          training ? "rrelu_with_noise_out_cpu" : "leaky_relu_cpu", tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "%s", training ? "rrelu_with_noise_out_cpu" : "leaky_relu_cpu");
   if (training && tt_l_arg_dtype(L, 1) != dt)
     return tt_status_make(TT_INVALID_ARGUMENT, "expected scalar type %s but found %s", tt_op_type_name(dt),
                           tt_op_type_name(tt_l_arg_dtype(L, 1)));

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/scan.h"
 
@@ -91,7 +92,7 @@ static tt_status_t lower_logcumsumexp(tt_lower_t *L) {
   if (tt_graph_failed(g)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (!tt_dtype_is_float(dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"logcumsumexp_out_cpu\" not implemented for '%s'", tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "logcumsumexp_out_cpu");
   tt_dtype_t ct = dt == TT_F32 ? TT_F64 : tt_op_math_type(dt);
   tt_val_t y = tt_b_convert(g, tt_l_tensor(L, 0), ct);
   int64_t n = rank ? tt_l_arg_sizes(L, 0)[dim] : 1;

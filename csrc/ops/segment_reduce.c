@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/scan.h"
 
@@ -65,9 +66,9 @@ static int setup(tt_lower_t *L, int di, int ri, int li, int ii, int oi, int ai, 
                        what, (long long)ss[d], d, (long long)ds[d]), 0;
   tt_dtype_t sdt = tt_l_arg_dtype(L, P->seg_arg);
   if (sdt != TT_I32 && sdt != TT_I64)
-    return tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"_segment_reduce_%s_cpu_kernel1\" not implemented for '%s'", what, tt_op_type_name(sdt)), 0;
+    return tt_l_refuse_dtype(L, sdt, "_segment_reduce_%s_cpu_kernel1", what), 0;
   if (!tt_dtype_is_float(P->dt))
-    return tt_l_fail(L, TT_NOT_IMPLEMENTED, "\"_segment_reduce_cpu\" not implemented for '%s'", tt_op_type_name(P->dt)), 0;
+    return tt_l_refuse_dtype(L, P->dt, "_segment_reduce_cpu"), 0;
   P->K = ss[axis] - P->offsets;
   if (P->K < 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "segment_reduce(): offsets must have at least one element along the axis"), 0;
   memcpy(P->dims, ds, sizeof(int64_t) * (size_t)P->rank);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/scan.h"
 
@@ -120,7 +121,7 @@ static tt_val_t median_pos(tt_lower_t *L, const sel_t *s, int ignore_nan) {
 
 static tt_status_t check_kind(tt_lower_t *L, const char *name) {
   if (tt_l_arg_dtype(L, 0) == TT_BOOL)
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s\" not implemented for 'Bool'", name);
+    return tt_op_refuse_dtype(TT_BOOL, "%s", name);
   return NULL;
 }
 

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/special.h"
 
@@ -157,7 +158,7 @@ static tt_status_t lower_nextafter(tt_lower_t *L) {
   int argi[2] = {0, 1};
   tt_dtype_t dt = tt_op_result_type(L, argi, 2);
   if (!tt_dtype_is_float(dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"nextafter_cpu\" not implemented for '%s'", tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "nextafter_cpu");
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);
   tt_val_t x = tt_op_operand(L, 0, dt, rank, dims), y = tt_op_operand(L, 1, dt, rank, dims);

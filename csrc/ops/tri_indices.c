@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/scan.h"
 
@@ -41,7 +42,7 @@ static tt_status_t tri_indices(tt_lower_t *L, int lower) {
   if (row < 0) return tt_status_make(TT_INVALID_ARGUMENT, "row must be non-negative, got%lld", (long long)row);
   if (col < 0) return tt_status_make(TT_INVALID_ARGUMENT, "col must be non-negative, got%lld", (long long)col);
   if (dt != TT_I64 && dt != TT_I32)
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name, tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "%s", name);
   /* triu keeps c - r >= offset: everything but tril's c - r <= offset - 1. */
   int64_t size = lower ? tril_count(row, col, offset) : row * col - tril_count(row, col, offset - 1);
   tt_graph_t *g = L->g;

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "ops/families.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/nn_util.h"
+#include "ops/result_layout.h"
 
 typedef enum { UP_NEAREST, UP_NEAREST_EXACT, UP_LINEAR, UP_CUBIC, UP_AA } up_mode_t;
 
@@ -18,6 +20,10 @@ typedef struct {
   const char *name; /* for messages */
   up_mode_t mode;
   int nsp, has_align, backward;
+  /* The CPU kernels that refuse a dtype, as CPU names them (measured on
+   * 2.13): `kernel` for a row-major gradient (and every forward input),
+   * `kernel_cl` for a channels_last one where CPU has such a kernel. */
+  const char *kernel, *kernel_cl;
 } up_op_t;
 
 /* compute_scales_value: 1/scale when a positive scale was given, else in/out (float). */
@@ -131,6 +137,27 @@ static void fmt_sizes(char *buf, size_t n, int r, const int64_t *s) {
   if (k < n) snprintf(buf + k, n - k, "]");
 }
 
+/* Whether tensor argument i is laid out channels_last (4-d) or
+ * channels_last_3d (5-d) and not row-major: the gradients CPU's backward
+ * kernels take their channels-last path for. Size-1 dims do not count. */
+static int channels_last_arg(tt_lower_t *L, int i) {
+  const tt_tensor_ref_t *t = tt_l_ref(L, i);
+  if (!t || (t->view.rank != 4 && t->view.rank != 5)) return 0;
+  const tt_view_t *v = &t->view;
+  int64_t cl[TT_MAX_RANK];
+  tt_layout_format_strides(v->rank, v->sizes, v->rank == 4 ? TT_MEMORY_FORMAT_CHANNELS_LAST : TT_MEMORY_FORMAT_CHANNELS_LAST_3D, cl);
+  int is_cl = 1, row_major = 1;
+  int64_t expect = 1;
+  for (int d = v->rank - 1; d >= 0; d--) {
+    if (v->sizes[d] != 1) {
+      is_cl &= v->strides[d] == cl[d];
+      row_major &= v->strides[d] == expect;
+    }
+    expect *= v->sizes[d];
+  }
+  return is_cl && !row_major;
+}
+
 static tt_status_t upsample(tt_lower_t *L, const up_op_t *op) {
   int nsp = op->nsp, b = op->backward;
   int64_t osz[3], isz[TT_MAX_RANK];
@@ -160,7 +187,7 @@ static tt_status_t upsample(tt_lower_t *L, const up_op_t *op) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   int nearest = op->mode == UP_NEAREST || op->mode == UP_NEAREST_EXACT;
   if (!tt_dtype_is_float(dt) && !(nearest && !b && dt == TT_U8))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", op->name, tt_op_type_name(dt));
+    return tt_op_refuse_dtype(dt, "%s", op->kernel_cl && channels_last_arg(L, 0) ? op->kernel_cl : op->kernel);
   if (b) {
     int gr = tt_l_arg_rank(L, 0);
     const int64_t *gs = tt_l_arg_sizes(L, 0);
@@ -203,33 +230,39 @@ static tt_status_t upsample(tt_lower_t *L, const up_op_t *op) {
   return NULL;
 }
 
-#define UP(fn, nm, mode, nsp, al, bw)                                      \
+#define UP(fn, nm, mode, nsp, al, bw, k, kcl)                            \
   static tt_status_t fn(tt_lower_t *L) {                                  \
-    static const up_op_t op = {nm, mode, nsp, al, bw};                     \
+    static const up_op_t op = {nm, mode, nsp, al, bw, k, kcl};             \
     return upsample(L, &op);                                              \
   }
-UP(l_near1, "upsample_nearest1d", UP_NEAREST, 1, 0, 0)
-UP(l_near2, "upsample_nearest2d", UP_NEAREST, 2, 0, 0)
-UP(l_near3, "upsample_nearest3d", UP_NEAREST, 3, 0, 0)
-UP(l_near1b, "upsample_nearest1d_backward", UP_NEAREST, 1, 0, 1)
-UP(l_near2b, "upsample_nearest2d_backward", UP_NEAREST, 2, 0, 1)
-UP(l_near3b, "upsample_nearest3d_backward", UP_NEAREST, 3, 0, 1)
-UP(l_ex1, "_upsample_nearest_exact1d", UP_NEAREST_EXACT, 1, 0, 0)
-UP(l_ex2, "_upsample_nearest_exact2d", UP_NEAREST_EXACT, 2, 0, 0)
-UP(l_ex3, "_upsample_nearest_exact3d", UP_NEAREST_EXACT, 3, 0, 0)
-UP(l_ex1b, "_upsample_nearest_exact1d_backward", UP_NEAREST_EXACT, 1, 0, 1)
-UP(l_ex2b, "_upsample_nearest_exact2d_backward", UP_NEAREST_EXACT, 2, 0, 1)
-UP(l_ex3b, "_upsample_nearest_exact3d_backward", UP_NEAREST_EXACT, 3, 0, 1)
-UP(l_lin1, "upsample_linear1d", UP_LINEAR, 1, 1, 0)
-UP(l_lin2, "upsample_bilinear2d", UP_LINEAR, 2, 1, 0)
-UP(l_lin3, "upsample_trilinear3d", UP_LINEAR, 3, 1, 0)
-UP(l_lin1b, "upsample_linear1d_backward", UP_LINEAR, 1, 1, 1)
-UP(l_lin2b, "upsample_bilinear2d_backward", UP_LINEAR, 2, 1, 1)
-UP(l_lin3b, "upsample_trilinear3d_backward", UP_LINEAR, 3, 1, 1)
-UP(l_cub2, "upsample_bicubic2d", UP_CUBIC, 2, 1, 0)
-UP(l_cub2b, "upsample_bicubic2d_backward", UP_CUBIC, 2, 1, 1)
-UP(l_aa2, "_upsample_bilinear2d_aa", UP_AA, 2, 1, 0)
-UP(l_aa2b, "_upsample_bilinear2d_aa_backward", UP_AA, 2, 1, 1)
+#define NEAREST_W "compute_indices_weights_nearest"
+#define LINEAR_W "compute_indices_weights_linear"
+UP(l_near1, "upsample_nearest1d", UP_NEAREST, 1, 0, 0, NEAREST_W, NULL)
+UP(l_near2, "upsample_nearest2d", UP_NEAREST, 2, 0, 0, "upsample_nearest2d_channels_last", NULL)
+UP(l_near3, "upsample_nearest3d", UP_NEAREST, 3, 0, 0, NEAREST_W, NULL)
+UP(l_near1b, "upsample_nearest1d_backward", UP_NEAREST, 1, 0, 1, "upsample_nearest1d_backward", NULL)
+UP(l_near2b, "upsample_nearest2d_backward", UP_NEAREST, 2, 0, 1, "upsample_nearest2d_backward", "upsample_nearest2d_backward_cl")
+UP(l_near3b, "upsample_nearest3d_backward", UP_NEAREST, 3, 0, 1, "upsample_nearest3d_backward", "_upsample_nearest3d_backward_cl")
+UP(l_ex1, "_upsample_nearest_exact1d", UP_NEAREST_EXACT, 1, 0, 0, NEAREST_W, NULL)
+UP(l_ex2, "_upsample_nearest_exact2d", UP_NEAREST_EXACT, 2, 0, 0, "upsample_nearest2d_channels_last", NULL)
+UP(l_ex3, "_upsample_nearest_exact3d", UP_NEAREST_EXACT, 3, 0, 0, NEAREST_W, NULL)
+UP(l_ex1b, "_upsample_nearest_exact1d_backward", UP_NEAREST_EXACT, 1, 0, 1, "_upsample_nearest_exact1d_backward", NULL)
+UP(l_ex2b, "_upsample_nearest_exact2d_backward", UP_NEAREST_EXACT, 2, 0, 1, "_upsample_nearest_exact2d_backward",
+   "_upsample_nearest_exact2d_backward_cl")
+UP(l_ex3b, "_upsample_nearest_exact3d_backward", UP_NEAREST_EXACT, 3, 0, 1, "_upsample_nearest_exact3d_backward",
+   "_upsample_nearest_exact3d_backward_cl")
+UP(l_lin1, "upsample_linear1d", UP_LINEAR, 1, 1, 0, LINEAR_W, NULL)
+UP(l_lin2, "upsample_bilinear2d", UP_LINEAR, 2, 1, 0, "upsample_bilinear2d_channels_last", NULL)
+UP(l_lin3, "upsample_trilinear3d", UP_LINEAR, 3, 1, 0, LINEAR_W, NULL)
+UP(l_lin1b, "upsample_linear1d_backward", UP_LINEAR, 1, 1, 1, "upsample_linear1d_backward", NULL)
+UP(l_lin2b, "upsample_bilinear2d_backward", UP_LINEAR, 2, 1, 1, "upsample_bilinear2d_backward",
+   "upsample_bilinear2d_backward_channels_last")
+UP(l_lin3b, "upsample_trilinear3d_backward", UP_LINEAR, 3, 1, 1, "upsample_trilinear3d_backward",
+   "upsample_trilinear3d_backward_channels_last")
+UP(l_cub2, "upsample_bicubic2d", UP_CUBIC, 2, 1, 0, "compute_indices_weights_cubic", NULL)
+UP(l_cub2b, "upsample_bicubic2d_backward", UP_CUBIC, 2, 1, 1, "upsample_bicubic2d_backward", NULL)
+UP(l_aa2, "_upsample_bilinear2d_aa", UP_AA, 2, 1, 0, "compute_index_ranges_weights", NULL)
+UP(l_aa2b, "_upsample_bilinear2d_aa_backward", UP_AA, 2, 1, 1, "upsample_bilinear2d_aa_backward_cpu", NULL)
 
 const tt_op_def_t tt_ops_upsample[] = {
     {"upsample_nearest1d", l_near1, 0},

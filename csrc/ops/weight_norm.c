@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 
 typedef struct {
@@ -21,7 +22,7 @@ static tt_status_t wn_shape(tt_lower_t *L, int vi, int gi, int64_t dim_arg, wn_s
   s->dt = tt_l_arg_dtype(L, vi);
   if (s->rank == 0) return tt_status_make(TT_INVALID_ARGUMENT, "weight_norm: v must have at least one dimension");
   if (!tt_dtype_is_float(s->dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "\"weight_norm_first_dim_kernel\" not implemented for '%s'", tt_op_type_name(s->dt));
+    return tt_op_refuse_dtype(s->dt, "weight_norm_first_dim_kernel");
   s->mt = tt_op_math_type(s->dt);
   int64_t d = dim_arg < 0 ? dim_arg + s->rank : dim_arg;
   if (!(d == 0 || d == s->rank - 1))

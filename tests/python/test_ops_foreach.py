@@ -40,14 +40,14 @@ def _programs(fn):
 
 
 def _raises_like_cpu(fn, cpu_args, tpu_args):
-    """fn raises on tpu exactly when it raises on CPU; else returns both results. CPU's NotImplementedError for
-    a dtype its kernel lacks ("frac_cpu" not implemented for 'Int') is a RuntimeError here, as the single-tensor
-    lowering raises it."""
+    """fn raises on tpu exactly when it raises on CPU, the same exception type (CPU's NotImplementedError for a
+    dtype its kernel lacks, "frac_cpu" not implemented for 'Int', included); else returns both results."""
     try:
         want = fn(*cpu_args)
     except Exception as e:
-        with pytest.raises(RuntimeError if isinstance(e, RuntimeError) else type(e)):
+        with pytest.raises(type(e)) as got:
             fn(*tpu_args)
+        assert type(got.value) is type(e), f"CPU {e!r}; tpu {got.value!r}"
         return None, None
     return fn(*tpu_args), want
 
