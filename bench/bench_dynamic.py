@@ -3,7 +3,7 @@ part 4): 24 lengths from 5 to 200 (batch 2, a pre-norm attention block,
 d=64, 4 heads), swept twice in a fresh process per row, tier 3 off. For each
 way of running it: programs compiled in the first sweep, first and second
 sweep wall time, and the largest difference from PyTorch on the CPU
-(--train: a training step instead, batch 1, the loss and every gradient
+(--train: a training step instead, the loss and every gradient
 compared; AOTAutograd's forward and backward graphs both run padded). Rows:
 torch.compile(backend="tpu") with dynamic=True (one graph, padded to
 power-of-two buckets: one plan per bucket, torchtpu/_bounded.py), the same
@@ -68,7 +68,7 @@ elif row == "inductor":
 else:
     f = m
 lengths = [5 + round(i * 195 / 23) for i in range(24)]
-xs = [torch.randn(1 if train else 2, n, 64, generator=torch.Generator().manual_seed(n)) for n in lengths]
+xs = [torch.randn(2, n, 64, generator=torch.Generator().manual_seed(n)) for n in lengths]
 
 
 def step(model, x):  # training: the loss and every parameter's gradient
@@ -125,12 +125,12 @@ LABELS = {
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", default=",".join(LABELS))
-    ap.add_argument("--train", action="store_true", help="a training step (forward, backward; batch 1) instead of inference")
+    ap.add_argument("--train", action="store_true", help="a training step (forward, backward) instead of inference")
     a = ap.parse_args()
     env = dict(os.environ, TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT="off", TORCH_TPU_TIER2_COMPILATION_CACHE="0",
                OMP_WAIT_POLICY="PASSIVE")
-    what = "training steps (batch 1; loss and gradients compared)" if a.train else "inference (batch 2)"
-    print(f"24 lengths 5..200 through a compiled attention block (d=64), {what}, two sweeps, fresh process per row")
+    what = "training steps (loss and gradients compared)" if a.train else "inference"
+    print(f"24 lengths 5..200 through a compiled attention block (batch 2, d=64), {what}, two sweeps, fresh process per row")
     print(f"{'row':34s} {'programs':>8s} {'plans':>5s} {'compile s':>9s} {'first s':>8s} {'second s':>8s} "
           f"{'2nd/CPU':>7s} {'max |diff|':>10s}")
     res = {}

@@ -894,7 +894,7 @@ def split_saved(fw, bw, num_fwd_outputs):
                 args = []
                 for j, x in enumerate(sizes):
                     if isinstance(x, torch.SymInt):  # an unmerged symbolic dim: its size, read from o
-                        x = fw.graph.call_function(aten.sym_size.int, (o, groups_dim(groups, j)))
+                        x = fw.graph.call_function(aten.sym_size.int, (o, _groups_dim(groups, j)))
                         x.meta["val"] = vals[j]
                     args.append(x)
                 sp = fw.graph.call_function(aten.reshape.default, (o, args))
@@ -937,7 +937,7 @@ def split_saved(fw, bw, num_fwd_outputs):
     return changed
 
 
-def groups_dim(groups, j):
+def _groups_dim(groups, j):
     """The dim of the merged tensor whose split dims hold split dim j."""
     return next(i for i, g in enumerate(groups) if j in g)
 
