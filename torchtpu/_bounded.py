@@ -648,10 +648,10 @@ class Bounding:
                 o = args[host[1]]
                 for n in host[2] if host[0] == "view" else ():
                     o = n.target(o, *_at_sizes(n.args[1:], sizes), **_at_sizes(n.kwargs, sizes))
-            elif spec is not None:
-                for d, s in enumerate(spec):
-                    if s is not None:
-                        o = o.narrow(d, 0, sizes[s[0]] * s[1] + s[2])
+            elif spec is not None:  # one view for all its padded dims, none where nothing is padded
+                shape = [n if s is None else sizes[s[0]] * s[1] + s[2] for n, s in zip(o.shape, spec)]
+                if shape != list(o.shape):
+                    o = o.as_strided(shape, o.stride(), o.storage_offset())
             res.append(o)
         return type(outs)(res) if isinstance(outs, tuple) else res
 
