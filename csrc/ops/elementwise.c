@@ -35,6 +35,21 @@ static tt_dtype_t scalar_other_type(tt_lower_t *L, tt_dtype_t result) {
   return result;
 }
 
+/* The type CPU's div with rounding_mode 'floor' or 'trunc' (and
+ * floor_divide) computes in: a bfloat16/float16 result whose divisor is one
+ * element (a number, or any tensor of numel 1: TensorIterator's is_scalar)
+ * is computed in float32 from the divisor's own value and rounded once;
+ * else every step in the result type. */
+static tt_dtype_t rounding_div_type(tt_lower_t *L, tt_dtype_t result) {
+  if (result != TT_BF16 && result != TT_F16) return result;
+  int rank = tt_l_arg_rank(L, 1);
+  if (rank <= 0) return TT_F32;
+  const int64_t *sz = tt_l_arg_sizes(L, 1);
+  int64_t n = 1;
+  for (int d = 0; d < rank; d++) n *= sz[d];
+  return n == 1 ? TT_F32 : result;
+}
+
 /* x (+|-) alpha * y, alpha from argument 2 when present. */
 static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
   if (op == TT_BIN_SUB) {
@@ -163,7 +178,7 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
     tt_l_output(L, tt_b_convert(L->g, q, ft));
     return NULL;
   }
-  if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
+  if (!prepare2(L, 0, 1, rounding_div_type(L, rt), &p)) return NULL;
   tt_graph_t *g = L->g;
   int is_float = tt_dtype_is_float(p.result);
   if ((!strcmp(mode, "trunc") || !strcmp(mode, "floor")) && !int_zero_div_check(L, p.result, p.y)) return NULL;
@@ -173,7 +188,7 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
       /* trunc = sign(q) * floor(|q|) */
       q = tt_b_binary(g, TT_BIN_MUL, tt_b_unary(g, TT_UN_SIGN, q), tt_b_unary(g, TT_UN_FLOOR, tt_b_unary(g, TT_UN_ABS, q)));
     }
-    tt_l_output(L, q);
+    tt_l_output(L, tt_b_convert(g, q, p.result));
   } else if (!strcmp(mode, "floor")) {
     if (is_float) {
       /* PyTorch: floor of the true quotient computed via the remainder. */
@@ -191,7 +206,7 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
       tt_val_t res = tt_b_select(g, nz, fl, tt_b_binary(g, TT_BIN_MUL, tt_b_like_f(g, q, 0), q));
       /* Division by zero: the true quotient (inf/nan) as PyTorch returns. */
       tt_val_t yz = tt_b_compare(g, TT_CMP_EQ, p.y, tt_b_like_f(g, p.y, 0));
-      tt_l_output(L, tt_b_select(g, yz, q, res));
+      tt_l_output(L, tt_b_convert(g, tt_b_select(g, yz, q, res), p.result));
     } else {
       tt_l_output(L, int_floor_div(g, p.x, p.y));
     }

@@ -263,3 +263,25 @@ def test_arange_bound_message_like_cpu():
 
 def test_arange_bool_refused_like_cpu():
     same_as_cpu(lambda d: torch.arange(3, dtype=torch.bool, device=d))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+@pytest.mark.parametrize("divisor", ["number", "0dim_f64", "one_element", "many"])
+def test_rounding_div_by_one_element_in_float32_like_cpu(divisor, mode, dtype):
+    # fuzz 56:515: CPU divides a bfloat16/float16 tensor by a one-element divisor in float32
+    # with the divisor's own value (floor_divide(bf16 -5.875, 2.931) is -3; 2.931 rounded
+    # to bfloat16 first gave -2); a divisor of many elements rounds every step
+    def f(d):
+        x = torch.tensor([5.875, -5.875, 2.9375, 7.0, 1e4, -0.0, 0.0, 3.0] * 3, dtype=dtype, device=d)
+        y = {"number": 2.94, "0dim_f64": torch.tensor(2.94, dtype=torch.float64, device=d),
+             "one_element": torch.tensor([[2.94]], dtype=dtype, device=d),
+             "many": torch.full((24,), 2.94, dtype=dtype, device=d)}[divisor]
+        return torch.div(x, y, rounding_mode=mode), torch.floor_divide(x, y) if mode == "floor" else x
+    same_as_cpu(f, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("divisor", [0.0, -0.0, float("inf"), float("nan")])
+def test_rounding_div_by_special_number_bfloat16_like_cpu(divisor):
+    x = torch.tensor([1.0, -1.0, 0.0, float("inf"), float("nan")], dtype=torch.bfloat16)
+    same_as_cpu(lambda d: (torch.floor_divide(x.to(d), divisor), torch.div(x.to(d), divisor, rounding_mode="trunc")))
