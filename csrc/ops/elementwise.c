@@ -415,8 +415,11 @@ static tt_status_t pow_common(tt_lower_t *L) {
     return NULL;
   }
   if (p.result == TT_BOOL) return tt_status_make(TT_NOT_IMPLEMENTED, "\"pow\" not implemented for 'Bool'");
-  /* an integral tensor's number exponent: exp.to<scalar_t>(), CPU's checked conversion */
-  if (!tt_dtype_is_float(p.result) && L->args[0].kind == TT_ARG_TENSOR && L->args[1].kind != TT_ARG_TENSOR &&
+  /* a number exponent of an integral, float16 or bfloat16 tensor:
+   * exp.to<scalar_t>(), CPU's checked conversion (float32/float64 take it
+   * as a double, unchecked) */
+  int checked = !tt_dtype_is_float(p.result) || p.result == TT_F16 || p.result == TT_BF16;
+  if (checked && L->args[0].kind == TT_ARG_TENSOR && L->args[1].kind != TT_ARG_TENSOR &&
       !tt_op_check_scalar_fits(L, 1, p.result))
     return NULL;
   if (!tt_dtype_is_float(p.result)) {

@@ -285,3 +285,12 @@ def test_rounding_div_by_one_element_in_float32_like_cpu(divisor, mode, dtype):
 def test_rounding_div_by_special_number_bfloat16_like_cpu(divisor):
     x = torch.tensor([1.0, -1.0, 0.0, float("inf"), float("nan")], dtype=torch.bfloat16)
     same_as_cpu(lambda d: (torch.floor_divide(x.to(d), divisor), torch.div(x.to(d), divisor, rounding_mode="trunc")))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("exponent", [70000, 70000.0, -2147483649, 1e39, 3e38, float("inf"), -float("inf"), 2.5])
+def test_pow_number_exponent_checked_like_cpu(exponent, dtype):
+    # fuzz 57:67: CPU converts the exponent with exp.to<scalar_t>() for float16 and bfloat16
+    # tensors, raising "value cannot be converted to type c10::Half without overflow" for
+    # pow(float16, -2147483649); tpu computed [1, inf, 0]
+    same_as_cpu(lambda d: torch.pow(torch.tensor([1.0, 0.5, 2.0, -3.0], dtype=dtype, device=d), exponent))
