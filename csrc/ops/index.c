@@ -678,10 +678,12 @@ static tt_status_t lower_index_fill(tt_lower_t *L) {
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (!tt_op_check_value_fits(L, 3, dt)) return NULL;
   if (L->args[3].kind == TT_ARG_TENSOR && tt_l_arg_rank(L, 3) != 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
                           tt_l_arg_rank(L, 3));
+  if (tt_l_arg_dtype(L, 2) != TT_I64) /* CPU's first check in index_fill_ (an IndexError, unlike index_copy's) */
+    return tt_status_make(TT_INDEX_ERROR, "index_fill_(): Expected dtype int64 for index.");
+  if (!tt_op_check_value_fits(L, 3, dt)) return NULL;
   int r;
   int64_t xsz[TT_MAX_RANK], tsz[TT_MAX_RANK];
   tt_scatter_dims_t sd;

@@ -160,6 +160,8 @@ static tt_status_t lower_kthvalue(tt_lower_t *L) {
   int64_t k = tt_l_int(L, 1, 1);
   sel_t s;
   if (!sel_prepare(L, tt_l_int(L, 2, -1), 0, tt_l_bool(L, 3, 0), &s)) return NULL;
+  if (s.rank > 0 && s.sz[s.dim] == 0) /* CPU's zero_numel_check_dims, before k's range */
+    return tt_status_make(TT_INDEX_ERROR, "kthvalue(): Expected reduction dim %d to have non-zero size.", s.dim);
   if (k < 1 || k > s.sz[s.dim])
     return tt_status_make(TT_INVALID_ARGUMENT, "kthvalue(): selected number k out of range for dimension %d", s.dim);
   sel_pick(L, &s, row_const(L, &s, k - 1), 1, 0);

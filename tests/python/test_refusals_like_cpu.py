@@ -235,3 +235,40 @@ def test_k_out_of_range_is_a_runtime_error_like_cpu(case):
          "kth_big": lambda d: torch.kthvalue(torch.ones(3, device=d), 5),
          "kth_zero": lambda d: torch.kthvalue(torch.ones(3, device=d), 0)}[case]
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("case", [((0, 3), 1, 0), ((0, 3), 1, -2), ((0, 3), 2, 0), ((3, 0), 1, 1), ((0, 3), 1, 1),
+                                  ((2, 3), 4, 1)])
+def test_kthvalue_of_an_empty_dim_is_an_index_error_like_cpu(case):
+    # fuzz 51:40: CPU's zero_numel_check_dims (IndexError) comes before k's range check (RuntimeError)
+    shape, k, dim = case
+    same_as_cpu(lambda d: tuple(torch.kthvalue(torch.zeros(shape, device=d), k, dim)))
+
+
+@pytest.mark.parametrize("op", ["amax", "amin"])
+@pytest.mark.parametrize("dim", [None, (), 0, 1, (0, 1)])
+def test_amax_of_an_empty_input_needs_a_dim_like_cpu(op, dim):
+    # fuzz 51:651: amin(empty) with no dim is CPU's RuntimeError "Expected reduction dim to be specified"
+    def f(d):
+        x = torch.zeros(0, 3, device=d)
+        return getattr(torch, op)(x) if dim is None else getattr(torch, op)(x, dim)
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("form", ["index_fill", "index_fill_", "tensor_value", "int64"])
+def test_index_fill_index_dtype_is_an_index_error_like_cpu(form):
+    # fuzz 52:50: index_fill_ with an int32 index is CPU's IndexError "Expected dtype int64 for index."
+    def f(d):
+        x = torch.zeros(3, 2, device=d)
+        i = torch.tensor([1], dtype=torch.int64 if form == "int64" else torch.int32, device=d)
+        return {"index_fill": lambda: x.index_fill(0, i, 1.0), "index_fill_": lambda: x.index_fill_(1, i, -2.0),
+                "tensor_value": lambda: x.index_fill(0, i, torch.tensor(3.0, device=d)),
+                "int64": lambda: x.index_fill(0, i, 5)}[form]()
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_argmax_of_an_empty_input_is_an_index_error_like_cpu(op, keepdim):
+    # fuzz 60:125: argmin(empty) without dim is CPU's IndexError (TORCH_CHECK_INDEX); tpu raised RuntimeError
+    same_as_cpu(lambda d: getattr(torch, op)(torch.zeros(0, 3, device=d), keepdim=keepdim))
