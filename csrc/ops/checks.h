@@ -18,6 +18,7 @@ typedef enum tt_check_kind_e {
   TT_CHECK_LDL_PIVOT, /* RuntimeError "Pivots given to ldl_solve must all satisfy |pivot| <= LD.size(-2)..." (or >= 1) */
   TT_CHECK_ZERO_DIV,  /* RuntimeError "ZeroDivisionError" (integer div, floor_divide, remainder, fmod by a zero element) */
   TT_CHECK_VALUE_FITS, /* RuntimeError "value cannot be converted to type int8_t without overflow" (a device value tensor) */
+  TT_CHECK_INDICES,    /* RuntimeError "INDICES element is out of DATA bounds, id=-1 axis_dim=3" (index_select along dim 1 of a matrix or more) */
 } tt_check_kind_t;
 
 /* One check: `flag` is an i64[2] value of the op's graph {number of bad

@@ -49,7 +49,7 @@ def test_empty_copy_to_host_raises_an_earlier_ops_error():
     # synchronization point, which the (empty) copy to the host must be.
     x = torch.zeros(5, 0, device="tpu")
     r = torch.index_select(x, 0, torch.tensor([7], device="tpu"))
-    with pytest.raises(IndexError, match="index out of range"):
+    with pytest.raises(RuntimeError, match="INDICES element is out of DATA bounds, id=7 axis_dim=5"):
         r.cpu()
     torch.zeros(3, device="tpu").cpu()  # the error was raised once, and cleared
 
@@ -294,3 +294,19 @@ def test_pow_number_exponent_checked_like_cpu(exponent, dtype):
     # tensors, raising "value cannot be converted to type c10::Half without overflow" for
     # pow(float16, -2147483649); tpu computed [1, inf, 0]
     same_as_cpu(lambda d: torch.pow(torch.tensor([1.0, 0.5, 2.0, -3.0], dtype=dtype, device=d), exponent))
+
+
+@pytest.mark.parametrize("case", ["empty_self_dim1", "empty_self_dim0", "empty_source", "vector_empty_self"])
+def test_index_add_into_empty_checks_no_index_like_cpu(case):
+    # fuzz 53:233: CPU's scatter_add path adds nothing into an empty self (or from an empty
+    # source) and checks no index: index_add(zeros(0, 3), 1, [-5, 0], zeros(0, 2)) is empty there,
+    # tpu raised "index out of range in self" at the next synchronization
+    def f(d):
+        i = torch.tensor([-5, 0], device=d)
+        r = {"empty_self_dim1": lambda: torch.zeros(0, 3, device=d).index_add(1, i, torch.zeros(0, 2, device=d)),
+             "empty_self_dim0": lambda: torch.zeros(0, 3, device=d).index_add(0, i, torch.ones(2, 3, device=d)),
+             "empty_source": lambda: torch.zeros(2, 0, device=d).index_add(0, i, torch.zeros(2, 0, device=d)),
+             "vector_empty_self": lambda: torch.zeros(0, device=d).index_add(0, i, torch.zeros(2, device=d))}[case]()
+        r.cpu()
+        return r
+    same_as_cpu(f)

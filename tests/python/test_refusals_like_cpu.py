@@ -272,3 +272,46 @@ def test_index_fill_index_dtype_is_an_index_error_like_cpu(form):
 def test_argmax_of_an_empty_input_is_an_index_error_like_cpu(op, keepdim):
     # fuzz 60:125: argmin(empty) without dim is CPU's IndexError (TORCH_CHECK_INDEX); tpu raised RuntimeError
     same_as_cpu(lambda d: getattr(torch, op)(torch.zeros(0, 3, device=d), keepdim=keepdim))
+
+
+def _sync(t):
+    t.cpu()  # raises a deferred index check here, as CPU raises at the op
+    return t
+
+
+@pytest.mark.parametrize("case", ["matrix_dim0_neg", "matrix_dim1_big", "matrix_int32", "vector_neg", "vector_big",
+                                  "transposed_neg", "in_range"])
+def test_index_add_out_of_range_error_type_like_cpu(case):
+    # fuzz 51:387: CPU adds into a matrix by an int64 index through scatter_add (RuntimeError
+    # "index -2 is out of bounds for dimension 0 with size 2"); tpu raised IndexError
+    def f(d):
+        x, L32 = torch.zeros(4, 3, device=d), torch.int32
+        i = lambda v, dt=torch.int64: torch.tensor(v, dtype=dt, device=d)  # noqa: E731
+        return _sync({"matrix_dim0_neg": lambda: x.index_add(0, i([-1]), torch.ones(1, 3, device=d)),
+                      "matrix_dim1_big": lambda: x.index_add(1, i([3]), torch.ones(4, 1, device=d)),
+                      "matrix_int32": lambda: x.index_add(0, i([9], L32), torch.ones(1, 3, device=d)),
+                      "vector_neg": lambda: x[:, 0].index_add(0, i([-1]), torch.ones(1, device=d)),
+                      "vector_big": lambda: x[:, 0].index_add(0, i([4]), torch.ones(1, device=d)),
+                      "transposed_neg": lambda: x.t().index_add(0, i([-1]), torch.ones(1, 4, device=d)),
+                      "in_range": lambda: x.index_add(1, i([2, 0]), torch.ones(4, 2, device=d))}[case]())
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("case", ["dim0_neg", "dim1_neg", "dim1_big", "dim_neg1_of_3d", "dim1_of_3d", "vector_neg",
+                                  "int32_dim1", "empty_self_dim", "empty_other_dim", "in_range"])
+def test_index_select_out_of_range_error_type_like_cpu(case):
+    # fuzz 51:1494: CPU's dim-1 fast path raises RuntimeError "INDICES element is out of DATA
+    # bounds, id=-3 axis_dim=3"; tpu raised IndexError "index out of range in self"
+    def f(d):
+        x, y = torch.zeros(4, 3, device=d), torch.zeros(2, 3, 5, device=d)
+        i = lambda v, dt=torch.int64: torch.tensor(v, dtype=dt, device=d)  # noqa: E731
+        return _sync({"dim0_neg": lambda: x.index_select(0, i([-1])), "dim1_neg": lambda: x.index_select(1, i([-1])),
+                      "dim1_big": lambda: x.index_select(-1, i([0, 3])),
+                      "dim_neg1_of_3d": lambda: y.index_select(-1, i([5])),
+                      "dim1_of_3d": lambda: y.index_select(1, i([-3])),
+                      "vector_neg": lambda: x[0].index_select(0, i([-1])),
+                      "int32_dim1": lambda: x.index_select(1, i([7], torch.int32)),
+                      "empty_self_dim": lambda: torch.zeros(4, 0, device=d).index_select(1, i([0])),
+                      "empty_other_dim": lambda: torch.zeros(0, 3, device=d).index_select(1, i([5])),
+                      "in_range": lambda: y.index_select(1, i([2, 0]))}[case]())
+    same_as_cpu(f)
