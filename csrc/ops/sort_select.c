@@ -130,8 +130,10 @@ static tt_status_t median_all(tt_lower_t *L, int ignore_nan) {
   if (st) return st;
   sel_t s;
   if (!sel_prepare(L, 0, 1, 0, &s)) return NULL;
-  if (s.sz[0] == 0) {
-    tt_l_output(L, tt_b_const_f(L->g, tt_graph_type(L->g, s.x)->dtype, NAN));
+  if (s.sz[0] == 0) { /* CPU fills a float NaN and converts it (integers: the float to integer conversion of NaN) */
+    tt_dtype_t dt = tt_graph_type(L->g, s.x)->dtype;
+    tt_val_t nan = tt_b_const_f(L->g, tt_dtype_is_float(dt) ? dt : TT_F32, NAN);
+    tt_l_output(L, tt_b_convert(L->g, nan, dt));
     return NULL;
   }
   sel_pick(L, &s, median_pos(L, &s, ignore_nan), 0, 1);
