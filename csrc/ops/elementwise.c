@@ -134,6 +134,9 @@ static tt_val_t int_floor_div(tt_graph_t *g, tt_val_t x, tt_val_t y) {
  * device asserts): never a silent value. `y` is the divisor as computed. */
 static int int_zero_div_check(tt_lower_t *L, tt_dtype_t result, tt_val_t y) {
   if (tt_dtype_is_float(result) || tt_dtype_is_complex(result) || result == TT_BOOL) return 1;
+  const tt_type_t *yt = tt_graph_type(L->g, y); /* y is broadcast to the result: an empty one divides nothing */
+  for (int d = 0; d < yt->rank; d++)
+    if (yt->dims[d] == 0) return 1;
   const tt_arg_t *a = &L->args[1];
   int host = a->kind == TT_ARG_INT || a->kind == TT_ARG_FLOAT || a->kind == TT_ARG_BOOL ||
              (a->kind == TT_ARG_TENSOR && a->t->is_host_scalar);

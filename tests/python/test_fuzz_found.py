@@ -325,3 +325,16 @@ def test_median_of_an_empty_tensor_compiles(op, dtype):
     v = r.cpu()  # the program runs (and compiles) here
     if dtype.is_floating_point:
         assert torch.isnan(v)
+
+
+@pytest.mark.parametrize("op", ["remainder", "fmod", "floor_divide", "trunc", "take_along_dim"])
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0)])
+def test_integer_division_of_an_empty_tensor_by_zero_like_cpu(op, shape):
+    # fuzz 51:1195: take_along_dim of empty tensors raised ZeroDivisionError (its decomposition
+    # takes the index remainder by the dim's size, 0); CPU's kernel never runs on no elements
+    def f(d):
+        x = torch.zeros(shape, dtype=torch.int64, device=d)
+        return {"remainder": lambda: torch.remainder(x, 0), "fmod": lambda: torch.fmod(x, 0),
+                "floor_divide": lambda: torch.floor_divide(x, 0), "trunc": lambda: torch.div(x, 0, rounding_mode="trunc"),
+                "take_along_dim": lambda: torch.take_along_dim(x.half(), x, 1 if shape[1] == 0 else 0)}[op]()
+    same_as_cpu(f)
