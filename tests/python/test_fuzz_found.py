@@ -338,3 +338,15 @@ def test_integer_division_of_an_empty_tensor_by_zero_like_cpu(op, shape):
                 "floor_divide": lambda: torch.floor_divide(x, 0), "trunc": lambda: torch.div(x, 0, rounding_mode="trunc"),
                 "take_along_dim": lambda: torch.take_along_dim(x.half(), x, 1 if shape[1] == 0 else 0)}[op]()
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("out_dtype", [torch.complex64, torch.complex128, torch.float64, torch.float32, torch.float16,
+                                       torch.int64])
+@pytest.mark.parametrize("in_dtype", [torch.complex64, torch.float32])
+def test_abs_out_of_a_complex_input_like_cpu(in_dtype, out_dtype):
+    # fuzz 54:119: abs(complex128, out=complex128) is |z| + 0j on CPU, and a real out takes the
+    # real result by canCast (complex64 input, float64 out); tpu raised "Found dtype ... but expected"
+    def f(d):
+        out = torch.zeros(2, dtype=out_dtype, device=d)
+        return torch.abs(torch.tensor([3 + 4j, -1j]).to(in_dtype).to(d), out=out)
+    same_as_cpu(f)
