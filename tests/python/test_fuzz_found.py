@@ -350,3 +350,16 @@ def test_abs_out_of_a_complex_input_like_cpu(in_dtype, out_dtype):
         out = torch.zeros(2, dtype=out_dtype, device=d)
         return torch.abs(torch.tensor([3 + 4j, -1j]).to(in_dtype).to(d), out=out)
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("case", [("linspace", float("inf"), -1, 0, torch.int32), ("linspace", 1e20, 2, 0, torch.int64),
+                                  ("logspace", -2.125, -2.541, 0, torch.uint8), ("logspace", 1e10, 2, 0, torch.int16),
+                                  ("linspace", 3, 2, 0, torch.bool), ("linspace", 0.5, 2, 1, torch.bool),
+                                  ("linspace", 0, 2, 1, torch.bool), ("logspace", 0, 2, 1, torch.bool),
+                                  ("linspace", 0, 2, 3, torch.bool), ("linspace", 1e20, 2, 1, torch.int32)])
+def test_space_of_zero_or_one_steps_like_cpu(case):
+    # fuzz 63:41: linspace(inf, -1, 0, dtype=int32) is empty on CPU (no end converted, no kernel
+    # chosen); tpu raised "value cannot be converted to type int without overflow"; one bool
+    # step is CPU's fill_ (linspace(0.5, 2, 1, dtype=bool) is [True]), two or more are refused
+    op, start, end, steps, dtype = case
+    same_as_cpu(lambda d: getattr(torch, op)(start, end, steps, dtype=dtype, device=d))
