@@ -271,6 +271,17 @@ int tt_op_check_scalar_fits(tt_lower_t *L, int i, tt_dtype_t dt) {
   return 0;
 }
 
+tt_val_t tt_op_complex_fill(tt_lower_t *L, int i, tt_dtype_t dt) {
+  if (i < 0 || i >= L->nargs || L->args[i].kind != TT_ARG_COMPLEX || tt_dtype_is_complex(dt)) return -1;
+  double re = L->args[i].f, im = L->args[i].f_im;
+  if (dt == TT_BOOL) return tt_l_scalar(L, dt, 0, re != 0 || im != 0, 0);
+  if (im != 0 || float_overflows(re, dt)) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "value cannot be converted to type %s without overflow", c_type_name(dt));
+    return -1;
+  }
+  return tt_l_scalar(L, dt, re, 0, 1);
+}
+
 int tt_op_check_host_value_fits(tt_lower_t *L, double v, tt_dtype_t dt) {
   if (!float_overflows(v, dt)) return 1;
   tt_l_fail(L, TT_INVALID_ARGUMENT, "value cannot be converted to type %s without overflow", c_type_name(dt));

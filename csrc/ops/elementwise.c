@@ -579,7 +579,10 @@ static tt_status_t lower_masked_fill(tt_lower_t *L) {
                    "this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar";
     }
   }
-  tt_l_output(L, tt_b_select(L->g, m, tt_op_operand(L, 2, dt, rank, dims), x));
+  tt_val_t fill = tt_op_complex_fill(L, 2, dt);
+  if (tt_graph_failed(L->g)) return NULL;
+  fill = fill >= 0 ? tt_b_broadcast(L->g, fill, rank, dims, NULL) : tt_op_operand(L, 2, dt, rank, dims);
+  tt_l_output(L, tt_b_select(L->g, m, fill, x));
   return NULL;
 }
 

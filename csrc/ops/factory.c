@@ -19,7 +19,9 @@ static tt_status_t lower_full(tt_lower_t *L) {
     if (dims[i] < 0)
       return tt_status_make(TT_INVALID_ARGUMENT, "Trying to create tensor with negative dimension %lld: [%lld]",
                             (long long)dims[i], (long long)dims[i]);
-  tt_l_output(L, tt_b_broadcast(L->g, tt_l_scalar_arg(L, 1, dt), rank, dims, NULL));
+  tt_val_t c = tt_op_complex_fill(L, 1, dt);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_l_output(L, tt_b_broadcast(L->g, c >= 0 ? c : tt_l_scalar_arg(L, 1, dt), rank, dims, NULL));
   return NULL;
 }
 

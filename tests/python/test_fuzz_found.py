@@ -363,3 +363,31 @@ def test_space_of_zero_or_one_steps_like_cpu(case):
     # step is CPU's fill_ (linspace(0.5, 2, 1, dtype=bool) is [True]), two or more are refused
     op, start, end, steps, dtype = case
     same_as_cpu(lambda d: getattr(torch, op)(start, end, steps, dtype=dtype, device=d))
+
+
+@pytest.mark.parametrize("case", ["full_like_bool", "full_bool_zero", "full_int8", "full_int8_overflow", "fill_bool",
+                                  "fill_float_real", "fill_float_imag", "masked_fill_bool", "masked_fill_float",
+                                  "masked_fill_float_imag", "fill_complex", "index_fill_refused", "alpha_refused",
+                                  "alpha_int_refused", "alpha_complex"])
+def test_complex_number_fills_a_real_tensor_like_cpu(case):
+    # fuzz 53:75: full_like(uint8, -0.01-0.36j, dtype=bool) is all True on CPU (value.to<bool>()),
+    # a real type takes a zero imaginary part's real part and overflows otherwise; tpu raised
+    # "a complex number where bool is expected"
+    def f(d):
+        m = torch.tensor([True, False], device=d)
+        z = lambda dt=torch.float32: torch.zeros(2, dtype=dt, device=d)  # noqa: E731
+        return {"full_like_bool": lambda: torch.full_like(z(torch.uint8), -0.01 - 0.36j, dtype=torch.bool),
+                "full_bool_zero": lambda: torch.full((2,), 0j, dtype=torch.bool, device=d),
+                "full_int8": lambda: torch.full((2,), 3 + 0j, dtype=torch.int8, device=d),
+                "full_int8_overflow": lambda: torch.full((2,), 300 + 0j, dtype=torch.int8, device=d),
+                "fill_bool": lambda: z(torch.bool).fill_(1j), "fill_float_real": lambda: z().fill_(2 + 0j),
+                "fill_float_imag": lambda: z().fill_(2 + 1j),
+                "masked_fill_bool": lambda: z(torch.bool).masked_fill_(m, 1j),
+                "masked_fill_float": lambda: z().masked_fill(m, -2 + 0j),
+                "masked_fill_float_imag": lambda: z().masked_fill(m, 2 + 1j),
+                "fill_complex": lambda: z(torch.complex64).fill_(2 + 1j),
+                "index_fill_refused": lambda: z().index_fill(0, torch.tensor([1], device=d), 3 + 0j),
+                "alpha_refused": lambda: z().add(z(), alpha=2 + 0j),
+                "alpha_int_refused": lambda: z(torch.int32).sub(z(torch.int32), alpha=1j),
+                "alpha_complex": lambda: z(torch.complex64).add(z(torch.complex64) + 1, alpha=2.5)}[case]()
+    same_as_cpu(f)
