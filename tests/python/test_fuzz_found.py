@@ -391,3 +391,12 @@ def test_complex_number_fills_a_real_tensor_like_cpu(case):
                 "alpha_int_refused": lambda: z(torch.int32).sub(z(torch.int32), alpha=1j),
                 "alpha_complex": lambda: z(torch.complex64).add(z(torch.complex64) + 1, alpha=2.5)}[case]()
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+@pytest.mark.parametrize("case", [((0, 2), 9), ((0,), -2), ((2, 0), -7), ((), 5), ((), -1), ((3,), 1), ((0, 3), 1)])
+def test_cummax_of_an_empty_tensor_ignores_dim_like_cpu(op, case):
+    # fuzz 52:327: cummin(zeros(0, 3), 3) returns the empty input on CPU (dim is wrapped only for a
+    # nonempty input); tpu raised "Dimension out of range"
+    shape, dim = case
+    same_as_cpu(lambda d: tuple(getattr(torch, op)(torch.zeros(shape, device=d), dim)))
