@@ -182,6 +182,8 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
     return NULL;
   }
   if (!prepare2(L, 0, 1, rounding_div_type(L, rt), &p)) return NULL;
+  if (p.result == TT_BOOL && (!strcmp(mode, "trunc") || !strcmp(mode, "floor"))) /* CPU's kernels lack Bool */
+    return tt_status_make(TT_NOT_IMPLEMENTED, "\"div_%s_cpu\" not implemented for 'Bool'", mode);
   tt_graph_t *g = L->g;
   int is_float = tt_dtype_is_float(p.result);
   if ((!strcmp(mode, "trunc") || !strcmp(mode, "floor")) && !int_zero_div_check(L, p.result, p.y)) return NULL;

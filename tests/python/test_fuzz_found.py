@@ -400,3 +400,15 @@ def test_cummax_of_an_empty_tensor_ignores_dim_like_cpu(op, case):
     # nonempty input); tpu raised "Dimension out of range"
     shape, dim = case
     same_as_cpu(lambda d: tuple(getattr(torch, op)(torch.zeros(shape, device=d), dim)))
+
+
+@pytest.mark.parametrize("case", ["floor_divide", "floor", "trunc", "floor_number", "true_div"])
+def test_rounding_division_of_bools_refused_like_cpu(case):
+    # fuzz 52:38: floor_divide(bool, bool) failed to compile in the PJRT plugin; CPU raises
+    # NotImplementedError '"div_floor_cpu" not implemented for 'Bool''
+    def f(d):
+        b = torch.tensor([True, False], device=d)
+        return {"floor_divide": lambda: torch.floor_divide(b, b), "floor": lambda: torch.div(b, b, rounding_mode="floor"),
+                "trunc": lambda: torch.div(b, b, rounding_mode="trunc"),
+                "floor_number": lambda: torch.div(b, True, rounding_mode="floor"), "true_div": lambda: torch.div(b, b)}[case]()
+    same_as_cpu(f)
