@@ -412,3 +412,25 @@ def test_rounding_division_of_bools_refused_like_cpu(case):
                 "trunc": lambda: torch.div(b, b, rounding_mode="trunc"),
                 "floor_number": lambda: torch.div(b, True, rounding_mode="floor"), "true_div": lambda: torch.div(b, b)}[case]()
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("case", ["bmm_bool_k0", "bmm_bool_empty", "bmm_bool_full", "mm_bool_k0", "mm_bool_empty",
+                                  "mv_bool_k0", "matmul_bool_k0", "bmm_mixed_empty", "bmm_mixed_k0", "bmm_mixed_full",
+                                  "mm_mixed_k0", "dot_bool_k0"])
+def test_trivial_products_skip_the_kernel_like_cpu(case):
+    # fuzz 52:1453, 57:233: CPU's mm/bmm/mv return zeros before their kernel when the product is
+    # empty or k == 0: bmm(bool (2, 3, 0), bool (2, 0, 4)) is all False, bmm(int32 (2, 0, 1),
+    # int16 (2, 1, 7)) an empty int16 (batch2's type); tpu refused both
+    def f(d):
+        z = lambda *s, dt=torch.bool: torch.zeros(s, dtype=dt, device=d)  # noqa: E731
+        i32, i16 = torch.int32, torch.int16
+        return {"bmm_bool_k0": lambda: torch.bmm(z(2, 3, 0), z(2, 0, 4)), "bmm_bool_empty": lambda: torch.bmm(z(2, 0, 1), z(2, 1, 4)),
+                "bmm_bool_full": lambda: torch.bmm(z(2, 3, 1), z(2, 1, 4)), "mm_bool_k0": lambda: torch.mm(z(3, 0), z(0, 4)),
+                "mm_bool_empty": lambda: torch.mm(z(0, 2), z(2, 4)), "mv_bool_k0": lambda: torch.mv(z(3, 0), z(0)),
+                "matmul_bool_k0": lambda: torch.matmul(z(3, 0), z(0, 4)),
+                "bmm_mixed_empty": lambda: torch.bmm(z(2, 0, 1, dt=i32), z(2, 1, 7, dt=i16)),
+                "bmm_mixed_k0": lambda: torch.bmm(z(2, 3, 0, dt=i32), z(2, 0, 4, dt=torch.float32)),
+                "bmm_mixed_full": lambda: torch.bmm(z(2, 3, 1, dt=i32), z(2, 1, 4, dt=i16)),
+                "mm_mixed_k0": lambda: torch.mm(z(3, 0, dt=i32), z(0, 4, dt=i16)),
+                "dot_bool_k0": lambda: torch.dot(z(0), z(0))}[case]()
+    same_as_cpu(f)
