@@ -378,6 +378,10 @@ def register_all():
                     "index_put": _index_put, "masked_select": _masked_select, "equal": _equal,
                     "arange.out": _arange_out, "arange.start_out": _arange_out})
     special["as_strided"] = _as_strided
+    # conj_physical is composite (real: self, complex: _conj_physical), so its
+    # out= overload has no lowered functional to pair with: CPU's unary op
+    # with its same-dtype rule (ops/out_rules.c)
+    special["conj_physical.out"] = _out_variant(torch.ops.aten.conj_physical.default, ("out",), "conj_physical.out")
     if "_ctc_loss" in ids:
         special.update({"_ctc_loss.Tensor": _ctc_loss_tensor, "_ctc_loss_backward.Tensor": _ctc_loss_backward_tensor})
     for view in ("view", "_reshape_alias", "unfold", "alias", "view_as_real", "view_as_complex"):

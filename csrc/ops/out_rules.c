@@ -103,7 +103,7 @@ static const out_rule_t rules[] = {
     {"isposinf", -1, R_BOOL, "isposinf does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     {"isneginf", -1, R_BOOL, "isneginf does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     /* TensorIterator ops that keep their input's type (check_all_same_dtype) */
-    FD("abs"), FD("neg"), FD("sign"), FD("sgn"), FD("ceil"), FD("floor"), FD("round"), FD("trunc"), FD("frac"),
+    FD("abs"), FD("conj_physical"), FD("neg"), FD("sign"), FD("sgn"), FD("ceil"), FD("floor"), FD("round"), FD("trunc"), FD("frac"),
     FD("bitwise_not"), FD("clamp.out"), FD("clamp_min.out"), FD("clamp_max.out"), FD("elu"), FD("gelu"), FD("hardshrink"),
     FD("hardsigmoid"), FD("hardswish"), FD("hardtanh"), FD("leaky_relu"), FD("mish"), FD("silu"), FD("softplus"),
     FD("softshrink"), FD("rrelu_with_noise"), FD("binary_cross_entropy"), FD("lerp"),

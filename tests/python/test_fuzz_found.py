@@ -434,3 +434,14 @@ def test_trivial_products_skip_the_kernel_like_cpu(case):
                 "mm_mixed_k0": lambda: torch.mm(z(3, 0, dt=i32), z(0, 4, dt=i16)),
                 "dot_bool_k0": lambda: torch.dot(z(0), z(0))}[case]()
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("case", [(torch.complex128, torch.complex128), (torch.complex64, torch.complex64),
+                                  (torch.int16, torch.int16), (torch.float32, torch.float32), (torch.int64, torch.uint8),
+                                  (torch.complex128, torch.uint8), (torch.bfloat16, torch.complex64)])
+def test_conj_physical_out_like_cpu(case):
+    # fuzz 52:840: torch.conj_physical(x, out=) raised "operator 'aten::conj_physical.out' is not
+    # implemented for TPU yet"; CPU computes it (a unary op: out must have the input's dtype)
+    in_dt, out_dt = case
+    x = torch.tensor([[1 + 2j, -3.5 - 0j, 0.25j]]) if in_dt.is_complex else torch.tensor([[1, -3, 7]])
+    same_as_cpu(lambda d: torch.conj_physical(x.to(in_dt).to(d), out=torch.empty(0, dtype=out_dt, device=d)))
