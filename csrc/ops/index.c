@@ -355,15 +355,16 @@ static tt_status_t lower_index_add(tt_lower_t *L) {
   int64_t n = tt_l_arg_rank(L, 2) == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
   adv_t a;
   adv_init(&a, rank ? rank : 1, sizes);
-  /* CPU adds into a matrix or more by an int64 index through scatter_add
-   * (a RuntimeError naming the index); else TORCH_CHECK_INDEX (an IndexError) */
-  a.check = rank > 1 && idt == TT_I64 ? TT_CHECK_DIM : TT_CHECK_SELF;
+  /* CPU adds into a matrix or more along its first or last dim by an int64
+   * index through scatter_add (a RuntimeError naming the index); else
+   * TORCH_CHECK_INDEX (an IndexError) */
+  a.check = rank > 1 && idt == TT_I64 && (dim == 0 || dim == rank - 1) ? TT_CHECK_DIM : TT_CHECK_SELF;
   a.check_nonneg = 1;
-  /* ... and that path checks no index when self or source is empty */
+  /* ... and a matrix or more checks no index when self or source is empty */
   int64_t xn = 1, sn = 1;
   for (int d = 0; d < rank; d++) xn *= sizes[d];
   for (int d = 0; d < tt_l_arg_rank(L, 3); d++) sn *= tt_l_arg_sizes(L, 3)[d];
-  a.unchecked = a.check == TT_CHECK_DIM && (xn == 0 || sn == 0);
+  a.unchecked = rank > 1 && (xn == 0 || sn == 0);
   adv_add(L, &a, dim, tt_b_reshape(g, tt_l_tensor(L, 2), 1, &n));
   if (!adv_finish(L, &a)) return NULL;
   tt_val_t r = adv_scatter(L, &a, x, src, dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM);

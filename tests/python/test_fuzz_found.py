@@ -296,7 +296,8 @@ def test_pow_number_exponent_checked_like_cpu(exponent, dtype):
     same_as_cpu(lambda d: torch.pow(torch.tensor([1.0, 0.5, 2.0, -3.0], dtype=dtype, device=d), exponent))
 
 
-@pytest.mark.parametrize("case", ["empty_self_dim1", "empty_self_dim0", "empty_source", "vector_empty_self"])
+@pytest.mark.parametrize("case", ["empty_self_dim1", "empty_self_dim0", "empty_source", "vector_empty_self",
+                                  "3d_middle_empty_self", "int32_empty_self"])
 def test_index_add_into_empty_checks_no_index_like_cpu(case):
     # fuzz 53:233: CPU's scatter_add path adds nothing into an empty self (or from an empty
     # source) and checks no index: index_add(zeros(0, 3), 1, [-5, 0], zeros(0, 2)) is empty there,
@@ -306,7 +307,9 @@ def test_index_add_into_empty_checks_no_index_like_cpu(case):
         r = {"empty_self_dim1": lambda: torch.zeros(0, 3, device=d).index_add(1, i, torch.zeros(0, 2, device=d)),
              "empty_self_dim0": lambda: torch.zeros(0, 3, device=d).index_add(0, i, torch.ones(2, 3, device=d)),
              "empty_source": lambda: torch.zeros(2, 0, device=d).index_add(0, i, torch.zeros(2, 0, device=d)),
-             "vector_empty_self": lambda: torch.zeros(0, device=d).index_add(0, i, torch.zeros(2, device=d))}[case]()
+             "vector_empty_self": lambda: torch.zeros(0, device=d).index_add(0, i, torch.zeros(2, device=d)),
+             "3d_middle_empty_self": lambda: torch.zeros(0, 4, 1, device=d).index_add(1, i, torch.zeros(0, 2, 1, device=d)),
+             "int32_empty_self": lambda: torch.zeros(0, 3, device=d).index_add(0, i.int(), torch.ones(2, 3, device=d))}[case]()
         r.cpu()
         return r
     same_as_cpu(f)

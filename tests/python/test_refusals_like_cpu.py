@@ -280,12 +280,12 @@ def _sync(t):
 
 
 @pytest.mark.parametrize("case", ["matrix_dim0_neg", "matrix_dim1_big", "matrix_int32", "vector_neg", "vector_big",
-                                  "transposed_neg", "in_range"])
+                                  "transposed_neg", "in_range", "3d_middle_dim", "3d_last_dim", "3d_first_dim"])
 def test_index_add_out_of_range_error_type_like_cpu(case):
     # fuzz 51:387: CPU adds into a matrix by an int64 index through scatter_add (RuntimeError
     # "index -2 is out of bounds for dimension 0 with size 2"); tpu raised IndexError
     def f(d):
-        x, L32 = torch.zeros(4, 3, device=d), torch.int32
+        x, y, L32 = torch.zeros(4, 3, device=d), torch.zeros(1, 4, 1, device=d), torch.int32
         i = lambda v, dt=torch.int64: torch.tensor(v, dtype=dt, device=d)  # noqa: E731
         return _sync({"matrix_dim0_neg": lambda: x.index_add(0, i([-1]), torch.ones(1, 3, device=d)),
                       "matrix_dim1_big": lambda: x.index_add(1, i([3]), torch.ones(4, 1, device=d)),
@@ -293,7 +293,11 @@ def test_index_add_out_of_range_error_type_like_cpu(case):
                       "vector_neg": lambda: x[:, 0].index_add(0, i([-1]), torch.ones(1, device=d)),
                       "vector_big": lambda: x[:, 0].index_add(0, i([4]), torch.ones(1, device=d)),
                       "transposed_neg": lambda: x.t().index_add(0, i([-1]), torch.ones(1, 4, device=d)),
-                      "in_range": lambda: x.index_add(1, i([2, 0]), torch.ones(4, 2, device=d))}[case]())
+                      "in_range": lambda: x.index_add(1, i([2, 0]), torch.ones(4, 2, device=d)),
+                      # fuzz 52:1212: the middle dim of a 3-d self takes the IndexError path
+                      "3d_middle_dim": lambda: y.index_add(1, i([-1]), torch.ones(1, 1, 1, device=d)),
+                      "3d_last_dim": lambda: y.index_add(2, i([-1]), torch.ones(1, 4, 1, device=d)),
+                      "3d_first_dim": lambda: y.index_add(0, i([1]), torch.ones(1, 4, 1, device=d))}[case]())
     same_as_cpu(f)
 
 
