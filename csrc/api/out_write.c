@@ -19,11 +19,15 @@ static tt_status_t complex_abs_out(tt_dtype_t in, tt_dtype_t result, tt_dtype_t 
   return tt_status_make(TT_INVALID_ARGUMENT, "Found dtype %s but expected %s", tt_op_type_name(out), tt_op_type_name(in));
 }
 
+tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in) {
+  if (!strcmp(name, "abs.out") && tt_dtype_is_complex(in)) return complex_abs_out(in, result, out);
+  return tt_op_check_out(name, k, result, out);
+}
+
 tt_status_t tt_call_check_out_write(const char *name, int k, const tt_tensor_ref_t *out, tt_dtype_t result,
                                     const int64_t *res, int res_rank, const tt_tensor_ref_t *ins, int nins,
                                     tt_out_resize_t *resize, char *warn, size_t cap) {
-  int complex_abs = !strcmp(name, "abs.out") && nins > 0 && tt_dtype_is_complex(ins[0].dtype);
-  tt_status_t s = complex_abs ? complex_abs_out(ins[0].dtype, result, out->dtype) : tt_op_check_out(name, k, result, out->dtype);
+  tt_status_t s = tt_call_check_out_dtype(name, k, result, out->dtype, nins > 0 ? ins[0].dtype : TT_DTYPE_INVALID);
   if (s) return s;
   for (int i = 0; i < nins; i++)
     if ((s = tt_op_out_overlap(out, &ins[i]))) return s;

@@ -448,3 +448,19 @@ def test_conj_physical_out_like_cpu(case):
     in_dt, out_dt = case
     x = torch.tensor([[1 + 2j, -3.5 - 0j, 0.25j]]) if in_dt.is_complex else torch.tensor([[1, -3, 7]])
     same_as_cpu(lambda d: torch.conj_physical(x.to(in_dt).to(d), out=torch.empty(0, dtype=out_dt, device=d)))
+
+
+@pytest.mark.parametrize("case", ["scatter_value", "index_select", "index_select_in_range"])
+def test_refused_out_leaves_no_deferred_error(case):
+    # fuzz 52:134 -> 52:135: scatter(bool, 0, index with -19, 70000, out=int64) raised CPU's
+    # out dtype error, but only after the functional scatter had queued its (failing) index
+    # check, which was then raised at the next, unrelated synchronization point (a torch.where)
+    def f(d):
+        x = torch.zeros(4, 3, dtype=torch.bool, device=d)
+        i = torch.tensor([[-19, 1]] if case == "scatter_value" else [-5 if case == "index_select" else 1], device=d)
+        out = torch.empty(0, dtype=torch.int64, device=d)
+        if case == "scatter_value":
+            return torch.scatter(x, 0, i, 7, out=out)
+        return torch.index_select(x, 0, i, out=out)
+    same_as_cpu(f)
+    assert torch.ones(3, device="tpu").sum().item() == 3.0  # a synchronization point: nothing left to raise
