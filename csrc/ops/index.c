@@ -499,7 +499,8 @@ static tt_status_t scatter_common_ex(tt_lower_t *L, tt_reduce_t kind, int value_
     int64_t zero[TT_MAX_RANK] = {0}, strides[TT_MAX_RANK];
     for (int d = 0; d < r; d++) strides[d] = 1;
     upd = tt_b_slice(g, src, zero, isz, strides);
-  } else {
+  } else { /* CPU's kernel converts with value.to<scalar_t>() (checked), once there is an index */
+    if (!tt_op_check_scalar_fits(L, value_arg, dt)) return NULL;
     upd = tt_op_fit(L, tt_l_scalar_arg(L, value_arg, dt), dt, r, isz);
   }
   const tt_type_t *xt = tt_graph_type(g, x);

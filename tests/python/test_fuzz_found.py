@@ -464,3 +464,20 @@ def test_refused_out_leaves_no_deferred_error(case):
         return torch.index_select(x, 0, i, out=out)
     same_as_cpu(f)
     assert torch.ones(3, device="tpu").sum().item() == 3.0  # a synchronization point: nothing left to raise
+
+
+@pytest.mark.parametrize("case", [(torch.int8, 300, None), (torch.int8, -129, None), (torch.int8, 1e10, "multiply"),
+                                  (torch.uint8, -1, None), (torch.float16, 1e6, "add"), (torch.bool, 5, None),
+                                  (torch.int8, 1.5, None), (torch.int8, 300, "empty_index")])
+def test_scatter_value_checked_like_cpu(case):
+    # fuzz 80:724: scatter(int8, 0, index, 300) raises CPU's 'value cannot be converted to type
+    # int8_t without overflow' (value.to<scalar_t>() in its kernel); tpu wrapped the value.
+    # With an empty index the kernel never runs and nothing is checked
+    dtype, value, reduce = case
+    def f(d):
+        x = torch.zeros(3, dtype=dtype, device=d)
+        i = torch.zeros(0 if reduce == "empty_index" else 1, dtype=torch.int64, device=d)
+        if reduce in (None, "empty_index"):
+            return torch.scatter(x, 0, i, value)
+        return torch.scatter(x, 0, i, value, reduce=reduce)
+    same_as_cpu(f)
