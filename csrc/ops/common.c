@@ -303,7 +303,8 @@ int tt_op_check_value_fits(tt_lower_t *L, int i, tt_dtype_t dt) {
   if (i < 0 || i >= L->nargs) return 1;
   const tt_arg_t *a = &L->args[i];
   if (a->kind != TT_ARG_TENSOR || a->t->is_host_scalar) return tt_op_check_scalar_fits(L, i, dt);
-  if (tt_dtype_is_complex(dt) || a->t->view.rank != 0) return 1; /* a value of another rank is refused elsewhere */
+  /* a value of another rank is refused elsewhere; every value converts into bool (Scalar::to<bool>, complex too) */
+  if (tt_dtype_is_complex(dt) || dt == TT_BOOL || a->t->view.rank != 0) return 1;
   tt_dtype_t src = a->t->dtype;
   /* values of a type that converts without overflow into dt need no check (and cost nothing) */
   if (src == TT_BOOL || (!tt_dtype_is_complex(src) && tt_dtype_is_float(src) == tt_dtype_is_float(dt) &&

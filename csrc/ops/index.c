@@ -704,7 +704,8 @@ static tt_status_t lower_index_fill(tt_lower_t *L) {
                           tt_l_arg_rank(L, 3));
   if (tt_l_arg_dtype(L, 2) != TT_I64) /* CPU's first check in index_fill_ (an IndexError, unlike index_copy's) */
     return tt_status_make(TT_INDEX_ERROR, "index_fill_(): Expected dtype int64 for index.");
-  if (L->args[3].kind == TT_ARG_COMPLEX && !tt_dtype_is_complex(dt))
+  int complex_value = L->args[3].kind == TT_ARG_COMPLEX || (L->args[3].kind == TT_ARG_TENSOR && tt_dtype_is_complex(tt_l_arg_dtype(L, 3)));
+  if (complex_value && !tt_dtype_is_complex(dt))
     return tt_status_make(TT_INVALID_ARGUMENT, "index_fill_(): Converting complex Scalar to non-complex type is not supported");
   if (!tt_op_check_value_fits(L, 3, dt)) return NULL;
   int r;

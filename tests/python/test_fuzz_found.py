@@ -481,3 +481,23 @@ def test_scatter_value_checked_like_cpu(case):
             return torch.scatter(x, 0, i, value)
         return torch.scatter(x, 0, i, value, reduce=reduce)
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("case", ["device_complex_into_bool", "nan_inf_into_empty_bool", "host_complex_into_bool",
+                                  "device_complex_into_float", "index_fill_complex_into_bool"])
+def test_complex_value_tensor_fills_a_bool_like_cpu(case):
+    # fuzz 80:606: masked_fill(bool, mask, complex64 0-dim tensor) computes on CPU (value.item()
+    # then Scalar::to<bool>); tpu's device-side value check raised 'value cannot be converted to
+    # type bool without overflow' at the next synchronization point
+    def f(d):
+        m = torch.tensor([True, False], device=d)
+        b = torch.zeros(2, dtype=torch.bool, device=d)
+        r = {"device_complex_into_bool": lambda: b.masked_fill(m, torch.tensor(1 + 2j, device=d)),
+             "nan_inf_into_empty_bool": lambda: b[:0].masked_fill(m[:0], torch.tensor(complex("nan+infj"), device=d)),
+             "host_complex_into_bool": lambda: b.masked_fill(m, torch.tensor(1 + 2j)),
+             "device_complex_into_float": lambda: b.float().masked_fill(m, torch.tensor(1 + 2j, device=d)),
+             "index_fill_complex_into_bool": lambda: b.index_fill(0, torch.tensor([0], device=d),
+                                                                  torch.tensor(3 + 1j, device=d))}[case]()
+        r.cpu()
+        return r
+    same_as_cpu(f)
