@@ -126,16 +126,20 @@ static tt_status_t check_kind(tt_lower_t *L, const char *name) {
 
 /* median()/nanmedian(): the whole tensor; NaN for an empty one. */
 static tt_status_t median_all(tt_lower_t *L, int ignore_nan) {
-  tt_status_t st = check_kind(L, "median_cpu"); /* CPU's name for nanmedian too */
-  if (st) return st;
-  sel_t s;
-  if (!sel_prepare(L, 0, 1, 0, &s)) return NULL;
-  if (s.sz[0] == 0) { /* CPU fills a float NaN and converts it (integers: the float to integer conversion of NaN) */
-    tt_dtype_t dt = tt_graph_type(L->g, s.x)->dtype;
+  int rank = tt_l_arg_rank(L, 0);
+  int64_t numel = 1;
+  for (int d = 0; d < rank; d++) numel *= tt_l_arg_sizes(L, 0)[d];
+  if (rank >= 0 && numel == 0) { /* CPU fills a float NaN and converts it, before its dtype dispatch (bool: true;
+                                   * integers: the float to integer conversion of NaN) */
+    tt_dtype_t dt = tt_l_arg_dtype(L, 0);
     tt_val_t nan = tt_b_const_f(L->g, tt_dtype_is_float(dt) ? dt : TT_F32, NAN);
     tt_l_output(L, tt_b_convert(L->g, nan, dt));
     return NULL;
   }
+  tt_status_t st = check_kind(L, "median_cpu"); /* CPU's name for nanmedian too */
+  if (st) return st;
+  sel_t s;
+  if (!sel_prepare(L, 0, 1, 0, &s)) return NULL;
   sel_pick(L, &s, median_pos(L, &s, ignore_nan), 0, 1);
   return NULL;
 }
