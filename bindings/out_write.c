@@ -88,6 +88,22 @@ static PyObject *py_check_out_dtype_arg(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* check_out_dtype(name, k, result_dtype, out_dtype, input_dtype or None):
+ * the out= dtype rule alone, before the functional op runs (api/out_write.h).
+ * Pure: no lock. */
+static PyObject *py_check_out_dtype(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *name;
+  int k;
+  PyObject *rd, *od, *id;
+  if (!PyArg_ParseTuple(args, "siOOO", &name, &k, &rd, &od, &id)) return NULL;
+  tt_dtype_t in = id == Py_None ? TT_DTYPE_INVALID : tt_py_dtype(id), r = tt_py_dtype(rd), o = tt_py_dtype(od);
+  if (r == TT_DTYPE_INVALID || o == TT_DTYPE_INVALID) Py_RETURN_NONE; /* a dtype the core lacks: its own error comes later */
+  tt_status_t s = tt_call_check_out_dtype(name, k, r, o, in);
+  if (s) return tt_py_raise(s);
+  Py_RETURN_NONE;
+}
+
 /* out_dtype_from_out(name): 1 when that overload computes in out's dtype where dtype= is None. */
 static PyObject *py_out_dtype_from_out(PyObject *self, PyObject *arg) {
   (void)self;
@@ -100,6 +116,7 @@ PyMethodDef tt_py_out_write_methods[] = {
     {"check_out_write", py_check_out_write_entry, METH_VARARGS,
      "check_out_write(name, outs, results, inputs): out= checks; per output, whether out is resized first"},
     {"check_out_dtype_arg", py_check_out_dtype_arg, METH_VARARGS, "check_out_dtype_arg(name, dtype, out_dtype)"},
+    {"check_out_dtype", py_check_out_dtype, METH_VARARGS, "check_out_dtype(name, k, result_dtype, out_dtype, input_dtype)"},
     {"out_dtype_from_out", py_out_dtype_from_out, METH_O,
      "out_dtype_from_out(name): the overload computes in out's dtype where dtype= is None"},
     {NULL, NULL, 0, NULL},

@@ -249,6 +249,32 @@ def _tensors(args):
     return out
 
 
+def _meta_like(x):
+    if isinstance(x, torch.Tensor):
+        return torch.empty_strided(x.size(), x.stride(), dtype=x.dtype, device="meta")
+    if isinstance(x, (list, tuple)):
+        return type(x)(_meta_like(v) for v in x)
+    return x
+
+
+def _check_out_dtypes_first(functional, args, kwargs, outs, name):
+    """CPU checks out's dtype before its kernel runs: the result dtypes come
+    from PyTorch's meta kernel, so a refused out= raises before the
+    functional op is queued (whose deferred device checks, e.g. an index out
+    of range, would otherwise be raised at a later, unrelated
+    synchronization point). Where the meta kernel cannot say (it raises, or
+    does not exist) the check after the functional op decides, as before."""
+    try:
+        meta = functional(*_meta_like(args), **_meta_like(kwargs))
+    except Exception:  # noqa: BLE001 - the real call raises its own error
+        return
+    metas = (meta,) if len(outs) == 1 else meta
+    first = next((a for a in args if isinstance(a, torch.Tensor)), None)
+    for k, (o, m) in enumerate(zip(outs, metas)):
+        if isinstance(m, torch.Tensor) and isinstance(o, torch.Tensor):
+            _C.check_out_dtype(name, k if len(outs) > 1 else 0, m.dtype, o.dtype, None if first is None else first.dtype)
+
+
 def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
     """`op.out(..., out=t)`: the functional op, then its result written into
     `out`. What CPU checks and decides first (out's device, the dtype rule,
@@ -266,6 +292,7 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
                     kwargs["dtype"] = outs[0].dtype  # reductions compute in out's type (CPU's infer_dtype_from_optional)
             else:  # the core's check of an explicit dtype= against out's
                 _C.check_out_dtype_arg(name, kwargs["dtype"], outs[0].dtype)
+        _check_out_dtypes_first(functional, args, kwargs, outs, name)
         result = functional(*args, **kwargs)
         results = (result,) if len(outs) == 1 else result
         for o, r, resize in zip(outs, results, _C.check_out_write(name, outs, results, _tensors(args))):
@@ -378,6 +405,10 @@ def register_all():
                     "index_put": _index_put, "masked_select": _masked_select, "equal": _equal,
                     "arange.out": _arange_out, "arange.start_out": _arange_out})
     special["as_strided"] = _as_strided
+    # conj_physical is composite (real: self, complex: _conj_physical), so its
+    # out= overload has no lowered functional to pair with: CPU's unary op
+    # with its same-dtype rule (ops/out_rules.c)
+    special["conj_physical.out"] = _out_variant(torch.ops.aten.conj_physical.default, ("out",), "conj_physical.out")
     if "_ctc_loss" in ids:
         special.update({"_ctc_loss.Tensor": _ctc_loss_tensor, "_ctc_loss_backward.Tensor": _ctc_loss_backward_tensor})
     for view in ("view", "_reshape_alias", "unfold", "alias", "view_as_real", "view_as_complex"):

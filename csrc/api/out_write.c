@@ -1,12 +1,33 @@
 /* out= step of the facade (api/out_write.h). */
 #include "api/out_write.h"
 
+#include <string.h>
+
+#include "ops/common.h"
 #include "ops/out_rules.h"
+
+/* abs.out of a complex input (CPU's unary_op_impl_with_complex_to_float_out):
+ * a real out takes the real result by canCast; a complex out goes through
+ * TensorIterator's same-dtype check against the input (and holds |z| + 0j). */
+static tt_status_t complex_abs_out(tt_dtype_t in, tt_dtype_t result, tt_dtype_t out) {
+  if (!tt_dtype_is_complex(out)) {
+    if (tt_op_can_cast(result, out)) return NULL;
+    return tt_status_make(TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s",
+                          tt_op_type_name(result), tt_op_type_name(out));
+  }
+  if (out == in) return NULL;
+  return tt_status_make(TT_INVALID_ARGUMENT, "Found dtype %s but expected %s", tt_op_type_name(out), tt_op_type_name(in));
+}
+
+tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in) {
+  if (!strcmp(name, "abs.out") && tt_dtype_is_complex(in)) return complex_abs_out(in, result, out);
+  return tt_op_check_out(name, k, result, out);
+}
 
 tt_status_t tt_call_check_out_write(const char *name, int k, const tt_tensor_ref_t *out, tt_dtype_t result,
                                     const int64_t *res, int res_rank, const tt_tensor_ref_t *ins, int nins,
                                     tt_out_resize_t *resize, char *warn, size_t cap) {
-  tt_status_t s = tt_op_check_out(name, k, result, out->dtype);
+  tt_status_t s = tt_call_check_out_dtype(name, k, result, out->dtype, nins > 0 ? ins[0].dtype : TT_DTYPE_INVALID);
   if (s) return s;
   for (int i = 0; i < nins; i++)
     if ((s = tt_op_out_overlap(out, &ins[i]))) return s;

@@ -22,4 +22,9 @@ tt_status_t tt_call_check_out_write(const char *name, int k, const tt_tensor_ref
                                     const int64_t *res, int res_rank, const tt_tensor_ref_t *ins, int nins,
                                     tt_out_resize_t *resize, char *warn, size_t cap);
 
+/* The dtype rule alone, for a check before the functional op runs (its
+ * result dtype known from PyTorch's meta kernel): `in` is the first tensor
+ * input's dtype (TT_DTYPE_INVALID when none). */
+tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in);
+
 #endif

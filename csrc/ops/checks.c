@@ -36,6 +36,9 @@ tt_status_t tt_index_check_status(const tt_index_check_t *k, int64_t count_bad, 
     case TT_CHECK_ASSERT:
       return tt_status_make(TT_INVALID_ARGUMENT, "%s (aten::%s: the asserted value was zero; %s)", k->msg, op,
                             async ? kAsyncAssertNote : note);
+    case TT_CHECK_INDICES:
+      return tt_status_make(TT_INVALID_ARGUMENT, "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld (aten::%s: dimension %d, "
+                            "%lld index(es) out of range; %s)", i, size, op, k->dim, n, note);
     case TT_CHECK_LDL_PIVOT:
       return tt_status_make(TT_INVALID_ARGUMENT, "Pivots given to ldl_solve must all satisfy |pivot| %s. Did you properly pass the "
                             "result of ldl_factor? (aten::%s: pivot %lld, LD.size(-2) = %lld; %s)",

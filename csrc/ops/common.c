@@ -278,6 +278,17 @@ int tt_op_check_scalar_fits(tt_lower_t *L, int i, tt_dtype_t dt) {
   return 0;
 }
 
+tt_val_t tt_op_complex_fill(tt_lower_t *L, int i, tt_dtype_t dt) {
+  if (i < 0 || i >= L->nargs || L->args[i].kind != TT_ARG_COMPLEX || tt_dtype_is_complex(dt)) return -1;
+  double re = L->args[i].f, im = L->args[i].f_im;
+  if (dt == TT_BOOL) return tt_l_scalar(L, dt, 0, re != 0 || im != 0, 0);
+  if (im != 0 || float_overflows(re, dt)) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "value cannot be converted to type %s without overflow", c_type_name(dt));
+    return -1;
+  }
+  return tt_l_scalar(L, dt, re, 0, 1);
+}
+
 int tt_op_check_host_value_fits(tt_lower_t *L, double v, tt_dtype_t dt) {
   if (!float_overflows(v, dt)) return 1;
   tt_l_fail(L, TT_INVALID_ARGUMENT, "value cannot be converted to type %s without overflow", c_type_name(dt));
@@ -299,7 +310,8 @@ int tt_op_check_value_fits(tt_lower_t *L, int i, tt_dtype_t dt) {
   if (i < 0 || i >= L->nargs) return 1;
   const tt_arg_t *a = &L->args[i];
   if (a->kind != TT_ARG_TENSOR || a->t->is_host_scalar) return tt_op_check_scalar_fits(L, i, dt);
-  if (tt_dtype_is_complex(dt) || a->t->view.rank != 0) return 1; /* a value of another rank is refused elsewhere */
+  /* a value of another rank is refused elsewhere; every value converts into bool (Scalar::to<bool>, complex too) */
+  if (tt_dtype_is_complex(dt) || dt == TT_BOOL || a->t->view.rank != 0) return 1;
   tt_dtype_t src = a->t->dtype;
   /* values of a type that converts without overflow into dt need no check (and cost nothing) */
   if (src == TT_BOOL || (!tt_dtype_is_complex(src) && tt_dtype_is_float(src) == tt_dtype_is_float(dt) &&

@@ -51,6 +51,13 @@ int tt_op_matmul_precision_for(const tt_lower_t *L, tt_dtype_t dt);
  * tensor) argument i that does not fit dt records CPU's "value cannot be
  * converted to type int8_t without overflow"; returns 0 then. */
 int tt_op_check_scalar_fits(tt_lower_t *L, int i, tt_dtype_t dt);
+/* A complex number argument i filling a real dt (fill_, full, masked_fill:
+ * CPU's value.to<scalar_t>()): a bool is true where either part is nonzero,
+ * another type takes the real part of a number with a zero imaginary part
+ * and raises CPU's overflow error otherwise. Returns the rank-0 value, or -1
+ * when argument i is no complex number or dt is complex (the caller's usual
+ * path), or on the error (tt_graph_failed). */
+tt_val_t tt_op_complex_fill(tt_lower_t *L, int i, tt_dtype_t dt);
 /* The same check of a value computed on the host (a float). */
 int tt_op_check_host_value_fits(tt_lower_t *L, double v, tt_dtype_t dt);
 /* The same for a value that may be a device 0-dim tensor (masked_fill and

@@ -45,6 +45,10 @@ static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
     const tt_arg_t *al = &L->args[2];
     if (al->kind == TT_ARG_BOOL) /* a complex result is never bool */
       return tt_status_make(TT_INVALID_ARGUMENT, "Boolean alpha only supported for Boolean results.");
+    if (al->kind == TT_ARG_COMPLEX && !tt_dtype_is_complex(p.dt)) /* real tensors routed here by a complex alpha: CPU's alpha_check */
+      return tt_status_make(TT_INVALID_ARGUMENT, tt_dtype_is_float(p.dt)
+                                                     ? "For non-complex input tensors, argument alpha must not be a complex number."
+                                                     : "For integral input tensors, argument alpha must not be a floating point number.");
     int one = (al->kind == TT_ARG_INT && al->i == 1) || (al->kind == TT_ARG_FLOAT && al->f == 1.0);
     if (!one) y = tt_b_binary(L->g, TT_BIN_MUL, y, tt_op_fit(L, tt_l_scalar_arg(L, 2, p.dt), p.dt, p.rank, p.dims));
   }

@@ -67,7 +67,10 @@ static tt_status_t lower_fill_(tt_lower_t *L) {
                           "fill_ only supports 0-dimension value tensor but got tensor with %d dimensions.", v->view.rank);
   /* fill_.Scalar converts with CPU's overflow check; fill_.Tensor copies */
   if (L->args[1].kind != TT_ARG_TENSOR && !tt_op_check_scalar_fits(L, 1, self->dtype)) return NULL;
-  tt_l_write(L, 0, 0, tt_op_operand(L, 1, self->dtype, self->view.rank, self->view.sizes));
+  tt_val_t c = tt_op_complex_fill(L, 1, self->dtype);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_l_write(L, 0, 0, c >= 0 ? tt_b_broadcast(L->g, c, self->view.rank, self->view.sizes, NULL)
+                             : tt_op_operand(L, 1, self->dtype, self->view.rank, self->view.sizes));
   L->returns_arg = 0;
   return NULL;
 }

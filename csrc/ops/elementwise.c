@@ -36,6 +36,21 @@ static tt_dtype_t scalar_other_type(tt_lower_t *L, tt_dtype_t result) {
   return result;
 }
 
+/* The type CPU's div with rounding_mode 'floor' or 'trunc' (and
+ * floor_divide) computes in: a bfloat16/float16 result whose divisor is one
+ * element (a number, or any tensor of numel 1: TensorIterator's is_scalar)
+ * is computed in float32 from the divisor's own value and rounded once;
+ * else every step in the result type. */
+static tt_dtype_t rounding_div_type(tt_lower_t *L, tt_dtype_t result) {
+  if (result != TT_BF16 && result != TT_F16) return result;
+  int rank = tt_l_arg_rank(L, 1);
+  if (rank <= 0) return TT_F32;
+  const int64_t *sz = tt_l_arg_sizes(L, 1);
+  int64_t n = 1;
+  for (int d = 0; d < rank; d++) n *= sz[d];
+  return n == 1 ? TT_F32 : result;
+}
+
 /* x (+|-) alpha * y, alpha from argument 2 when present. */
 static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
   if (op == TT_BIN_SUB) {
@@ -120,6 +135,9 @@ static tt_val_t int_floor_div(tt_graph_t *g, tt_val_t x, tt_val_t y) {
  * device asserts): never a silent value. `y` is the divisor as computed. */
 static int int_zero_div_check(tt_lower_t *L, tt_dtype_t result, tt_val_t y) {
   if (tt_dtype_is_float(result) || tt_dtype_is_complex(result) || result == TT_BOOL) return 1;
+  const tt_type_t *yt = tt_graph_type(L->g, y); /* y is broadcast to the result: an empty one divides nothing */
+  for (int d = 0; d < yt->rank; d++)
+    if (yt->dims[d] == 0) return 1;
   const tt_arg_t *a = &L->args[1];
   int host = a->kind == TT_ARG_INT || a->kind == TT_ARG_FLOAT || a->kind == TT_ARG_BOOL ||
              (a->kind == TT_ARG_TENSOR && a->t->is_host_scalar);
@@ -164,7 +182,9 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
     tt_l_output(L, tt_b_convert(L->g, q, ft));
     return NULL;
   }
-  if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
+  if (!prepare2(L, 0, 1, rounding_div_type(L, rt), &p)) return NULL;
+  if (p.result == TT_BOOL && (!strcmp(mode, "trunc") || !strcmp(mode, "floor"))) /* CPU's kernels lack Bool */
+    return tt_op_refuse_dtype(TT_BOOL, "div_%s_cpu", mode);
   tt_graph_t *g = L->g;
   int is_float = tt_dtype_is_float(p.result);
   if ((!strcmp(mode, "trunc") || !strcmp(mode, "floor")) && !int_zero_div_check(L, p.result, p.y)) return NULL;
@@ -174,7 +194,7 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
       /* trunc = sign(q) * floor(|q|) */
       q = tt_b_binary(g, TT_BIN_MUL, tt_b_unary(g, TT_UN_SIGN, q), tt_b_unary(g, TT_UN_FLOOR, tt_b_unary(g, TT_UN_ABS, q)));
     }
-    tt_l_output(L, q);
+    tt_l_output(L, tt_b_convert(g, q, p.result));
   } else if (!strcmp(mode, "floor")) {
     if (is_float) {
       /* PyTorch: floor of the true quotient computed via the remainder. */
@@ -192,7 +212,7 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
       tt_val_t res = tt_b_select(g, nz, fl, tt_b_binary(g, TT_BIN_MUL, tt_b_like_f(g, q, 0), q));
       /* Division by zero: the true quotient (inf/nan) as PyTorch returns. */
       tt_val_t yz = tt_b_compare(g, TT_CMP_EQ, p.y, tt_b_like_f(g, p.y, 0));
-      tt_l_output(L, tt_b_select(g, yz, q, res));
+      tt_l_output(L, tt_b_convert(g, tt_b_select(g, yz, q, res), p.result));
     } else {
       tt_l_output(L, int_floor_div(g, p.x, p.y));
     }
@@ -401,8 +421,11 @@ static tt_status_t pow_common(tt_lower_t *L) {
     return NULL;
   }
   if (p.result == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "pow");
-  /* an integral tensor's number exponent: exp.to<scalar_t>(), CPU's checked conversion */
-  if (!tt_dtype_is_float(p.result) && L->args[0].kind == TT_ARG_TENSOR && L->args[1].kind != TT_ARG_TENSOR &&
+  /* a number exponent of an integral, float16 or bfloat16 tensor:
+   * exp.to<scalar_t>(), CPU's checked conversion (float32/float64 take it
+   * as a double, unchecked) */
+  int checked = !tt_dtype_is_float(p.result) || p.result == TT_F16 || p.result == TT_BF16;
+  if (checked && L->args[0].kind == TT_ARG_TENSOR && L->args[1].kind != TT_ARG_TENSOR &&
       !tt_op_check_scalar_fits(L, 1, p.result))
     return NULL;
   if (!tt_dtype_is_float(p.result)) {
@@ -558,7 +581,10 @@ static tt_status_t lower_masked_fill(tt_lower_t *L) {
                    "this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar";
     }
   }
-  tt_l_output(L, tt_b_select(L->g, m, tt_op_operand(L, 2, dt, rank, dims), x));
+  tt_val_t fill = tt_op_complex_fill(L, 2, dt);
+  if (tt_graph_failed(L->g)) return NULL;
+  fill = fill >= 0 ? tt_b_broadcast(L->g, fill, rank, dims, NULL) : tt_op_operand(L, 2, dt, rank, dims);
+  tt_l_output(L, tt_b_select(L->g, m, fill, x));
   return NULL;
 }
 

@@ -20,7 +20,9 @@ static tt_status_t lower_full(tt_lower_t *L) {
     if (dims[i] < 0)
       return tt_status_make(TT_INVALID_ARGUMENT, "Trying to create tensor with negative dimension %lld: [%lld]",
                             (long long)dims[i], (long long)dims[i]);
-  tt_l_output(L, tt_b_broadcast(L->g, tt_l_scalar_arg(L, 1, dt), rank, dims, NULL));
+  tt_val_t c = tt_op_complex_fill(L, 1, dt);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_l_output(L, tt_b_broadcast(L->g, c >= 0 ? c : tt_l_scalar_arg(L, 1, dt), rank, dims, NULL));
   return NULL;
 }
 
@@ -119,8 +121,10 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
     return tt_status_make(TT_NOT_IMPLEMENTED, "%s: resizing `out` is not supported on TPU yet; pass an out tensor of shape [%lld]",
                           L->op, (long long)steps);
   tt_dtype_t dt = out->dtype;
-  if (dt == TT_BOOL)
-    return tt_op_refuse_dtype(TT_BOOL, "%s_cpu", is_log ? "logspace" : "linspace");
+  if (steps == 0) { /* CPU writes nothing: no end is converted, no kernel chosen */
+    L->returns_arg = outi;
+    return NULL;
+  }
   int is_float = tt_dtype_is_float(dt);
   tt_graph_t *g = L->g;
   tt_dtype_t ct = is_float ? dt : TT_F64;
@@ -130,11 +134,14 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
      * checked conversion. */
     double v = is_log ? pow(tt_l_float(L, 3, 10.0), tt_l_float(L, 0, 0)) : tt_l_float(L, 0, 0);
     if (is_log ? !tt_op_check_host_value_fits(L, v, dt) : !tt_op_check_scalar_fits(L, 0, dt)) return NULL;
-    if (!is_float) v = wrap_to(trunc(v), dt);
+    if (dt == TT_BOOL) v = v != 0; /* fill_'s static_cast<bool>: 0.5 and NaN are true */
+    else if (!is_float) v = wrap_to(trunc(v), dt);
     tt_l_write(L, outi, 0, tt_b_convert(g, tt_b_broadcast(g, tt_l_scalar(L, ct, v, 0, 1), 1, &steps, NULL), dt));
     L->returns_arg = outi;
     return NULL;
   }
+  if (dt == TT_BOOL) /* the kernel, for two steps or more */
+    return tt_op_refuse_dtype(TT_BOOL, "%s_cpu", is_log ? "logspace" : "linspace");
   /* start.to<scalar_t>(), end.to<scalar_t>(): CPU's checked conversions */
   if (!tt_op_check_scalar_fits(L, 0, dt) || !tt_op_check_scalar_fits(L, 1, dt)) return NULL;
   double start = tt_l_float(L, 0, 0), end = tt_l_float(L, 1, 0);

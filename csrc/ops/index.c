@@ -27,6 +27,7 @@ typedef struct {
   int adjacent;                 /* indexed dims consecutive: result keeps B in place */
   tt_check_kind_t check;        /* debug mode: the error an out-of-range index raises */
   int check_nonneg;             /* debug mode: negative indices are out of range too */
+  int unchecked;                /* nothing is read or written: CPU checks no index */
 } adv_t;
 
 static int adv_add(tt_lower_t *L, adv_t *a, int dim, tt_val_t idx) {
@@ -61,9 +62,12 @@ static int adv_finish(tt_lower_t *L, adv_t *a) {
    * indices with elements there are out of range before any kernel runs. */
   int64_t bn = 1;
   for (int d = 0; d < a->brank; d++) bn *= a->bdims[d];
-  for (int k = 0; k < a->m && bn > 0; k++)
+  for (int k = 0; k < a->m && bn > 0 && !a->unchecked; k++)
     if (a->sizes[a->dims[k]] == 0) {
-      tt_l_fail(L, TT_INDEX_ERROR, "index is out of bounds for dimension with size 0");
+      if (a->check == TT_CHECK_SELF) /* index_select/index_add's TORCH_CHECK_INDEX words */
+        tt_l_fail(L, TT_INDEX_ERROR, "index out of range in self (dimension %d with size 0)", a->dims[k]);
+      else
+        tt_l_fail(L, TT_INDEX_ERROR, "index is out of bounds for dimension with size 0");
       return 0;
     }
   int64_t cd[TT_MAX_RANK + 1];
@@ -74,7 +78,8 @@ static int adv_finish(tt_lower_t *L, adv_t *a) {
     int64_t dsize = a->sizes[a->dims[k]];
     /* PyTorch's message counts the index tensors, not self's dims (x[:, i]
      * reports dimension 0); index_select/index_add name self's dim. */
-    tt_l_check_index(L, a->idx[k], a->check_nonneg ? 0 : -dsize, dsize, a->check == TT_CHECK_INDEX ? k : a->dims[k], a->check);
+    if (!a->unchecked)
+      tt_l_check_index(L, a->idx[k], a->check_nonneg ? 0 : -dsize, dsize, a->check == TT_CHECK_INDEX ? k : a->dims[k], a->check);
     tt_val_t v = tt_b_broadcast_to(g, a->idx[k], a->brank, a->bdims);
     tt_val_t size = tt_b_full_i(g, TT_I64, a->brank, a->bdims, a->sizes[a->dims[k]]);
     tt_val_t neg = tt_b_compare(g, TT_CMP_LT, v, tt_b_full_i(g, TT_I64, a->brank, a->bdims, 0));
@@ -300,9 +305,16 @@ static tt_status_t lower_index_select(tt_lower_t *L) {
   tt_val_t idx = tt_l_tensor(L, 2);
   int64_t n = ir == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
   idx = tt_b_reshape(L->g, idx, 1, &n);
+  /* CPU's index_select_out_cpu_ on a matrix or more: an empty self, or
+   * dim 1 (its dim-1 fast path), checks with check_indexarray_range (a
+   * RuntimeError); other dims with TORCH_CHECK_INDEX (an IndexError). */
+  int64_t numel = 1;
+  for (int d = 0; d < rank; d++) numel *= sizes[d];
+  if (rank > 1 && n > 0 && sizes[dim] == 0)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_select(): self indexing axis dim should be positive");
   adv_t a;
   adv_init(&a, rank ? rank : 1, sizes);
-  a.check = TT_CHECK_SELF;
+  a.check = rank > 1 && (dim == 1 || numel == 0) ? TT_CHECK_INDICES : TT_CHECK_SELF;
   a.check_nonneg = 1;
   adv_add(L, &a, dim, idx);
   if (!adv_finish(L, &a)) return NULL;
@@ -343,8 +355,16 @@ static tt_status_t lower_index_add(tt_lower_t *L) {
   int64_t n = tt_l_arg_rank(L, 2) == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
   adv_t a;
   adv_init(&a, rank ? rank : 1, sizes);
-  a.check = TT_CHECK_SELF;
+  /* CPU adds into a matrix or more along its first or last dim by an int64
+   * index through scatter_add (a RuntimeError naming the index); else
+   * TORCH_CHECK_INDEX (an IndexError) */
+  a.check = rank > 1 && idt == TT_I64 && (dim == 0 || dim == rank - 1) ? TT_CHECK_DIM : TT_CHECK_SELF;
   a.check_nonneg = 1;
+  /* ... and a matrix or more checks no index when self or source is empty */
+  int64_t xn = 1, sn = 1;
+  for (int d = 0; d < rank; d++) xn *= sizes[d];
+  for (int d = 0; d < tt_l_arg_rank(L, 3); d++) sn *= tt_l_arg_sizes(L, 3)[d];
+  a.unchecked = rank > 1 && (xn == 0 || sn == 0);
   adv_add(L, &a, dim, tt_b_reshape(g, tt_l_tensor(L, 2), 1, &n));
   if (!adv_finish(L, &a)) return NULL;
   tt_val_t r = adv_scatter(L, &a, x, src, dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM);
@@ -479,7 +499,8 @@ static tt_status_t scatter_common_ex(tt_lower_t *L, tt_reduce_t kind, int value_
     int64_t zero[TT_MAX_RANK] = {0}, strides[TT_MAX_RANK];
     for (int d = 0; d < r; d++) strides[d] = 1;
     upd = tt_b_slice(g, src, zero, isz, strides);
-  } else {
+  } else { /* CPU's kernel converts with value.to<scalar_t>() (checked), once there is an index */
+    if (!tt_op_check_scalar_fits(L, value_arg, dt)) return NULL;
     upd = tt_op_fit(L, tt_l_scalar_arg(L, value_arg, dt), dt, r, isz);
   }
   const tt_type_t *xt = tt_graph_type(g, x);
@@ -678,10 +699,15 @@ static tt_status_t lower_index_fill(tt_lower_t *L) {
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (!tt_op_check_value_fits(L, 3, dt)) return NULL;
   if (L->args[3].kind == TT_ARG_TENSOR && tt_l_arg_rank(L, 3) != 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
                           tt_l_arg_rank(L, 3));
+  if (tt_l_arg_dtype(L, 2) != TT_I64) /* CPU's first check in index_fill_ (an IndexError, unlike index_copy's) */
+    return tt_status_make(TT_INDEX_ERROR, "index_fill_(): Expected dtype int64 for index.");
+  int complex_value = L->args[3].kind == TT_ARG_COMPLEX || (L->args[3].kind == TT_ARG_TENSOR && tt_dtype_is_complex(tt_l_arg_dtype(L, 3)));
+  if (complex_value && !tt_dtype_is_complex(dt))
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_fill_(): Converting complex Scalar to non-complex type is not supported");
+  if (!tt_op_check_value_fits(L, 3, dt)) return NULL;
   int r;
   int64_t xsz[TT_MAX_RANK], tsz[TT_MAX_RANK];
   tt_scatter_dims_t sd;

@@ -7,6 +7,7 @@
 #include "ops/dispatch_refusal.h"
 #include "ops/common.h"
 #include "ops/families.h"
+#include "ops/out_rules.h"
 
 
 /* The CPU kernel whose name CPU's "not implemented for 'Bool'" error gives. */
@@ -25,9 +26,15 @@ static tt_dtype_t check_pair(tt_lower_t *L, int ia, int ib, const char *what) {
     tt_l_fail(L, TT_TYPE_ERROR, "%s: expected Tensor arguments", L->op);
     return TT_DTYPE_INVALID;
   }
-  if (a != b) {
-    tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: expected %s to have the same dtype, but got: %s != %s", L->op,
-              what, tt_op_type_name(a), tt_op_type_name(b));
+  if (a != b) { /* CPU's words where they are known: mm's meta check, bmm's kernel */
+    if (!strcmp(L->op, "mm"))
+      tt_l_fail(L, TT_INVALID_ARGUMENT, "expected m1 and m2 to have the same dtype, but got: %s != %s",
+                tt_op_typemeta_name(a), tt_op_typemeta_name(b));
+    else if (!strcmp(L->op, "bmm") || !strncmp(L->op, "baddbmm", 7))
+      tt_l_fail(L, TT_INVALID_ARGUMENT, "expected scalar type %s but found %s", tt_op_type_name(a), tt_op_type_name(b));
+    else
+      tt_l_fail(L, TT_INVALID_ARGUMENT, "%s: expected %s to have the same dtype, but got: %s != %s", L->op,
+                what, tt_op_type_name(a), tt_op_type_name(b));
     return TT_DTYPE_INVALID;
   }
   if (a == TT_BOOL) {
@@ -186,7 +193,35 @@ static tt_val_t mm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
   return contract(L, ia, ib, *dt, 0, NULL, NULL, 1, &lc, &rc);
 }
 
+/* CPU's mm/bmm/mv return zeros without running their kernel when the
+ * product is empty or its contraction is (k == 0): no Bool refusal then,
+ * and bmm, whose dtype check is in its kernel, takes batch2's type
+ * (bmm(int32 (2, 0, 1), int16 (2, 1, 7)) is an empty int16). Outputs the
+ * zeros and returns 1 in those cases; 0 leaves the op to its usual path.
+ * ra/rb: the operands' ranks (2/2 mm, 3/3 bmm, 2/1 mv). */
+static int trivial_product(tt_lower_t *L, int ia, int ib, int ra, int rb) {
+  if (tt_l_arg_rank(L, ia) != ra || tt_l_arg_rank(L, ib) != rb) return 0;
+  tt_dtype_t a = tt_l_arg_dtype(L, ia), b = tt_l_arg_dtype(L, ib);
+  if (a == b ? a != TT_BOOL : ra != 3 || tt_dtype_is_complex(b)) return 0;
+  const int64_t *sa = tt_l_arg_sizes(L, ia), *sb = tt_l_arg_sizes(L, ib);
+  int64_t dims[3], k;
+  int nd;
+  if (ra == 3) {
+    if (sa[0] != sb[0] || sa[2] != sb[1]) return 0;
+    dims[0] = sa[0], dims[1] = sa[1], dims[2] = sb[2], k = sa[2], nd = 3;
+  } else {
+    if (sa[1] != sb[0]) return 0;
+    dims[0] = sa[0], dims[1] = rb == 2 ? sb[1] : 1, k = sa[1], nd = rb;
+  }
+  int64_t numel = 1;
+  for (int i = 0; i < nd; i++) numel *= dims[i];
+  if (numel != 0 && k != 0) return 0;
+  tt_l_output(L, tt_b_full_i(L->g, b, nd, dims, 0));
+  return 1;
+}
+
 static tt_status_t lower_mm(tt_lower_t *L) {
+  if (trivial_product(L, 0, 1, 2, 2)) return NULL;
   tt_dtype_t dt;
   tt_val_t p = mm_prod(L, 0, 1, &dt);
   if (p >= 0) tt_l_output(L, tt_b_convert(L->g, p, dt));
@@ -219,6 +254,7 @@ static tt_val_t bmm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
 }
 
 static tt_status_t lower_bmm(tt_lower_t *L) {
+  if (trivial_product(L, 0, 1, 3, 3)) return NULL;
   tt_dtype_t dt;
   tt_val_t p = bmm_prod(L, 0, 1, &dt);
   if (p >= 0) tt_l_output(L, tt_b_convert(L->g, p, dt));
@@ -286,6 +322,7 @@ static tt_val_t mv_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
 }
 
 static tt_status_t lower_mv(tt_lower_t *L) {
+  if (trivial_product(L, 0, 1, 2, 1)) return NULL;
   tt_dtype_t dt;
   tt_val_t p = mv_prod(L, 0, 1, &dt);
   if (p >= 0) tt_l_output(L, tt_b_convert(L->g, p, dt));

@@ -104,7 +104,7 @@ static const out_rule_t rules[] = {
     {"isposinf", -1, R_BOOL, "isposinf does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     {"isneginf", -1, R_BOOL, "isneginf does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     /* TensorIterator ops that keep their input's type (check_all_same_dtype) */
-    FD("abs"), FD("neg"), FD("sign"), FD("sgn"), FD("ceil"), FD("floor"), FD("round"), FD("trunc"), FD("frac"),
+    FD("abs"), FD("conj_physical"), FD("neg"), FD("sign"), FD("sgn"), FD("ceil"), FD("floor"), FD("round"), FD("trunc"), FD("frac"),
     FD("bitwise_not"), FD("clamp.out"), FD("clamp_min.out"), FD("clamp_max.out"), FD("elu"), FD("gelu"), FD("hardshrink"),
     FD("hardsigmoid"), FD("hardswish"), FD("hardtanh"), FD("leaky_relu"), FD("mish"), FD("silu"), FD("softplus"),
     FD("softshrink"), FD("rrelu_with_noise"), FD("binary_cross_entropy"), FD("lerp"),
@@ -139,7 +139,7 @@ static const out_rule_t *find_rule(const char *name, int k) {
 }
 
 /* caffe2::TypeMeta's names, as structured kernels print them. */
-static const char *cpp_name(tt_dtype_t dt) {
+const char *tt_op_typemeta_name(tt_dtype_t dt) {
   switch (dt) {
     case TT_BOOL: return "bool";
     case TT_U8: return "unsigned char";
@@ -159,7 +159,7 @@ static const char *cpp_name(tt_dtype_t dt) {
 
 static void type_text(names_t names, tt_dtype_t dt, char *buf, size_t n) {
   if (names == N_LEGACY) tt_op_legacy_type_name(dt, buf, n);
-  else snprintf(buf, n, "%s", names == N_CPP ? cpp_name(dt) : tt_op_type_name(dt));
+  else snprintf(buf, n, "%s", names == N_CPP ? tt_op_typemeta_name(dt) : tt_op_type_name(dt));
 }
 
 static tt_status_t fail(tt_code_t code, const out_rule_t *r, tt_dtype_t result, tt_dtype_t out) {
@@ -224,5 +224,5 @@ tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dty
   /* the ops computing in out's dtype, and nansum/mean, check an explicit dtype= against out's */
   int checks = tt_op_out_dtype_from_out(name) || !strcmp(name, "nansum.out") || !strcmp(name, "mean.out");
   if (!checks || dtype == out) return TT_OK_STATUS;
-  return tt_status_make(TT_INVALID_ARGUMENT, EXACT_TM, cpp_name(dtype), cpp_name(out));
+  return tt_status_make(TT_INVALID_ARGUMENT, EXACT_TM, tt_op_typemeta_name(dtype), tt_op_typemeta_name(out));
 }

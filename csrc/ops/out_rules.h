@@ -9,6 +9,10 @@
 #include "base/dtype.h"
 #include "base/status.h"
 
+/* caffe2::TypeMeta's name of dt, as structured kernels and some checks
+ * print it ("short int", "c10::Half"). */
+const char *tt_op_typemeta_name(tt_dtype_t dt);
+
 /* PyTorch's canCast: no complex -> non-complex, no float -> integral, no
  * non-bool -> bool. */
 int tt_op_can_cast(tt_dtype_t from, tt_dtype_t to);

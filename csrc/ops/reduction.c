@@ -168,6 +168,12 @@ static tt_status_t lower_mean_dim(tt_lower_t *L) {
 static tt_status_t amax_amin(tt_lower_t *L, tt_reduce_t kind, const char *name) {
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
+  /* CPU's zero_numel_check_dims: an empty input needs its dims named */
+  int64_t numel = 1, dims[TT_MAX_RANK + 1];
+  for (int d = 0; d < r.rank; d++) numel *= r.in[d];
+  if (numel == 0 && (tt_l_is_none(L, 1) || tt_l_ints(L, 1, dims, TT_MAX_RANK + 1) == 0))
+    return tt_status_make(TT_INVALID_ARGUMENT, "%s(): Expected reduction dim to be specified for input.numel() == 0. "
+                          "Specify the reduction dim with the 'dim' argument.", name);
   if (!red_check_nonempty(L, &r, name)) return NULL;
   tt_l_output(L, red_apply(L, &r, kind, tt_l_tensor(L, 0)));
   return NULL;
@@ -236,7 +242,7 @@ static tt_status_t arg_max_min(tt_lower_t *L, tt_reduce_t kind, const char *name
     int64_t n = 1;
     for (int d = 0; d < rank; d++) n *= sizes[d];
     if (n == 0)
-      return tt_status_make(TT_INVALID_ARGUMENT,
+      return tt_status_make(TT_INDEX_ERROR, /* CPU's TORCH_CHECK_INDEX */
                             "%s(): Expected reduction dim to be specified for input.numel() == 0.", name);
     argreduce_dim(L, kind, tt_b_reshape(L->g, x, 1, &n), 1, &n, 0, 0, &v, &i);
     if (keepdim) {

@@ -28,7 +28,13 @@ tt_val_t tt_op_scan(tt_graph_t *g, tt_reduce_t kind, tt_val_t x, int dim) {
  * running max of "j where x[j] is the running extreme, else 0". */
 static tt_status_t cum_extreme(tt_lower_t *L, int is_max, int write) {
   int rank = tt_l_arg_rank(L, 0);
-  int dim = tt_op_wrap_dim(L, tt_l_int(L, write ? 3 : 1, 0), rank);
+  int64_t numel = 1, dim_arg = tt_l_int(L, write ? 3 : 1, 0);
+  for (int d = 0; d < rank; d++) numel *= tt_l_arg_sizes(L, 0)[d];
+  if (!write && rank == 0 && dim_arg != 0 && dim_arg != -1) /* CPU's zero_numel_check_dims for a scalar */
+    return tt_status_make(TT_INDEX_ERROR, "%s(): Expected reduction dim -1 or 0 for scalar but got %lld", is_max ? "cummax" : "cummin",
+                          (long long)dim_arg);
+  /* CPU wraps dim only for a nonempty input (an empty one is returned whatever dim says) */
+  int dim = write || numel > 0 ? tt_op_wrap_dim(L, dim_arg, rank) : 0;
   tt_graph_t *g = L->g;
   if (tt_graph_failed(g)) return NULL;
   tt_val_t x = tt_l_tensor(L, 0);
@@ -36,6 +42,9 @@ static tt_status_t cum_extreme(tt_lower_t *L, int is_max, int write) {
   if (rank == 0) {
     vals = x;
     idx = tt_b_const_i(g, TT_I64, 0);
+  } else if (numel == 0) {
+    vals = x;
+    idx = tt_b_full_i(g, TT_I64, rank, tt_l_arg_sizes(L, 0), 0);
   } else {
     const int64_t *sz = tt_l_arg_sizes(L, 0);
     tt_dtype_t dt = tt_l_arg_dtype(L, 0);

@@ -127,14 +127,20 @@ static tt_status_t check_kind(tt_lower_t *L, const char *name) {
 
 /* median()/nanmedian(): the whole tensor; NaN for an empty one. */
 static tt_status_t median_all(tt_lower_t *L, int ignore_nan) {
+  int rank = tt_l_arg_rank(L, 0);
+  int64_t numel = 1;
+  for (int d = 0; d < rank; d++) numel *= tt_l_arg_sizes(L, 0)[d];
+  if (rank >= 0 && numel == 0) { /* CPU fills a float NaN and converts it, before its dtype dispatch (bool: true;
+                                   * integers: the float to integer conversion of NaN) */
+    tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+    tt_val_t nan = tt_b_const_f(L->g, tt_dtype_is_float(dt) ? dt : TT_F32, NAN);
+    tt_l_output(L, tt_b_convert(L->g, nan, dt));
+    return NULL;
+  }
   tt_status_t st = check_kind(L, "median_cpu"); /* CPU's name for nanmedian too */
   if (st) return st;
   sel_t s;
   if (!sel_prepare(L, 0, 1, 0, &s)) return NULL;
-  if (s.sz[0] == 0) {
-    tt_l_output(L, tt_b_const_f(L->g, tt_graph_type(L->g, s.x)->dtype, NAN));
-    return NULL;
-  }
   sel_pick(L, &s, median_pos(L, &s, ignore_nan), 0, 1);
   return NULL;
 }
@@ -161,6 +167,8 @@ static tt_status_t lower_kthvalue(tt_lower_t *L) {
   int64_t k = tt_l_int(L, 1, 1);
   sel_t s;
   if (!sel_prepare(L, tt_l_int(L, 2, -1), 0, tt_l_bool(L, 3, 0), &s)) return NULL;
+  if (s.rank > 0 && s.sz[s.dim] == 0) /* CPU's zero_numel_check_dims, before k's range */
+    return tt_status_make(TT_INDEX_ERROR, "kthvalue(): Expected reduction dim %d to have non-zero size.", s.dim);
   if (k < 1 || k > s.sz[s.dim])
     return tt_status_make(TT_INVALID_ARGUMENT, "kthvalue(): selected number k out of range for dimension %d", s.dim);
   sel_pick(L, &s, row_const(L, &s, k - 1), 1, 0);

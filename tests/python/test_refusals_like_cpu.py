@@ -235,3 +235,87 @@ def test_k_out_of_range_is_a_runtime_error_like_cpu(case):
          "kth_big": lambda d: torch.kthvalue(torch.ones(3, device=d), 5),
          "kth_zero": lambda d: torch.kthvalue(torch.ones(3, device=d), 0)}[case]
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("case", [((0, 3), 1, 0), ((0, 3), 1, -2), ((0, 3), 2, 0), ((3, 0), 1, 1), ((0, 3), 1, 1),
+                                  ((2, 3), 4, 1)])
+def test_kthvalue_of_an_empty_dim_is_an_index_error_like_cpu(case):
+    # fuzz 51:40: CPU's zero_numel_check_dims (IndexError) comes before k's range check (RuntimeError)
+    shape, k, dim = case
+    same_as_cpu(lambda d: tuple(torch.kthvalue(torch.zeros(shape, device=d), k, dim)))
+
+
+@pytest.mark.parametrize("op", ["amax", "amin"])
+@pytest.mark.parametrize("dim", [None, (), 0, 1, (0, 1)])
+def test_amax_of_an_empty_input_needs_a_dim_like_cpu(op, dim):
+    # fuzz 51:651: amin(empty) with no dim is CPU's RuntimeError "Expected reduction dim to be specified"
+    def f(d):
+        x = torch.zeros(0, 3, device=d)
+        return getattr(torch, op)(x) if dim is None else getattr(torch, op)(x, dim)
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("form", ["index_fill", "index_fill_", "tensor_value", "int64"])
+def test_index_fill_index_dtype_is_an_index_error_like_cpu(form):
+    # fuzz 52:50: index_fill_ with an int32 index is CPU's IndexError "Expected dtype int64 for index."
+    def f(d):
+        x = torch.zeros(3, 2, device=d)
+        i = torch.tensor([1], dtype=torch.int64 if form == "int64" else torch.int32, device=d)
+        return {"index_fill": lambda: x.index_fill(0, i, 1.0), "index_fill_": lambda: x.index_fill_(1, i, -2.0),
+                "tensor_value": lambda: x.index_fill(0, i, torch.tensor(3.0, device=d)),
+                "int64": lambda: x.index_fill(0, i, 5)}[form]()
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_argmax_of_an_empty_input_is_an_index_error_like_cpu(op, keepdim):
+    # fuzz 60:125: argmin(empty) without dim is CPU's IndexError (TORCH_CHECK_INDEX); tpu raised RuntimeError
+    same_as_cpu(lambda d: getattr(torch, op)(torch.zeros(0, 3, device=d), keepdim=keepdim))
+
+
+def _sync(t):
+    t.cpu()  # raises a deferred index check here, as CPU raises at the op
+    return t
+
+
+@pytest.mark.parametrize("case", ["matrix_dim0_neg", "matrix_dim1_big", "matrix_int32", "vector_neg", "vector_big",
+                                  "transposed_neg", "in_range", "3d_middle_dim", "3d_last_dim", "3d_first_dim"])
+def test_index_add_out_of_range_error_type_like_cpu(case):
+    # fuzz 51:387: CPU adds into a matrix by an int64 index through scatter_add (RuntimeError
+    # "index -2 is out of bounds for dimension 0 with size 2"); tpu raised IndexError
+    def f(d):
+        x, y, L32 = torch.zeros(4, 3, device=d), torch.zeros(1, 4, 1, device=d), torch.int32
+        i = lambda v, dt=torch.int64: torch.tensor(v, dtype=dt, device=d)  # noqa: E731
+        return _sync({"matrix_dim0_neg": lambda: x.index_add(0, i([-1]), torch.ones(1, 3, device=d)),
+                      "matrix_dim1_big": lambda: x.index_add(1, i([3]), torch.ones(4, 1, device=d)),
+                      "matrix_int32": lambda: x.index_add(0, i([9], L32), torch.ones(1, 3, device=d)),
+                      "vector_neg": lambda: x[:, 0].index_add(0, i([-1]), torch.ones(1, device=d)),
+                      "vector_big": lambda: x[:, 0].index_add(0, i([4]), torch.ones(1, device=d)),
+                      "transposed_neg": lambda: x.t().index_add(0, i([-1]), torch.ones(1, 4, device=d)),
+                      "in_range": lambda: x.index_add(1, i([2, 0]), torch.ones(4, 2, device=d)),
+                      # fuzz 52:1212: the middle dim of a 3-d self takes the IndexError path
+                      "3d_middle_dim": lambda: y.index_add(1, i([-1]), torch.ones(1, 1, 1, device=d)),
+                      "3d_last_dim": lambda: y.index_add(2, i([-1]), torch.ones(1, 4, 1, device=d)),
+                      "3d_first_dim": lambda: y.index_add(0, i([1]), torch.ones(1, 4, 1, device=d))}[case]())
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("case", ["dim0_neg", "dim1_neg", "dim1_big", "dim_neg1_of_3d", "dim1_of_3d", "vector_neg",
+                                  "int32_dim1", "empty_self_dim", "empty_other_dim", "in_range"])
+def test_index_select_out_of_range_error_type_like_cpu(case):
+    # fuzz 51:1494: CPU's dim-1 fast path raises RuntimeError "INDICES element is out of DATA
+    # bounds, id=-3 axis_dim=3"; tpu raised IndexError "index out of range in self"
+    def f(d):
+        x, y = torch.zeros(4, 3, device=d), torch.zeros(2, 3, 5, device=d)
+        i = lambda v, dt=torch.int64: torch.tensor(v, dtype=dt, device=d)  # noqa: E731
+        return _sync({"dim0_neg": lambda: x.index_select(0, i([-1])), "dim1_neg": lambda: x.index_select(1, i([-1])),
+                      "dim1_big": lambda: x.index_select(-1, i([0, 3])),
+                      "dim_neg1_of_3d": lambda: y.index_select(-1, i([5])),
+                      "dim1_of_3d": lambda: y.index_select(1, i([-3])),
+                      "vector_neg": lambda: x[0].index_select(0, i([-1])),
+                      "int32_dim1": lambda: x.index_select(1, i([7], torch.int32)),
+                      "empty_self_dim": lambda: torch.zeros(4, 0, device=d).index_select(1, i([0])),
+                      "empty_other_dim": lambda: torch.zeros(0, 3, device=d).index_select(1, i([5])),
+                      "in_range": lambda: y.index_select(1, i([2, 0]))}[case]())
+    same_as_cpu(f)
