@@ -702,10 +702,6 @@ def _alias_root(node):
     return None
 
 
-def _aliases_input(node):
-    return _alias_root(node) is not None
-
-
 def _nodes_in(x):
     if isinstance(x, (list, tuple)):
         return [n for y in x for n in _nodes_in(y)]
