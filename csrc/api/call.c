@@ -382,6 +382,7 @@ tt_status_t tt_call_op(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_
   L->nparams = L->nouts = L->nwrites = L->nchecks = 0;
   L->g = g;
   L->op = def->name;
+  L->inplace = (def->flags & TT_OPF_INPLACE) != 0;
   L->args = args;
   L->nargs = nargs;
   L->returns_arg = -1;

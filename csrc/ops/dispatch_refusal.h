@@ -14,4 +14,10 @@ tt_status_t tt_op_refuse_dtype(tt_dtype_t dt, const char *kernel_fmt, ...) TT_PR
  * through it); returns -1 like tt_l_fail. */
 tt_val_t tt_l_refuse_dtype(tt_lower_t *L, tt_dtype_t dt, const char *kernel_fmt, ...) TT_PRINTF(3, 4);
 
+/* The refusal of a TensorIterator kernel for its computation type dt: an
+ * in-place form (L->inplace) whose self cannot hold dt first
+ * gets TensorIterator's "result type Float can't be cast to the desired
+ * output type Int" (RuntimeError), which CPU raises before choosing a kernel. */
+tt_status_t tt_op_refuse_result_dtype(const tt_lower_t *L, tt_dtype_t dt, const char *kernel_fmt, ...) TT_PRINTF(3, 4);
+
 #endif

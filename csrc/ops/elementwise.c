@@ -617,7 +617,7 @@ static tt_status_t bitwise(tt_lower_t *L, tt_binary_t op, const char *name) {
   binop_t p;
   if (!prepare2(L, 0, 1, TT_DTYPE_INVALID, &p)) return NULL;
   if (tt_dtype_is_float(p.result))
-    return tt_op_refuse_dtype(p.result, "%s_cpu", name);
+    return tt_op_refuse_result_dtype(L, p.result, "%s_cpu", name);
   tt_l_output(L, tt_b_binary(L->g, op, p.x, p.y));
   return NULL;
 }

@@ -61,6 +61,8 @@ typedef struct tt_lower_s {
   /* Set by an in-place op whose result is the same across the broadcast
    * (stride-0) dims of its target, like fill_'s: one alias is written. */
   int alias_write;
+  /* The op is an in-place form (TT_OPF_INPLACE): its result goes into argument 0. */
+  int inplace;
   /* Padded reads (ops/bucket.h): these refs are views widened to their
    * bucket's capacity along pad_dim, of logical length pad_len there. A
    * read masks what lies past pad_len with pad_fill when pad_mask is set

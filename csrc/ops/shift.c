@@ -15,7 +15,7 @@ static tt_status_t shift(tt_lower_t *L, int left) {
   tt_dtype_t rt = tt_op_result_type(L, argi, 2);
   if (tt_graph_failed(g)) return NULL;
   if (tt_dtype_is_float(rt) || tt_dtype_is_complex(rt) || rt == TT_BOOL)
-    return tt_op_refuse_dtype(rt, "%s", left ? "lshift_cpu" : "rshift_cpu");
+    return tt_op_refuse_result_dtype(L, rt, "%s", left ? "lshift_cpu" : "rshift_cpu");
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);
   tt_val_t a = tt_op_operand(L, 0, rt, rank, dims), b = tt_op_operand(L, 1, rt, rank, dims);

@@ -319,3 +319,28 @@ def test_index_select_out_of_range_error_type_like_cpu(case):
                       "empty_other_dim": lambda: torch.zeros(0, 3, device=d).index_select(1, i([5])),
                       "in_range": lambda: y.index_select(1, i([2, 0]))}[case]())
     same_as_cpu(f)
+
+
+# In-place bitwise ops and shifts whose computation type is float: CPU's
+# TensorIterator refuses the cast into self ("result type Float can't be cast
+# to the desired output type Int", RuntimeError) before any kernel is chosen;
+# the out-of-place forms (and a float self) get the kernel's NotImplementedError.
+INPLACE_BITWISE = {
+    "bitwise_and_": lambda a, b: a.bitwise_and_(b),
+    "bitwise_or_scalar": lambda a, b: a.bitwise_or_(1.5),
+    "bitwise_xor_": lambda a, b: a.bitwise_xor_(b),
+    "iand": lambda a, b: a.__iand__(b),
+    "bitwise_left_shift_": lambda a, b: a.bitwise_left_shift_(b),
+    "ilshift": lambda a, b: a.__ilshift__(b),
+    "irshift_scalar": lambda a, b: a.__irshift__(2.5),
+    "bitwise_and_out_of_place": lambda a, b: a.bitwise_and(b),
+    "float_self_bitwise_and_": lambda a, b: b.bitwise_and_(a),
+    "float_self_lshift_": lambda a, b: b.bitwise_left_shift_(a),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INPLACE_BITWISE))
+@pytest.mark.parametrize("dtype", [torch.int32, torch.uint8, torch.bool])
+def test_inplace_bitwise_with_a_float_operand_is_refused_like_cpu(case, dtype):
+    fn = INPLACE_BITWISE[case]
+    same_as_cpu(lambda d: fn(torch.ones(3, dtype=dtype, device=d), torch.full((3,), 1.5, device=d)))
