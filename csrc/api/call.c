@@ -327,25 +327,6 @@ void tt_call_set_matmul_precision_source(tt_engine_t *e, int (*source)(void *ctx
   e->matmul_precision_ctx = ctx;
 }
 
-/* Every tensor argument is a storage of this engine: another engine's buffer
- * lives on that engine's client (PJRT would refuse it with a confusing
- * device message, or a pending value would be read from the wrong region). */
-static tt_status_t check_engine_of_args(tt_engine_t *e, const tt_op_def_t *def, const tt_arg_t *args, int nargs) {
-  for (int i = 0; i < nargs; i++) {
-    int n = args[i].kind == TT_ARG_TENSOR ? 1 : args[i].kind == TT_ARG_TENSORS ? args[i].n : 0;
-    for (int j = 0; j < n; j++) {
-      const tt_storage_t *s = args[i].t[j].storage;
-      if (s && s->engine != e)
-        return tt_status_make(TT_INVALID_ARGUMENT,
-                              "aten::%s: argument %d%s is a storage of another engine (%p, not this engine %p); "
-                              "copy it through the host (tt_tensor_to_host, tt_storage_from_host) to use it here",
-                              def->name, i, args[i].kind == TT_ARG_TENSORS ? " (a tensor list entry)" : "",
-                              (const void *)s->engine, (const void *)e);
-    }
-  }
-  return TT_OK_STATUS;
-}
-
 tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
   const tt_op_def_t *def = tt_ops_get(op_id);
   if (def && (def->flags & TT_OPF_INDEX_MASKS)) return tt_call_index_masks(e, op_id, def, args, nargs, out);
@@ -361,7 +342,6 @@ tt_status_t tt_call_op(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_
   out->nwarnings = 0;
   const tt_op_def_t *def = tt_ops_get(op_id);
   if (!def) return tt_status_make(TT_INTERNAL, "unknown op id %d", op_id);
-  TT_RETURN_IF_ERROR(check_engine_of_args(e, def, args, nargs));
   /* Complex values reach only the lowerings checked on them (ops/complex_rules.c). */
   tt_op_def_t cdef;
   tt_lower_fn fn;

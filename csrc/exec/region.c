@@ -84,8 +84,14 @@ tt_val_t tt_region_param(tt_engine_t *e, const tt_type_t *type, tt_binding_t b) 
   return v;
 }
 
+/* A storage of another engine: its buffer lives on that engine's client, and
+ * its gen/pending/param fields index that engine's region, not this one's. */
+#define FOREIGN_FMT "a storage of another engine (%p, not this engine %p); copy it through the host " \
+                    "(tt_tensor_to_host, tt_storage_from_host) to use it here"
+
 tt_val_t tt_region_base(tt_engine_t *e, tt_storage_t *s) {
   tt_region_t *R = &e->region;
+  if (s->engine != e) return tt_graph_fail(R->g, TT_INVALID_ARGUMENT, FOREIGN_FMT, (void *)s->engine, (void *)e);
   claim(e, s);
   if (s->pending >= 0) return s->pending;
   if (s->param >= 0) return s->param;
@@ -101,6 +107,7 @@ tt_val_t tt_region_base(tt_engine_t *e, tt_storage_t *s) {
 
 tt_status_t tt_region_write(tt_engine_t *e, tt_storage_t *s, tt_val_t v) {
   tt_region_t *R = &e->region;
+  if (s->engine != e) return tt_status_make(TT_INVALID_ARGUMENT, FOREIGN_FMT, (void *)s->engine, (void *)e);
   claim(e, s);
   if (s->pending < 0) {
     if (!grow((void **)&R->pending, &R->cap_pending, R->npending + 1, sizeof(tt_storage_t *)))

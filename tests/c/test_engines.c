@@ -82,11 +82,13 @@ static void test_independent(tt_engine_t *e1, tt_engine_t *e2) {
   if (c1 && read_back(e1, c1, out, 4))
     for (int i = 0; i < 4; i++) CHECK(out[i] == x[i] + y[i]);
   CHECK(tt_region_stats(e1)->flushes == flushes1 + 1);
-  /* a storage of e2 passed to e1's op: refused, naming the op and the argument */
+  /* a storage of e2 passed to e1's op: refused where the region binds it, naming the op and e2 */
   tt_storage_t *mixed = add(e1, a1, a2, 4, &s);
+  char owner[64];
+  snprintf(owner, sizeof owner, "another engine (%p, not this engine %p)", (void *)e2, (void *)e1);
   CHECK(!mixed && s && tt_status_code(s) == TT_INVALID_ARGUMENT &&
-        strstr(tt_status_message(s), "aten::add.Tensor: argument 1") &&
-        strstr(tt_status_message(s), "another engine"));
+        strstr(tt_status_message(s), "aten::add.Tensor") &&
+        strstr(tt_status_message(s), owner));
   tt_status_free(s);
   /* RNG state is the engine's */
   e1->rng_seed = 7;
