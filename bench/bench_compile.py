@@ -3,8 +3,11 @@ against the graph run op by op as deferred work (the backend before plans),
 eager DeferAndFuse and PyTorch on CPU, in one run:
 
 1. host overhead per call of a compiled 10-op graph on small tensors: the
-   whole call (Dynamo's guards, AOTAutograd's wrapper, our replay), and the
-   one _C.plan_run call alone;
+   whole call (Dynamo's guards, AOTAutograd's wrapper, our replay), the one
+   _C.plan_run call alone, Dynamo alone (a backend whose graph returns its
+   first input: guards and frame, the floor of any backend here) and Dynamo
+   calling _C.plan_run directly (no AOTAutograd, no Python of ours: what
+   AOTAutograd and _compile._Graph add is the difference to the first row);
 2. step times of the MLP training step and of the small transformer's
    inference step (the model compiled; loss, backward and optimizer eager);
 3. a whole training step compiled (forward, loss, backward and
@@ -89,9 +92,21 @@ def overhead(args):
     plan, why = _C.plan_capture_end([at, bt], [out], "bench")
     assert plan is not None, why
     targs = [at, bt]
+
+    def first_input(gm, example_inputs):
+        return lambda *args: (args[0],)
+
+    def plan_only(gm, example_inputs):
+        return lambda *args: _C.plan_run(plan, list(args), False)
+
+    floor = torch.compile(ten_ops, backend=first_input)
+    direct = torch.compile(ten_ops, backend=plan_only)
+    floor(at, bt), direct(at, bt)
     runs = {
         "compiled (plan)": lambda: planned(at, bt),
         "_C.plan_run alone": lambda: _C.plan_run(plan, targs),
+        "Dynamo alone": lambda: floor(at, bt),
+        "Dynamo + plan_run": lambda: direct(at, bt),
         "compiled (deferred)": lambda: deferred(at, bt),
         "eager DeferAndFuse": None,
         "torch cpu eager": lambda: ten_ops(a, b),

@@ -1,11 +1,14 @@
 """Small programs on XLA CPU's classic emitters (the default,
-TORCH_TPU_SMALL_PROGRAM_ELEMENTS, csrc/exec/opt_level.h) against its fusion
-emitters everywhere (the variable set to 0):
-compile time per program for 120 new small programs, and device time per
-launch (torch.tpu.set_launch_timing) of a column sum, exp, softmax and a
-matmul at 1024..65536 elements, with PyTorch on CPU timed beside them (the
-peer; wall time per call, its ops run inline). Fresh processes, the two
-settings alternating; ratios classic/fusion are per pair, medians printed.
+TORCH_TPU_SMALL_PROGRAM_ELEMENTS, csrc/exec/opt_level.h; optimization
+level 1) against its fusion emitters everywhere (the bound set to 0) and
+against the classic emitters at level 0 (TORCH_TPU_XLA_OPTIMIZATION_LEVEL=0,
+which sets every program's level: the matrix products and the programs
+above the bound run at 0 too): compile time per program for 120 new small
+programs, and device time per launch (torch.tpu.set_launch_timing) of a
+column sum, exp, softmax and a matmul at 1024..65536 elements, with
+PyTorch on CPU timed beside them (the peer; wall time per call, its ops run
+inline). Fresh processes, the three settings in turn each round; ratios
+are per round, medians printed.
 
     .venv/bin/python bench/bench_small_programs.py [--rounds 3]
 """
@@ -66,11 +69,14 @@ def child():
     print(json.dumps(out))
 
 
-def run(bound):
+def run(bound, level=None):
     env = dict(os.environ)
     env.pop("TORCH_TPU_SMALL_PROGRAM_ELEMENTS", None)
+    env.pop("TORCH_TPU_XLA_OPTIMIZATION_LEVEL", None)
     if bound is not None:
         env["TORCH_TPU_SMALL_PROGRAM_ELEMENTS"] = str(bound)
+    if level is not None:
+        env["TORCH_TPU_XLA_OPTIMIZATION_LEVEL"] = str(level)
     r = subprocess.run([sys.executable, __file__, "--child"], env=env, capture_output=True, text=True)
     if r.returncode:
         raise SystemExit(r.stderr[-2000:])
@@ -84,21 +90,26 @@ def main():
     args = ap.parse_args()
     if args.child:
         return child()
-    pairs = []
+    rounds = []
     for _ in range(args.rounds):
-        pairs.append((run(0), run(None)))  # fusion emitters everywhere; the default
-    med = lambda k, i: statistics.median(p[i][k] for p in pairs)  # noqa: E731
-    ratio = lambda k: statistics.median(p[1][k] / p[0][k] for p in pairs)  # noqa: E731
-    print(f"small programs on classic emitters vs fusion emitters, {args.rounds} paired fresh processes")
+        # fusion emitters everywhere; the default (classic emitters, level 1); every program at level 0
+        rounds.append((run(0), run(None), run(None, 0)))
+    med = lambda k, i: statistics.median(r[i][k] for r in rounds)  # noqa: E731
+    ratio = lambda k, i, j: statistics.median(r[i][k] / r[j][k] for r in rounds)  # noqa: E731
+    print(f"small programs: XLA CPU's fusion emitters, the default (classic emitters; level 1 as every "
+          f"program) and level 0; {args.rounds} rounds of fresh processes")
     print(f"compile ms/program (120 small programs): fusion {med('compile_ms', 0):.1f}  classic "
-          f"{med('compile_ms', 1):.1f}  ratio {ratio('compile_ms'):.2f}")
-    print(f"{'op/elements':16s} {'fusion us':>10s} {'classic us':>10s} {'classic/fusion':>15s} {'PyTorch CPU us':>15s}")
+          f"{med('compile_ms', 1):.1f}  level 0 {med('compile_ms', 2):.1f}  classic/fusion "
+          f"{ratio('compile_ms', 1, 0):.2f}  level 0/classic {ratio('compile_ms', 2, 1):.2f}")
+    print(f"{'op/elements':16s} {'fusion us':>10s} {'classic us':>10s} {'level 0 us':>10s} {'cl/fusion':>10s} "
+          f"{'L0/classic':>11s} {'PyTorch CPU us':>15s}")
     for n in SIZES:
         for name in OPS:
             k = f"{name}/{n}"
-            note = ("  (matrix product: fusion emitters in both)" if name == "mm" else
-                    "" if n <= BOUND else "  (above the bound: fusion emitters in both)")
-            print(f"{k:16s} {med(k, 0):10.1f} {med(k, 1):10.1f} {ratio(k):15.2f} {med('cpu ' + k, 0):15.1f}{note}")
+            note = ("  (matrix product: fusion emitters in all)" if name == "mm" else
+                    "" if n <= BOUND else "  (above the bound: fusion emitters in all)")
+            print(f"{k:16s} {med(k, 0):10.1f} {med(k, 1):10.1f} {med(k, 2):10.1f} {ratio(k, 1, 0):10.2f} "
+                  f"{ratio(k, 2, 1):11.2f} {med('cpu ' + k, 0):15.1f}{note}")
 
 
 if __name__ == "__main__":
