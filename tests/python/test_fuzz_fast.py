@@ -9,7 +9,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from tools.fuzz import calls, compare, known, report, runner  # noqa: E402
+from tools.fuzz import calls, compare, execute, known, report, runner  # noqa: E402
 
 SEED, N = 20261201, 110
 
@@ -58,6 +58,25 @@ def test_comparison_catches_each_kind():
     h = torch.tensor([1000.0], dtype=torch.float16)
     assert compare.compare(spec, _ok(h), _ok(torch.tensor([1000.5], dtype=torch.float16)))[0] == "ok"
     assert compare.compare(spec, _ok(h), _ok(torch.tensor([1008.0], dtype=torch.float16)))[0] == "value"
+
+
+def test_median_of_an_expanded_input_is_compared_with_cpus_true_median():
+    """CPU's median(dim) of a stride-0 input returns values not in the input
+    (tools/fuzz/execute.py CPU_STRIDE0_BUGS): the fuzzer takes CPU's result on
+    a contiguous copy, so a wrong tpu median is caught (no fuzz_known row
+    for it any more), and a right one passes."""
+    for call_id in ("38:1257", "69:609"):  # float64 and uint8, found by the fuzzer
+        spec = calls.make_call(*map(int, call_id.split(":")))
+        assert spec["fn"] == "torch.median" and spec["args"][0]["view"] == "expand", spec
+        cpu, tpu = execute.run(spec, "cpu"), execute.run(spec, "tpu")
+        assert cpu[0] == "ok" and compare.compare(spec, cpu, tpu)[0] == "ok", (cpu, tpu)
+        x = execute.build_arg(spec["args"][0], "cpu")
+        assert 0 in x.stride()
+        torch.testing.assert_close(cpu[1]["result"][1][0][1], x.contiguous().median(0).values)
+        wrong = ("ok", {"result": ("L", [("T", cpu[1]["result"][1][0][1] + 1, "tpu", ()),
+                                         cpu[1]["result"][1][1]])}, tpu[2])
+        kind, detail = compare.compare(spec, cpu, wrong)
+        assert kind == "value" and not known.match(known.load(), spec["fn"], calls.first_dtype(spec), kind, detail), detail
 
 
 def test_runner_records_a_crash_and_a_hang_and_goes_on(monkeypatch):
