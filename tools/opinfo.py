@@ -134,6 +134,20 @@ def _first_line(e):
     return f"{type(e).__name__}: {text[0][:300] if text else ''}"
 
 
+def _tally(counts, missing, e, msg):
+    """Counts a sample's failure on tpu: NotImplementedError as "notimpl" (the
+    operator it names added to missing), any other as "fail". Returns the
+    message the unit keeps: the first failure's, else the first notimpl's."""
+    if isinstance(e, NotImplementedError):
+        counts["notimpl"] += 1
+        m = str(e)
+        if "operator '" in m:
+            missing.add(m.split("operator '", 1)[1].split("'", 1)[0])
+        return msg or _first_line(e)
+    counts["fail"] += 1
+    return msg if msg and counts["fail"] > 1 else _first_line(e)
+
+
 def _decorations(op, dtype):
     """(skip reason or None, (atol, rtol) override or None) from the OpInfo's decorators for test_compare_cpu.
 
@@ -298,15 +312,8 @@ def _run_unit(op, dtype_name, max_samples, backward, compiled=False):
                 # are not unique (signs of singular vectors, ...) comparable.
                 check(s.output_process_fn_grad(got), s.output_process_fn_grad(want))
             fwd["pass"] += 1
-        except NotImplementedError as e:
-            fwd["notimpl"] += 1
-            m = str(e)
-            if "operator '" in m:
-                missing.add(m.split("operator '", 1)[1].split("'", 1)[0])
-            msg = msg or _first_line(e)
         except Exception as e:
-            fwd["fail"] += 1
-            msg = msg if msg and fwd["fail"] > 1 else _first_line(e)
+            msg = _tally(fwd, missing, e, msg)
     res["fwd_counts"] = fwd
     res["missing"] = sorted(missing)
     if rec:
@@ -354,15 +361,8 @@ def _run_unit(op, dtype_name, max_samples, backward, compiled=False):
                 got = torch.autograd.grad(douts, dev_inputs, [g.to("tpu") for g in gos], allow_unused=True)
             check(got, want)
             bwd["pass"] += 1
-        except NotImplementedError as e:
-            bwd["notimpl"] += 1
-            m = str(e)
-            if "operator '" in m:
-                missing.add(m.split("operator '", 1)[1].split("'", 1)[0])
-            bmsg = bmsg or _first_line(e)
         except Exception as e:
-            bwd["fail"] += 1
-            bmsg = bmsg if bmsg and bwd["fail"] > 1 else _first_line(e)
+            bmsg = _tally(bwd, missing, e, bmsg)
     res["missing"] = sorted(missing)
     res["bwd_counts"] = bwd
     if bwd["pass"] + bwd["fail"] + bwd["notimpl"]:
