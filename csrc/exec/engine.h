@@ -78,7 +78,10 @@ struct tt_engine_s {
   tt_compile_pool_t pool;
   tt_tiered_t tiered; /* quick executables waiting for their optimized compile */
   atomic_int cancel_waits;             /* shutting down: waits for a peer's compile return */
+  atomic_int no_classic_emitters;      /* the plugin refused xla_cpu_use_fusion_emitters: small programs compile
+                                          as every other program (exec/find.c) */
   const char *_Atomic compile_fault;   /* tests: fail compiles whose name contains this */
+  atomic_int refuse_classic;           /* tests: compiles asking for classic emitters fail as a newer plugin's */
   /* RNG (Philox key and offset) and the CPU fallback's bookkeeping. */
   uint64_t rng_seed, rng_offset;
   tt_fallback_t fallback;

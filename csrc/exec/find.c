@@ -67,12 +67,29 @@ void tt_exec_find_cancel(tt_engine_t *e, int cancel) { atomic_store(&e->cancel_w
 
 void tt_exec_set_compile_fault(tt_engine_t *e, const char *what_contains) { atomic_store(&e->compile_fault, what_contains); }
 
+void tt_exec_set_refuse_classic(tt_engine_t *e, int refuse) { atomic_store(&e->refuse_classic, refuse); }
+
 /* The compile options a key's options half stands for (tt_engine_options_key). */
-static tt_pjrt_compile_options_t options_of(const tt_engine_t *c, const tt_cache_key_t *key, int fast,
+static tt_pjrt_compile_options_t options_of(tt_engine_t *c, const tt_cache_key_t *key, int fast,
                                             const tt_strbuf_t *text) {
-  tt_pjrt_compile_options_t o = {1, key->options == c->options_key_exact, fast, c->opt_level,
-                                 tt_module_is_small(text->data, text->len, c->small_program)};
+  int classic = !atomic_load(&c->no_classic_emitters) && tt_module_is_small(text->data, text->len, c->small_program);
+  tt_pjrt_compile_options_t o = {1, key->options == c->options_key_exact, fast, c->opt_level, classic};
   return o;
+}
+
+/* XLA CPU plugins newer than the default one have no classic emitters and
+ * refuse the option that asks for them ("No such compile option:
+ * 'xla_cpu_use_fusion_emitters'"): the program is compiled again without it,
+ * and so is every later one of this engine. The executables are the plugin's
+ * only kind, so the cache keys (whose plugin identity differs) stay true. */
+static tt_status_t compile_without_classic(tt_engine_t *c, tt_status_t s, const tt_strbuf_t *text, const char *what,
+                                           const tt_pjrt_compile_options_t *o, tt_pjrt_executable_t **out_exe) {
+  if (!s || !o->classic_emitters || !strstr(tt_status_message(s), "xla_cpu_use_fusion_emitters")) return s;
+  atomic_store(&c->no_classic_emitters, 1);
+  tt_status_free(s);
+  tt_pjrt_compile_options_t plain = *o;
+  plain.classic_emitters = 0;
+  return tt_pjrt_compile_with(c->rt, text->data, text->len, &plain, what, out_exe);
 }
 
 static tt_status_t compile(tt_engine_t *c, tt_cache_stats_t *st, const tt_strbuf_t *text, const char *what,
@@ -81,7 +98,11 @@ static tt_status_t compile(tt_engine_t *c, tt_cache_stats_t *st, const tt_strbuf
   const char *fault = atomic_load(&c->compile_fault);
   tt_status_t s = fault && strstr(what, fault)
                       ? tt_status_make(TT_INTERNAL, "compiling %s failed: injected fault (tests)", what)
+                  : o->classic_emitters && atomic_load(&c->refuse_classic)
+                      ? tt_status_make(TT_INVALID_ARGUMENT, "compiling %s failed (injected, tests): No such compile "
+                                       "option: 'xla_cpu_use_fusion_emitters'", what)
                       : tt_pjrt_compile_with(c->rt, text->data, text->len, o, what, out_exe);
+  s = compile_without_classic(c, s, text, what, o, out_exe);
   st->compile_seconds += now_seconds() - t0;
   if (s && dump_text && text->data) s = tt_status_annotate(s, "module text:\n%s\n", text->data);
   if (!s) st->misses++;

@@ -37,6 +37,9 @@ tt_status_t tt_exec_find_executable(tt_engine_t *e, tt_graph_t *g, const tt_cach
 /* Tests: compiles whose `what` contains this text fail (NULL: none); the
  * string must outlive its use. */
 void tt_exec_set_compile_fault(tt_engine_t *e, const char *what_contains);
+/* Tests: while set, compiles that ask for XLA CPU's classic emitters fail as
+ * a plugin without the option refuses them (exec/find.c). */
+void tt_exec_set_refuse_classic(tt_engine_t *e, int refuse);
 /* While set, tt_exec_find_uncached stops waiting for a peer's compile and
  * starts no compile (it fails as cancelled): the compile pool's shutdown. */
 void tt_exec_find_cancel(tt_engine_t *e, int cancel);

@@ -9,6 +9,7 @@
 
 #include "api/call.h"
 #include "check.h"
+#include "exec/find.h"
 #include "exec/opt_level.h"
 #include "ops/registry.h"
 #include "refs.h"
@@ -54,6 +55,23 @@ static int run_exp(tt_engine_t *e, int64_t n, float *out) {
   return ok;
 }
 
+/* A plugin without classic emitters (XLA CPU built from jaxlib 0.11's XLA)
+ * refuses the option: the small program compiles without it, and so does
+ * every later one of the engine; the values are right. */
+static void test_plugin_without_classic_emitters(int cpu) {
+  setenv("TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT", "off", 1); /* compiles, not loads */
+  tt_engine_t *e = NULL;
+  if (!CHECK_OK(tt_init(NULL, &e))) return;
+  tt_exec_set_refuse_classic(e, 1);
+  enum { N = 100 };
+  static float a[2 * N];
+  CHECK(run_exp(e, N, a));
+  CHECK(atomic_load(&e->no_classic_emitters) == cpu); /* elsewhere nothing asks for classic emitters */
+  for (int i = 0; i < N; i++) CHECK(fabsf(a[i] - expf((float)(i % 97) * 0.173f - 8.0f)) <= 1e-6f * a[i]);
+  CHECK(run_exp(e, 2 * N, a)); /* a new small program compiles too */
+  tt_shutdown(e);
+}
+
 int main(void) {
   unsetenv("TORCH_TPU_SMALL_PROGRAM_ELEMENTS");
   test_module_is_small();
@@ -61,6 +79,7 @@ int main(void) {
   int cpu = !strcmp(tt_pjrt_runtime_info(E->rt)->platform_name, "cpu");
   CHECK(E->small_program == (cpu ? TT_SMALL_PROGRAM_CPU_DEFAULT : 0));
 
+  test_plugin_without_classic_emitters(cpu);
   setenv("TORCH_TPU_SMALL_PROGRAM_ELEMENTS", "0", 1);
   tt_engine_t *off = NULL;
   if (CHECK_OK(tt_init(NULL, &off))) {
