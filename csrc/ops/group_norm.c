@@ -3,6 +3,7 @@
 #include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/nn_util.h"
+#include "ops/norm_mixed.h"
 
 /* The checks both directions make of (input at `xarg`, N, C, HxW, group):
  * PyTorch's divisibility message, a floating dtype (CPU's refusal naming
@@ -68,6 +69,8 @@ static tt_status_t lower_group_norm(tt_lower_t *L) {
   int64_t n = tt_l_int(L, 3, 0), c = tt_l_int(L, 4, 0), hw = tt_l_int(L, 5, 0), grp = tt_l_int(L, 6, 1);
   double eps = tt_l_float(L, 7, 1e-5);
   TT_RETURN_IF_ERROR(check_group_args(L, 0, n, c, hw, grp, "GroupNormKernelImpl", "native_group_norm"));
+  static const int params[2] = {1, 2};
+  if (!tt_norm_check_mixed(L, 0, params, 2)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0), ct = tt_op_math_type(dt);
   tt_graph_t *g = L->g;
   int64_t cg = c / grp;

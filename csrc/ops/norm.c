@@ -6,6 +6,7 @@
 #include "ops/common.h"
 #include "ops/dispatch_refusal.h"
 #include "ops/families.h"
+#include "ops/norm_mixed.h"
 
 
 /* Sum over `dims` keeping them as size 1, broadcast back to x's shape. */
@@ -133,8 +134,9 @@ static int ln_prepare(tt_lower_t *L, int inputi, int shapei, ln_t *p) {
 
 /* native_layer_norm(input, normalized_shape, weight?, bias?, eps) -> (out, mean, rstd) */
 static tt_status_t lower_layer_norm(tt_lower_t *L) {
+  static const int params[2] = {2, 3};
   ln_t p;
-  if (!ln_prepare(L, 0, 1, &p)) return NULL;
+  if (!ln_prepare(L, 0, 1, &p) || !tt_norm_check_mixed(L, 0, params, 2)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0), acc = tt_op_math_type(dt);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc);
@@ -243,7 +245,7 @@ static tt_val_t per_channel(tt_graph_t *g, tt_val_t v, const tt_type_t *xt) {
 static tt_status_t lower_batch_norm(tt_lower_t *L) {
   int params[4] = {1, 2, 3, 4};
   bn_t p;
-  if (!bn_prepare(L, 0, params, 4, &p)) return NULL;
+  if (!tt_norm_check_mixed(L, 0, params, 4) || !bn_prepare(L, 0, params, 4, &p)) return NULL;
   int training = tt_l_bool(L, 5, 0);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), p.acc);
