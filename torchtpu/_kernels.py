@@ -275,6 +275,21 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name):
             _C.check_out_dtype(name, k if len(outs) > 1 else 0, m.dtype, o.dtype, None if first is None else first.dtype)
 
 
+_ALLANY_OUTS = {f"{p}.{o}" for p in ("any", "all") for o in ("out", "dims_out", "all_out")}
+
+
+def _allany_u8_input(name, args, out):
+    """any/all with a uint8 out= reduce their input converted to uint8 (CPU's
+    iterator converts to out's type: 0.5 and 256 are false), except for a
+    single element, which CPU tests directly (allany_impl). The core's
+    _tt_byte_nonzero gives that conversion's nonzero test."""
+    x = args[0] if args else None
+    if (name not in _ALLANY_OUTS or not isinstance(out, torch.Tensor) or out.dtype != torch.uint8
+            or not isinstance(x, torch.Tensor) or x.dtype in (torch.uint8, torch.bool) or x.numel() <= 1):
+        return args
+    return (_C.call(_IDS["_tt_byte_nonzero"], (x,)),) + tuple(args[1:])
+
+
 def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
     """`op.out(..., out=t)`: the functional op, then its result written into
     `out`. What CPU checks and decides first (out's device, the dtype rule,
@@ -293,7 +308,7 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
             else:  # the core's check of an explicit dtype= against out's
                 _C.check_out_dtype_arg(name, kwargs["dtype"], outs[0].dtype)
         _check_out_dtypes_first(functional, args, kwargs, outs, name)
-        result = functional(*args, **kwargs)
+        result = functional(*_allany_u8_input(name, args, outs[0]), **kwargs)
         results = (result,) if len(outs) == 1 else result
         for o, r, resize in zip(outs, results, _C.check_out_write(name, outs, results, _tensors(args))):
             _write_out(o, r, resize)
