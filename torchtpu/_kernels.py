@@ -290,6 +290,31 @@ def _allany_u8_input(name, args, out):
     return (_C.call(_IDS["_tt_byte_nonzero"], (x,)),) + tuple(args[1:])
 
 
+_STD_VAR_OUTS = {f"{p}.{o}" for p in ("std", "var") for o in ("out", "correction_out")}
+
+
+def _std_var_out_input(functional, name, args, kwargs, out):
+    """std/var with an out= of another floating type compute as CPU's
+    std_var_out does: a one-element result from the input as it is (its
+    all-reduce, which has no Half/BFloat16 case: CPU raises there), any
+    other from the input converted to out's type first (bfloat16 -3.4e38
+    is -inf in a float16 out, so the variance is NaN)."""
+    x = args[0] if args else None
+    if (name not in _STD_VAR_OUTS or not isinstance(out, torch.Tensor) or not isinstance(x, torch.Tensor)
+            or not out.dtype.is_floating_point or not x.dtype.is_floating_point or x.dtype == out.dtype
+            or x.numel() == 0):
+        return args
+    try:
+        one = functional(*_meta_like(args), **_meta_like(kwargs)).numel() == 1
+    except Exception:  # noqa: BLE001 - the real call raises its own error
+        return args
+    if one and out.dtype in (torch.float32, torch.float64):
+        if x.dtype in (torch.float16, torch.bfloat16):
+            raise RuntimeError(f"std_var_all: Unsupported dtype {'Half' if x.dtype == torch.float16 else 'BFloat16'}")
+        return args
+    return (x.to(out.dtype),) + tuple(args[1:])
+
+
 def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
     """`op.out(..., out=t)`: the functional op, then its result written into
     `out`. What CPU checks and decides first (out's device, the dtype rule,
@@ -308,7 +333,9 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
             else:  # the core's check of an explicit dtype= against out's
                 _C.check_out_dtype_arg(name, kwargs["dtype"], outs[0].dtype)
         _check_out_dtypes_first(functional, args, kwargs, outs, name)
-        result = functional(*_allany_u8_input(name, args, outs[0]), **kwargs)
+        fargs = _allany_u8_input(name, args, outs[0])
+        fargs = _std_var_out_input(functional, name, fargs, kwargs, outs[0])
+        result = functional(*fargs, **kwargs)
         results = (result,) if len(outs) == 1 else result
         for o, r, resize in zip(outs, results, _C.check_out_write(name, outs, results, _tensors(args))):
             _write_out(o, r, resize)
