@@ -1,4 +1,4 @@
-/* CPU's refusals of complex values by ordering ops (see complex_refusal.h). */
+/* CPU's refusals of complex values (see complex_refusal.h). */
 #include "ops/complex_refusal.h"
 
 #include <string.h>
@@ -65,6 +65,10 @@ static const row_t kRows[] = {
     {"floor", NULL, K_NOT_IMPL, "floor is not supported for complex inputs"},
     {"ceil", NULL, K_NOT_IMPL, "ceil is not supported for complex inputs"},
     {"trunc", NULL, K_NOT_IMPL, "trunc is not supported for complex inputs"},
+    {"isposinf", NULL, K_RUNTIME, "isposinf does not support complex inputs."},
+    {"isneginf", NULL, K_RUNTIME, "isneginf does not support complex inputs."},
+    {"deg2rad", NULL, K_RUNTIME, "deg2rad is not supported for complex tensors."},
+    {"rad2deg", NULL, K_RUNTIME, "rad2deg is not supported for complex tensors."},
 };
 
 tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt) {

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "ops/complex.h"
+#include "ops/complex_refusal.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/common.h"
 #include "ops/scan.h"
 #include "ops/families.h"
@@ -489,7 +491,16 @@ static tt_status_t lower_vector_norm(tt_lower_t *L) {
 static tt_status_t lower_nansum(tt_lower_t *L) {
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
-  tt_dtype_t out = int_promoting_type(tt_l_arg_dtype(L, 0), tt_l_dtype(L, 3));
+  tt_dtype_t in = tt_l_arg_dtype(L, 0), want = tt_l_dtype(L, 3);
+  /* CPU refuses a complex input after the dims' checks, a float one summed
+   * in a complex dtype= in its kernel's dispatch (an integral one sums as
+   * sum does: not on TPU yet) */
+  if (tt_dtype_is_complex(in)) return tt_status_make(TT_INVALID_ARGUMENT, TT_NANSUM_COMPLEX_MSG);
+  if (tt_dtype_is_complex(want)) {
+    if (tt_dtype_is_float(in)) return tt_op_refuse_dtype(want, "nansum_cpu");
+    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: complex dtype %s is not supported on TPU yet", L->op, tt_dtype_name(want));
+  }
+  tt_dtype_t out = int_promoting_type(in, want);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_b_convert(g, tt_l_tensor(L, 0), out), tt_op_math_type(out));
   if (tt_dtype_is_float(out)) x = tt_b_select(g, tt_b_compare(g, TT_CMP_NE, x, x), tt_b_like_f(g, x, 0), x);
@@ -577,7 +588,7 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"norm.Scalar", lower_vector_norm, 0},
     {"norm.ScalarOpt_dim", lower_vector_norm, 0},
     {"norm.ScalarOpt_dim_dtype", lower_vector_norm, 0},
-    {"nansum", lower_nansum, 0},
+    {"nansum", lower_nansum, TT_OPF_COMPLEX},
     {"aminmax", lower_aminmax, TT_OPF_UNORDERED},
     {"equal", lower_equal, TT_OPF_COMPLEX},
     {"count_nonzero.dim_IntList", lower_count_nonzero, TT_OPF_COMPLEX},

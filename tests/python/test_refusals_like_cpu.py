@@ -344,3 +344,34 @@ INPLACE_BITWISE = {
 def test_inplace_bitwise_with_a_float_operand_is_refused_like_cpu(case, dtype):
     fn = INPLACE_BITWISE[case]
     same_as_cpu(lambda d: fn(torch.ones(3, dtype=dtype, device=d), torch.full((3,), 1.5, device=d)))
+
+
+C64, C128 = torch.complex64, torch.complex128
+COMPLEX_REFUSALS = {
+    "nansum": lambda d: torch.nansum(T([1 + 2j, 3], C64, d)),
+    "nansum_dim": lambda d: torch.nansum(T([[1 + 2j, 3]], C128, d), dim=1, keepdim=True),
+    "nansum_dim_out_of_range_first": lambda d: torch.nansum(T([[1 + 2j, 3]], C64, d), dim=5),
+    "nansum_empty": lambda d: torch.nansum(T([], C64, d)),
+    "nansum_out_int": lambda d: torch.nansum(T([1 + 2j], C64, d), out=torch.empty(0, dtype=torch.int32, device=d)),
+    "nansum_float_into_complex_dtype": lambda d: torch.nansum(T([1.0, float("nan")], F32, d), dtype=C64),
+    "nansum_float_still_computes": lambda d: torch.nansum(T([1.0, float("nan")], F32, d)),
+    "nanmean": lambda d: torch.nanmean(T([1 + 2j, 3], C128, d)),
+    "nanmean_complex_dtype": lambda d: torch.nanmean(T([1.0, 2.0], F64, d), dtype=C128),
+    "isposinf": lambda d: torch.isposinf(T([1 + 2j], C64, d)),
+    "isposinf_out_float": lambda d: torch.isposinf(T([1 + 2j], C64, d), out=torch.empty(1, device=d)),
+    "isneginf": lambda d: torch.isneginf(T([1 + 2j], C128, d)),
+    "deg2rad": lambda d: torch.deg2rad(T([1 + 2j], C64, d)),
+    "deg2rad_": lambda d: T([1 + 2j], C64, d).deg2rad_(),
+    "deg2rad_out_int": lambda d: torch.deg2rad(T([1 + 2j], C64, d), out=torch.empty(1, dtype=torch.int32, device=d)),
+    "rad2deg": lambda d: torch.rad2deg(T([1 + 2j], C128, d)),
+    "rad2deg_": lambda d: T([1 + 2j], C128, d).rad2deg_(),
+    "deg2rad_real_into_complex_out": lambda d: torch.deg2rad(T([90.0], F32, d), out=torch.empty(1, dtype=C64, device=d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPLEX_REFUSALS))
+def test_complex_input_refused_with_cpus_error(case):
+    # fuzz seeds 81-95: ~90 exception-type mismatches; CPU raises RuntimeError('nansum on CPU does not
+    # support complex inputs', 'isposinf does not support complex inputs.', 'deg2rad is not supported
+    # for complex tensors.'), tpu raised NotImplementedError ('complex dtype ... not supported on TPU yet')
+    same_as_cpu(COMPLEX_REFUSALS[case])
