@@ -71,7 +71,7 @@ static const row_t kRows[] = {
     {"rad2deg", NULL, K_RUNTIME, "rad2deg is not supported for complex tensors."},
 };
 
-tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt) {
+static const row_t *find_row(const tt_op_def_t *def) {
   /* "clamp_min_.Tensor" -> packet "clamp_min", overload "Tensor" */
   const char *dot = strchr(def->name, '.');
   size_t plen = dot ? (size_t)(dot - def->name) : strlen(def->name);
@@ -81,6 +81,19 @@ tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt) {
     const row_t *r = &kRows[i];
     if (strlen(r->packet) != plen || strncmp(r->packet, def->name, plen)) continue;
     if (r->overload && strcmp(r->overload, overload)) continue;
+    return r;
+  }
+  return NULL;
+}
+
+int tt_complex_refusal_before_shapes(const tt_op_def_t *def) {
+  const row_t *r = find_row(def);
+  return r && r->kind != K_DISPATCH;
+}
+
+tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt) {
+  const row_t *r = find_row(def);
+  if (r) {
     switch (r->kind) {
       case K_DISPATCH: return tt_op_refuse_dtype(dt, "%s", r->text);
       case K_NOT_IMPL: return tt_status_make(TT_NOT_IMPLEMENTED, "%s", r->text);

@@ -12,6 +12,10 @@
 /* CPU's error for op row `def` given a complex value of dtype dt, or NULL
  * when the table has no row for the op (the caller then words it). */
 tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt);
+/* 1 when that refusal is the op's own check, made before its iterator
+ * broadcasts the operands (clamp's), 0 for a kernel's dispatch refusal or
+ * no row. */
+int tt_complex_refusal_before_shapes(const tt_op_def_t *def);
 
 /* nansum's refusal of a complex input (CPU's nansum_out; after the dims'
  * checks in the functional form, first in the out= form). */

@@ -375,3 +375,30 @@ def test_complex_input_refused_with_cpus_error(case):
     # support complex inputs', 'isposinf does not support complex inputs.', 'deg2rad is not supported
     # for complex tensors.'), tpu raised NotImplementedError ('complex dtype ... not supported on TPU yet')
     same_as_cpu(COMPLEX_REFUSALS[case])
+
+
+def _ones(shape, dtype, d):
+    return torch.ones(shape, dtype=dtype, device=d)
+
+
+BROADCAST_FIRST = {
+    "bitwise_xor_complex": lambda d: torch.bitwise_xor(_ones((2, 5), C64, d), _ones((2, 3), C64, d)),
+    "hypot_int8": lambda d: torch.hypot(_ones((2, 5), I8, d), _ones((2, 3), I8, d)),
+    "hypot_int8_broadcasting": lambda d: torch.hypot(_ones((2, 5), I8, d), _ones((1, 5), I8, d)),
+    "atan2_complex_rightmost_dim": lambda d: torch.atan2(_ones((4, 2, 5), C64, d), _ones((3, 1, 7), C64, d)),
+    "addcmul_complex_third": lambda d: torch.addcmul(_ones((3, 5), C128, d), _ones((3, 5), C128, d), _ones((3, 4), C128, d)),
+    "lerp_int32": lambda d: torch.lerp(_ones(5, torch.int32, d), _ones(4, torch.int32, d), 0.5),
+    "logical_and_complex_empty": lambda d: torch.logical_and(_ones(3, C64, d), _ones(0, C64, d)),
+    "left_shift_bool": lambda d: torch.bitwise_left_shift(_ones(5, torch.bool, d), _ones(4, torch.bool, d)),
+    "clamp_complex_checked_first": lambda d: torch.clamp(_ones(5, C64, d), _ones(4, C64, d)),
+    "fmax_complex_checked_first": lambda d: torch.fmax(_ones(5, C64, d), _ones(4, C64, d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROADCAST_FIRST))
+def test_pointwise_shape_error_before_dtype_refusal_like_cpu(case):
+    # fuzz seeds 81-95: ~55 exception-type mismatches; CPU's TensorIterator broadcasts the operands
+    # before its kernel refuses their dtype ('The size of tensor a (5) must match the size of tensor
+    # b (3) at non-singleton dimension 1'); tpu raised its dtype refusal (NotImplementedError). clamp
+    # and fmax check complex values before broadcasting, on both
+    same_as_cpu(BROADCAST_FIRST[case])
