@@ -51,8 +51,16 @@ def _trampoline(op_id, schema, size_id=None):
     body = f"r = _call({op_id}, ({', '.join(names)}{',' if names else ''}))"
     if size_id is not None:
         env["_host_ints"] = _host_ints
-        body = (f"n = _host_ints(_call({size_id}, ({', '.join(names)},)))\n    "
+        body = (f"n = _host_ints(_call({size_id}, ({', '.join(names)},)))\n        "
                 f"r = _call({op_id}, ({', '.join(names)}, n))")
+    # a refusal (NotImplementedError) yields to the error CPU's checks of
+    # shapes and dims raise first, which the Meta kernel repeats
+    env["_checks_first"] = _checks_first
+    env["_op"] = getattr(getattr(torch.ops.aten, schema.name.split("::")[-1]), schema.overload_name or "default")
+    pos = [n for n, a in zip(names, args) if not a.kwarg_only]
+    kw = [f"{n}={n}" for n, a in zip(names, args) if a.kwarg_only]
+    body = (f"try:\n        {body}\n    except NotImplementedError as e:\n        "
+            f"_checks_first(_op, ({', '.join(pos)}{',' if pos else ''}), dict({', '.join(kw)}), e)\n        raise")
     if not schema.returns:
         body += "\n    return None"
     elif returns_list:
@@ -67,6 +75,27 @@ def _trampoline(op_id, schema, size_id=None):
     # every op call of a skipped frame).
     exec(compile(src, f"{__file__}:{schema.name}", "exec"), env)
     return env["kernel"]
+
+
+def _checks_first(op, args, kwargs, refusal):
+    """CPU checks an op's dims (its meta function, or the first lines of its
+    kernel) before its kernel dispatches on the dtype: where the Meta kernel
+    raises an IndexError for these arguments (a dim out of range, an empty
+    dim to reduce), that error is CPU's first one and replaces the core's
+    refusal of a dtype (cummin(complex, dim=3) is an IndexError on CPU, not
+    the complex refusal). Only a kernel's dispatch refusal ('"cummin_cpu"
+    not implemented for ...') or one of ours ('... not supported on TPU yet')
+    yields; Meta kernels' other errors are often their own dtype checks,
+    worded and ordered unlike CPU's, so only IndexError is taken."""
+    text = str(refusal)
+    if "not implemented for '" not in text and "not supported on TPU" not in text:
+        return
+    try:
+        op(*_meta_like(args), **_meta_like(kwargs))
+    except IndexError as e:
+        raise e from None
+    except Exception:  # noqa: BLE001 - no Meta kernel, or another error: the refusal stands
+        pass
 
 
 def _is_pointwise(op):

@@ -402,3 +402,21 @@ def test_pointwise_shape_error_before_dtype_refusal_like_cpu(case):
     # b (3) at non-singleton dimension 1'); tpu raised its dtype refusal (NotImplementedError). clamp
     # and fmax check complex values before broadcasting, on both
     same_as_cpu(BROADCAST_FIRST[case])
+
+
+DIMS_FIRST = {
+    "cummin_complex_dim": lambda d: torch.cummin(_ones((2, 3), C64, d), 3),
+    "cummax_complex_dim": lambda d: torch.cummax(_ones((2, 3), C128, d), -3),
+    "cummin_complex_in_range": lambda d: torch.cummin(_ones((2, 3), C64, d), 1),
+    "median_bool_dim": lambda d: torch.median(_ones((2, 3), torch.bool, d), 4),
+    "kthvalue_complex_dim": lambda d: torch.kthvalue(_ones((2, 3), C64, d), 1, dim=2),
+    "clamp_complex_checked_first": lambda d: torch.clamp(_ones((2, 3), C64, d), 0, 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DIMS_FIRST))
+def test_dim_error_before_dtype_refusal_like_cpu(case):
+    # fuzz seeds 81-95: ~20 exception-type mismatches; CPU checks dims before its kernel refuses the
+    # dtype (cummin(complex, dim=3): IndexError 'Dimension out of range'); tpu raised the refusal
+    # (NotImplementedError '"cummin_cpu" not implemented for ...')
+    same_as_cpu(DIMS_FIRST[case])
