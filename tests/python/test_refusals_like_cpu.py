@@ -420,3 +420,28 @@ def test_dim_error_before_dtype_refusal_like_cpu(case):
     # dtype (cummin(complex, dim=3): IndexError 'Dimension out of range'); tpu raised the refusal
     # (NotImplementedError '"cummin_cpu" not implemented for ...')
     same_as_cpu(DIMS_FIRST[case])
+
+
+CAST_FIRST = {
+    "fmod_int16_complex_number": lambda d: _ones(3, torch.int16, d).fmod_(1j),
+    "left_shift_int64_complex_number": lambda d: _ones(3, L, d).bitwise_left_shift_(2 + 1j),
+    "fmod_float64_complex128_tensor": lambda d: _ones(3, F64, d).fmod_(_ones(3, C128, d)),
+    "div_bool_complex_tensor": lambda d: _ones(3, torch.bool, d).div_(_ones(3, C64, d), rounding_mode="floor"),
+    "floor_divide_uint8_complex": lambda d: _ones(3, U8, d).floor_divide_(_ones(1, C64, d)),
+    "floor_divide_half_complex_number": lambda d: _ones(3, F16, d).floor_divide_(1j),
+    "bitwise_or_uint8_complex": lambda d: _ones(3, U8, d).bitwise_or_(_ones(3, C64, d)),
+    "shapes_still_first": lambda d: _ones(3, F32, d).floor_divide_(_ones(4, C64, d)),
+    "complex_self_refused": lambda d: _ones(3, C64, d).fmod_(_ones(3, C64, d)),
+    "shapes_mismatch_int8_hypot_": lambda d: _ones((2, 3), I8, d).hypot_(_ones((2, 4), I8, d)),
+    "broadcast_shape_not_self_hypot_": lambda d: _ones(3, I8, d).hypot_(_ones((2, 3), I8, d)),
+    "broadcast_into_self_still_refused": lambda d: _ones((2, 3), I8, d).hypot_(_ones(3, I8, d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CAST_FIRST))
+def test_inplace_iterator_checks_before_dtype_refusal_like_cpu(case):
+    # fuzz seeds 81-95: ~25 exception-type mismatches; CPU broadcasts an in-place op's operands, checks
+    # the shape is self's and casts a complex result into a real self ("result type ComplexFloat can't
+    # be cast to the desired output type Short", RuntimeError) before its kernel runs; tpu raised the
+    # dtype refusal (NotImplementedError)
+    same_as_cpu(CAST_FIRST[case])
