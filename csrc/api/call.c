@@ -13,6 +13,7 @@
 #include "exec/lower_env.h"
 #include "ops/bucket.h"
 #include "ops/common.h"
+#include "ops/complex_refusal.h"
 #include "ops/complex_rules.h"
 #include "ops/out_rules.h"
 #include "ops/lower.h"
@@ -327,6 +328,36 @@ void tt_call_set_matmul_precision_source(tt_engine_t *e, int (*source)(void *ctx
   e->matmul_precision_ctx = ctx;
 }
 
+/* CPU's TensorIterator broadcasts a pointwise op's tensors before it
+ * dispatches on their dtype: where they do not broadcast, its size error
+ * (infer_size's, the rightmost mismatch) comes before a dtype refusal,
+ * ours or its kernel's (NotImplementedError), which s is freed for. */
+static tt_status_t broadcast_first(const tt_engine_t *e, int op_id, const tt_arg_t *args, int nargs, tt_status_t s) {
+  if (!s || tt_status_code(s) != TT_NOT_IMPLEMENTED || op_id >= e->npointwise_ops || !e->pointwise_ops[op_id]) return s;
+  int64_t shape[TT_MAX_RANK];
+  int rank = 0;
+  for (int i = 0; i < nargs; i++) {
+    if (args[i].kind != TT_ARG_TENSOR) continue;
+    const tt_view_t *v = &args[i].t->view;
+    int n = v->rank > rank ? v->rank : rank;
+    int64_t next[TT_MAX_RANK];
+    for (int d = n - 1; d >= 0; d--) {
+      int da = d - (n - rank), db = d - (n - v->rank);
+      int64_t a = da >= 0 ? shape[da] : 1, b = db >= 0 ? v->sizes[db] : 1;
+      if (a != b && a != 1 && b != 1) {
+        tt_status_free(s);
+        return tt_status_make(TT_INVALID_ARGUMENT,
+                              "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                              (long long)a, (long long)b, d);
+      }
+      next[d] = a == 1 ? b : a;
+    }
+    memcpy(shape, next, sizeof(int64_t) * (size_t)n);
+    rank = n;
+  }
+  return s;
+}
+
 tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
   const tt_op_def_t *def = tt_ops_get(op_id);
   if (def && (def->flags & TT_OPF_INDEX_MASKS)) return tt_call_index_masks(e, op_id, def, args, nargs, out);
@@ -346,7 +377,7 @@ tt_status_t tt_call_op(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_
   tt_op_def_t cdef;
   tt_lower_fn fn;
   tt_status_t cs = tt_complex_route(def, args, nargs, &fn);
-  if (cs) return cs;
+  if (cs) return tt_complex_refusal_before_shapes(def) ? cs : broadcast_first(e, op_id, args, nargs, cs);
   if (fn != def->fn) {
     cdef = *def;
     cdef.fn = fn;
@@ -385,6 +416,7 @@ tt_status_t tt_call_op(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_
   if (s) {
     tt_call_result_clear(out); /* their pending values are forgotten with them */
     tt_region_rollback(e);
+    s = broadcast_first(e, op_id, args, nargs, s);
     return tt_status_annotate(s, "aten::%s", def->name); /* a size companion is named as its op */
   }
   char what[160];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/complex_refusal.h"
 #include "ops/out_rules.h"
 
 /* abs.out of a complex input (CPU's unary_op_impl_with_complex_to_float_out):
@@ -21,6 +22,8 @@ static tt_status_t complex_abs_out(tt_dtype_t in, tt_dtype_t result, tt_dtype_t 
 
 tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in) {
   if (!strcmp(name, "abs.out") && tt_dtype_is_complex(in)) return complex_abs_out(in, result, out);
+  /* CPU's nansum_out refuses a complex input before out's dtype is looked at */
+  if (!strcmp(name, "nansum.out") && tt_dtype_is_complex(in)) return tt_status_make(TT_INVALID_ARGUMENT, TT_NANSUM_COMPLEX_MSG);
   return tt_op_check_out(name, k, result, out);
 }
 

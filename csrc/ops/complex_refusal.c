@@ -1,4 +1,4 @@
-/* CPU's refusals of complex values by ordering ops (see complex_refusal.h). */
+/* CPU's refusals of complex values (see complex_refusal.h). */
 #include "ops/complex_refusal.h"
 
 #include <string.h>
@@ -65,9 +65,13 @@ static const row_t kRows[] = {
     {"floor", NULL, K_NOT_IMPL, "floor is not supported for complex inputs"},
     {"ceil", NULL, K_NOT_IMPL, "ceil is not supported for complex inputs"},
     {"trunc", NULL, K_NOT_IMPL, "trunc is not supported for complex inputs"},
+    {"isposinf", NULL, K_RUNTIME, "isposinf does not support complex inputs."},
+    {"isneginf", NULL, K_RUNTIME, "isneginf does not support complex inputs."},
+    {"deg2rad", NULL, K_RUNTIME, "deg2rad is not supported for complex tensors."},
+    {"rad2deg", NULL, K_RUNTIME, "rad2deg is not supported for complex tensors."},
 };
 
-tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt) {
+static const row_t *find_row(const tt_op_def_t *def) {
   /* "clamp_min_.Tensor" -> packet "clamp_min", overload "Tensor" */
   const char *dot = strchr(def->name, '.');
   size_t plen = dot ? (size_t)(dot - def->name) : strlen(def->name);
@@ -77,6 +81,19 @@ tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt) {
     const row_t *r = &kRows[i];
     if (strlen(r->packet) != plen || strncmp(r->packet, def->name, plen)) continue;
     if (r->overload && strcmp(r->overload, overload)) continue;
+    return r;
+  }
+  return NULL;
+}
+
+int tt_complex_refusal_before_shapes(const tt_op_def_t *def) {
+  const row_t *r = find_row(def);
+  return r && r->kind != K_DISPATCH;
+}
+
+tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt) {
+  const row_t *r = find_row(def);
+  if (r) {
     switch (r->kind) {
       case K_DISPATCH: return tt_op_refuse_dtype(dt, "%s", r->text);
       case K_NOT_IMPL: return tt_status_make(TT_NOT_IMPLEMENTED, "%s", r->text);

@@ -1,8 +1,9 @@
 /* CPU's own words when it refuses complex values for an ordering op (lt,
- * clamp, max, sort, floor, ...): a dispatch refusal naming its kernel, or
- * the op's own NotImplementedError or RuntimeError, as measured on CPU
- * PyTorch 2.13. One table (ops/complex_refusal.c), read by the complex rule
- * (ops/complex_rules.c) for rows flagged TT_OPF_UNORDERED(_CHECK). */
+ * clamp, max, sort, floor, ...) or another op it defines for real values
+ * only (isposinf, deg2rad): a dispatch refusal naming its kernel, or the
+ * op's own NotImplementedError or RuntimeError, as measured on CPU PyTorch
+ * 2.13. One table (ops/complex_refusal.c), read by the complex rule
+ * (ops/complex_rules.c) for every row that has no complex lowering. */
 #ifndef TT_OPS_COMPLEX_REFUSAL_H
 #define TT_OPS_COMPLEX_REFUSAL_H
 
@@ -11,5 +12,13 @@
 /* CPU's error for op row `def` given a complex value of dtype dt, or NULL
  * when the table has no row for the op (the caller then words it). */
 tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt);
+/* 1 when that refusal is the op's own check, made before its iterator
+ * broadcasts the operands (clamp's), 0 for a kernel's dispatch refusal or
+ * no row. */
+int tt_complex_refusal_before_shapes(const tt_op_def_t *def);
+
+/* nansum's refusal of a complex input (CPU's nansum_out; after the dims'
+ * checks in the functional form, first in the out= form). */
+#define TT_NANSUM_COMPLEX_MSG "nansum on CPU does not support complex inputs"
 
 #endif

@@ -30,10 +30,10 @@ tt_status_t tt_complex_route(const tt_op_def_t *def, const tt_arg_t *args, int n
     return TT_OK_STATUS;
   }
   const char *pt = dt == TT_C64 ? "ComplexFloat" : "ComplexDouble";
-  /* CPU has no kernel for these on complex values (no ordering): its words */
+  /* CPU refuses complex values for these (no ordering, isposinf, deg2rad): its words */
+  tt_status_t cpu = tt_complex_refusal(def, dt);
+  if (cpu) return cpu;
   if (def->flags & (TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK)) {
-    tt_status_t cpu = tt_complex_refusal(def, dt);
-    if (cpu) return cpu;
     return tt_status_make(def->flags & TT_OPF_UNORDERED ? TT_NOT_IMPLEMENTED : TT_INVALID_ARGUMENT,
                           "%s: not implemented for '%s' (complex numbers have no ordering; CPU has no such kernel either)",
                           def->name, pt);

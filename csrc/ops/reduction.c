@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "ops/complex.h"
+#include "ops/complex_refusal.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/common.h"
 #include "ops/scan.h"
 #include "ops/families.h"
@@ -361,6 +363,33 @@ static tt_status_t any_all(tt_lower_t *L, tt_reduce_t kind, int dimi, int keepdi
   tt_l_output(L, tt_l_arg_dtype(L, 0) == TT_U8 ? tt_b_convert(L->g, v, TT_U8) : v);
   return NULL;
 }
+/* _tt_byte_nonzero(self): whether self converted to uint8 as CPU converts is
+ * nonzero. any/all with a uint8 out= reduce these: CPU's iterator converts
+ * the input to out's type first (make_reduction_from_out_ty), so 0.5 and 256
+ * are false there. c10 converts through int64 (static_cast<uint8_t>(
+ * static_cast<int64_t>(x)), the low byte of the truncated value; NaN,
+ * infinities and values past int64's range give 0 on x86); a complex input
+ * converts its real part. */
+static tt_status_t lower_byte_nonzero(tt_lower_t *L) {
+  tt_graph_t *g = L->g;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  tt_val_t x = tt_l_tensor(L, 0);
+  if (tt_dtype_is_complex(dt)) x = tt_b_unary(g, TT_UN_REAL, x);
+  tt_val_t nz;
+  if (tt_dtype_is_float(dt) || tt_dtype_is_complex(dt)) {
+    /* trunc(x) mod 256 != 0 exactly when |fmod(x, 256)| >= 1 */
+    tt_val_t r = tt_b_unary(g, TT_UN_ABS, tt_b_binary(g, TT_BIN_REM, x, tt_b_like_f(g, x, 256)));
+    tt_val_t in_range = tt_b_compare(g, TT_CMP_LT, tt_b_unary(g, TT_UN_ABS, x), tt_b_like_f(g, x, 0x1p63));
+    nz = tt_b_binary(g, TT_BIN_AND, in_range, tt_b_compare(g, TT_CMP_GE, r, tt_b_like_f(g, r, 1)));
+  } else if (dt == TT_I16 || dt == TT_I32 || dt == TT_I64) {
+    tt_val_t low = tt_b_binary(g, TT_BIN_AND, x, tt_b_like_f(g, x, 255));
+    nz = tt_b_compare(g, TT_CMP_NE, low, tt_b_like_f(g, low, 0));
+  } else { /* bool, uint8, int8: the byte itself */
+    nz = tt_b_compare(g, TT_CMP_NE, x, tt_b_like_f(g, x, 0));
+  }
+  tt_l_output(L, nz);
+  return NULL;
+}
 static tt_status_t lower_any(tt_lower_t *L) { return any_all(L, TT_RED_OR, -1, -1); }
 static tt_status_t lower_all(tt_lower_t *L) { return any_all(L, TT_RED_AND, -1, -1); }
 /* any.dim(self, int dim, keepdim) reduces one dim; an int list of one works alike. */
@@ -462,7 +491,16 @@ static tt_status_t lower_vector_norm(tt_lower_t *L) {
 static tt_status_t lower_nansum(tt_lower_t *L) {
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
-  tt_dtype_t out = int_promoting_type(tt_l_arg_dtype(L, 0), tt_l_dtype(L, 3));
+  tt_dtype_t in = tt_l_arg_dtype(L, 0), want = tt_l_dtype(L, 3);
+  /* CPU refuses a complex input after the dims' checks, a float one summed
+   * in a complex dtype= in its kernel's dispatch (an integral one sums as
+   * sum does: not on TPU yet) */
+  if (tt_dtype_is_complex(in)) return tt_status_make(TT_INVALID_ARGUMENT, TT_NANSUM_COMPLEX_MSG);
+  if (tt_dtype_is_complex(want)) {
+    if (tt_dtype_is_float(in)) return tt_op_refuse_dtype(want, "nansum_cpu");
+    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: complex dtype %s is not supported on TPU yet", L->op, tt_dtype_name(want));
+  }
+  tt_dtype_t out = int_promoting_type(in, want);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_b_convert(g, tt_l_tensor(L, 0), out), tt_op_math_type(out));
   if (tt_dtype_is_float(out)) x = tt_b_select(g, tt_b_compare(g, TT_CMP_NE, x, x), tt_b_like_f(g, x, 0), x);
@@ -541,6 +579,7 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"all.dim", lower_all_dim, TT_OPF_COMPLEX},
     {"any.dims", lower_any_dim, TT_OPF_COMPLEX},
     {"all.dims", lower_all_dim, TT_OPF_COMPLEX},
+    {"_tt_byte_nonzero", lower_byte_nonzero, TT_OPF_COMPLEX},
     {"logsumexp", lower_logsumexp, 0},
     {"cumsum", lower_cumsum, 0, .complex = tt_complex_cumsum},
     {"cumprod", lower_cumprod, 0, .complex = tt_complex_cumprod},
@@ -549,7 +588,7 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"norm.Scalar", lower_vector_norm, 0},
     {"norm.ScalarOpt_dim", lower_vector_norm, 0},
     {"norm.ScalarOpt_dim_dtype", lower_vector_norm, 0},
-    {"nansum", lower_nansum, 0},
+    {"nansum", lower_nansum, TT_OPF_COMPLEX},
     {"aminmax", lower_aminmax, TT_OPF_UNORDERED},
     {"equal", lower_equal, TT_OPF_COMPLEX},
     {"count_nonzero.dim_IntList", lower_count_nonzero, TT_OPF_COMPLEX},

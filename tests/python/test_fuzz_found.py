@@ -503,3 +503,61 @@ def test_complex_value_tensor_fills_a_bool_like_cpu(case):
         r.cpu()
         return r
     same_as_cpu(f)
+
+
+_BYTE_VALUES = [4.9, -0.55, 0.97, 256.0, -1.0, float("nan"), float("inf"), -256.5, 1e20, 0.0, 1.0, -3.0]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64,
+                                   torch.int8, torch.int16, torch.int32, torch.int64, torch.bool])
+@pytest.mark.parametrize("op", ["any", "all"])
+@pytest.mark.parametrize("form", ["dim", "dims", "all", "one_element", "empty"])
+def test_any_all_into_uint8_out_convert_first_like_cpu(dtype, op, form):
+    # fuzz 90:1057: CPU converts the input to a uint8 out='s type before the reduction
+    # (0.97 and 256 become 0); tpu tested the unconverted values: any([[-0.55]], dim=1) gave 1
+    def f(d):
+        if dtype.is_floating_point or dtype.is_complex:
+            v = [x for x in _BYTE_VALUES if dtype != torch.float16 or abs(x) < 7e4]
+            x = torch.tensor(v, dtype=torch.float64).to(dtype)
+        else:
+            x = torch.tensor([256, -256, 257, 0, 1, -1, 512, 255, 3, -3, 7, 9]).to(dtype)
+        x = x.to(d).reshape(-1, 2)
+        if dtype == torch.complex64:
+            x = x * 1j + 0.25  # the imaginary part does not count: real parts 0.25
+        fn = getattr(torch, op)
+        if form == "dim":
+            return fn(x, dim=1, keepdim=True, out=torch.full((x.shape[0], 1), 7, dtype=torch.uint8, device=d))
+        if form == "dims":
+            return fn(x, dim=(0,), out=torch.zeros(2, dtype=torch.uint8, device=d))
+        if form == "all":
+            return fn(x[1:3], out=torch.zeros((), dtype=torch.uint8, device=d))
+        if form == "one_element":  # a single element is tested unconverted: 0.97 is true
+            return fn(x[1:2, 0], out=torch.zeros((), dtype=torch.uint8, device=d))
+        return fn(x[:0], dim=1, out=torch.full((0,), 5, dtype=torch.uint8, device=d))
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("case", ["bf16_dim_into_f16", "f64_dim_into_f32", "f16_all_into_f32", "bf16_all_into_f64",
+                                  "f16_one_row_into_f32", "f16_empty_into_f32", "f64_all_into_f32", "f16_into_f16",
+                                  "f32_dim_into_f64"])
+@pytest.mark.parametrize("op", ["std", "var"])
+def test_std_var_out_of_another_float_type_like_cpu(op, case):
+    # fuzz 93:969: var(bfloat16 [..., -3.4e38], dim=-1, out=float16) is NaN on CPU (the input is
+    # converted to out's type first, -3.4e38 becoming -inf); tpu gave inf. fuzz 90:868: std(float16,
+    # out=float32) raises on CPU ('std_var_all: Unsupported dtype Half', its all-reduce for a
+    # one-element result); tpu computed it
+    src, rows, dim, dst = {"bf16_dim_into_f16": (torch.bfloat16, 2, 1, torch.float16),
+                           "f64_dim_into_f32": (torch.float64, 2, 1, torch.float32),
+                           "f16_all_into_f32": (torch.float16, 2, None, torch.float32),
+                           "bf16_all_into_f64": (torch.bfloat16, 2, None, torch.float64),
+                           "f16_one_row_into_f32": (torch.float16, 1, 1, torch.float32),
+                           "f16_empty_into_f32": (torch.float16, 0, None, torch.float32),
+                           "f64_all_into_f32": (torch.float64, 2, None, torch.float32),
+                           "f16_into_f16": (torch.float16, 2, 1, torch.float16),
+                           "f32_dim_into_f64": (torch.float32, 2, 1, torch.float64)}[case]
+    big = {torch.bfloat16: -3.3895e38, torch.float64: -1e300, torch.float32: 3e38}.get(src, 60000.0)
+
+    def f(d):
+        x = torch.tensor([[1.5, 0.0, -1.0, -4.5, big]] * rows, dtype=torch.float64).to(src).to(d)
+        return getattr(torch, op)(x, dim=dim, out=torch.empty(0, dtype=dst, device=d))
+    same_as_cpu(f)

@@ -344,3 +344,104 @@ INPLACE_BITWISE = {
 def test_inplace_bitwise_with_a_float_operand_is_refused_like_cpu(case, dtype):
     fn = INPLACE_BITWISE[case]
     same_as_cpu(lambda d: fn(torch.ones(3, dtype=dtype, device=d), torch.full((3,), 1.5, device=d)))
+
+
+C64, C128 = torch.complex64, torch.complex128
+COMPLEX_REFUSALS = {
+    "nansum": lambda d: torch.nansum(T([1 + 2j, 3], C64, d)),
+    "nansum_dim": lambda d: torch.nansum(T([[1 + 2j, 3]], C128, d), dim=1, keepdim=True),
+    "nansum_dim_out_of_range_first": lambda d: torch.nansum(T([[1 + 2j, 3]], C64, d), dim=5),
+    "nansum_empty": lambda d: torch.nansum(T([], C64, d)),
+    "nansum_out_int": lambda d: torch.nansum(T([1 + 2j], C64, d), out=torch.empty(0, dtype=torch.int32, device=d)),
+    "nansum_float_into_complex_dtype": lambda d: torch.nansum(T([1.0, float("nan")], F32, d), dtype=C64),
+    "nansum_float_still_computes": lambda d: torch.nansum(T([1.0, float("nan")], F32, d)),
+    "nanmean": lambda d: torch.nanmean(T([1 + 2j, 3], C128, d)),
+    "nanmean_complex_dtype": lambda d: torch.nanmean(T([1.0, 2.0], F64, d), dtype=C128),
+    "isposinf": lambda d: torch.isposinf(T([1 + 2j], C64, d)),
+    "isposinf_out_float": lambda d: torch.isposinf(T([1 + 2j], C64, d), out=torch.empty(1, device=d)),
+    "isneginf": lambda d: torch.isneginf(T([1 + 2j], C128, d)),
+    "deg2rad": lambda d: torch.deg2rad(T([1 + 2j], C64, d)),
+    "deg2rad_": lambda d: T([1 + 2j], C64, d).deg2rad_(),
+    "deg2rad_out_int": lambda d: torch.deg2rad(T([1 + 2j], C64, d), out=torch.empty(1, dtype=torch.int32, device=d)),
+    "rad2deg": lambda d: torch.rad2deg(T([1 + 2j], C128, d)),
+    "rad2deg_": lambda d: T([1 + 2j], C128, d).rad2deg_(),
+    "deg2rad_real_into_complex_out": lambda d: torch.deg2rad(T([90.0], F32, d), out=torch.empty(1, dtype=C64, device=d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPLEX_REFUSALS))
+def test_complex_input_refused_with_cpus_error(case):
+    # fuzz seeds 81-95: ~90 exception-type mismatches; CPU raises RuntimeError('nansum on CPU does not
+    # support complex inputs', 'isposinf does not support complex inputs.', 'deg2rad is not supported
+    # for complex tensors.'), tpu raised NotImplementedError ('complex dtype ... not supported on TPU yet')
+    same_as_cpu(COMPLEX_REFUSALS[case])
+
+
+def _ones(shape, dtype, d):
+    return torch.ones(shape, dtype=dtype, device=d)
+
+
+BROADCAST_FIRST = {
+    "bitwise_xor_complex": lambda d: torch.bitwise_xor(_ones((2, 5), C64, d), _ones((2, 3), C64, d)),
+    "hypot_int8": lambda d: torch.hypot(_ones((2, 5), I8, d), _ones((2, 3), I8, d)),
+    "hypot_int8_broadcasting": lambda d: torch.hypot(_ones((2, 5), I8, d), _ones((1, 5), I8, d)),
+    "atan2_complex_rightmost_dim": lambda d: torch.atan2(_ones((4, 2, 5), C64, d), _ones((3, 1, 7), C64, d)),
+    "addcmul_complex_third": lambda d: torch.addcmul(_ones((3, 5), C128, d), _ones((3, 5), C128, d), _ones((3, 4), C128, d)),
+    "lerp_int32": lambda d: torch.lerp(_ones(5, torch.int32, d), _ones(4, torch.int32, d), 0.5),
+    "logical_and_complex_empty": lambda d: torch.logical_and(_ones(3, C64, d), _ones(0, C64, d)),
+    "left_shift_bool": lambda d: torch.bitwise_left_shift(_ones(5, torch.bool, d), _ones(4, torch.bool, d)),
+    "clamp_complex_checked_first": lambda d: torch.clamp(_ones(5, C64, d), _ones(4, C64, d)),
+    "fmax_complex_checked_first": lambda d: torch.fmax(_ones(5, C64, d), _ones(4, C64, d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROADCAST_FIRST))
+def test_pointwise_shape_error_before_dtype_refusal_like_cpu(case):
+    # fuzz seeds 81-95: ~55 exception-type mismatches; CPU's TensorIterator broadcasts the operands
+    # before its kernel refuses their dtype ('The size of tensor a (5) must match the size of tensor
+    # b (3) at non-singleton dimension 1'); tpu raised its dtype refusal (NotImplementedError). clamp
+    # and fmax check complex values before broadcasting, on both
+    same_as_cpu(BROADCAST_FIRST[case])
+
+
+DIMS_FIRST = {
+    "cummin_complex_dim": lambda d: torch.cummin(_ones((2, 3), C64, d), 3),
+    "cummax_complex_dim": lambda d: torch.cummax(_ones((2, 3), C128, d), -3),
+    "cummin_complex_in_range": lambda d: torch.cummin(_ones((2, 3), C64, d), 1),
+    "median_bool_dim": lambda d: torch.median(_ones((2, 3), torch.bool, d), 4),
+    "kthvalue_complex_dim": lambda d: torch.kthvalue(_ones((2, 3), C64, d), 1, dim=2),
+    "clamp_complex_checked_first": lambda d: torch.clamp(_ones((2, 3), C64, d), 0, 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DIMS_FIRST))
+def test_dim_error_before_dtype_refusal_like_cpu(case):
+    # fuzz seeds 81-95: ~20 exception-type mismatches; CPU checks dims before its kernel refuses the
+    # dtype (cummin(complex, dim=3): IndexError 'Dimension out of range'); tpu raised the refusal
+    # (NotImplementedError '"cummin_cpu" not implemented for ...')
+    same_as_cpu(DIMS_FIRST[case])
+
+
+CAST_FIRST = {
+    "fmod_int16_complex_number": lambda d: _ones(3, torch.int16, d).fmod_(1j),
+    "left_shift_int64_complex_number": lambda d: _ones(3, L, d).bitwise_left_shift_(2 + 1j),
+    "fmod_float64_complex128_tensor": lambda d: _ones(3, F64, d).fmod_(_ones(3, C128, d)),
+    "div_bool_complex_tensor": lambda d: _ones(3, torch.bool, d).div_(_ones(3, C64, d), rounding_mode="floor"),
+    "floor_divide_uint8_complex": lambda d: _ones(3, U8, d).floor_divide_(_ones(1, C64, d)),
+    "floor_divide_half_complex_number": lambda d: _ones(3, F16, d).floor_divide_(1j),
+    "bitwise_or_uint8_complex": lambda d: _ones(3, U8, d).bitwise_or_(_ones(3, C64, d)),
+    "shapes_still_first": lambda d: _ones(3, F32, d).floor_divide_(_ones(4, C64, d)),
+    "complex_self_refused": lambda d: _ones(3, C64, d).fmod_(_ones(3, C64, d)),
+    "shapes_mismatch_int8_hypot_": lambda d: _ones((2, 3), I8, d).hypot_(_ones((2, 4), I8, d)),
+    "broadcast_shape_not_self_hypot_": lambda d: _ones(3, I8, d).hypot_(_ones((2, 3), I8, d)),
+    "broadcast_into_self_still_refused": lambda d: _ones((2, 3), I8, d).hypot_(_ones(3, I8, d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CAST_FIRST))
+def test_inplace_iterator_checks_before_dtype_refusal_like_cpu(case):
+    # fuzz seeds 81-95: ~25 exception-type mismatches; CPU broadcasts an in-place op's operands, checks
+    # the shape is self's and casts a complex result into a real self ("result type ComplexFloat can't
+    # be cast to the desired output type Short", RuntimeError) before its kernel runs; tpu raised the
+    # dtype refusal (NotImplementedError)
+    same_as_cpu(CAST_FIRST[case])
