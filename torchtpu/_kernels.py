@@ -79,6 +79,14 @@ def _trampoline(op_id, schema, size_id=None):
     return env["kernel"]
 
 
+def _dtype_refusal(refusal):
+    """Whether a NotImplementedError is a refusal of a dtype: a kernel's
+    dispatch refusal ('"cummin_cpu" not implemented for ...') or ours
+    ('... not supported on TPU yet'), the errors CPU's earlier checks replace."""
+    text = str(refusal)
+    return "not implemented for '" in text or "not supported on TPU" in text
+
+
 def _checks_first(op, args, kwargs, refusal):
     """CPU checks an op's dims (its meta function, or the first lines of its
     kernel) before its kernel dispatches on the dtype: where the Meta kernel
@@ -89,8 +97,7 @@ def _checks_first(op, args, kwargs, refusal):
     not implemented for ...') or one of ours ('... not supported on TPU yet')
     yields; Meta kernels' other errors are often their own dtype checks,
     worded and ordered unlike CPU's, so only IndexError is taken."""
-    text = str(refusal)
-    if "not implemented for '" not in text and "not supported on TPU" not in text:
+    if not _dtype_refusal(refusal):
         return
     try:
         op(*_meta_like(args), **_meta_like(kwargs))
@@ -124,9 +131,9 @@ def _cast_first(op, args, refusal):
     cast into self: a complex result for a real self raises CPU's cast error
     first, not the refusal of the complex values (x.fmod_(1j) on an int16
     x)."""
-    text = str(refusal)
-    if "not implemented for '" not in text and "not supported on TPU" not in text:
+    if not _dtype_refusal(refusal):
         return
+    text = str(refusal)
     if not op._schema.name.endswith("_") or len(args) < 2:
         return
     sch = op._schema.arguments
