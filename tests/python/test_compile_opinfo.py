@@ -126,3 +126,19 @@ def test_data_dependent_backward_breaks_the_graph_as_on_cpu():
 
     p = subprocess.run([sys.executable, "-c", _BOOL_MASK_BACKWARD], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0 and p.stdout.strip().endswith("ok"), (p.returncode, p.stderr[-2000:])
+
+
+def test_one_ulp_from_the_cpu_graph_explains_a_compiled_difference_and_two_do_not():
+    """The harness's _within_one_ulp: interpolate.trilinear in bfloat16 computes in float32 and rounds at its
+    end; XLA's float32 value 1.3085936 and CPU's 1.30859375 (a bfloat16 tie) round to neighbours 1.3046875 and
+    1.3125. One ulp (of each element's magnitude) is explained, two are not, nor is any integer difference."""
+    ref = torch.tensor([1.3125, 0.25, -2.0], dtype=torch.bfloat16)
+    one = torch.tensor([1.3046875, 0.25, -2.0], dtype=torch.bfloat16)
+    two = torch.tensor([1.296875, 0.25, -2.0], dtype=torch.bfloat16)
+    assert harness._within_one_ulp(one, ref)
+    assert harness._within_one_ulp((one, torch.tensor([3])), (ref, torch.tensor([3])))
+    assert not harness._within_one_ulp(two, ref)
+    assert not harness._within_one_ulp((one, torch.tensor([3])), (ref, torch.tensor([4])))
+    assert not harness._within_one_ulp(one.float(), ref)
+    nan = torch.tensor([float("nan")], dtype=torch.bfloat16)
+    assert harness._within_one_ulp(nan, nan) and not harness._within_one_ulp(nan, torch.tensor([1.0], dtype=torch.bfloat16))
