@@ -12,7 +12,7 @@ CTESTS := $(patsubst tests/c/%.c,build/%,$(CTEST_SRCS))
 CTESTS_SAN := $(patsubst tests/c/%.c,build/san/%,$(CTEST_SRCS))
 PLUGIN = $$($(PY) -c 'import torchtpu._plugin as p; print(p.default_plugin_path())')
 
-.PHONY: all venv install demo test layers ctest ctest-san ctest-tsan pytest test-two-hosts bench opinfo opinfo-compile fuzz lm-sweep helion-probe clean
+.PHONY: all venv install demo test layers ctest ctest-san ctest-tsan pytest test-two-hosts bench opinfo opinfo-compile fuzz fuzz-graphs lm-sweep helion-probe clean
 
 all: install
 
@@ -123,6 +123,12 @@ opinfo-compile: install $(VENV)/.testdeps
 # Differential fuzzer (tools/fuzz): 3 seeds x 7000 random calls, CPU vs tpu -> build/fuzz/report.md.
 fuzz: install
 	$(PY) -m tools.fuzz --seeds 1,2,3 --calls 7000 --batch 400 --jobs 2
+
+# Graph fuzzer (tools/graph_fuzz): random programs (views, in-place writes, broadcasting) on CPU vs tpu in
+# Strict, DeferAndFuse and torch.compile (capture and replay) -> build/graph_fuzz/report.md.
+fuzz-graphs: install
+	$(PY) -m tools.graph_fuzz --seeds 1,2,3,4,5 --programs 200
+	$(PY) -m tools.graph_fuzz --seeds 6,7 --programs 100 --statements 25 --out build/graph_fuzz/long
 
 # transformers' causal LMs compiled with dynamic=True vs CPU across lengths -> build/causal_lm_sweep.json.
 lm-sweep: install $(VENV)/.testdeps

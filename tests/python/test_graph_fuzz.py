@@ -1,0 +1,55 @@
+"""The graph fuzzer (tools/graph_fuzz): a fast subset of its programs, and
+checks that its comparison catches what it must (a wrong value in any mode)
+and tolerates what it must (an answer CPU itself moves under a few-ulp
+perturbation of the inputs). `make fuzz-graphs` runs the long version."""
+import pytest
+import torch
+
+import torchtpu  # noqa: F401
+from tools.graph_fuzz import check as C
+from tools.graph_fuzz.program import make_program
+
+
+@pytest.mark.parametrize("index", range(24))
+def test_program_matches_cpu_in_every_mode(index):
+    rec = C.check(make_program(1, index))
+    assert rec["kind"] == "pass", rec
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_long_program_matches_cpu_in_every_mode(index):
+    rec = C.check(make_program(4, index, 25))
+    # "error": 4:1 writes a 0-dim view of a tensor into it (x[0:1] = x.squeeze()): CPU's setitem fills
+    # from a CPU scalar, any other device copies an expanded view and PyTorch refuses the overlap
+    assert rec["kind"] == ("error" if index == 1 else "pass"), rec
+
+
+def test_a_wrong_tpu_value_is_reported_in_every_mode():
+    spec = make_program(1, 2)
+    spec["src"] = spec["src"].replace("return (", "return (v0 + (1e-3 if v0.device.type == 'tpu' else 0.0), ")
+    rec = C.check(spec)
+    assert rec["kind"] == "wrong"
+    assert set(rec["detail"]) == set(C.MODES), rec
+
+
+def test_a_value_cpu_moves_under_perturbation_is_tolerated_and_a_steady_one_is_not():
+    want = [torch.tensor([1.0, 2.0])]
+    steady = C._spread(want, [[torch.tensor([1.0, 2.0])]])
+    moving = C._spread(want, [[torch.tensor([1.0, 2.5])]])
+    got = [torch.tensor([1.0, 2.4])]
+    assert C.compare(want, steady, got) is not None
+    assert C.compare(want, moving, got) is None
+    assert C.compare(want, steady, [torch.tensor([1.0, 2.0 + 1e-5])]) is None  # within rtol
+    assert "float32[1]" in C.compare(want, steady, [torch.tensor([1.0])])
+
+
+def test_inputs_take_their_layouts_and_aliases():
+    spec = {"id": "t:0", "src": "", "inputs": [["x0", [3, 4], "float", 0, "transposed", 0.0],
+                                               ["x1", [3, 4], "float", 0, "alias", 0.0],
+                                               ["x2", [5], "float", 0, "strided", 0.3]]}
+    vals = C.make_inputs(spec)
+    args = C.place(spec, vals, "tpu")
+    assert not args[0].is_contiguous() and args[0].stride() == (1, 3)
+    assert args[1] is args[0]
+    assert args[2].stride() == (2,)
+    torch.testing.assert_close(args[2].cpu(), vals[2], equal_nan=True)

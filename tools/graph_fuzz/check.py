@@ -1,0 +1,162 @@
+"""One program (program.py) run every way and compared with CPU.
+
+Runs: CPU float32 (the answer), CPU with the inputs perturbed by a few
+float32 ulps (twice: how far the answer moves when the inputs move that
+little: an element near a rounding or comparison edge, or amplified by
+cancellation, may move by more than any tolerance and is not a defect),
+then on tpu in Strict eager, DeferAndFuse eager (fused regions) and under
+torch.compile(backend="tpu") called twice (capture, then replay), each on
+fresh copies of the inputs. Every run's returned tensors and its inputs
+afterwards (in-place writes) are compared with CPU's.
+
+A result is wrong when it differs from CPU's by more than
+1e-5 + 1e-4*|cpu| plus twice the perturbation spread at that element, or in
+shape, dtype or NaN positions; a tpu run that raises where CPU does not is an
+"error" (never wrong, but reported)."""
+import zlib
+
+RTOL, ATOL = 1e-4, 1e-5
+MODES = ("strict", "defer", "compile", "replay")
+
+
+def build(spec, dtype):
+    import torch
+    env = {"torch": torch, "DT": dtype}
+    exec(compile(spec["src"], f"<graph {spec['id']}>", "exec"), env)
+    return env["f"]
+
+
+def make_inputs(spec):
+    """The values of the program's arguments, on CPU, contiguous: `place`
+    gives them their layouts and aliases on a device."""
+    import torch
+    g = torch.Generator().manual_seed(zlib.crc32(spec["id"].encode()))
+    scale = (0.5, 1.0, 3.0)[zlib.crc32(spec["id"].encode()) % 3]
+    out = []
+    for _name, shape, kind, high, layout, special in spec["inputs"]:
+        if kind == "float":
+            t = torch.randn(shape, generator=g) * scale
+            if special:
+                pick = torch.rand(shape, generator=g) < special
+                vals = torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan")])
+                t = torch.where(pick, vals[torch.randint(0, 5, shape, generator=g)], t)
+            out.append(t)
+        else:
+            out.append(torch.randint(0, high, shape, generator=g))
+    return out
+
+
+def place(spec, values, device):
+    """The arguments on `device` in the spec's layouts: a transposed one is
+    the transpose of a contiguous tensor of the reversed last two dims, a
+    strided one every other element of a larger tensor's last dim, an alias
+    the same tensor object as the argument it names."""
+    import torch
+    args = []
+    for (_name, shape, kind, high, layout, _special), v in zip(spec["inputs"], values):
+        if layout == "alias":
+            args.append(args[high])
+        elif layout == "transposed":
+            args.append(v.transpose(-1, -2).contiguous().to(device).transpose(-1, -2))
+        elif layout == "strided":
+            big = torch.full(tuple(shape[:-1]) + (2 * shape[-1],), 7.0).to(device)
+            big[..., ::2] = v.to(device)
+            args.append(big[..., ::2])
+        else:
+            args.append(v.clone().to(device))
+    return args
+
+
+def _flat(x):
+    import torch
+    if isinstance(x, torch.Tensor):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return [t for v in x for t in _flat(v)]
+    return []
+
+
+def run(fn, spec, inputs, device):
+    """(outputs + inputs afterwards, on CPU) or ("raise", type name, message)."""
+    args = place(spec, inputs, device)
+    try:
+        outs = _flat(fn(*args)) + args
+        return [t.detach().to("cpu") for t in outs]
+    except Exception as e:  # noqa: BLE001 - reported, never hidden
+        return ("raise", type(e).__name__, str(e).split("\n")[0][:300])
+
+
+def _perturbed(inputs, k):
+    import torch
+    g = torch.Generator().manual_seed(1000 + k)
+    return [t * (1 + 4e-7 * torch.randn(t.shape, generator=g)) if t.is_floating_point() else t for t in inputs]
+
+
+def _spread(want, perturbed):
+    """Per tensor: how far CPU's own answer moves under the perturbations."""
+    import torch
+    spreads = []
+    for i, w in enumerate(want):
+        s = torch.zeros(w.shape, dtype=torch.float64)
+        for p in perturbed:
+            if isinstance(p, tuple) or i >= len(p) or p[i].shape != w.shape:
+                continue
+            d = (p[i].double() - w.double()).abs()
+            d = torch.where(torch.isnan(d), torch.full_like(d, float("inf")), d)
+            s = torch.maximum(s, d)
+        spreads.append(s)
+    return spreads
+
+
+def compare(want, spreads, got):
+    """None when got matches want, else what differs."""
+    import torch
+    if isinstance(got, tuple):
+        return f"raised {got[1]}: {got[2]}"
+    if len(got) != len(want):
+        return f"{len(got)} results, CPU {len(want)}"
+    for i, (w, g, s) in enumerate(zip(want, got, spreads)):
+        if g.shape != w.shape or g.dtype != w.dtype:
+            return f"result {i}: {g.dtype}{list(g.shape)}, CPU {w.dtype}{list(w.shape)}"
+        if g.numel() == 0:
+            continue
+        wd, gd = w.double(), g.double()
+        same = (wd == gd) | (torch.isnan(wd) & torch.isnan(gd))
+        err = (gd - wd).abs()
+        ok = same | (err <= ATOL + RTOL * wd.abs() + 2 * s)
+        if not bool(ok.all()):
+            j = int((~ok).flatten().nonzero()[0])
+            return (f"result {i} {w.dtype}{list(w.shape)}: {int((~ok).sum())} of {w.numel()} elements differ, "
+                    f"e.g. flat index {j}: tpu {gd.flatten()[j].item()!r}, CPU {wd.flatten()[j].item()!r}")
+    return None
+
+
+def check(spec):
+    """{"id", "kind": pass|wrong|error|invalid, "detail": {mode: message}}."""
+    import torch
+    import torchtpu  # noqa: F401
+    inputs = make_inputs(spec)
+    fn = build(spec, torch.float32)
+    want = run(fn, spec, inputs, "cpu")
+    if isinstance(want, tuple):
+        return {"id": spec["id"], "kind": "invalid", "detail": {"cpu": f"{want[1]}: {want[2]}"}}
+    spreads = _spread(want, [run(fn, spec, _perturbed(inputs, k), "cpu") for k in range(2)])
+    detail = {}
+    for mode in ("strict", "defer_and_fuse"):
+        with torch.tpu.eager_mode(mode):
+            got = run(fn, spec, inputs, "tpu")
+            torch.tpu.synchronize()
+        bad = compare(want, spreads, got)
+        if bad:
+            detail["strict" if mode == "strict" else "defer"] = bad
+    torch._dynamo.reset()
+    cf = torch.compile(fn, backend="tpu", dynamic=False)
+    for mode in ("compile", "replay"):
+        bad = compare(want, spreads, run(cf, spec, inputs, "tpu"))
+        if bad:
+            detail[mode] = bad
+    torch._dynamo.reset()
+    kind = "pass"
+    if detail:
+        kind = "wrong" if any(not m.startswith("raised") for m in detail.values()) else "error"
+    return {"id": spec["id"], "kind": kind, "detail": detail}

@@ -1,0 +1,21 @@
+"""Runs programs START..COUNT-1 of SEED (STATEMENTS each, 0: drawn) in this process, one line per program:
+"B <index>" before it, "R <json>" after (see __main__.py)."""
+import json
+import sys
+import warnings
+
+from .check import check
+from .program import make_program
+
+
+def main():
+    seed, start, count, statements = (int(a) for a in sys.argv[1:5])
+    warnings.simplefilter("ignore")
+    for i in range(start, count):
+        print(f"B {i}", flush=True)
+        print("R " + json.dumps(check(make_program(seed, i, statements))), flush=True)
+    print("DONE", flush=True)
+
+
+if __name__ == "__main__":
+    main()
