@@ -53,3 +53,13 @@ def test_inputs_take_their_layouts_and_aliases():
     assert args[1] is args[0]
     assert args[2].stride() == (2,)
     torch.testing.assert_close(args[2].cpu(), vals[2], equal_nan=True)
+
+
+def test_a_program_drawn_with_grad_is_also_differentiated_in_every_mode():
+    spec = next(s for s in (make_program(11, i) for i in range(20)) if s["grad"])
+    rec = C.check(spec)
+    assert rec["kind"] == "pass", rec
+    # a tpu-only change to an argument changes outputs and gradients: both reported, in every mode
+    spec["src"] = spec["src"].replace("\n", "\n    x0 = x0 * (1.01 if x0.device.type == 'tpu' else 1.0)\n", 1)
+    rec = C.check(spec)
+    assert set(rec["detail"]) == set(C.MODES) | {m + "-grad" for m in C.MODES}, rec

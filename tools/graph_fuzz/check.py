@@ -7,7 +7,9 @@ cancellation, may move by more than any tolerance and is not a defect),
 then on tpu in Strict eager, DeferAndFuse eager (fused regions) and under
 torch.compile(backend="tpu") called twice (capture, then replay), each on
 fresh copies of the inputs. Every run's returned tensors and its inputs
-afterwards (in-place writes) are compared with CPU's.
+afterwards (in-place writes) are compared with CPU's; for a program drawn
+with "grad", the same four runs again differentiate a weighted sum of the
+outputs with respect to the arguments (modes named "<mode>-grad").
 
 A result is wrong when it differs from CPU's by more than
 1e-5 + 1e-4*|cpu| plus twice the perturbation spread at that element, or in
@@ -76,14 +78,33 @@ def _flat(x):
     return []
 
 
-def run(fn, spec, inputs, device):
-    """(outputs + inputs afterwards, on CPU) or ("raise", type name, message)."""
+def run(fn, spec, inputs, device, grad=False):
+    """(outputs + inputs afterwards, on CPU) or ("raise", type name, message).
+    With grad: the float arguments are leaves that require grad (the program
+    gets copies, its in-place writes go there), and the results are the
+    outputs and the leaves' gradients of sum(nan_to_num(output) * w) over the
+    float outputs, w fixed random weights."""
+    import torch
     args = place(spec, inputs, device)
     try:
-        outs = _flat(fn(*args)) + args
-        return [t.detach().to("cpu") for t in outs]
+        if not grad:
+            outs = _flat(fn(*args)) + args
+            return [t.detach().to("cpu") for t in outs]
+        leaves = [a.detach().requires_grad_() if a.is_floating_point() else a for a in args]
+        outs = _flat(fn(*[x * 1 if x.requires_grad else x for x in leaves]))
+        terms = [(torch.nan_to_num(o, 0.0, 0.0, 0.0) * _weight(o.shape, k).to(o.device)).sum()
+                 for k, o in enumerate(outs) if o.requires_grad]
+        wrt = [x for x in leaves if x.requires_grad]
+        grads = torch.autograd.grad(sum(terms), wrt, allow_unused=True) if terms else [None] * len(wrt)
+        grads = [torch.zeros_like(x) if gr is None else gr for x, gr in zip(wrt, grads)]
+        return [t.detach().to("cpu") for t in outs + grads]
     except Exception as e:  # noqa: BLE001 - reported, never hidden
         return ("raise", type(e).__name__, str(e).split("\n")[0][:300])
+
+
+def _weight(shape, k):
+    import torch
+    return torch.randn(shape, generator=torch.Generator().manual_seed(77 + k))
 
 
 def _perturbed(inputs, k):
@@ -137,25 +158,29 @@ def check(spec):
     import torchtpu  # noqa: F401
     inputs = make_inputs(spec)
     fn = build(spec, torch.float32)
-    want = run(fn, spec, inputs, "cpu")
-    if isinstance(want, tuple):
-        return {"id": spec["id"], "kind": "invalid", "detail": {"cpu": f"{want[1]}: {want[2]}"}}
-    spreads = _spread(want, [run(fn, spec, _perturbed(inputs, k), "cpu") for k in range(2)])
     detail = {}
-    for mode in ("strict", "defer_and_fuse"):
-        with torch.tpu.eager_mode(mode):
-            got = run(fn, spec, inputs, "tpu")
-            torch.tpu.synchronize()
-        bad = compare(want, spreads, got)
-        if bad:
-            detail["strict" if mode == "strict" else "defer"] = bad
-    torch._dynamo.reset()
-    cf = torch.compile(fn, backend="tpu", dynamic=False)
-    for mode in ("compile", "replay"):
-        bad = compare(want, spreads, run(cf, spec, inputs, "tpu"))
-        if bad:
-            detail[mode] = bad
-    torch._dynamo.reset()
+    for grad in (False, True) if spec.get("grad") else (False,):
+        suffix = "-grad" if grad else ""
+        want = run(fn, spec, inputs, "cpu", grad)
+        if isinstance(want, tuple):
+            if not grad:
+                return {"id": spec["id"], "kind": "invalid", "detail": {"cpu": f"{want[1]}: {want[2]}"}}
+            continue  # PyTorch's autograd refuses this program (an in-place write it cannot differentiate)
+        spreads = _spread(want, [run(fn, spec, _perturbed(inputs, k), "cpu", grad) for k in range(2)])
+        for mode in ("strict", "defer_and_fuse"):
+            with torch.tpu.eager_mode(mode):
+                got = run(fn, spec, inputs, "tpu", grad)
+                torch.tpu.synchronize()
+            bad = compare(want, spreads, got)
+            if bad:
+                detail[("strict" if mode == "strict" else "defer") + suffix] = bad
+        torch._dynamo.reset()
+        cf = torch.compile(fn, backend="tpu", dynamic=False)
+        for mode in ("compile", "replay"):
+            bad = compare(want, spreads, run(cf, spec, inputs, "tpu", grad))
+            if bad:
+                detail[mode + suffix] = bad
+        torch._dynamo.reset()
     kind = "pass"
     if detail:
         kind = "wrong" if any(not m.startswith("raised") for m in detail.values()) else "error"

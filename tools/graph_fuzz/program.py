@@ -7,7 +7,8 @@ The same (seed, index) always gives the same program. Each statement keeps
 the shapes valid by construction (it reads the shapes of earlier variables),
 so CPU runs every program; what a tpu mode does differently is ours.
 
-Spec: {"id": "S:I", "inputs": [[name, shape, kind, high, layout, special]], "src": "def f(...): ..."}
+Spec: {"id": "S:I", "inputs": [[name, shape, kind, high, layout, special]], "src": "def f(...): ...",
+"grad": whether the runs also differentiate it}
 kind "float" (randn, scaled) or "index" (randint(0, high)); layout
 "contiguous", "transposed", "strided" or "alias" (the float input numbered
 `high`, passed again); special: the fraction of elements set to zeros,
@@ -313,4 +314,5 @@ def make_program(seed, index, statements=None):
     body = "\n".join(g.lines) or "    pass"
     ret = ", ".join(outs) + ("," if len(outs) == 1 else "")
     src = f"def f({args}):\n{body}\n    return ({ret})\n"
-    return {"id": f"{seed}:{index}", "inputs": g.inputs, "src": src}
+    grad = rng.random() < 0.4  # drawn last: the programs before it do not depend on it
+    return {"id": f"{seed}:{index}", "inputs": g.inputs, "src": src, "grad": grad}
