@@ -29,7 +29,7 @@ def test_a_wrong_tpu_value_is_reported_in_every_mode():
     spec["src"] = spec["src"].replace("return (", "return (v0 + (1e-3 if v0.device.type == 'tpu' else 0.0), ")
     rec = C.check(spec)
     assert rec["kind"] == "wrong"
-    assert set(rec["detail"]) == set(C.MODES), rec
+    assert set(C.MODES) <= set(rec["detail"]), rec
 
 
 def test_a_value_cpu_moves_under_perturbation_is_tolerated_and_a_steady_one_is_not():
