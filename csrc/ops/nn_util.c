@@ -3,6 +3,8 @@
 
 #include "ops/nn_util.h"
 
+#include <math.h>
+
 tt_val_t tt_nn_addc(tt_graph_t *g, tt_val_t x, double c) { return tt_b_binary(g, TT_BIN_ADD, x, tt_b_like_f(g, x, c)); }
 tt_val_t tt_nn_mulc(tt_graph_t *g, tt_val_t x, double c) { return tt_b_binary(g, TT_BIN_MUL, x, tt_b_like_f(g, x, c)); }
 
@@ -45,6 +47,66 @@ tt_val_t tt_nn_apply_dim(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, in
   int64_t perm[TT_MAX_RANK];
   for (int i = 0, j = 0; i < r; i++) perm[i] = i == a ? r - 1 : j++;
   return tt_b_transpose(g, y, perm);
+}
+
+tt_val_t tt_nn_window_sum(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, int mdim) {
+  tt_val_t fin = tt_b_unary(g, TT_UN_IS_FINITE, x);
+  tt_val_t zero = tt_b_like_f(g, x, 0), inf = tt_b_like_f(g, x, INFINITY);
+  tt_val_t y = tt_nn_apply_dim(g, tt_b_select(g, fin, x, zero), r, a, m, mdim);
+  /* windows holding +inf, -inf, NaN (counts in x's type: exact below 2^24) */
+  tt_val_t kind[3] = {tt_b_compare(g, TT_CMP_EQ, x, inf), tt_b_compare(g, TT_CMP_EQ, x, tt_b_unary(g, TT_UN_NEG, inf)),
+                      tt_b_compare(g, TT_CMP_NE, x, x)};
+  tt_val_t has[3];
+  for (int k = 0; k < 3; k++) {
+    tt_val_t c = tt_nn_apply_dim(g, tt_b_convert(g, kind[k], tt_graph_type(g, x)->dtype), r, a, m, mdim);
+    has[k] = tt_b_compare(g, TT_CMP_GT, c, tt_b_like_f(g, c, 0));
+  }
+  tt_val_t nan = tt_b_binary(g, TT_BIN_OR, has[2], tt_b_binary(g, TT_BIN_AND, has[0], has[1]));
+  y = tt_b_select(g, has[1], tt_b_like_f(g, y, -INFINITY), y);
+  y = tt_b_select(g, has[0], tt_b_like_f(g, y, INFINITY), y);
+  return tt_b_select(g, nan, tt_b_like_f(g, y, NAN), y);
+}
+
+/* v (n) along dim a of a value of type t. */
+static tt_val_t along(tt_graph_t *g, tt_val_t v, const tt_type_t *t, int a) {
+  int64_t bd = a;
+  return tt_b_broadcast(g, v, t->rank, t->dims, &bd);
+}
+
+tt_val_t tt_nn_taps_apply(tt_graph_t *g, tt_val_t x, int a, const tt_nn_taps_t *t, int64_t n_out) {
+  tt_val_t y = -1;
+  for (int k = 0; k < t->n; k++) {
+    tt_val_t v = tt_nn_gather_dim(g, x, a, t->idx[k], n_out);
+    const tt_type_t *vt = tt_graph_type(g, v);
+    if (!vt) return -1;
+    if (t->w[k] >= 0) v = tt_b_binary(g, TT_BIN_MUL, along(g, t->w[k], vt, a), v);
+    if (t->valid[k] >= 0) v = tt_b_select(g, along(g, t->valid[k], vt, a), v, tt_b_like_f(g, v, 0));
+    y = k ? tt_b_binary(g, TT_BIN_ADD, y, v) : v;
+  }
+  return y;
+}
+
+tt_val_t tt_nn_taps_backward(tt_graph_t *g, tt_val_t gy, int a, const tt_nn_taps_t *t, int64_t n_in) {
+  const tt_type_t *gt = tt_graph_type(g, gy);
+  if (!gt) return -1;
+  int r = gt->rank;
+  /* dim a first: a scatter along dim 0, then back */
+  int64_t perm[TT_MAX_RANK], inv[TT_MAX_RANK], od[TT_MAX_RANK];
+  perm[0] = a;
+  for (int i = 0, j = 1; i < r; i++)
+    if (i != a) perm[j++] = i;
+  for (int i = 0; i < r; i++) inv[perm[i]] = i;
+  for (int i = 0; i < r; i++) od[i] = i == 0 ? n_in : gt->dims[perm[i]];
+  tt_val_t gx = tt_b_full_f(g, gt->dtype, r, od, 0);
+  for (int k = 0; k < t->n; k++) {
+    tt_val_t u = gy;
+    if (t->w[k] >= 0) u = tt_b_binary(g, TT_BIN_MUL, along(g, t->w[k], gt, a), u);
+    tt_val_t idx = t->idx[k];
+    if (t->valid[k] >= 0) /* an invalid tap's index is out of range: the scatter drops it */
+      idx = tt_b_select(g, t->valid[k], idx, tt_b_like_f(g, idx, (double)n_in));
+    gx = tt_nn_scatter_dim0(g, TT_RED_SUM, gx, idx, tt_b_transpose(g, u, perm), gt->dims[a]);
+  }
+  return tt_b_transpose(g, gx, inv);
 }
 
 tt_val_t tt_nn_scatter_flat(tt_graph_t *g, tt_val_t upd, tt_val_t idx, int64_t planes, int64_t n, int64_t size) {

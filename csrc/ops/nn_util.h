@@ -12,8 +12,31 @@ tt_val_t tt_nn_gather_dim(tt_graph_t *g, tt_val_t x, int a, tt_val_t idx, int64_
  * of range are dropped (XLA's scatter semantics). */
 tt_val_t tt_nn_scatter_dim0(tt_graph_t *g, tt_reduce_t kind, tt_val_t out, tt_val_t idx, tt_val_t upd, int64_t n);
 /* Contracts dim a of x (rank r) with dim `mdim` of the matrix m; the other
- * dim of m takes dim a's place. */
+ * dim of m takes dim a's place. Every input meets every output (0 * inf is
+ * NaN): only for finite data, or through tt_nn_window_sum. */
 tt_val_t tt_nn_apply_dim(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, int mdim);
+/* tt_nn_apply_dim for a 0/1 matrix m (in the math type of x) with IEEE sums:
+ * each output is the sum of exactly the inputs m selects, so an inf or NaN
+ * reaches only the outputs whose window holds it (finite values contract;
+ * counts of +inf, -inf and NaN per window, also contracted, set the
+ * non-finite results). */
+tt_val_t tt_nn_window_sum(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, int mdim);
+/* One dim of a resampling as taps, as PyTorch's CPU kernels compute it:
+ * output position o (of n_out) is sum over k of w[k][o] * x[idx[k][o]], over
+ * the taps whose valid[k][o] holds. idx: int64 (n_out), in range where
+ * valid; w: (n_out) in the math type, or -1 for weight 1; valid: bool
+ * (n_out), or -1 for always. A zero weight still multiplies its input, as on
+ * CPU (0 * inf is NaN there too); an invalid tap is not read. */
+#define TT_NN_TAPS_MAX 128
+typedef struct {
+  int n;
+  tt_val_t idx[TT_NN_TAPS_MAX], w[TT_NN_TAPS_MAX], valid[TT_NN_TAPS_MAX];
+} tt_nn_taps_t;
+/* x's dim a resampled to t's n_out positions. */
+tt_val_t tt_nn_taps_apply(tt_graph_t *g, tt_val_t x, int a, const tt_nn_taps_t *t, int64_t n_out);
+/* The transpose: the gradient gy (dim a of n_out) scatter-added into dim a of
+ * n_in positions, w * gy at each tap's index. */
+tt_val_t tt_nn_taps_backward(tt_graph_t *g, tt_val_t gy, int a, const tt_nn_taps_t *t, int64_t n_in);
 /* Sum of scatter-adds: (planes, n) updates to flat positions idx (planes, n)
  * of a zero (planes, size) tensor. */
 tt_val_t tt_nn_scatter_flat(tt_graph_t *g, tt_val_t upd, tt_val_t idx, int64_t planes, int64_t n, int64_t size);

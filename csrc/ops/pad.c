@@ -1,8 +1,8 @@
 /* Lowerings of reflection and replication padding over the last 1-3 dims
  * (reflection_padNd, replication_padNd and their backwards). Each padded dim
  * is a gather of source indices computed from iota; negative pads crop.
- * Backwards contract the gradient with the (out, in) one-hot matrix of the
- * same indices, which sums every output position into its source. */
+ * Backwards scatter-add every output position's gradient into its source
+ * (ops/nn_util.h taps): an inf or NaN reaches only its own source. */
 #include <stdio.h>
 #include <string.h>
 
@@ -79,10 +79,9 @@ static tt_status_t pad(tt_lower_t *L, int nsp, int reflect, int backward) {
   tt_val_t gy = tt_b_convert(g, tt_l_tensor(L, 0), ct);
   for (int i = 0; i < nsp; i++) {
     int a = r - nsp + i;
-    int64_t d[2] = {out[i], xs[a]};
-    tt_val_t src = src_index(g, tt_b_iota(g, TT_I64, 2, d, 0), reflect, xs[a], lo[i]);
-    tt_val_t m = tt_b_convert(g, tt_b_compare(g, TT_CMP_EQ, src, tt_b_iota(g, TT_I64, 2, d, 1)), ct);
-    gy = tt_nn_apply_dim(g, gy, r, a, m, 0);
+    tt_nn_taps_t t = {.n = 1, .w = {-1}, .valid = {-1}};
+    t.idx[0] = src_index(g, tt_b_iota(g, TT_I64, 1, &out[i], 0), reflect, xs[a], lo[i]);
+    gy = tt_nn_taps_backward(g, gy, a, &t, xs[a]);
   }
   tt_l_output(L, tt_b_convert(g, gy, dt));
   return NULL;

@@ -114,13 +114,6 @@ static tt_val_t adaptive_matrix(tt_graph_t *g, int64_t in, int64_t out, tt_dtype
   return mf;
 }
 
-/* Contracts dim r-2 of x with dim `mdim` of matrix m (the other dim of m is
- * appended last): applied twice this maps (.., A, B) to (.., A', B'). */
-static tt_val_t apply_matrix(tt_graph_t *g, tt_val_t x, int r, tt_val_t m, int mdim) {
-  int64_t lc = r - 2, rc = mdim;
-  return tt_b_dot(g, x, m, 0, NULL, NULL, 1, &lc, &rc);
-}
-
 static int adaptive_setup(tt_lower_t *L, int ix, int64_t *out) {
   const tt_tensor_ref_t *x = tt_l_ref(L, ix);
   if (!x || (x->view.rank != 3 && x->view.rank != 4)) {
@@ -141,7 +134,7 @@ static int adaptive_setup(tt_lower_t *L, int ix, int64_t *out) {
 }
 
 /* _adaptive_avg_pool2d(self, output_size): separable window sums by 0/1
- * matrices, divided by the window areas as PyTorch does. */
+ * matrices (tt_nn_window_sum: an inf or NaN stays in its windows), divided by the window areas as PyTorch does. */
 static tt_status_t lower_adaptive_avg_pool2d(tt_lower_t *L) {
   int64_t os[2];
   if (!adaptive_setup(L, 0, os) || !tt_nn_pool_ints(L, 1, 2, NULL, os)) {
@@ -156,7 +149,7 @@ static tt_status_t lower_adaptive_avg_pool2d(tt_lower_t *L) {
   tt_val_t lh, lw;
   tt_val_t mh = adaptive_matrix(g, xs[r - 2], os[0], ct, &lh), mw = adaptive_matrix(g, xs[r - 1], os[1], ct, &lw);
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), ct);
-  tt_val_t y = apply_matrix(g, apply_matrix(g, x, r, mh, 1), r, mw, 1);
+  tt_val_t y = tt_nn_window_sum(g, tt_nn_window_sum(g, x, r, r - 2, mh, 1), r, r - 1, mw, 1);
   int64_t one = 1, zero = 0;
   int64_t ad[2] = {os[0], os[1]};
   tt_val_t area = tt_b_binary(g, TT_BIN_MUL, tt_b_broadcast(g, lh, 2, ad, &zero), tt_b_broadcast(g, lw, 2, ad, &one));
@@ -186,7 +179,7 @@ static tt_status_t lower_adaptive_avg_pool2d_backward(tt_lower_t *L) {
   if (tt_graph_failed(g)) return NULL;
   const tt_type_t *gt = tt_graph_type(g, gy);
   gy = tt_b_binary(g, TT_BIN_DIV, gy, tt_b_broadcast_to(g, area, gt->rank, gt->dims));
-  tt_val_t gx = apply_matrix(g, apply_matrix(g, gy, r, mh, 0), r, mw, 0);
+  tt_val_t gx = tt_nn_window_sum(g, tt_nn_window_sum(g, gy, r, r - 2, mh, 0), r, r - 1, mw, 0);
   tt_l_output(L, tt_b_convert(g, gx, dt));
   return NULL;
 }

@@ -171,7 +171,7 @@ static tt_status_t adaptive_avg3d(tt_lower_t *L, int backward) {
     const tt_type_t *t = tt_graph_type(g, x);
     x = tt_b_binary(g, TT_BIN_DIV, x, tt_b_broadcast_to(g, vol, t->rank, t->dims));
   }
-  for (int i = 0; i < 3; i++) x = tt_nn_apply_dim(g, x, r, r - 3 + i, m[i], backward ? 0 : 1);
+  for (int i = 0; i < 3; i++) x = tt_nn_window_sum(g, x, r, r - 3 + i, m[i], backward ? 0 : 1);
   if (!backward) {
     if (tt_graph_failed(g)) return NULL;
     const tt_type_t *t = tt_graph_type(g, x);

@@ -1,10 +1,11 @@
 /* Lowerings of upsampling (nearest, nearest-exact, linear/bilinear/trilinear,
  * bicubic, antialiased bilinear) and their backwards, 1-3 spatial dims.
- * Each spatial dim is resampled on its own: nearest forward by a gather (exact
- * for every value, inf included), the rest by a small (out, in) weight matrix
- * built on device from iota and contracted with that dim; backwards contract
- * the gradient with the same matrices the other way. Index and weight
- * conventions follow PyTorch's CPU kernels (UpSample.h), computed in float32. */
+ * Each spatial dim is resampled on its own, as taps (ops/nn_util.h): per
+ * output position the source indices and weights PyTorch's CPU kernels use
+ * (UpSample.h; weights computed in float32), gathered and summed in CPU's
+ * order; backwards scatter-add the weighted gradient to the same indices. An
+ * inf or NaN reaches exactly the outputs whose taps read it, as on CPU (a
+ * weight matrix over every input made every output NaN). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,12 +40,6 @@ static float area_scale(int align, int has, double s, int64_t in, int64_t out) {
 
 static tt_val_t cf(tt_graph_t *g, tt_val_t like, double v) { return tt_b_like_f(g, like, v); }
 
-/* (iota_in == idx) * w over the (out, in) grid; idx and w are (out, in). */
-static tt_val_t tap(tt_graph_t *g, tt_val_t col, tt_val_t idx, tt_val_t w) {
-  tt_val_t hit = tt_b_convert(g, tt_b_compare(g, TT_CMP_EQ, col, idx), TT_F32);
-  return w < 0 ? hit : tt_b_binary(g, TT_BIN_MUL, hit, w);
-}
-
 /* The nearest source index (int64, shape of o) of output positions o (f32). */
 static tt_val_t nearest_index(tt_graph_t *g, tt_val_t o, up_mode_t mode, float scale, int64_t in, int64_t out) {
   tt_val_t s;
@@ -77,58 +72,82 @@ static tt_val_t wround(tt_graph_t *g, tt_val_t v, tt_dtype_t wdt) {
   return wdt == TT_F32 ? v : tt_b_convert(g, tt_b_convert(g, v, wdt), TT_F32);
 }
 
-/* The (out, in) float32 weight matrix of one dim. */
-static tt_val_t weight_matrix(tt_graph_t *g, up_mode_t mode, int align, int has_s, double sc, int64_t in, int64_t out, tt_dtype_t wdt) {
-  int64_t d[2] = {out, in};
-  tt_val_t o = tt_b_iota(g, TT_F32, 2, d, 0);
-  tt_val_t col = tt_b_iota(g, TT_I64, 2, d, 1);
-  tt_val_t colf = tt_b_iota(g, TT_F32, 2, d, 1);
-  if (mode == UP_NEAREST || mode == UP_NEAREST_EXACT)
-    return tap(g, col, nearest_index(g, o, mode, scales_value(has_s, sc, in, out), in, out), -1);
+/* The taps of one dim (weights in float32): CPU's source indices and
+ * weights per output position, its taps with zero weight included. */
+static void build_taps(tt_graph_t *g, up_mode_t mode, int align, int has_s, double sc, int64_t in, int64_t out, tt_dtype_t wdt,
+                       tt_nn_taps_t *t) {
+  memset(t, 0, sizeof *t);
+  tt_val_t o = tt_b_iota(g, TT_F32, 1, &out, 0);
+  if (mode == UP_NEAREST || mode == UP_NEAREST_EXACT) {
+    t->n = 1;
+    t->idx[0] = nearest_index(g, o, mode, scales_value(has_s, sc, in, out), in, out);
+    t->w[0] = t->valid[0] = -1;
+    return;
+  }
   float scale = area_scale(align, has_s, sc, in, out);
   tt_val_t sv = cf(g, o, scale);
   if (mode == UP_AA) {
     double support = scale >= 1.0f ? (double)scale : 1.0, inv = scale >= 1.0f ? 1.0 / scale : 1.0;
+    int n = (int)ceil(support) * 2 + 1; /* CPU's largest window */
+    if (n > TT_NN_TAPS_MAX) n = TT_NN_TAPS_MAX;
     tt_val_t center = tt_b_binary(g, TT_BIN_MUL, sv, tt_nn_addc(g, o, 0.5));
     /* static_cast<int64_t> truncates; both bounds are clamped, so floor of the
      * clamped value is the same. */
     tt_val_t lo = tt_b_unary(g, TT_UN_FLOOR, tt_b_binary(g, TT_BIN_MAX, tt_nn_addc(g, center, 0.5 - support), cf(g, o, 0)));
-    tt_val_t hi = tt_b_unary(g, TT_UN_FLOOR, tt_nn_addc(g, center, 0.5 + support));
-    tt_val_t x = tt_nn_mulc(g, tt_nn_addc(g, tt_b_binary(g, TT_BIN_SUB, colf, center), 0.5), inv);
-    tt_val_t w = tt_b_binary(g, TT_BIN_MAX, tt_b_binary(g, TT_BIN_SUB, cf(g, x, 1), tt_b_unary(g, TT_UN_ABS, x)), cf(g, x, 0));
-    tt_val_t in_win = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_GE, colf, lo), tt_b_compare(g, TT_CMP_LT, colf, hi));
-    w = tt_b_select(g, in_win, w, cf(g, w, 0));
-    int64_t one = 1, zero = 0;
-    tt_val_t tot = tt_b_broadcast(g, tt_b_reduce(g, TT_RED_SUM, w, 1, &one), 2, d, &zero);
+    tt_val_t hi = tt_b_binary(g, TT_BIN_MIN, tt_b_unary(g, TT_UN_FLOOR, tt_nn_addc(g, center, 0.5 + support)), cf(g, o, (double)in));
+    tt_val_t tot = -1;
+    t->n = n;
+    for (int k = 0; k < n; k++) {
+      tt_val_t j = tt_nn_addc(g, lo, (double)k);
+      tt_val_t x = tt_nn_mulc(g, tt_nn_addc(g, tt_b_binary(g, TT_BIN_SUB, j, center), 0.5), inv);
+      tt_val_t w = tt_b_binary(g, TT_BIN_MAX, tt_b_binary(g, TT_BIN_SUB, cf(g, x, 1), tt_b_unary(g, TT_UN_ABS, x)), cf(g, x, 0));
+      t->valid[k] = tt_b_compare(g, TT_CMP_LT, j, hi);
+      t->w[k] = tt_b_select(g, t->valid[k], w, cf(g, w, 0));
+      t->idx[k] = tt_b_binary(g, TT_BIN_MIN, tt_b_convert(g, j, TT_I64), tt_b_like_f(g, tt_b_convert(g, j, TT_I64), (double)(in - 1)));
+      tot = k ? tt_b_binary(g, TT_BIN_ADD, tot, t->w[k]) : t->w[k];
+    }
     tt_val_t nz = tt_b_compare(g, TT_CMP_NE, tot, cf(g, tot, 0));
-    return tt_b_select(g, nz, tt_b_binary(g, TT_BIN_DIV, w, tot), w);
+    for (int k = 0; k < n; k++) t->w[k] = tt_b_select(g, nz, tt_b_binary(g, TT_BIN_DIV, t->w[k], tot), t->w[k]);
+    return;
   }
   tt_val_t src;
   if (align) src = tt_b_binary(g, TT_BIN_MUL, sv, o);
   else src = tt_nn_addc(g, tt_b_binary(g, TT_BIN_MUL, sv, tt_nn_addc(g, o, 0.5)), -0.5);
-  tt_val_t last = tt_b_like_f(g, col, (double)(in - 1));
+  tt_val_t last = tt_b_like_f(g, tt_b_iota(g, TT_I64, 1, &out, 0), (double)(in - 1));
+  if (mode == UP_LINEAR && in == out) { /* CPU's "simply copy": both taps at o, weights 1 and 0 */
+    t->n = 2;
+    t->idx[0] = t->idx[1] = tt_b_iota(g, TT_I64, 1, &out, 0);
+    t->w[0] = cf(g, o, 1);
+    t->w[1] = cf(g, o, 0);
+    t->valid[0] = t->valid[1] = -1;
+    return;
+  }
   if (mode == UP_LINEAR) {
     src = tt_b_binary(g, TT_BIN_MAX, src, cf(g, src, 0));
     tt_val_t i0 = tt_b_binary(g, TT_BIN_MIN, tt_b_convert(g, tt_b_unary(g, TT_UN_FLOOR, src), TT_I64), last);
     tt_val_t lam = tt_b_clamp(g, cf(g, src, 0), tt_b_binary(g, TT_BIN_SUB, src, tt_b_convert(g, i0, TT_F32)), cf(g, src, 1));
     lam = wround(g, lam, wdt);
     tt_val_t step = tt_b_convert(g, tt_b_compare(g, TT_CMP_LT, i0, last), TT_I64);
-    tt_val_t i1 = tt_b_binary(g, TT_BIN_ADD, i0, step);
-    return tt_b_binary(g, TT_BIN_ADD, tap(g, col, i0, wround(g, tt_b_binary(g, TT_BIN_SUB, cf(g, lam, 1), lam), wdt)), tap(g, col, i1, lam));
+    t->n = 2;
+    t->idx[0] = i0;
+    t->idx[1] = tt_b_binary(g, TT_BIN_ADD, i0, step);
+    t->w[0] = wround(g, tt_b_binary(g, TT_BIN_SUB, cf(g, lam, 1), lam), wdt);
+    t->w[1] = lam;
+    t->valid[0] = t->valid[1] = -1;
+    return;
   }
   /* Bicubic: taps floor(src)-1 .. floor(src)+2, clamped to the input. */
   tt_val_t fl = tt_b_unary(g, TT_UN_FLOOR, src);
-  tt_val_t t = tt_b_binary(g, TT_BIN_SUB, src, fl);
+  tt_val_t tf = tt_b_binary(g, TT_BIN_SUB, src, fl);
   tt_val_t i0 = tt_b_convert(g, fl, TT_I64);
-  tt_val_t coef[4] = {cubic2(g, tt_nn_addc(g, t, 1)), cubic1(g, t), cubic1(g, tt_b_binary(g, TT_BIN_SUB, cf(g, t, 1), t)),
-                      cubic2(g, tt_b_binary(g, TT_BIN_SUB, cf(g, t, 2), t))};
-  tt_val_t m = -1;
+  tt_val_t coef[4] = {cubic2(g, tt_nn_addc(g, tf, 1)), cubic1(g, tf), cubic1(g, tt_b_binary(g, TT_BIN_SUB, cf(g, tf, 1), tf)),
+                      cubic2(g, tt_b_binary(g, TT_BIN_SUB, cf(g, tf, 2), tf))};
+  t->n = 4;
   for (int k = 0; k < 4; k++) {
-    tt_val_t ik = tt_b_clamp(g, tt_b_like_f(g, col, 0), tt_b_binary(g, TT_BIN_ADD, i0, tt_b_like_f(g, i0, (double)(k - 1))), last);
-    tt_val_t tk = tap(g, col, ik, wround(g, coef[k], wdt));
-    m = k ? tt_b_binary(g, TT_BIN_ADD, m, tk) : tk;
+    t->idx[k] = tt_b_clamp(g, tt_b_like_f(g, last, 0), tt_b_binary(g, TT_BIN_ADD, i0, tt_b_like_f(g, i0, (double)(k - 1))), last);
+    t->w[k] = wround(g, coef[k], wdt);
+    t->valid[k] = -1;
   }
-  return m;
 }
 
 static void fmt_sizes(char *buf, size_t n, int r, const int64_t *s) {
@@ -223,8 +242,12 @@ static tt_status_t upsample(tt_lower_t *L, const up_op_t *op) {
   for (int i = nsp - 1; i >= 0; i--) {
     int has = !tt_l_is_none(L, is0 + i);
     double sc = has ? tt_l_float(L, is0 + i, 0) : 0;
-    tt_val_t m = tt_b_convert(g, weight_matrix(g, op->mode, align, has, sc, isz[2 + i], osz[i], wdt), ct);
-    x = tt_nn_apply_dim(g, x, r, 2 + i, m, b ? 0 : 1);
+    if (op->mode == UP_AA && !b && isz[2 + i] == osz[i]) continue; /* CPU's separable kernel skips such a dim */
+    tt_nn_taps_t t;
+    build_taps(g, op->mode, align, has, sc, isz[2 + i], osz[i], wdt, &t);
+    for (int k = 0; k < t.n; k++)
+      if (t.w[k] >= 0) t.w[k] = tt_b_convert(g, t.w[k], ct);
+    x = b ? tt_nn_taps_backward(g, x, 2 + i, &t, isz[2 + i]) : tt_nn_taps_apply(g, x, 2 + i, &t, osz[i]);
   }
   tt_l_output(L, tt_b_convert(g, x, dt));
   return NULL;
