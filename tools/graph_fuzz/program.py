@@ -66,6 +66,8 @@ class _Gen:
             if self.rng.random() < 0.15:
                 special = self.rng.choice((0.1, 0.3))
         self.inputs.append([v.name, list(shape), kind, high, layout, special])
+        if layout == "alias":
+            v.base = next(x for x in self.vars if x.name == self.inputs[high][0])
         if kind == "float":
             self.vars.append(v)
         return v
@@ -89,9 +91,14 @@ class _Gen:
         k = self.rng.randint(0, len(shape))
         return tuple(1 if self.rng.random() < 0.3 else d for d in shape[len(shape) - k:])
 
-    def other_for(self, shape):
-        """An existing variable broadcastable to `shape`, or a new input."""
-        c = [v for v in self.vars if _broadcasts(v.shape, shape)]
+    def other_for(self, shape, target=None):
+        """An existing variable broadcastable to `shape`, or a new input; for
+        an in-place write into `target`, never one sharing its memory (CPU
+        refuses a partial overlap it can see and, where it cannot (an
+        expanded source), reads elements it has already written: its answer
+        then depends on its loop order)."""
+        root = target and (target.base or target)
+        c = [v for v in self.vars if _broadcasts(v.shape, shape) and (root is None or (v.base or v) is not root)]
         if c and self.rng.random() < 0.6:
             return self.rng.choice(c)
         return self.new_input(self.broadcastable_to(shape))
@@ -177,7 +184,7 @@ class _Gen:
             n = 1
             for x in s:
                 n *= x
-            return self.emit(f"{a.name}.reshape(-1)", (n,))  # a copy when not viewable: not tracked as a view
+            return self.emit(f"{a.name}.reshape(-1)", (n,), base=base)  # a view when viewable, else a copy
         if choice == "expand" and 1 in s:
             sh = tuple(self.rng.choice(DIMS) if x == 1 else x for x in s)
             return self.emit(f"{a.name}.expand({sh})", sh, base=base, expanded=True)
@@ -197,7 +204,7 @@ class _Gen:
         if k < 0.4:
             self.lines.append("    " + self.rng.choice(INPLACE_SCALAR).format(a=a.name))
         elif k < 0.6:
-            b = self.other_for(a.shape)
+            b = self.other_for(a.shape, a)
             op = self.rng.choice(("add_", "mul_", "sub_", "copy_", "maximum"))
             if op == "maximum":
                 self.lines.append(f"    {a.name}.copy_(torch.maximum({a.name}, {b.name}))")
@@ -210,7 +217,7 @@ class _Gen:
             ln = self.rng.randint(1, a.shape[d])
             st = self.rng.randint(0, a.shape[d] - ln)
             sub = a.shape[:d] + (ln,) + a.shape[d + 1:]
-            b = self.other_for(sub)
+            b = self.other_for(sub, a)
             idx = ", ".join([":"] * d + [f"{st}:{st + ln}"])
             self.lines.append(f"    {a.name}[{idx}] = {b.name}")
         else:
@@ -283,9 +290,115 @@ class _Gen:
         s = a.shape[:d] + a.shape[d + 1:] if op.startswith(("torch.argm", "(")) else a.shape
         self.emit(op.format(a=a.name, d=d), s, kind="int")
 
+    def scatter(self):
+        a = self.pick(1, writable=True)
+        if a is None:
+            return self.unary()
+        d = self.rng.randrange(len(a.shape))
+        k = self.rng.random()
+        if k < 0.35:  # gather along d: an index of a's shape with values in range
+            idx = self.new_input(a.shape, "index", a.shape[d])
+            return self.emit(f"torch.gather({a.name}, {d}, {idx.name})", a.shape)
+        if k < 0.7:  # scatter_add / scatter reduce into a copy (duplicates accumulate)
+            idx = self.new_input(a.shape, "index", a.shape[d])
+            src = self.other_for(a.shape)
+            red = self.rng.choice(("", ", reduce='sum'", ", reduce='amax'", ", reduce='prod'", ", reduce='mean'"))
+            fn = "scatter_add" if not red else "scatter_reduce"
+            expr = (f"{a.name}.clone().{fn}({d}, {idx.name}, {src.name}.expand({a.shape})"
+                    + (f"{red}, include_self={self.rng.random() < 0.5})" if red else ")"))
+            return self.emit(expr, a.shape)
+        if k < 0.85:  # index_put_ with accumulate, on the tensor itself (through any view)
+            ln = self.rng.choice((1, 2, 4))
+            idx = self.new_input((ln,), "index", a.shape[0])
+            val = self.other_for((ln,) + a.shape[1:], a)
+            acc = self.rng.random() < 0.6
+            self.lines.append(f"    {a.name}.index_put_(({idx.name},), {val.name}.expand({(ln,) + a.shape[1:]}), "
+                              f"accumulate={acc})")
+            return None
+        m = self.other_for(a.shape)  # masked_scatter from a source of a's shape
+        src = self.new_input(a.shape)
+        return self.emit(f"{a.name}.masked_scatter({m.name} > 0, {src.name})", a.shape)
+
+    def nn(self):
+        a = self.pick(1)
+        if a is None:
+            return self.unary()
+        k = self.rng.random()
+        n = a.shape[-1]
+        if k < 0.3:
+            w, b = self.new_input((n,)), self.new_input((n,))
+            return self.emit(f"torch.nn.functional.layer_norm({a.name}, ({n},), {w.name}, {b.name})", a.shape)
+        if k < 0.45 and len(a.shape) >= 2:
+            c = a.shape[1]
+            groups = self.rng.choice([g for g in (1, 2, 4) if c % g == 0])
+            return self.emit(f"torch.nn.functional.group_norm({a.name}, {groups})", a.shape)
+        if k < 0.6:
+            return self.emit(f"torch.nn.functional.rms_norm({a.name}, ({n},), eps=1e-6)", a.shape)
+        if k < 0.75 and len(a.shape) == 2:
+            t = self.new_input((a.shape[0],), "index", n)
+            red = self.rng.choice(("mean", "sum", "none"))
+            shape = (a.shape[0],) if red == "none" else ()
+            return self.emit(f"torch.nn.functional.cross_entropy({a.name}, {t.name}, reduction='{red}')", shape)
+        if k < 0.85:
+            b = self.other_for(a.shape)
+            loss = self.rng.choice(("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"))
+            return self.emit(f"torch.nn.functional.{loss}({a.name}, {b.name}.expand({a.shape}))", ())
+        idx = self.new_input((self.rng.choice((1, 3, 5)),), "index", a.shape[0])
+        if len(a.shape) == 2:
+            return self.emit(f"torch.nn.functional.embedding({idx.name}, {a.name})", (idx_len(self, idx),) + a.shape[1:])
+        return self.unary()
+
+    def misc(self):
+        a = self.pick()
+        r, s = len(a.shape), a.shape
+        k = self.rng.random()
+        if k < 0.15 and r >= 2:
+            return self.emit(f"torch.{self.rng.choice(('tril', 'triu'))}({a.name}, {self.rng.randint(-1, 1)})", s)
+        if k < 0.25 and r >= 1:
+            reps = tuple(self.rng.choice((1, 2)) for _ in s)
+            return self.emit(f"{a.name}.repeat({reps})", tuple(x * y for x, y in zip(s, reps)))
+        if k < 0.35 and r >= 1:
+            lo, hi = self.rng.randint(0, 2), self.rng.randint(0, 2)
+            mode = self.rng.choice(("constant", "reflect", "replicate")) if r >= 2 and s[-1] > 2 else "constant"
+            if mode == "reflect" and (lo >= s[-1] or hi >= s[-1]):
+                mode = "constant"
+            return self.emit(f"torch.nn.functional.pad({a.name}, ({lo}, {hi}), mode='{mode}')",
+                             s[:-1] + (s[-1] + lo + hi,))
+        if k < 0.45:
+            lo, hi = self.other_for(s), self.other_for(s)
+            return self.emit(f"torch.clamp({a.name}, min={lo.name}, max={hi.name})", _broadcast(_broadcast(s, lo.shape), hi.shape))
+        if k < 0.6 and not a.expanded:
+            b, c = self.other_for(s, a), self.other_for(s, a)
+            op = self.rng.choice((f"{a.name}.addcmul_({b.name}, {c.name}, value=0.5)",
+                                  f"{a.name}.addcdiv_({b.name}, torch.abs({c.name}) + 1, value=-0.25)",
+                                  f"{a.name}.lerp_({b.name}, 0.3)", f"{a.name}.clamp_min_(0.1)"))
+            self.lines.append("    " + op)
+            return None
+        if k < 0.7 and r >= 1:
+            d = self.rng.randrange(r)
+            op = self.rng.choice(("torch.logcumsumexp({a}, {d})", "torch.cummin({a}, {d}).values"))
+            return self.emit(op.format(a=a.name, d=d), s)
+        if k < 0.8 and r >= 2:
+            dims = tuple(sorted(self.rng.sample(range(r), 2)))
+            keep = self.rng.random() < 0.5
+            shape = tuple(1 if i in dims else x for i, x in enumerate(s)) if keep else tuple(
+                x for i, x in enumerate(s) if i not in dims)
+            op = self.rng.choice(("mean", "sum", "nansum", "std", "amax"))
+            return self.emit(f"torch.{op}({a.name}, dim={dims}, keepdim={keep})", shape)
+        if k < 0.9 and r == 3:
+            b = self.new_input((s[0], s[2], self.rng.choice(DIMS)))
+            if self.rng.random() < 0.5:
+                return self.emit(f"torch.bmm({a.name}, {b.name})", (s[0], s[1], b.shape[2]))
+            return self.emit(f"torch.einsum('bij,bjk->bik', {a.name}, {b.name})", (s[0], s[1], b.shape[2]))
+        return self.emit(f"torch.where({a.name} > 0, {a.name}, 0.0)", s)
+
     STATEMENTS = (("unary", 14), ("binary", 16), ("scalar", 6), ("reduction", 8), ("full_reduction", 2),
                   ("along", 6), ("view", 14), ("inplace", 14), ("matmul", 4), ("linear", 3), ("cat", 4),
-                  ("index", 4), ("cast", 3), ("integer", 3))
+                  ("index", 4), ("cast", 3), ("integer", 3), ("scatter", 4), ("nn", 4), ("misc", 6))
+
+
+def idx_len(g, idx):
+    return tuple(i for i in g.inputs if i[0] == idx.name)[0][1][0]
 
 
 def _broadcasts(src, dst):
