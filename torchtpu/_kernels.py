@@ -60,9 +60,7 @@ def _trampoline(op_id, schema, size_id=None):
     pos = [n for n, a in zip(names, args) if not a.kwarg_only]
     kw = [f"{n}={n}" for n, a in zip(names, args) if a.kwarg_only]
     body = (f"try:\n        {body}\n    except NotImplementedError as e:\n        "
-            f"_checks_first(_op, ({', '.join(pos)}{',' if pos else ''}), dict({', '.join(kw)}), e)\n        "
-            f"_cast_first(_op, ({', '.join(pos)}{',' if pos else ''}), e)\n        raise")
-    env["_cast_first"] = _cast_first
+            f"_checks_first(_op, ({', '.join(pos)}{',' if pos else ''}), dict({', '.join(kw)}), e)\n        raise")
     if not schema.returns:
         body += "\n    return None"
     elif returns_list:
@@ -107,65 +105,19 @@ def _checks_first(op, args, kwargs, refusal):
         pass
 
 
-_C10_NAMES = {torch.bool: "Bool", torch.uint8: "Byte", torch.int8: "Char", torch.int16: "Short", torch.int32: "Int",
-              torch.int64: "Long", torch.float16: "Half", torch.bfloat16: "BFloat16", torch.float32: "Float",
-              torch.float64: "Double", torch.complex32: "ComplexHalf", torch.complex64: "ComplexFloat",
-              torch.complex128: "ComplexDouble"}
-
-
-def _infer_size_error(a, b):
-    """infer_size's error for shapes a and b (the rightmost mismatch), or None."""
-    n = max(len(a), len(b))
-    for d in range(n - 1, -1, -1):
-        sa = a[d - n + len(a)] if d - n + len(a) >= 0 else 1
-        sb = b[d - n + len(b)] if d - n + len(b) >= 0 else 1
-        if sa != sb and sa != 1 and sb != 1:
-            return f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton dimension {d}"
-    return None
-
-
-def _cast_first(op, args, refusal):
-    """An in-place binary op runs TensorIterator's checks before its kernel
-    dispatches on the dtype: the operands broadcast (CPU's size error), the
-    broadcast shape is self's ('output with shape ...'), then the result is
-    cast into self: a complex result for a real self raises CPU's cast error
-    first, not the refusal of the complex values (x.fmod_(1j) on an int16
-    x)."""
-    if not _dtype_refusal(refusal):
-        return
-    text = str(refusal)
-    if not op._schema.name.endswith("_") or len(args) < 2:
-        return
-    sch = op._schema.arguments
-    self, other = args[0], args[1]
-    if len(sch) < 2 or sch[1].name != "other" or not isinstance(self, torch.Tensor):
-        return
-    if not isinstance(other, (torch.Tensor, bool, int, float, complex)):
-        return
-    if isinstance(other, torch.Tensor):
-        err = _infer_size_error(tuple(self.shape), tuple(other.shape))
-        if err:
-            raise RuntimeError(err) from None
-        shape = torch.broadcast_shapes(self.shape, other.shape)
-        if shape != self.shape:
-            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}") from None
-    if self.is_complex() or "omplex" not in text:
-        return
-    try:
-        rt = torch.result_type(self, other)
-    except Exception:  # noqa: BLE001 - CPU raises something else first: the refusal stands
-        return
-    if rt.is_complex and not torch.can_cast(rt, self.dtype) and rt in _C10_NAMES:
-        raise RuntimeError(f"result type {_C10_NAMES[rt]} can't be cast to the desired output type "
-                           f"{_C10_NAMES[self.dtype]}") from None
-
-
 def _is_pointwise(op):
     """PyTorch's Tag.pointwise, functional forms: their results take
     TensorIterator's layout in the core (csrc/ops/result_layout.h); the
     other ops that follow their inputs' layout say so in their rows."""
     tags = op.tags
     return torch.Tag.pointwise in tags and torch.Tag.inplace_view not in tags and not op._schema.name.endswith("_")
+
+
+def _is_inplace_binary(op):
+    """self.op_(other): TensorIterator's shape and cast checks precede a
+    refusal of a dtype; the core makes them (api/iterator_first.h)."""
+    args = op._schema.arguments
+    return op._schema.name.endswith("_") and len(args) >= 2 and args[1].name == "other"
 
 
 def _restride(t, size, stride):
@@ -549,7 +501,7 @@ def register_all():
     for name, fn in special.items():
         _lib.impl(name, fn, "PrivateUse1")
         _registered.append(name)
-    pointwise = []
+    pointwise, inplace_binary = [], []
     for name, op_id in ids.items():
         if name.startswith("_tt_") or name in special:
             continue
@@ -563,9 +515,12 @@ def register_all():
         aten_op = getattr(getattr(torch.ops.aten, packet), overload or "default")
         if _is_pointwise(aten_op):
             pointwise.append(op_id)
+        if _is_inplace_binary(aten_op):
+            inplace_binary.append(op_id)
         _lib.impl(name, fn, "PrivateUse1")
         _registered.append(name)
     _C.set_layout_ops(pointwise, _restride)
+    _C.set_inplace_binary_ops(inplace_binary)
     # `.out` overloads of the ops we lower: same arguments (names and types) plus out=.
     by_packet = {}
     for name in _registered:
