@@ -318,54 +318,33 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name):
             _C.check_out_dtype(name, k if len(outs) > 1 else 0, m.dtype, o.dtype, None if first is None else first.dtype)
 
 
-_ALLANY_OUTS = {f"{p}.{o}" for p in ("any", "all") for o in ("out", "dims_out", "all_out")}
-
-
-def _allany_u8_input(name, args, out):
-    """any/all with a uint8 out= reduce their input converted to uint8 (CPU's
-    iterator converts to out's type: 0.5 and 256 are false), except for a
-    single element, which CPU tests directly (allany_impl). The core's
-    _tt_byte_nonzero gives that conversion's nonzero test."""
+def _out_input(functional, name, args, kwargs, out):
+    """A reduction whose CPU iterator reads its input in out's type (any/all
+    into a uint8 out: 0.5 and 256 are false there; std/var into another
+    floating type: bfloat16 -3.4e38 is -inf in a float16 out) gets its input
+    converted as CPU converts it (_tt_iterator_cast). The core says which
+    overloads, when, and its one-element exceptions (ops/out_rules.h); the
+    result's size comes from PyTorch's meta kernel."""
     x = args[0] if args else None
-    if (name not in _ALLANY_OUTS or not isinstance(out, torch.Tensor) or out.dtype != torch.uint8
-            or not isinstance(x, torch.Tensor) or x.dtype in (torch.uint8, torch.bool) or x.numel() <= 1):
-        return args
-    return (_C.call(_IDS["_tt_byte_nonzero"], (x,)),) + tuple(args[1:])
-
-
-_STD_VAR_OUTS = {f"{p}.{o}" for p in ("std", "var") for o in ("out", "correction_out")}
-
-
-def _std_var_out_input(functional, name, args, kwargs, out):
-    """std/var with an out= of another floating type compute as CPU's
-    std_var_out does: a one-element result from the input as it is (its
-    all-reduce, which has no Half/BFloat16 case: CPU raises there), any
-    other from the input converted to out's type first (bfloat16 -3.4e38
-    is -inf in a float16 out, so the variance is NaN)."""
-    x = args[0] if args else None
-    if (name not in _STD_VAR_OUTS or not isinstance(out, torch.Tensor) or not isinstance(x, torch.Tensor)
-            or not out.dtype.is_floating_point or not x.dtype.is_floating_point or x.dtype == out.dtype
-            or x.numel() == 0):
+    if not isinstance(x, torch.Tensor) or not isinstance(out, torch.Tensor) or x.dtype == out.dtype:
         return args
     try:
-        one = functional(*_meta_like(args), **_meta_like(kwargs)).numel() == 1
+        res_numel = functional(*_meta_like(args), **_meta_like(kwargs)).numel()
     except Exception:  # noqa: BLE001 - the real call raises its own error
         return args
-    if one and out.dtype in (torch.float32, torch.float64):
-        if x.dtype in (torch.float16, torch.bfloat16):
-            raise RuntimeError(f"std_var_all: Unsupported dtype {'Half' if x.dtype == torch.float16 else 'BFloat16'}")
-        return args
-    return (x.to(out.dtype),) + tuple(args[1:])
+    dtype = _C.out_input_dtype(name, x.dtype, x.numel(), res_numel, out.dtype)
+    return args if dtype is None else (_C.call(_IDS["_tt_iterator_cast"], (x, dtype)),) + tuple(args[1:])
 
 
-def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
+def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, input_from_out=False):
     """`op.out(..., out=t)`: the functional op, then its result written into
     `out`. What CPU checks and decides first (out's device, the dtype rule,
     overlap with an input, resize_output's rule and warning) is the core's
     (_C.check_out_write); out is then resized in place (its storage grows, as
     on CPU, so views of it see the write) and the result copied in. Overloads
     with several outs name each (`output=, indices=`). An op with a `dtype=`
-    argument left None computes in out's dtype (CPU's reductions)."""
+    argument left None computes in out's dtype (CPU's reductions); one
+    without (any/all, std/var) may read its input in out's type (_out_input)."""
 
     def kernel(*args, **kwargs):
         outs = [kwargs.pop(n) for n in out_names]
@@ -376,8 +355,7 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
             else:  # the core's check of an explicit dtype= against out's
                 _C.check_out_dtype_arg(name, kwargs["dtype"], outs[0].dtype)
         _check_out_dtypes_first(functional, args, kwargs, outs, name)
-        fargs = _allany_u8_input(name, args, outs[0])
-        fargs = _std_var_out_input(functional, name, fargs, kwargs, outs[0])
+        fargs = _out_input(functional, name, args, kwargs, outs[0]) if input_from_out else args
         result = functional(*fargs, **kwargs)
         results = (result,) if len(outs) == 1 else result
         for o, r, resize in zip(outs, results, _C.check_out_write(name, outs, results, _tensors(args))):
@@ -542,7 +520,9 @@ def register_all():
             out_names = tuple(a.name for a in out_schema.arguments if a.is_out)
             # reductions computing in out's dtype (CPU's infer_dtype_from_optional): the core's table says which
             dtype_from_out = _C.out_dtype_from_out(out_name)
-            _lib.impl(out_name, _out_variant(getattr(pk, functional), out_names, out_name, dtype_from_out), "PrivateUse1")
+            kernel = _out_variant(getattr(pk, functional), out_names, out_name, dtype_from_out,
+                                  _C.out_input_from_out(out_name))
+            _lib.impl(out_name, kernel, "PrivateUse1")
             _registered.append(out_name)
     global _fallback_lib
     _fallback_lib = torch.library.Library("_", "IMPL")
