@@ -54,7 +54,9 @@ def _trampoline(op_id, schema, size_id=None):
         body = (f"n = _host_ints(_call({size_id}, ({', '.join(names)},)))\n        "
                 f"r = _call({op_id}, ({', '.join(names)}, n))")
     # a refusal (NotImplementedError) yields to the error CPU's checks of
-    # shapes and dims raise first, which the Meta kernel repeats
+    # dims raise first, which the Meta kernel repeats (TensorIterator's
+    # shape and cast checks before a refusal are the core's:
+    # csrc/api/iterator_first.h)
     env["_checks_first"] = _checks_first
     env["_op"] = getattr(getattr(torch.ops.aten, schema.name.split("::")[-1]), schema.overload_name or "default")
     pos = [n for n, a in zip(names, args) if not a.kwarg_only]

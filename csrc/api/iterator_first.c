@@ -60,7 +60,7 @@ tt_status_t tt_iterator_inplace_first(const tt_engine_t *e, int op_id, const tt_
     memcpy(shape, self->view.sizes, sizeof(int64_t) * (size_t)rank);
     TT_RETURN_IF_ERROR(broadcast_into(&rank, shape, &args[1].t->view));
     if (rank != self->view.rank || memcmp(shape, self->view.sizes, sizeof(int64_t) * (size_t)rank)) {
-      char a[160], b[160];
+      char a[256], b[256]; /* rank 8 of 19-digit sizes fits */
       shape_text(a, sizeof a, self->view.rank, self->view.sizes);
       shape_text(b, sizeof b, rank, shape);
       return tt_status_make(TT_INVALID_ARGUMENT, "output with shape %s doesn't match the broadcast shape %s", a, b);
