@@ -29,6 +29,8 @@ static PyObject *py_init(PyObject *self, PyObject *args) {
   if (tt_py.engine) Py_RETURN_NONE; /* idempotent */
   tt_status_t s = tt_init(fallback, &tt_py.engine);
   if (!s && tt_py.pointwise_ids) s = tt_call_set_pointwise_ops(tt_py.engine, tt_py.pointwise_ids, tt_py.npointwise_ids);
+  if (!s && tt_py.inplace_binary_ids)
+    s = tt_call_set_inplace_binary_ops(tt_py.engine, tt_py.inplace_binary_ids, tt_py.ninplace_binary_ids);
   if (s) return tt_py_raise(s);
   tt_py_install_matmul_precision(tt_py.engine);
   Py_RETURN_NONE;
@@ -191,6 +193,28 @@ static PyObject *py_call(PyObject *self, PyObject *const *argv, Py_ssize_t argc)
   return res;
 }
 
+/* A sequence of op ids as a malloc'd array (*n entries); NULL with the
+ * Python error set. */
+static int *op_ids(PyObject *ids, int *n) {
+  PyObject *seq = PySequence_Fast(ids, "op ids must be a sequence");
+  if (!seq) return NULL;
+  Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+  int *v = malloc(sizeof(int) * (size_t)(len ? len : 1));
+  if (!v) {
+    Py_DECREF(seq);
+    PyErr_NoMemory();
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < len; i++) v[i] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+  Py_DECREF(seq);
+  if (PyErr_Occurred()) {
+    free(v);
+    return NULL;
+  }
+  *n = (int)len;
+  return v;
+}
+
 /* set_layout_ops(pointwise_op_ids, restride): the ops PyTorch tags
  * pointwise (their results take TensorIterator's layout in the core), and
  * the glue's restride(t, sizes, strides) that gives a result its strides. */
@@ -198,27 +222,30 @@ static PyObject *py_set_layout_ops(PyObject *self, PyObject *args) {
   (void)self;
   PyObject *ids, *fn;
   if (!PyArg_ParseTuple(args, "OO", &ids, &fn)) return NULL;
-  PyObject *seq = PySequence_Fast(ids, "op ids must be a sequence");
-  if (!seq) return NULL;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  int *v = malloc(sizeof(int) * (size_t)(n ? n : 1));
-  if (!v) {
-    Py_DECREF(seq);
-    return PyErr_NoMemory();
-  }
-  for (Py_ssize_t i = 0; i < n; i++) v[i] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-  Py_DECREF(seq);
-  if (PyErr_Occurred()) {
-    free(v);
-    return NULL;
-  }
+  int n = 0, *v = op_ids(ids, &n);
+  if (!v) return NULL;
   free(tt_py.pointwise_ids); /* kept for the engine, created on first use (init) */
   tt_py.pointwise_ids = v;
-  tt_py.npointwise_ids = (int)n;
-  tt_status_t s = tt_py.engine ? tt_call_set_pointwise_ops(tt_py.engine, v, (int)n) : TT_OK_STATUS;
+  tt_py.npointwise_ids = n;
+  tt_status_t s = tt_py.engine ? tt_call_set_pointwise_ops(tt_py.engine, v, n) : TT_OK_STATUS;
   if (s) return tt_py_raise(s);
   Py_INCREF(fn);
   Py_XSETREF(tt_py.restride, fn);
+  Py_RETURN_NONE;
+}
+
+/* set_inplace_binary_ops(op_ids): the in-place ops self.op_(other) (their
+ * schema's argument 1 is `other`), whose iterator checks the core makes
+ * before a refusal of a dtype. */
+static PyObject *py_set_inplace_binary_ops(PyObject *self, PyObject *ids) {
+  (void)self;
+  int n = 0, *v = op_ids(ids, &n);
+  if (!v) return NULL;
+  free(tt_py.inplace_binary_ids); /* kept for the engine, created on first use (init) */
+  tt_py.inplace_binary_ids = v;
+  tt_py.ninplace_binary_ids = n;
+  tt_status_t s = tt_py.engine ? tt_call_set_inplace_binary_ops(tt_py.engine, v, n) : TT_OK_STATUS;
+  if (s) return tt_py_raise(s);
   Py_RETURN_NONE;
 }
 
@@ -893,6 +920,8 @@ static PyMethodDef methods[] = {
     {"init", py_init_entry, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
     {"setup", py_setup_entry, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
     {"set_layout_ops", py_set_layout_ops, METH_VARARGS, "set_layout_ops(pointwise_op_ids, restride): results laid out as CPU lays them out"},
+    {"set_inplace_binary_ops", py_set_inplace_binary_ops, METH_O,
+     "set_inplace_binary_ops(op_ids): in-place ops self.op_(other), whose iterator checks precede a dtype refusal"},
     {"op_size_companion", py_op_size_companion, METH_VARARGS, "op_size_companion(id): its size companion's op id, or None"},
     {"autocast_policy", py_autocast_policy, METH_NOARGS, "autocast_policy(): [(op name, autocast class)]"},
     {"op_names", py_op_names_entry, METH_NOARGS, "names of the ops the core lowers, by op id"},

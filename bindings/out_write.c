@@ -112,6 +112,31 @@ static PyObject *py_out_dtype_from_out(PyObject *self, PyObject *arg) {
   return PyBool_FromLong(tt_call_out_dtype_from_out(name));
 }
 
+/* out_input_from_out(name): 1 when that overload's reduction reads its input in out's type. */
+static PyObject *py_out_input_from_out(PyObject *self, PyObject *arg) {
+  (void)self;
+  const char *name = PyUnicode_AsUTF8(arg);
+  if (!name) return NULL;
+  return PyBool_FromLong(tt_call_out_input_from_out(name));
+}
+
+/* out_input_dtype(name, input_dtype, input_numel, result_numel, out_dtype):
+ * the dtype the input is converted to first, or None (api/out_write.h). Pure: no lock. */
+static PyObject *py_out_input_dtype(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *name;
+  PyObject *id, *od;
+  long long in_numel, res_numel;
+  if (!PyArg_ParseTuple(args, "sOLLO", &name, &id, &in_numel, &res_numel, &od)) return NULL;
+  tt_dtype_t in = tt_py_dtype(id), out = tt_py_dtype(od), convert = TT_DTYPE_INVALID;
+  if (in == TT_DTYPE_INVALID || out == TT_DTYPE_INVALID) Py_RETURN_NONE; /* a dtype the core lacks: its own error comes later */
+  tt_status_t s = tt_call_out_input_dtype(name, in, in_numel, res_numel, out, &convert);
+  if (s) return tt_py_raise(s);
+  if (convert == TT_DTYPE_INVALID) Py_RETURN_NONE;
+  Py_INCREF(tt_py.dtypes[convert]);
+  return tt_py.dtypes[convert];
+}
+
 PyMethodDef tt_py_out_write_methods[] = {
     {"check_out_write", py_check_out_write_entry, METH_VARARGS,
      "check_out_write(name, outs, results, inputs): out= checks; per output, whether out is resized first"},
@@ -119,5 +144,9 @@ PyMethodDef tt_py_out_write_methods[] = {
     {"check_out_dtype", py_check_out_dtype, METH_VARARGS, "check_out_dtype(name, k, result_dtype, out_dtype, input_dtype)"},
     {"out_dtype_from_out", py_out_dtype_from_out, METH_O,
      "out_dtype_from_out(name): the overload computes in out's dtype where dtype= is None"},
+    {"out_input_from_out", py_out_input_from_out, METH_O,
+     "out_input_from_out(name): the overload's reduction reads its input in out's type"},
+    {"out_input_dtype", py_out_input_dtype, METH_VARARGS,
+     "out_input_dtype(name, input_dtype, input_numel, result_numel, out_dtype): the input's dtype first, or None"},
     {NULL, NULL, 0, NULL},
 };

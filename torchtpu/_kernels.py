@@ -54,15 +54,15 @@ def _trampoline(op_id, schema, size_id=None):
         body = (f"n = _host_ints(_call({size_id}, ({', '.join(names)},)))\n        "
                 f"r = _call({op_id}, ({', '.join(names)}, n))")
     # a refusal (NotImplementedError) yields to the error CPU's checks of
-    # shapes and dims raise first, which the Meta kernel repeats
+    # dims raise first, which the Meta kernel repeats (TensorIterator's
+    # shape and cast checks before a refusal are the core's:
+    # csrc/api/iterator_first.h)
     env["_checks_first"] = _checks_first
     env["_op"] = getattr(getattr(torch.ops.aten, schema.name.split("::")[-1]), schema.overload_name or "default")
     pos = [n for n, a in zip(names, args) if not a.kwarg_only]
     kw = [f"{n}={n}" for n, a in zip(names, args) if a.kwarg_only]
     body = (f"try:\n        {body}\n    except NotImplementedError as e:\n        "
-            f"_checks_first(_op, ({', '.join(pos)}{',' if pos else ''}), dict({', '.join(kw)}), e)\n        "
-            f"_cast_first(_op, ({', '.join(pos)}{',' if pos else ''}), e)\n        raise")
-    env["_cast_first"] = _cast_first
+            f"_checks_first(_op, ({', '.join(pos)}{',' if pos else ''}), dict({', '.join(kw)}), e)\n        raise")
     if not schema.returns:
         body += "\n    return None"
     elif returns_list:
@@ -107,65 +107,19 @@ def _checks_first(op, args, kwargs, refusal):
         pass
 
 
-_C10_NAMES = {torch.bool: "Bool", torch.uint8: "Byte", torch.int8: "Char", torch.int16: "Short", torch.int32: "Int",
-              torch.int64: "Long", torch.float16: "Half", torch.bfloat16: "BFloat16", torch.float32: "Float",
-              torch.float64: "Double", torch.complex32: "ComplexHalf", torch.complex64: "ComplexFloat",
-              torch.complex128: "ComplexDouble"}
-
-
-def _infer_size_error(a, b):
-    """infer_size's error for shapes a and b (the rightmost mismatch), or None."""
-    n = max(len(a), len(b))
-    for d in range(n - 1, -1, -1):
-        sa = a[d - n + len(a)] if d - n + len(a) >= 0 else 1
-        sb = b[d - n + len(b)] if d - n + len(b) >= 0 else 1
-        if sa != sb and sa != 1 and sb != 1:
-            return f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton dimension {d}"
-    return None
-
-
-def _cast_first(op, args, refusal):
-    """An in-place binary op runs TensorIterator's checks before its kernel
-    dispatches on the dtype: the operands broadcast (CPU's size error), the
-    broadcast shape is self's ('output with shape ...'), then the result is
-    cast into self: a complex result for a real self raises CPU's cast error
-    first, not the refusal of the complex values (x.fmod_(1j) on an int16
-    x)."""
-    if not _dtype_refusal(refusal):
-        return
-    text = str(refusal)
-    if not op._schema.name.endswith("_") or len(args) < 2:
-        return
-    sch = op._schema.arguments
-    self, other = args[0], args[1]
-    if len(sch) < 2 or sch[1].name != "other" or not isinstance(self, torch.Tensor):
-        return
-    if not isinstance(other, (torch.Tensor, bool, int, float, complex)):
-        return
-    if isinstance(other, torch.Tensor):
-        err = _infer_size_error(tuple(self.shape), tuple(other.shape))
-        if err:
-            raise RuntimeError(err) from None
-        shape = torch.broadcast_shapes(self.shape, other.shape)
-        if shape != self.shape:
-            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}") from None
-    if self.is_complex() or "omplex" not in text:
-        return
-    try:
-        rt = torch.result_type(self, other)
-    except Exception:  # noqa: BLE001 - CPU raises something else first: the refusal stands
-        return
-    if rt.is_complex and not torch.can_cast(rt, self.dtype) and rt in _C10_NAMES:
-        raise RuntimeError(f"result type {_C10_NAMES[rt]} can't be cast to the desired output type "
-                           f"{_C10_NAMES[self.dtype]}") from None
-
-
 def _is_pointwise(op):
     """PyTorch's Tag.pointwise, functional forms: their results take
     TensorIterator's layout in the core (csrc/ops/result_layout.h); the
     other ops that follow their inputs' layout say so in their rows."""
     tags = op.tags
     return torch.Tag.pointwise in tags and torch.Tag.inplace_view not in tags and not op._schema.name.endswith("_")
+
+
+def _is_inplace_binary(op):
+    """self.op_(other): TensorIterator's shape and cast checks precede a
+    refusal of a dtype; the core makes them (api/iterator_first.h)."""
+    args = op._schema.arguments
+    return op._schema.name.endswith("_") and len(args) >= 2 and args[1].name == "other"
 
 
 def _restride(t, size, stride):
@@ -366,54 +320,33 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name):
             _C.check_out_dtype(name, k if len(outs) > 1 else 0, m.dtype, o.dtype, None if first is None else first.dtype)
 
 
-_ALLANY_OUTS = {f"{p}.{o}" for p in ("any", "all") for o in ("out", "dims_out", "all_out")}
-
-
-def _allany_u8_input(name, args, out):
-    """any/all with a uint8 out= reduce their input converted to uint8 (CPU's
-    iterator converts to out's type: 0.5 and 256 are false), except for a
-    single element, which CPU tests directly (allany_impl). The core's
-    _tt_byte_nonzero gives that conversion's nonzero test."""
+def _out_input(functional, name, args, kwargs, out):
+    """A reduction whose CPU iterator reads its input in out's type (any/all
+    into a uint8 out: 0.5 and 256 are false there; std/var into another
+    floating type: bfloat16 -3.4e38 is -inf in a float16 out) gets its input
+    converted as CPU converts it (_tt_iterator_cast). The core says which
+    overloads, when, and its one-element exceptions (ops/out_rules.h); the
+    result's size comes from PyTorch's meta kernel."""
     x = args[0] if args else None
-    if (name not in _ALLANY_OUTS or not isinstance(out, torch.Tensor) or out.dtype != torch.uint8
-            or not isinstance(x, torch.Tensor) or x.dtype in (torch.uint8, torch.bool) or x.numel() <= 1):
-        return args
-    return (_C.call(_IDS["_tt_byte_nonzero"], (x,)),) + tuple(args[1:])
-
-
-_STD_VAR_OUTS = {f"{p}.{o}" for p in ("std", "var") for o in ("out", "correction_out")}
-
-
-def _std_var_out_input(functional, name, args, kwargs, out):
-    """std/var with an out= of another floating type compute as CPU's
-    std_var_out does: a one-element result from the input as it is (its
-    all-reduce, which has no Half/BFloat16 case: CPU raises there), any
-    other from the input converted to out's type first (bfloat16 -3.4e38
-    is -inf in a float16 out, so the variance is NaN)."""
-    x = args[0] if args else None
-    if (name not in _STD_VAR_OUTS or not isinstance(out, torch.Tensor) or not isinstance(x, torch.Tensor)
-            or not out.dtype.is_floating_point or not x.dtype.is_floating_point or x.dtype == out.dtype
-            or x.numel() == 0):
+    if not isinstance(x, torch.Tensor) or not isinstance(out, torch.Tensor) or x.dtype == out.dtype:
         return args
     try:
-        one = functional(*_meta_like(args), **_meta_like(kwargs)).numel() == 1
+        res_numel = functional(*_meta_like(args), **_meta_like(kwargs)).numel()
     except Exception:  # noqa: BLE001 - the real call raises its own error
         return args
-    if one and out.dtype in (torch.float32, torch.float64):
-        if x.dtype in (torch.float16, torch.bfloat16):
-            raise RuntimeError(f"std_var_all: Unsupported dtype {'Half' if x.dtype == torch.float16 else 'BFloat16'}")
-        return args
-    return (x.to(out.dtype),) + tuple(args[1:])
+    dtype = _C.out_input_dtype(name, x.dtype, x.numel(), res_numel, out.dtype)
+    return args if dtype is None else (_C.call(_IDS["_tt_iterator_cast"], (x, dtype)),) + tuple(args[1:])
 
 
-def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
+def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, input_from_out=False):
     """`op.out(..., out=t)`: the functional op, then its result written into
     `out`. What CPU checks and decides first (out's device, the dtype rule,
     overlap with an input, resize_output's rule and warning) is the core's
     (_C.check_out_write); out is then resized in place (its storage grows, as
     on CPU, so views of it see the write) and the result copied in. Overloads
     with several outs name each (`output=, indices=`). An op with a `dtype=`
-    argument left None computes in out's dtype (CPU's reductions)."""
+    argument left None computes in out's dtype (CPU's reductions); one
+    without (any/all, std/var) may read its input in out's type (_out_input)."""
 
     def kernel(*args, **kwargs):
         outs = [kwargs.pop(n) for n in out_names]
@@ -424,8 +357,7 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False):
             else:  # the core's check of an explicit dtype= against out's
                 _C.check_out_dtype_arg(name, kwargs["dtype"], outs[0].dtype)
         _check_out_dtypes_first(functional, args, kwargs, outs, name)
-        fargs = _allany_u8_input(name, args, outs[0])
-        fargs = _std_var_out_input(functional, name, fargs, kwargs, outs[0])
+        fargs = _out_input(functional, name, args, kwargs, outs[0]) if input_from_out else args
         result = functional(*fargs, **kwargs)
         results = (result,) if len(outs) == 1 else result
         for o, r, resize in zip(outs, results, _C.check_out_write(name, outs, results, _tensors(args))):
@@ -549,7 +481,7 @@ def register_all():
     for name, fn in special.items():
         _lib.impl(name, fn, "PrivateUse1")
         _registered.append(name)
-    pointwise = []
+    pointwise, inplace_binary = [], []
     for name, op_id in ids.items():
         if name.startswith("_tt_") or name in special:
             continue
@@ -563,9 +495,12 @@ def register_all():
         aten_op = getattr(getattr(torch.ops.aten, packet), overload or "default")
         if _is_pointwise(aten_op):
             pointwise.append(op_id)
+        if _is_inplace_binary(aten_op):
+            inplace_binary.append(op_id)
         _lib.impl(name, fn, "PrivateUse1")
         _registered.append(name)
     _C.set_layout_ops(pointwise, _restride)
+    _C.set_inplace_binary_ops(inplace_binary)
     # `.out` overloads of the ops we lower: same arguments (names and types) plus out=.
     by_packet = {}
     for name in _registered:
@@ -587,7 +522,9 @@ def register_all():
             out_names = tuple(a.name for a in out_schema.arguments if a.is_out)
             # reductions computing in out's dtype (CPU's infer_dtype_from_optional): the core's table says which
             dtype_from_out = _C.out_dtype_from_out(out_name)
-            _lib.impl(out_name, _out_variant(getattr(pk, functional), out_names, out_name, dtype_from_out), "PrivateUse1")
+            kernel = _out_variant(getattr(pk, functional), out_names, out_name, dtype_from_out,
+                                  _C.out_input_from_out(out_name))
+            _lib.impl(out_name, kernel, "PrivateUse1")
             _registered.append(out_name)
     global _fallback_lib
     _fallback_lib = torch.library.Library("_", "IMPL")

@@ -2,6 +2,7 @@
 #include "api/call.h"
 
 #include "api/index_masks.h"
+#include "api/iterator_first.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -301,16 +302,25 @@ static int lower_bucketed(tt_engine_t *e, struct tt_call_scratch_s *sc, const tt
   return 1;
 }
 
-tt_status_t tt_call_set_pointwise_ops(tt_engine_t *e, const int *ids, int n) {
-  int count = tt_ops_count();
-  unsigned char *set = tt_calloc((size_t)count, 1);
-  if (!set) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory for the pointwise op set");
+/* A set of op ids, one byte per op, replacing *set. */
+static tt_status_t set_ops(const int *ids, int n, const char *what, unsigned char **set, int *count) {
+  int nops = tt_ops_count();
+  unsigned char *v = tt_calloc((size_t)nops, 1);
+  if (!v) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory for the %s op set", what);
   for (int i = 0; i < n; i++)
-    if (ids[i] >= 0 && ids[i] < count) set[ids[i]] = 1;
-  tt_free(e->pointwise_ops);
-  e->pointwise_ops = set;
-  e->npointwise_ops = count;
+    if (ids[i] >= 0 && ids[i] < nops) v[ids[i]] = 1;
+  tt_free(*set);
+  *set = v;
+  *count = nops;
   return TT_OK_STATUS;
+}
+
+tt_status_t tt_call_set_pointwise_ops(tt_engine_t *e, const int *ids, int n) {
+  return set_ops(ids, n, "pointwise", &e->pointwise_ops, &e->npointwise_ops);
+}
+
+tt_status_t tt_call_set_inplace_binary_ops(tt_engine_t *e, const int *ids, int n) {
+  return set_ops(ids, n, "in-place binary", &e->inplace_binary_ops, &e->ninplace_binary_ops);
 }
 
 void tt_call_set_default_dtype(tt_engine_t *e, tt_dtype_t dt) {
@@ -326,36 +336,6 @@ int tt_call_matmul_precision(const tt_engine_t *e) { return e->matmul_precision;
 void tt_call_set_matmul_precision_source(tt_engine_t *e, int (*source)(void *ctx), void *ctx) {
   e->matmul_precision_source = source;
   e->matmul_precision_ctx = ctx;
-}
-
-/* CPU's TensorIterator broadcasts a pointwise op's tensors before it
- * dispatches on their dtype: where they do not broadcast, its size error
- * (infer_size's, the rightmost mismatch) comes before a dtype refusal,
- * ours or its kernel's (NotImplementedError), which s is freed for. */
-static tt_status_t broadcast_first(const tt_engine_t *e, int op_id, const tt_arg_t *args, int nargs, tt_status_t s) {
-  if (!s || tt_status_code(s) != TT_NOT_IMPLEMENTED || op_id >= e->npointwise_ops || !e->pointwise_ops[op_id]) return s;
-  int64_t shape[TT_MAX_RANK];
-  int rank = 0;
-  for (int i = 0; i < nargs; i++) {
-    if (args[i].kind != TT_ARG_TENSOR) continue;
-    const tt_view_t *v = &args[i].t->view;
-    int n = v->rank > rank ? v->rank : rank;
-    int64_t next[TT_MAX_RANK];
-    for (int d = n - 1; d >= 0; d--) {
-      int da = d - (n - rank), db = d - (n - v->rank);
-      int64_t a = da >= 0 ? shape[da] : 1, b = db >= 0 ? v->sizes[db] : 1;
-      if (a != b && a != 1 && b != 1) {
-        tt_status_free(s);
-        return tt_status_make(TT_INVALID_ARGUMENT,
-                              "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
-                              (long long)a, (long long)b, d);
-      }
-      next[d] = a == 1 ? b : a;
-    }
-    memcpy(shape, next, sizeof(int64_t) * (size_t)n);
-    rank = n;
-  }
-  return s;
 }
 
 tt_status_t tt_call(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_call_result_t *out) {
@@ -377,7 +357,14 @@ tt_status_t tt_call_op(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_
   tt_op_def_t cdef;
   tt_lower_fn fn;
   tt_status_t cs = tt_complex_route(def, args, nargs, &fn);
-  if (cs) return tt_complex_refusal_before_shapes(def) ? cs : broadcast_first(e, op_id, args, nargs, cs);
+  if (cs) {
+    /* TensorIterator's checks come first, unless CPU's refusal is the op's own check */
+    if (tt_complex_refusal_before_shapes(def)) return cs;
+    tt_status_t first = tt_iterator_inplace_first(e, op_id, args, nargs, cs);
+    if (!first) first = tt_iterator_broadcast_first(e, op_id, args, nargs, cs);
+    if (first) tt_status_free(cs);
+    return first ? first : cs;
+  }
   if (fn != def->fn) {
     cdef = *def;
     cdef.fn = fn;
@@ -416,7 +403,16 @@ tt_status_t tt_call_op(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_
   if (s) {
     tt_call_result_clear(out); /* their pending values are forgotten with them */
     tt_region_rollback(e);
-    s = broadcast_first(e, op_id, args, nargs, s);
+    tt_status_t first = tt_iterator_inplace_first(e, op_id, args, nargs, s);
+    if (first) { /* CPU's words as they are */
+      tt_status_free(s);
+      return first;
+    }
+    first = tt_iterator_broadcast_first(e, op_id, args, nargs, s);
+    if (first) {
+      tt_status_free(s);
+      s = first;
+    }
     return tt_status_annotate(s, "aten::%s", def->name); /* a size companion is named as its op */
   }
   char what[160];

@@ -27,6 +27,13 @@ tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, 
   return tt_op_check_out(name, k, result, out);
 }
 
+int tt_call_out_input_from_out(const char *name) { return tt_op_out_input_from_out(name); }
+
+tt_status_t tt_call_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_numel, int64_t res_numel, tt_dtype_t out,
+                                    tt_dtype_t *convert) {
+  return tt_op_out_input_dtype(name, in, in_numel, res_numel, out, convert);
+}
+
 tt_status_t tt_call_check_out_write(const char *name, int k, const tt_tensor_ref_t *out, tt_dtype_t result,
                                     const int64_t *res, int res_rank, const tt_tensor_ref_t *ins, int nins,
                                     tt_out_resize_t *resize, char *warn, size_t cap) {

@@ -27,4 +27,13 @@ tt_status_t tt_call_check_out_write(const char *name, int k, const tt_tensor_ref
  * input's dtype (TT_DTYPE_INVALID when none). */
 tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in);
 
+/* The out= reductions that read their input in out's type (any/all,
+ * std/var: ops/out_rules.h): 1 when overload `name` is one; then, before
+ * the functional op runs, the dtype its input is converted to
+ * (TT_DTYPE_INVALID: as it is) or CPU's error. The conversion is CPU's
+ * (the core's _tt_iterator_cast). */
+int tt_call_out_input_from_out(const char *name);
+tt_status_t tt_call_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_numel, int64_t res_numel, tt_dtype_t out,
+                                    tt_dtype_t *convert);
+
 #endif

@@ -42,41 +42,43 @@ int tt_op_matmul_precision_for(const tt_lower_t *L, tt_dtype_t dt) {
   return dt == TT_F32 ? L->env->matmul_precision(L->env->self) : TT_PREC_HIGHEST;
 }
 
+/* The complex type holding a floating type's values (PyTorch's
+ * toComplexType as result_type uses it; bfloat16 -> complex64);
+ * float16 -> complex32, which has no StableHLO type: INVALID. */
+static tt_dtype_t complex_of(tt_dtype_t dt) {
+  return dt == TT_F64 ? TT_C128 : dt == TT_F16 ? TT_DTYPE_INVALID : TT_C64;
+}
+
 /* PyTorch's default complex type follows the default float type; complex32
  * (a float16 default) has no StableHLO type: INVALID. */
-tt_dtype_t tt_op_default_complex(const tt_lower_t *L) {
-  tt_dtype_t default_float = L->default_float;
-  return default_float == TT_F64 ? TT_C128 : default_float == TT_F16 ? TT_DTYPE_INVALID : TT_C64;
-}
+tt_dtype_t tt_op_default_complex(const tt_lower_t *L) { return complex_of(L->default_float); }
 
 tt_dtype_t tt_op_float_type(const tt_lower_t *L, tt_dtype_t dt) {
   return tt_dtype_is_float(dt) || tt_dtype_is_complex(dt) ? dt : L->default_float;
 }
 
-tt_dtype_t tt_op_arg_dtype(tt_lower_t *L, int i) {
-  if (i < 0 || i >= L->nargs) return TT_DTYPE_INVALID;
-  const tt_arg_t *a = &L->args[i];
+/* An argument's dtype on its own, given the default float type (a Python
+ * float has it, a Python complex its complex type: INVALID for complex32). */
+static tt_dtype_t arg_dtype(const tt_arg_t *a, tt_dtype_t default_float) {
   switch (a->kind) {
     case TT_ARG_TENSOR: return a->t->dtype;
     case TT_ARG_INT: return TT_I64;
-    case TT_ARG_FLOAT: return L->default_float;
+    case TT_ARG_FLOAT: return default_float;
     case TT_ARG_BOOL: return TT_BOOL;
-    case TT_ARG_COMPLEX: return tt_op_default_complex(L);
+    case TT_ARG_COMPLEX: return complex_of(default_float);
     default: return TT_DTYPE_INVALID;
   }
+}
+
+tt_dtype_t tt_op_arg_dtype(tt_lower_t *L, int i) {
+  if (i < 0 || i >= L->nargs) return TT_DTYPE_INVALID;
+  return arg_dtype(&L->args[i], L->default_float);
 }
 
 static tt_dtype_t promote_skip(tt_dtype_t a, tt_dtype_t b) {
   if (a == TT_DTYPE_INVALID) return b;
   if (b == TT_DTYPE_INVALID) return a;
   return tt_dtype_promote(a, b);
-}
-
-/* The complex type holding a floating type's values (PyTorch's
- * toComplexType as result_type uses it; bfloat16 -> complex64);
- * float16 -> complex32, which has no StableHLO type: INVALID. */
-static tt_dtype_t complex_of(tt_dtype_t dt) {
-  return dt == TT_F64 ? TT_C128 : dt == TT_F16 ? TT_DTYPE_INVALID : TT_C64;
 }
 
 /* PyTorch's combine_categories: a lower-priority participant (0-dim tensor,
@@ -98,14 +100,15 @@ static tt_dtype_t combine(tt_dtype_t higher, tt_dtype_t lower, int *refused) {
   return higher;
 }
 
-tt_dtype_t tt_op_result_type(tt_lower_t *L, const int *argi, int n) {
+tt_dtype_t tt_op_result_type_of(const tt_arg_t *args, int nargs, const int *argi, int n, tt_dtype_t default_float,
+                                int *complex32) {
   tt_dtype_t dim = TT_DTYPE_INVALID, zero = TT_DTYPE_INVALID, wrapped = TT_DTYPE_INVALID;
   int refused = 0, wrapped_c32 = 0;
   for (int k = 0; k < n; k++) {
     int i = argi[k];
-    if (i < 0 || i >= L->nargs) continue;
-    const tt_arg_t *a = &L->args[i];
-    tt_dtype_t dt = tt_op_arg_dtype(L, i);
+    if (i < 0 || i >= nargs) continue;
+    const tt_arg_t *a = &args[i];
+    tt_dtype_t dt = arg_dtype(a, default_float);
     int c32 = a->kind == TT_ARG_COMPLEX && dt == TT_DTYPE_INVALID; /* a float16 default: complex32 */
     if (c32) {
       wrapped_c32 = 1;
@@ -124,11 +127,16 @@ tt_dtype_t tt_op_result_type(tt_lower_t *L, const int *argi, int n) {
   if (wrapped_c32 && !tt_dtype_is_float(dim) && !tt_dtype_is_complex(dim) && !tt_dtype_is_float(zero) &&
       !tt_dtype_is_complex(zero))
     refused = 1;
-  if (refused) {
-    tt_l_fail(L, TT_NOT_IMPLEMENTED, "the result type is complex32 (ComplexHalf), which is not supported on TPU");
-    return TT_C64;
-  }
-  return r == TT_DTYPE_INVALID ? L->default_float : r;
+  *complex32 = refused;
+  if (refused) return TT_C64;
+  return r == TT_DTYPE_INVALID ? default_float : r;
+}
+
+tt_dtype_t tt_op_result_type(tt_lower_t *L, const int *argi, int n) {
+  int complex32 = 0;
+  tt_dtype_t r = tt_op_result_type_of(L->args, L->nargs, argi, n, L->default_float, &complex32);
+  if (complex32) tt_l_fail(L, TT_NOT_IMPLEMENTED, "the result type is complex32 (ComplexHalf), which is not supported on TPU");
+  return r;
 }
 
 int tt_op_broadcast_shape(tt_lower_t *L, const int *argi, int n, int64_t *out_dims) {

@@ -8,6 +8,11 @@
 /* PyTorch's result_type over the given arguments (tensors, 0-dim tensors and
  * Python numbers, each in its priority category). Skips NONE arguments. */
 tt_dtype_t tt_op_result_type(tt_lower_t *L, const int *argi, int n);
+/* The same over arguments outside a lowering (default_float: the call's
+ * default dtype); where the result is complex32, which has no dtype here,
+ * sets *complex32 and returns TT_C64 (tt_op_result_type refuses it). */
+tt_dtype_t tt_op_result_type_of(const tt_arg_t *args, int nargs, const int *argi, int n, tt_dtype_t default_float,
+                                int *complex32);
 /* The broadcast shape of the given arguments (scalars count as rank 0).
  * Records PyTorch's error on mismatch. Returns the rank. */
 int tt_op_broadcast_shape(tt_lower_t *L, const int *argi, int n, int64_t *out_dims);

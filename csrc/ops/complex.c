@@ -32,7 +32,13 @@ static int pair(tt_lower_t *L, pair_t *p) {
   return !tt_graph_failed(L->g);
 }
 
-/* add/sub(self, other, alpha): alpha may be any number, complex included. */
+/* add/sub(self, other, alpha): alpha may be any number, complex included.
+ * CPU computes self + alpha * other with alpha as a complex number (alpha +
+ * 0j for a real one) and c10::complex's plain product, for the default
+ * alpha 1 too (its scalar and vectorized loops alike; sub adds -alpha *
+ * other): an infinite part of other makes the product's other part NaN
+ * (0 * inf), so 1 + (inf + 0j) is inf + nanj there. The product by alpha is
+ * kept for alpha 1 (a runtime parameter: not folded away) for that. */
 static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
   if (op == TT_BIN_SUB) {
     tt_status_t s = tt_op_sub_check(L);
@@ -49,8 +55,7 @@ static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
       return tt_status_make(TT_INVALID_ARGUMENT, tt_dtype_is_float(p.dt)
                                                      ? "For non-complex input tensors, argument alpha must not be a complex number."
                                                      : "For integral input tensors, argument alpha must not be a floating point number.");
-    int one = (al->kind == TT_ARG_INT && al->i == 1) || (al->kind == TT_ARG_FLOAT && al->f == 1.0);
-    if (!one) y = tt_b_binary(L->g, TT_BIN_MUL, y, tt_op_fit(L, tt_l_scalar_arg(L, 2, p.dt), p.dt, p.rank, p.dims));
+    y = tt_b_binary(L->g, TT_BIN_MUL, y, tt_op_fit(L, tt_l_scalar_arg(L, 2, p.dt), p.dt, p.rank, p.dims));
   }
   tt_l_output(L, tt_b_binary(L->g, op, p.x, y));
   return NULL;

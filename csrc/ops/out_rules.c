@@ -215,6 +215,47 @@ tt_status_t tt_op_check_out(const char *name, int k, tt_dtype_t result, tt_dtype
   }
 }
 
+/* Which one-element case CPU's kernel reads unconverted. */
+typedef enum { ONE_INPUT, ONE_RESULT } one_t;
+
+static const struct {
+  const char *pat;
+  one_t one;
+} input_rules[] = {
+    {"any", ONE_INPUT}, /* allany_impl: a single element is tested as it is */
+    {"all", ONE_INPUT},
+    {"std", ONE_RESULT}, /* std_var_out: a one-element result is std_var_all's, from the input */
+    {"var", ONE_RESULT},
+};
+
+static int input_rule(const char *name) {
+  for (int i = 0; i < (int)(sizeof input_rules / sizeof input_rules[0]); i++)
+    if (row_matches(input_rules[i].pat, name)) return i;
+  return -1;
+}
+
+int tt_op_out_input_from_out(const char *name) { return input_rule(name) >= 0; }
+
+tt_status_t tt_op_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_numel, int64_t res_numel, tt_dtype_t out,
+                                  tt_dtype_t *convert) {
+  *convert = TT_DTYPE_INVALID;
+  int i = input_rule(name);
+  if (i < 0 || in == out || in_numel == 0) return TT_OK_STATUS;
+  if (input_rules[i].one == ONE_INPUT) {
+    /* their out is bool, whose conversion is their own nonzero test, or uint8 */
+    if (in_numel > 1 && out == TT_U8 && in != TT_BOOL) *convert = out;
+    return TT_OK_STATUS;
+  }
+  if (!tt_dtype_is_float(in) || !tt_dtype_is_float(out)) return TT_OK_STATUS;
+  if (res_numel == 1 && (out == TT_F32 || out == TT_F64)) {
+    if (in == TT_F16 || in == TT_BF16)
+      return tt_status_make(TT_INVALID_ARGUMENT, "std_var_all: Unsupported dtype %s", tt_op_type_name(in));
+    return TT_OK_STATUS;
+  }
+  *convert = out;
+  return TT_OK_STATUS;
+}
+
 int tt_op_out_dtype_from_out(const char *name) {
   const out_rule_t *r = find_rule(name, 0);
   return r && (r->kind == R_CAST_FROM_OUT || r->kind == R_NO_BOOL);

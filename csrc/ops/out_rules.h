@@ -6,6 +6,8 @@
 #ifndef TT_OPS_OUT_RULES_H
 #define TT_OPS_OUT_RULES_H
 
+#include <stdint.h>
+
 #include "base/dtype.h"
 #include "base/status.h"
 
@@ -30,5 +32,24 @@ int tt_op_out_dtype_from_out(const char *name);
 /* CPU's check of an explicit dtype= against out's dtype where out overload
  * `name` makes one (those above, nansum, mean): NULL, or CPU's error. */
 tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out);
+
+/* CPU's reductions whose iterator reads the input in out's type
+ * (make_reduction's input type is out's) where the functional op has no
+ * dtype= argument to say so: any/all and std/var (sum, prod, mean and
+ * nansum get out's dtype as their dtype=, tt_op_out_dtype_from_out).
+ * 1 when out overload `name` is one: the glue then asks the next function. */
+int tt_op_out_input_from_out(const char *name);
+/* The dtype such an overload converts its input (of dtype `in`, in_numel
+ * elements) to before reducing it into out (dtype `out`; the result has
+ * res_numel elements): *convert is out's dtype, or TT_DTYPE_INVALID where
+ * CPU reads the input as it is. Not converted: an input of out's type or
+ * an empty one; any/all of a single element (allany_impl tests it directly),
+ * of a bool input or into a bool out (their nonzero test is that
+ * conversion); std/var of a
+ * non-floating input or out, or of a one-element result in a float32 or
+ * float64 out, which CPU's all-reduce computes from the input itself (it
+ * has no Half/BFloat16 case: CPU's error, returned here). */
+tt_status_t tt_op_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_numel, int64_t res_numel, tt_dtype_t out,
+                                  tt_dtype_t *convert);
 
 #endif

@@ -363,31 +363,29 @@ static tt_status_t any_all(tt_lower_t *L, tt_reduce_t kind, int dimi, int keepdi
   tt_l_output(L, tt_l_arg_dtype(L, 0) == TT_U8 ? tt_b_convert(L->g, v, TT_U8) : v);
   return NULL;
 }
-/* _tt_byte_nonzero(self): whether self converted to uint8 as CPU converts is
- * nonzero. any/all with a uint8 out= reduce these: CPU's iterator converts
- * the input to out's type first (make_reduction_from_out_ty), so 0.5 and 256
- * are false there. c10 converts through int64 (static_cast<uint8_t>(
- * static_cast<int64_t>(x)), the low byte of the truncated value; NaN,
- * infinities and values past int64's range give 0 on x86); a complex input
- * converts its real part. */
-static tt_status_t lower_byte_nonzero(tt_lower_t *L) {
+/* _tt_iterator_cast(self, dtype): self converted to dtype as CPU's
+ * TensorIterator casts an input (c10::convert), for the out= reductions
+ * that read their input in out's type (ops/out_rules.h: any/all into a
+ * uint8 out, std/var into another floating type). A complex number converts
+ * its real part; a floating value into uint8 is the low byte of its int64
+ * truncation (static_cast<uint8_t>(static_cast<int64_t>(x)); NaN,
+ * infinities and values past int64's range give 0 on x86), where XLA's
+ * conversion saturates (0.97 and 256 are 0 there, -1 is 255); other pairs
+ * convert as usual. */
+static tt_status_t lower_iterator_cast(tt_lower_t *L) {
   tt_graph_t *g = L->g;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  tt_dtype_t from = tt_l_arg_dtype(L, 0), to = tt_l_dtype(L, 1);
   tt_val_t x = tt_l_tensor(L, 0);
-  if (tt_dtype_is_complex(dt)) x = tt_b_unary(g, TT_UN_REAL, x);
-  tt_val_t nz;
-  if (tt_dtype_is_float(dt) || tt_dtype_is_complex(dt)) {
-    /* trunc(x) mod 256 != 0 exactly when |fmod(x, 256)| >= 1 */
-    tt_val_t r = tt_b_unary(g, TT_UN_ABS, tt_b_binary(g, TT_BIN_REM, x, tt_b_like_f(g, x, 256)));
-    tt_val_t in_range = tt_b_compare(g, TT_CMP_LT, tt_b_unary(g, TT_UN_ABS, x), tt_b_like_f(g, x, 0x1p63));
-    nz = tt_b_binary(g, TT_BIN_AND, in_range, tt_b_compare(g, TT_CMP_GE, r, tt_b_like_f(g, r, 1)));
-  } else if (dt == TT_I16 || dt == TT_I32 || dt == TT_I64) {
-    tt_val_t low = tt_b_binary(g, TT_BIN_AND, x, tt_b_like_f(g, x, 255));
-    nz = tt_b_compare(g, TT_CMP_NE, low, tt_b_like_f(g, low, 0));
-  } else { /* bool, uint8, int8: the byte itself */
-    nz = tt_b_compare(g, TT_CMP_NE, x, tt_b_like_f(g, x, 0));
+  if (tt_dtype_is_complex(from) && !tt_dtype_is_complex(to)) {
+    x = tt_b_unary(g, TT_UN_REAL, x);
+    from = tt_graph_type(g, x)->dtype;
   }
-  tt_l_output(L, nz);
+  if (to == TT_U8 && tt_dtype_is_float(from)) {
+    tt_val_t in_range = tt_b_compare(g, TT_CMP_LT, tt_b_unary(g, TT_UN_ABS, x), tt_b_like_f(g, x, 0x1p63));
+    tt_val_t low = tt_b_convert(g, tt_b_convert(g, x, TT_I64), TT_U8); /* truncation, then its low byte */
+    x = tt_b_select(g, in_range, low, tt_b_like_f(g, low, 0));
+  }
+  tt_l_output(L, tt_b_convert(g, x, to));
   return NULL;
 }
 static tt_status_t lower_any(tt_lower_t *L) { return any_all(L, TT_RED_OR, -1, -1); }
@@ -579,7 +577,7 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"all.dim", lower_all_dim, TT_OPF_COMPLEX},
     {"any.dims", lower_any_dim, TT_OPF_COMPLEX},
     {"all.dims", lower_all_dim, TT_OPF_COMPLEX},
-    {"_tt_byte_nonzero", lower_byte_nonzero, TT_OPF_COMPLEX},
+    {"_tt_iterator_cast", lower_iterator_cast, TT_OPF_COMPLEX},
     {"logsumexp", lower_logsumexp, 0},
     {"cumsum", lower_cumsum, 0, .complex = tt_complex_cumsum},
     {"cumprod", lower_cumprod, 0, .complex = tt_complex_cumprod},

@@ -1,5 +1,6 @@
 /* Tests of complex64/complex128 in the core without Python: promotion, a
- * round trip, arithmetic, the conj bit, the refusal of unchecked ops, FFT. */
+ * round trip, arithmetic, the conj bit, the refusal of unchecked ops (and
+ * the in-place iterator checks that precede it), FFT. */
 #include <math.h>
 #include <string.h>
 
@@ -43,6 +44,51 @@ static void test_mul_conj_and_refusal(void) {
   tt_storage_release(s);
 }
 
+/* CPU's error, word for word (a RuntimeError: TT_INVALID_ARGUMENT). */
+static void check_cpu_error(tt_status_t s, const char *want) {
+  int same = s && tt_status_code(s) == TT_INVALID_ARGUMENT && !strcmp(tt_status_message(s), want);
+  CHECK(same);
+  if (!same) fprintf(stderr, "  expected '%s', got '%s'\n", want, s ? tt_status_message(s) : "OK");
+  tt_status_free(s);
+}
+
+/* int16 x.fmod_(complex other): once the embedding marks fmod_.Tensor as
+ * self.op_(other), TensorIterator's checks replace the refusal of the
+ * complex values (api/iterator_first.h): shapes first, then the cast. */
+static void test_inplace_iterator_first(void) {
+  int16_t xi[3] = {1, 1, 1};
+  float z[12] = {0};
+  tt_storage_t *si = NULL, *sz = NULL;
+  if (!CHECK_OK(tt_storage_from_host(E, xi, TT_I16, 3, &si))) return;
+  if (!CHECK_OK(tt_storage_from_host(E, z, TT_C64, 6, &sz))) {
+    tt_storage_release(si);
+    return;
+  }
+  const int64_t sizes[2] = {2, 3}, strides[2] = {3, 1};
+  tt_tensor_ref_t self = vec(si, 3), other = vec(sz, 3), four = vec(sz, 4), wide = ref_of(sz, 2, sizes, strides, 0);
+  int op = tt_ops_find("fmod_.Tensor");
+  tt_arg_t args[2] = {tensor_arg(&self), tensor_arg(&other)};
+  tt_call_result_t r;
+  CHECK_ERR(tt_call(E, op, args, 2, &r), TT_NOT_IMPLEMENTED); /* unmarked: the refusal stands */
+  if (CHECK_OK(tt_call_set_inplace_binary_ops(E, &op, 1))) {
+    check_cpu_error(tt_call(E, op, args, 2, &r), "result type ComplexFloat can't be cast to the desired output type Short");
+    args[1] = tensor_arg(&wide);
+    check_cpu_error(tt_call(E, op, args, 2, &r), "output with shape [3] doesn't match the broadcast shape [2, 3]");
+    args[1] = tensor_arg(&four);
+    check_cpu_error(tt_call(E, op, args, 2, &r),
+                    "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0");
+    int scalar_op = tt_ops_find("fmod_.Scalar");
+    CHECK_OK(tt_call_set_inplace_binary_ops(E, &scalar_op, 1));
+    memset(&args[1], 0, sizeof args[1]);
+    args[1].kind = TT_ARG_COMPLEX;
+    args[1].f_im = 1; /* 1j: the default complex type */
+    check_cpu_error(tt_call(E, scalar_op, args, 2, &r), "result type ComplexFloat can't be cast to the desired output type Short");
+    CHECK_OK(tt_call_set_inplace_binary_ops(E, NULL, 0));
+  }
+  tt_storage_release(si);
+  tt_storage_release(sz);
+}
+
 /* The FFT of a unit impulse is all ones; rfft of a constant is (n, 0, ...). */
 static void test_fft(void) {
   float x[8] = {1, 1, 1, 1, 1, 1, 1, 1}, out[10];
@@ -79,6 +125,7 @@ int main(void) {
   test_promotion();
   if (!CHECK_OK(tt_init(NULL, &E))) return check_summary();
   test_mul_conj_and_refusal();
+  test_inplace_iterator_first();
   test_fft();
   tt_shutdown(E);
   return check_summary();

@@ -537,6 +537,23 @@ def test_any_all_into_uint8_out_convert_first_like_cpu(dtype, op, form):
     same_as_cpu(f)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64,
+                                   torch.int16, torch.int64, torch.bool])
+def test_iterator_cast_to_uint8_is_cpus_conversion(dtype):
+    # the core's _tt_iterator_cast, which the out= reductions reading their input in out's type use
+    # (any/all into uint8): c10's conversion (the low byte of the int64 truncation; NaN, inf and
+    # values past int64 give 0), not XLA's saturating one (.to(uint8) on tpu: -1.0 is 0, 300.7 is 255)
+    from torchtpu import _C
+    if dtype.is_floating_point or dtype.is_complex:
+        v = _BYTE_VALUES + [-1e20, 300.7, -255.9, 2.0 ** 63, -(2.0 ** 63), float("-inf")]
+        x = torch.tensor([a for a in v if dtype != torch.float16 or abs(a) < 7e4], dtype=torch.float64).to(dtype)
+    else:
+        x = torch.tensor([256, -256, 257, 0, 1, -1, 512, 255, 3, -3, 7, 9]).to(dtype)
+    cast = _C.call(_C.op_names().index("_tt_iterator_cast"), (x.to("tpu"), torch.uint8))
+    want = (x.real if dtype.is_complex else x).to(torch.uint8)
+    assert cast.dtype == torch.uint8 and cast.cpu().tolist() == want.tolist()
+
+
 @pytest.mark.parametrize("case", ["bf16_dim_into_f16", "f64_dim_into_f32", "f16_all_into_f32", "bf16_all_into_f64",
                                   "f16_one_row_into_f32", "f16_empty_into_f32", "f64_all_into_f32", "f16_into_f16",
                                   "f32_dim_into_f64"])

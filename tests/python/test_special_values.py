@@ -1,7 +1,8 @@
 """IEEE and PyTorch semantics at special values on "tpu", each case against
 CPU: 0 * inf is NaN through a bool mask, |z| keeps a NaN part, one-step
 linspace is its start, complex pow at a zero base, complex sums over expanded
-views of infinities, and the layout sort gives a permuted input."""
+views of infinities, complex add/sub's product by alpha, and the layout sort
+gives a permuted input."""
 import math
 
 import pytest
@@ -80,6 +81,44 @@ def test_complex_sum_over_expanded_infinities(dtype, value, reduce):
         if reduce == "sum_dim":
             return x.sum(1)
         return x.mean()
+    same_as_cpu(f)
+
+
+_INF_PARTS = [complex(INF, 0), complex(0, -INF), complex(-INF, 2), complex(3, INF), complex(NAN, 0), complex(1, 2)]
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("form", ["tensor", "number", "zero_dim", "real_other", "real_self", "inplace", "out",
+                                  "strided_257", "sub", "sub_number", "alpha_one"])
+def test_complex_add_sub_multiply_other_by_alpha(dtype, form):
+    # fuzz 90:1191: CPU computes x + alpha * y through c10::complex's plain product, for the default
+    # alpha 1 too (scalar and vectorized loops alike): 1 + (inf + 0j) is inf + nanj there, (nan + 0j)
+    # makes both parts NaN; tpu skipped the product for alpha 1 and kept the finite part
+    def f(d):
+        y = T(_INF_PARTS, dtype, d)
+        x = T([1 - 1j, -2 + 0.5j, 0j, 4j, 1 + 1j, -3 - 3j], dtype, d)
+        if form == "tensor":
+            return torch.add(x, y)
+        if form == "number":
+            return torch.add(x, INF), x + complex(0, -INF)
+        if form == "zero_dim":
+            return torch.add(x, T(complex(0, INF), dtype, d))
+        if form == "real_other":
+            return x + T([INF, -INF, NAN, 1, 2, 3], dtype.to_real(), d)
+        if form == "real_self":
+            return torch.add(T([1, 2, 3, 4, 5, 6], dtype.to_real(), d), y)
+        if form == "inplace":
+            return x.add_(y)
+        if form == "out":
+            return torch.add(x, y, out=torch.empty(6, dtype=dtype, device=d))
+        if form == "strided_257":  # CPU's vectorized loop and its scalar tail
+            big = T(_INF_PARTS * 86, dtype, d)[::2]
+            return torch.add(torch.ones(257, dtype=dtype, device=d), big[:257])
+        if form == "sub":
+            return torch.sub(x, y), x - y
+        if form == "sub_number":
+            return torch.sub(x, complex(INF, 0))
+        return torch.add(x, y, alpha=1), torch.add(x, y, alpha=1.0)
     same_as_cpu(f)
 
 

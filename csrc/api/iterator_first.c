@@ -1,0 +1,78 @@
+/* TensorIterator's checks ahead of a dtype refusal (see iterator_first.h). */
+#include "api/iterator_first.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ops/common.h"
+
+static int marked(const unsigned char *set, int n, int op_id) { return set && op_id >= 0 && op_id < n && set[op_id]; }
+
+/* Broadcasts (rank, shape) with view v in place (infer_size); on a mismatch
+ * its error, at the rightmost mismatching dim. */
+static tt_status_t broadcast_into(int *rank, int64_t *shape, const tt_view_t *v) {
+  int n = v->rank > *rank ? v->rank : *rank;
+  int64_t next[TT_MAX_RANK];
+  for (int d = n - 1; d >= 0; d--) {
+    int da = d - (n - *rank), db = d - (n - v->rank);
+    int64_t a = da >= 0 ? shape[da] : 1, b = db >= 0 ? v->sizes[db] : 1;
+    if (a != b && a != 1 && b != 1)
+      return tt_status_make(TT_INVALID_ARGUMENT,
+                            "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                            (long long)a, (long long)b, d);
+    next[d] = a == 1 ? b : a;
+  }
+  memcpy(shape, next, sizeof(int64_t) * (size_t)n);
+  *rank = n;
+  return TT_OK_STATUS;
+}
+
+tt_status_t tt_iterator_broadcast_first(const tt_engine_t *e, int op_id, const tt_arg_t *args, int nargs,
+                                        tt_status_t refusal) {
+  if (!refusal || tt_status_code(refusal) != TT_NOT_IMPLEMENTED || !marked(e->pointwise_ops, e->npointwise_ops, op_id))
+    return TT_OK_STATUS;
+  int64_t shape[TT_MAX_RANK];
+  int rank = 0;
+  for (int i = 0; i < nargs; i++)
+    if (args[i].kind == TT_ARG_TENSOR) TT_RETURN_IF_ERROR(broadcast_into(&rank, shape, &args[i].t->view));
+  return TT_OK_STATUS;
+}
+
+/* "[2, 3]", as PyTorch prints a shape in these messages. */
+static void shape_text(char *buf, size_t cap, int rank, const int64_t *d) {
+  size_t n = (size_t)snprintf(buf, cap, "[");
+  for (int i = 0; i < rank && n < cap; i++) n += (size_t)snprintf(buf + n, cap - n, i ? ", %lld" : "%lld", (long long)d[i]);
+  if (n < cap) snprintf(buf + n, cap - n, "]");
+}
+
+tt_status_t tt_iterator_inplace_first(const tt_engine_t *e, int op_id, const tt_arg_t *args, int nargs,
+                                      tt_status_t refusal) {
+  if (!refusal || tt_status_code(refusal) != TT_NOT_IMPLEMENTED ||
+      !marked(e->inplace_binary_ops, e->ninplace_binary_ops, op_id) || nargs < 2 || args[0].kind != TT_ARG_TENSOR)
+    return TT_OK_STATUS;
+  tt_arg_kind_t k = args[1].kind;
+  if (k != TT_ARG_TENSOR && k != TT_ARG_BOOL && k != TT_ARG_INT && k != TT_ARG_FLOAT && k != TT_ARG_COMPLEX)
+    return TT_OK_STATUS;
+  const tt_tensor_ref_t *self = args[0].t;
+  if (k == TT_ARG_TENSOR) {
+    int64_t shape[TT_MAX_RANK];
+    int rank = self->view.rank;
+    memcpy(shape, self->view.sizes, sizeof(int64_t) * (size_t)rank);
+    TT_RETURN_IF_ERROR(broadcast_into(&rank, shape, &args[1].t->view));
+    if (rank != self->view.rank || memcmp(shape, self->view.sizes, sizeof(int64_t) * (size_t)rank)) {
+      char a[256], b[256]; /* rank 8 of 19-digit sizes fits */
+      shape_text(a, sizeof a, self->view.rank, self->view.sizes);
+      shape_text(b, sizeof b, rank, shape);
+      return tt_status_make(TT_INVALID_ARGUMENT, "output with shape %s doesn't match the broadcast shape %s", a, b);
+    }
+  }
+  /* the result is cast into self: a complex one into a real self fails
+   * first, where the refusal is of the complex values */
+  if (tt_dtype_is_complex(self->dtype) || !strstr(tt_status_message(refusal), "omplex")) return TT_OK_STATUS;
+  static const int both[2] = {0, 1};
+  int complex32 = 0;
+  tt_dtype_t rt = tt_op_result_type_of(args, nargs, both, 2, e->default_float, &complex32);
+  if (!complex32 && !tt_dtype_is_complex(rt)) return TT_OK_STATUS;
+  return tt_status_make(TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s",
+                        complex32 ? "ComplexHalf" : tt_op_type_name(rt), tt_op_type_name(self->dtype));
+}
