@@ -24,10 +24,13 @@ UNARY = ("torch.neg({a})", "torch.abs({a})", "torch.relu({a})", "torch.sigmoid({
          "torch.sqrt(torch.abs({a}))", "torch.rsqrt(torch.abs({a}) + 1)", "torch.floor({a})",
          "torch.square({a})", "torch.nn.functional.gelu({a})", "torch.nn.functional.silu({a})",
          "torch.erf({a})", "torch.atan({a})", "torch.sign({a})", "({a} * {a}).clamp(max=4.0)")
+# atan2's and copysign's second operands are never a zero or NaN: the sign of
+# a zero result (a one-term dot product of -0 is -0 in XLA, +0 in CPU's BLAS)
+# and a NaN's sign bit are the platform's, and these two ops make them visible.
 BINARY = ("torch.add({a}, {b})", "torch.sub({a}, {b})", "torch.mul({a}, {b})", "torch.div({a}, torch.abs({b}) + 0.5)",
-          "torch.maximum({a}, {b})", "torch.minimum({a}, {b})", "torch.atan2({a}, {b})",
+          "torch.maximum({a}, {b})", "torch.minimum({a}, {b})", "torch.atan2({a}, {b} * 2 + 1e-3)",
           "torch.where({a} > {b}, {a}, {b} * 2)", "torch.add({a}, {b}, alpha=-0.5)", "torch.hypot({a}, {b})",
-          "torch.lerp({a}, {b}, 0.25)", "torch.copysign({a}, torch.nan_to_num({b}))")
+          "torch.lerp({a}, {b}, 0.25)", "torch.copysign({a}, torch.nan_to_num({b}) * 2 + 1e-3)")
 SCALAR = ("{a} * 2.5", "{a} + 1", "{a} - 0.75", "{a} / 3", "2 - {a}", "{a} ** 2", "torch.clamp({a}, -1.0, 0.5)")
 INPLACE_SCALAR = ("{a}.mul_(1.5)", "{a}.add_(0.25)", "{a}.clamp_(-0.5, 1.0)", "{a}.relu_()", "{a}.neg_()",
                   "{a}.zero_()", "{a}.sigmoid_()")
@@ -275,9 +278,11 @@ class _Gen:
             self.emit(f"{a.name}.clone().index_add_({d}, {idx.name}, {src.name}.expand({src_full}))", a.shape)
 
     def cast(self):
+        """Rounding casts; a float into int32 only from finite values in range
+        (NaN and out-of-range values convert to whatever the hardware gives)."""
         a = self.pick()
         op = self.rng.choice(("{a}.half().to(DT)", "{a}.bfloat16().to(DT)", "({a} > 0).to(DT)",
-                              "{a}.to(torch.int32).to(DT)", "torch.round({a} * 4) / 4"))
+                              "torch.nan_to_num({a}).clamp(-1e6, 1e6).to(torch.int32).to(DT)", "torch.round({a} * 4) / 4"))
         self.emit(op.format(a=a.name), a.shape)
 
     def integer(self):
