@@ -259,15 +259,29 @@ static tt_val_t minmax(tt_graph_t *g, tt_val_t x, tt_val_t y, int is_max) {
 tt_val_t tt_ew_max(tt_graph_t *g, tt_val_t x, tt_val_t y) { return minmax(g, x, y, 1); }
 tt_val_t tt_ew_min(tt_graph_t *g, tt_val_t x, tt_val_t y) { return minmax(g, x, y, 0); }
 
+/* float32 erf is +-1 exactly from here on (CPU's erff, and the true value
+ * rounded to float32). */
+#define ERF_F32_SATURATES 3.9277801513671875
+
 /* erf is CHLO's (chlo.erf, which XLA's PJRT compile expands on every
- * plugin), computed in the op's math type: on XLA's CPU plugin it is as
- * accurate as CPU's in float32 (a few ulp) and to the last bit in float64,
- * and cheaper than a series expansion of our own (GELU's cost in a
- * transformer). */
+ * plugin), computed in the op's math type: on XLA's CPU plugin it is within
+ * 2-4 ulp of CPU's in float32 and to the last bit in float64, and cheaper
+ * than a series expansion of our own (GELU's cost in a transformer). In
+ * float32, XLA CPU's fusion emitters (large tensors, or a program with a
+ * matrix product) level off at +-0.99999982 instead of reaching +-1: 1 + erf
+ * of a very negative x was 1.8e-7, not 0, and GELU(-inf) -inf, not CPU's
+ * NaN (graph fuzzer 30:55). Past the point where float32 erf is +-1, the
+ * result is +-1. */
 tt_val_t tt_ew_erf(tt_graph_t *g, tt_val_t x) {
   if (x < 0) return -1;
-  tt_dtype_t dt = tt_graph_type(g, x)->dtype;
-  return tt_b_convert(g, tt_b_unary(g, TT_UN_ERF, tt_b_convert(g, x, tt_op_math_type(dt))), dt);
+  tt_dtype_t dt = tt_graph_type(g, x)->dtype, ct = tt_op_math_type(dt);
+  tt_val_t xc = tt_b_convert(g, x, ct);
+  tt_val_t y = tt_b_unary(g, TT_UN_ERF, xc);
+  if (ct == TT_F32) {
+    tt_val_t far = tt_b_compare(g, TT_CMP_GE, tt_b_unary(g, TT_UN_ABS, xc), tt_b_like_f(g, xc, ERF_F32_SATURATES));
+    y = tt_b_select(g, far, tt_b_unary(g, TT_UN_SIGN, xc), y);
+  }
+  return tt_b_convert(g, y, dt);
 }
 
 tt_val_t tt_ew_scalar_like(tt_lower_t *L, int i, tt_val_t x) {

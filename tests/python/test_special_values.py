@@ -137,3 +137,23 @@ def test_sort_keeps_layout_of_permuted_input(dtype, descending, layout):
             x = base.permute(2, 0, 1)[:, :, ::2]
         return torch.sort(x, dim=0, descending=descending)
     same_as_cpu(f, strides=True)
+
+
+@pytest.mark.parametrize("n", [64, 20000])  # a small program (XLA's classic emitters) and a large one (fusion emitters)
+def test_erf_reaches_one_and_gelu_of_minus_inf_is_nan(n):
+    """Graph fuzzer 30:55: XLA CPU's fusion-emitter erf levels off at +-0.99999982, so 1 + erf(x) of a very
+    negative x was 1.8e-7 and gelu(-inf) -inf; CPU's float32 erf is +-1 from |x| = 3.92778 on and gelu(-inf)
+    is NaN (-inf * 0)."""
+    import torch.nn.functional as F
+    x = torch.linspace(-8, 8, n)
+    x[:4] = torch.tensor([-float("inf"), float("inf"), float("nan"), 3.9277801513671875])
+    t = x.to("tpu")
+    e, ec = torch.erf(t).cpu(), torch.erf(x)
+    far = x.abs() >= 3.9277801513671875
+    assert torch.equal(e[far], ec[far])
+    assert torch.isnan(e[2])
+    torch.testing.assert_close(e, ec, atol=4e-7, rtol=0, equal_nan=True)
+    g, gc = F.gelu(t).cpu(), F.gelu(x)
+    assert torch.isnan(g[0]) and torch.isnan(gc[0]) and g[1] == gc[1] == float("inf")
+    assert ((1 + torch.erf(t[x < -6])).cpu() == 0).all()
+    torch.testing.assert_close(g, gc, atol=2e-6, rtol=1e-6, equal_nan=True)
