@@ -77,5 +77,10 @@ def test_an_answer_closer_to_float64_than_cpus_is_not_wrong():
     assert C.compare(want, steady, [torch.tensor([-0.0542487, 1.1])], ref) is not None
 
 
-def test_program_22_43_passes():
-    assert C.check(make_program(22, 43, 20))["kind"] == "pass"
+# Programs that found something (20 statements each): 30:55 XLA's erf short of +-1 (fixed), 22:43 CPU's rounding
+# noise, 20:13 the sign of a zero, 30:9 a backward AOTAutograd refuses on CPU too (fuzzer rules)
+@pytest.mark.parametrize("pid", ["30:55", "22:43", "20:13", "30:9"])
+def test_program_that_found_something_passes(pid):
+    seed, i = (int(x) for x in pid.split(":"))
+    rec = C.check(make_program(seed, i, 20))
+    assert rec["kind"] == "pass", rec

@@ -15,7 +15,8 @@ A result is wrong when it differs from CPU's by more than
 1e-5 + 1e-4*|cpu| plus twice the perturbation spread at that element and is
 further than CPU's from the same program run in float64 on CPU, or differs
 in shape, dtype or NaN positions; a tpu run that raises where CPU does not is an
-"error" (never wrong, but reported)."""
+"error" (never wrong, but reported), unless the same function compiled with
+backend="aot_eager" raises on CPU too (a limit of PyTorch's tracing)."""
 import zlib
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -160,6 +161,14 @@ def compare(want, spreads, got, ref=None):
     return None
 
 
+def _raises_in_aot_eager(fn, spec, inputs, grad):
+    import torch
+    torch._dynamo.reset()
+    out = run(torch.compile(fn, backend="aot_eager", dynamic=False), spec, inputs, "cpu", grad)
+    torch._dynamo.reset()
+    return isinstance(out, tuple)
+
+
 def check(spec):
     """{"id", "kind": pass|wrong|error|invalid, "detail": {mode: message}}."""
     import torch
@@ -185,11 +194,12 @@ def check(spec):
                 detail[("strict" if mode == "strict" else "defer") + suffix] = bad
         torch._dynamo.reset()
         cf = torch.compile(fn, backend="tpu", dynamic=False)
-        for mode in ("compile", "replay"):
-            bad = compare(want, spreads, run(cf, spec, inputs, "tpu", grad), ref)
-            if bad:
-                detail[mode + suffix] = bad
+        bads = {mode: compare(want, spreads, run(cf, spec, inputs, "tpu", grad), ref) for mode in ("compile", "replay")}
         torch._dynamo.reset()
+        if any(b and b.startswith("raised") for b in bads.values()) and _raises_in_aot_eager(fn, spec, inputs, grad):
+            # PyTorch's own limit: the same function compiled on CPU by aot_eager raises too
+            bads = {m: b for m, b in bads.items() if not (b and b.startswith("raised"))}
+        detail.update({m + suffix: b for m, b in bads.items() if b})
     kind = "pass"
     if detail:
         kind = "wrong" if any(not m.startswith("raised") for m in detail.values()) else "error"
