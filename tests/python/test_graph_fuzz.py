@@ -84,3 +84,16 @@ def test_program_that_found_something_passes(pid):
     seed, i = (int(x) for x in pid.split(":"))
     rec = C.check(make_program(seed, i, 20))
     assert rec["kind"] == "pass", rec
+
+
+def test_runs_never_share_memory_with_the_input_values():
+    """41:57: a transposed argument of shape [1, 1, 3] was the input values themselves (contiguous() of its
+    transpose returns it), so the CPU run's in-place writes changed the values every later run started from."""
+    spec = {"id": "t:1", "src": "", "inputs": [["x0", [1, 1, 3], "float", 0, "transposed", 0.0],
+                                               ["x1", [4, 1], "float", 0, "transposed", 0.0]]}
+    vals = C.make_inputs(spec)
+    for dev in ("cpu", "tpu"):
+        for a, v in zip(C.place(spec, vals, dev), vals):
+            assert a.untyped_storage().data_ptr() != v.untyped_storage().data_ptr()
+    rec = C.check(make_program(41, 57, 20))
+    assert rec["kind"] == "pass", rec

@@ -61,7 +61,9 @@ def place(spec, values, device):
         if layout == "alias":
             args.append(args[high])
         elif layout == "transposed":
-            args.append(v.transpose(-1, -2).contiguous().to(device).transpose(-1, -2))
+            # clone: contiguous() of a transpose over a size-1 dim is the tensor itself, which the
+            # program's in-place writes would then change for the runs after this one
+            args.append(v.transpose(-1, -2).clone(memory_format=torch.contiguous_format).to(device).transpose(-1, -2))
         elif layout == "strided":
             big = torch.full(tuple(shape[:-1]) + (2 * shape[-1],), 7.0, dtype=v.dtype).to(device)
             big[..., ::2] = v.to(device)
