@@ -142,10 +142,13 @@ static int int_zero_div_check(tt_lower_t *L, tt_dtype_t result, tt_val_t y) {
   int host = a->kind == TT_ARG_INT || a->kind == TT_ARG_FLOAT || a->kind == TT_ARG_BOOL ||
              (a->kind == TT_ARG_TENSOR && a->t->is_host_scalar);
   if (host) {
-    double v = a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL ? (double)a->i
-               : a->kind == TT_ARG_FLOAT ? a->f
-               : tt_dtype_is_float(a->t->dtype) ? a->t->host_f : (double)a->t->host_i;
-    int64_t iv = (int64_t)v; /* the number as the integral type sees it (trunc, then wrapped into the type) */
+    /* the number as the integral type sees it (trunc, then wrapped into the
+     * type). An integer stays an integer: through a double, INT64_MAX rounds
+     * to 2**63, whose conversion back wraps to 0 (fuzz 107:462: remainder of
+     * int16 by 2**63 - 1, which CPU wraps to -1, raised ZeroDivisionError) */
+    int is_f = a->kind == TT_ARG_FLOAT || (a->kind == TT_ARG_TENSOR && tt_dtype_is_float(a->t->dtype));
+    int64_t iv = !is_f ? (a->kind == TT_ARG_TENSOR ? a->t->host_i : a->i)
+                 : (int64_t)(a->kind == TT_ARG_FLOAT ? a->f : a->t->host_f);
     if (result == TT_U8) iv = (uint8_t)iv;
     else if (result == TT_I8) iv = (int8_t)iv;
     else if (result == TT_I16) iv = (int16_t)iv;

@@ -561,3 +561,21 @@ def test_std_var_out_of_another_float_type_like_cpu(op, case):
         x = torch.tensor([[1.5, 0.0, -1.0, -4.5, big]] * rows, dtype=torch.float64).to(src).to(d)
         return getattr(torch, op)(x, dim=dim, out=torch.empty(0, dtype=dst, device=d))
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.int16, torch.int32])
+@pytest.mark.parametrize("op", ["remainder", "fmod", "floor_divide", "div_trunc"])
+@pytest.mark.parametrize("divisor", ["int64_max", "host_tensor_int64_max", "int64_max_minus_255"])
+def test_integer_divisor_wrapped_not_rounded_through_double_like_cpu(dtype, op, divisor):
+    # fuzz 107:462: remainder(int16, 2**63 - 1) is 0 on CPU (the divisor wraps to -1);
+    # tpu's zero-divisor check read the number through a double (2**63, wrapping to 0)
+    # and raised ZeroDivisionError
+    v = {"int64_max": 2**63 - 1, "int64_max_minus_255": 2**63 - 256}.get(divisor, 2**63 - 1)
+
+    def f(d):
+        x = torch.tensor([5, -7, 3, 0, 100], dtype=dtype, device=d)
+        y = torch.tensor(v) if divisor.startswith("host") else v
+        if op == "div_trunc":
+            return torch.div(x, y, rounding_mode="trunc")
+        return getattr(torch, op)(x, y)
+    same_as_cpu(f)
