@@ -490,27 +490,6 @@ static tt_status_t minmax_op(tt_lower_t *L, int is_max) {
 static tt_status_t lower_maximum(tt_lower_t *L) { return minmax_op(L, 1); }
 static tt_status_t lower_minimum(tt_lower_t *L) { return minmax_op(L, 0); }
 
-/* maximum.out / minimum.out: the result written into `out` (argument 2),
- * which must already have the result's shape (no resizing on TPU yet). */
-static tt_status_t minmax_out(tt_lower_t *L, int is_max) {
-  const tt_tensor_ref_t *out = tt_l_ref(L, 2);
-  int argi[2] = {0, 1};
-  int64_t dims[TT_MAX_RANK];
-  int rank = tt_op_broadcast_shape(L, argi, 2, dims);
-  if (!out) return tt_status_make(TT_TYPE_ERROR, "out must be a Tensor");
-  if (out->view.rank != rank || memcmp(out->view.sizes, dims, sizeof(int64_t) * (size_t)rank))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: resizing `out` is not supported on TPU yet; pass an out tensor of the result's shape", L->op);
-  tt_status_t s = minmax_op(L, is_max);
-  if (s || tt_graph_failed(L->g) || L->nouts != 1) return s;
-  s = tt_op_check_out(is_max ? "maximum.out" : "minimum.out", 0, tt_graph_type(L->g, L->outs[0])->dtype, out->dtype);
-  if (s) return s;
-  tt_l_write(L, 2, 0, L->outs[--L->nouts]);
-  L->returns_arg = 2;
-  return NULL;
-}
-static tt_status_t lower_maximum_out(tt_lower_t *L) { return minmax_out(L, 1); }
-static tt_status_t lower_minimum_out(tt_lower_t *L) { return minmax_out(L, 0); }
-
 /* clamp(x, lo, hi) = min(max(x, lo), hi) with NaN propagation; bounds
  * arguments lo_i/hi_i (-1: absent) take part in type promotion. */
 static tt_status_t clamp_args(tt_lower_t *L, int lo_i, int hi_i) {
@@ -1041,7 +1020,6 @@ const tt_op_def_t tt_ops_elementwise[] = {
     {"pow.Scalar", lower_pow, 0, .complex = tt_complex_pow},
     {"where.self", lower_where, TT_OPF_COMPLEX},
     {"maximum", lower_maximum, TT_OPF_UNORDERED_CHECK}, {"minimum", lower_minimum, TT_OPF_UNORDERED_CHECK},
-    {"maximum.out", lower_maximum_out, TT_OPF_UNORDERED_CHECK}, {"minimum.out", lower_minimum_out, TT_OPF_UNORDERED_CHECK},
     {"clamp", lower_clamp, TT_OPF_UNORDERED}, {"clamp_", lower_clamp, TT_OPF_INPLACE | TT_OPF_UNORDERED},
     {"clamp.Tensor", lower_clamp, TT_OPF_UNORDERED}, {"clamp_.Tensor", lower_clamp, TT_OPF_INPLACE | TT_OPF_UNORDERED},
     {"clamp_min", lower_clamp_min, TT_OPF_UNORDERED}, {"clamp_min_", lower_clamp_min, TT_OPF_INPLACE | TT_OPF_UNORDERED},

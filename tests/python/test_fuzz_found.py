@@ -2,6 +2,8 @@
 each checked against CPU: narrow-integer matrix products wrap as CPU's do,
 bool ones are refused as CPU refuses them, and a copy of an empty tensor to
 the host is still a synchronization point."""
+import warnings
+
 import pytest
 import torch
 
@@ -579,3 +581,26 @@ def test_integer_divisor_wrapped_not_rounded_through_double_like_cpu(dtype, op, 
             return torch.div(x, y, rounding_mode="trunc")
         return getattr(torch, op)(x, y)
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+@pytest.mark.parametrize("out", ["empty", "wrong_shape", "right_shape", "float64", "int64", "bool", "aliases_input"])
+def test_maximum_minimum_out_resized_like_cpu(op, out):
+    # fuzz 101:838, 108:1054: CPU resizes an out= of another shape (warning when it was
+    # not empty); tpu's own maximum.out/minimum.out lowering broadcast out against the
+    # inputs and raised 'The size of tensor a (3) must match the size of tensor b (0)'
+    def f(d):
+        a = torch.tensor([[1.0, float("nan"), -2.0], [4.0, 0.5, -0.0]], device=d)
+        b = torch.tensor([0.0, 3.0, -1.0], device=d)
+        o = {"empty": lambda: torch.empty(0, device=d), "wrong_shape": lambda: torch.zeros(5, device=d),
+             "right_shape": lambda: torch.zeros(2, 3, device=d),
+             "float64": lambda: torch.zeros(0, 3, dtype=torch.float64, device=d),
+             "int64": lambda: torch.zeros(2, 3, dtype=torch.int64, device=d),
+             "bool": lambda: torch.zeros(0, dtype=torch.bool, device=d),
+             "aliases_input": lambda: a}[out]()
+        r = getattr(torch, op)(a, b, out=o)
+        assert r is o
+        return o
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_as_cpu(f)
