@@ -17,6 +17,12 @@ tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt);
  * no row. */
 int tt_complex_refusal_before_shapes(const tt_op_def_t *def);
 
+/* CPU's error for an empty complex input to a reduction (amax, max.dim,
+ * kthvalue, median.dim, mode, aminmax, max(), ...) that checks the input's
+ * empty dims before its kernel's dispatch refuses the dtype; NULL when the
+ * op has no such check or the check passes. */
+tt_status_t tt_complex_empty_dims_first(const tt_op_def_t *def, const tt_arg_t *args, int nargs);
+
 /* nansum's refusal of a complex input (CPU's nansum_out; after the dims'
  * checks in the functional form, first in the out= form). */
 #define TT_NANSUM_COMPLEX_MSG "nansum on CPU does not support complex inputs"

@@ -445,3 +445,41 @@ def test_inplace_iterator_checks_before_dtype_refusal_like_cpu(case):
     # be cast to the desired output type Short", RuntimeError) before its kernel runs; tpu raised the
     # dtype refusal (NotImplementedError)
     same_as_cpu(CAST_FIRST[case])
+
+
+def _empty_c(shape, d, dtype=C64):
+    return torch.zeros(shape, dtype=dtype, device=d)
+
+
+EMPTY_FIRST = {
+    "amin_dim": lambda d: torch.amin(_empty_c((0, 3), d, C128), 0),
+    "amax_negative_dim_as_given": lambda d: torch.amax(_empty_c((0, 3), d), -2, keepdim=True),
+    "amin_dims_second_empty": lambda d: torch.amin(_empty_c((2, 0, 3), d), (0, 1)),
+    "amax_no_dim": lambda d: torch.amax(_empty_c((0, 3), d)),
+    "amin_out_of_range_dim": lambda d: torch.amin(_empty_c((0, 3), d), 5),
+    "max_dim": lambda d: torch.max(_empty_c((0, 3), d), 0),
+    "min_dim_negative": lambda d: torch.min(_empty_c((2, 0, 3), d), -2, keepdim=True),
+    "max_dim_nonempty_still_refused": lambda d: torch.max(_empty_c((0, 3), d), 1),
+    "max_all": lambda d: torch.max(_empty_c((0, 3), d, C128)),
+    "min_all": lambda d: torch.min(_empty_c((3, 0), d)),
+    "kthvalue_dim": lambda d: torch.kthvalue(_empty_c((0, 3), d), 1, 0),
+    "kthvalue_default_dim": lambda d: torch.kthvalue(_empty_c((3, 0), d), 1),
+    "kthvalue_nonempty_dim_still_refused": lambda d: torch.kthvalue(_empty_c((0, 3), d), 2, 1),
+    "median_dim": lambda d: torch.median(_empty_c((0, 3), d), -2),
+    "nanmedian_dim": lambda d: torch.nanmedian(_empty_c((0, 3), d, C128), 0),
+    "mode_dim": lambda d: torch.mode(_empty_c((0, 3), d), 0),
+    "mode_nonempty": lambda d: torch.mode(_ones((2, 3), C64, d), 1),
+    "aminmax_dim": lambda d: torch.aminmax(_empty_c((0, 3), d), dim=0),
+    "aminmax_all": lambda d: torch.aminmax(_empty_c((0, 3), d)),
+    "aminmax_nonempty_dim_still_refused": lambda d: torch.aminmax(_empty_c((0, 3), d), dim=1),
+    "zero_dim_refused": lambda d: torch.max(_empty_c((), d), 0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EMPTY_FIRST))
+def test_empty_reduction_dim_before_complex_refusal_like_cpu(case):
+    # fuzz seeds 101-108: ~15 exception-type mismatches; CPU checks a reduction's empty dims before
+    # its kernel refuses a complex input (amin(complex (0, 3), 0): IndexError 'amin(): Expected
+    # reduction dim 0 to have non-zero size.'); tpu raised the refusal ('"min_values_cpu" not
+    # implemented for ...'); mode's refusal is now CPU's dispatch refusal too
+    same_as_cpu(EMPTY_FIRST[case])
