@@ -72,20 +72,44 @@ static const row_t kRows[] = {
     {"rad2deg", NULL, K_RUNTIME, "rad2deg is not supported for complex tensors."},
 };
 
-/* Whether op row `def` is packet.overload (overload NULL: any). */
-static int names(const tt_op_def_t *def, const char *packet, const char *want) {
+/* Whether op `name` (in place: a trailing '_' on its packet) is
+ * packet.overload (want NULL: any overload). */
+static int names_op(const char *name, int inplace, const char *packet, const char *want) {
   /* "clamp_min_.Tensor" -> packet "clamp_min", overload "Tensor" */
-  const char *dot = strchr(def->name, '.');
-  size_t plen = dot ? (size_t)(dot - def->name) : strlen(def->name);
-  if ((def->flags & TT_OPF_INPLACE) && plen > 1 && def->name[plen - 1] == '_') plen--;
+  const char *dot = strchr(name, '.');
+  size_t plen = dot ? (size_t)(dot - name) : strlen(name);
+  if (inplace && plen > 1 && name[plen - 1] == '_') plen--;
   const char *overload = dot ? dot + 1 : "";
-  if (strlen(packet) != plen || strncmp(packet, def->name, plen)) return 0;
+  if (strlen(packet) != plen || strncmp(packet, name, plen)) return 0;
   return !want || !strcmp(want, overload);
+}
+
+static int names(const tt_op_def_t *def, const char *packet, const char *want) {
+  return names_op(def->name, (def->flags & TT_OPF_INPLACE) != 0, packet, want);
 }
 
 static const row_t *find_row(const tt_op_def_t *def) {
   for (size_t i = 0; i < sizeof kRows / sizeof kRows[0]; i++)
     if (names(def, kRows[i].packet, kRows[i].overload)) return &kRows[i];
+  return NULL;
+}
+
+tt_status_t tt_complex_refusal_of_out(const char *out_name) {
+  /* "clamp.Tensor_out" -> its functional "clamp.Tensor"; "floor.out" -> "floor" */
+  char fn[128];
+  const char *dot = strchr(out_name, '.');
+  size_t n = strlen(out_name);
+  if (!dot || n >= sizeof fn) return NULL;
+  memcpy(fn, out_name, n + 1);
+  size_t at = (size_t)(dot - out_name);
+  if (!strcmp(dot, ".out")) fn[at] = '\0';
+  else if (n > 4 && !strcmp(out_name + n - 4, "_out")) fn[n - 4] = '\0';
+  else return NULL;
+  for (size_t i = 0; i < sizeof kRows / sizeof kRows[0]; i++) {
+    const row_t *r = &kRows[i];
+    if (!names_op(fn, 0, r->packet, r->overload)) continue;
+    return r->kind == K_NOT_IMPL ? tt_status_make(TT_NOT_IMPLEMENTED, "%s", r->text) : NULL;
+  }
   return NULL;
 }
 

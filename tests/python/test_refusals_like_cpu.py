@@ -483,3 +483,30 @@ def test_empty_reduction_dim_before_complex_refusal_like_cpu(case):
     # reduction dim 0 to have non-zero size.'); tpu raised the refusal ('"min_values_cpu" not
     # implemented for ...'); mode's refusal is now CPU's dispatch refusal too
     same_as_cpu(EMPTY_FIRST[case])
+
+
+def _zc(d):
+    return torch.tensor([1 + 2j, -3 + 0.5j], device=d)
+
+
+COMPLEX_OUT_FIRST = {
+    "clamp_scalar": lambda d, o: torch.clamp(_zc(d), None, 0.5, out=o),
+    "clamp_tensor": lambda d, o: torch.clamp(_zc(d), _zc(d), out=o),
+    "clamp_max": lambda d, o: torch.clamp_max(_zc(d), 1.0, out=o),
+    "clamp_min": lambda d, o: torch.clamp_min(_zc(d), 1.0, out=o),
+    "clamp_max_tensor_cast_first": lambda d, o: torch.clamp_max(_zc(d), _zc(d), out=o),  # minimum_cpu's dispatch: after
+    "hardtanh": lambda d, o: torch._C._nn.hardtanh(_zc(d), out=o),
+    "floor": lambda d, o: torch.floor(_zc(d), out=o),
+    "ceil": lambda d, o: torch.ceil(_zc(d), out=o),
+    "trunc": lambda d, o: torch.trunc(_zc(d), out=o),
+    "real_input_still_computes": lambda d, o: torch.clamp(_zc(d).real, -1.0, 0.5, out=o),
+}
+
+
+@pytest.mark.parametrize("out_dtype", [F32, torch.int16, C128, torch.bool])
+@pytest.mark.parametrize("case", sorted(COMPLEX_OUT_FIRST))
+def test_complex_refusal_before_out_dtype_like_cpu(case, out_dtype):
+    # fuzz 105:110, 101:36: clamp(complex, out=float32) raises NotImplementedError 'clamp is not
+    # supported for complex types' on CPU (its meta function checks before out's dtype); tpu raised
+    # the out= dtype rule's RuntimeError 'Found dtype Float but expected ComplexFloat'
+    same_as_cpu(lambda d: COMPLEX_OUT_FIRST[case](d, torch.empty(0, dtype=out_dtype, device=d)))
