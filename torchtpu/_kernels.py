@@ -124,8 +124,27 @@ def _infer_size_error(a, b):
     return None
 
 
+def _shapes_first(args):
+    """TensorIterator's shape checks of an in-place pointwise op (self
+    first, then each tensor operand: lerp_'s end and weight, addcdiv_'s
+    tensor1 and tensor2): the size error of the first pair that does not
+    broadcast, then 'output with shape ...' where the shape is not self's."""
+    self = args[0]
+    shape = tuple(self.shape)
+    for t in args[1:]:
+        if not isinstance(t, torch.Tensor):
+            continue
+        err = _infer_size_error(shape, tuple(t.shape))
+        if err:
+            raise RuntimeError(err) from None
+        shape = tuple(torch.broadcast_shapes(shape, t.shape))
+    if shape != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}") from None
+
+
 def _cast_first(op, args, refusal):
-    """An in-place binary op runs TensorIterator's checks before its kernel
+    """An in-place binary op (any in-place pointwise op for the shapes:
+    _shapes_first) runs TensorIterator's checks before its kernel
     dispatches on the dtype: the operands broadcast (CPU's size error), the
     broadcast shape is self's ('output with shape ...'), then the result is
     cast into self: a complex result for a real self raises CPU's cast error
@@ -136,6 +155,8 @@ def _cast_first(op, args, refusal):
     text = str(refusal)
     if not op._schema.name.endswith("_") or len(args) < 2:
         return
+    if torch.Tag.pointwise in op.tags and isinstance(args[0], torch.Tensor):
+        _shapes_first(args)
     sch = op._schema.arguments
     self, other = args[0], args[1]
     if len(sch) < 2 or sch[1].name != "other" or not isinstance(self, torch.Tensor):

@@ -702,7 +702,8 @@ static tt_status_t lower_lerp(tt_lower_t *L) {
   if (!s && L->args[2].kind == TT_ARG_TENSOR) s = check_same_dtype(L, 2, "weight");
   if (s) return s;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (!tt_dtype_is_float(dt)) return tt_op_refuse_dtype(dt, "lerp_kernel_scalar");
+  if (!tt_dtype_is_float(dt)) /* CPU's two kernels: lerp.Scalar's and lerp.Tensor's */
+    return tt_op_refuse_dtype(dt, L->args[2].kind == TT_ARG_TENSOR ? "lerp_kernel_tensor" : "lerp_kernel_scalar");
   tt_dtype_t ct = tt_op_math_type(dt);
   int argi[3] = {0, 1, 2};
   int64_t dims[TT_MAX_RANK];

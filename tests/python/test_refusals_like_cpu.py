@@ -510,3 +510,26 @@ def test_complex_refusal_before_out_dtype_like_cpu(case, out_dtype):
     # supported for complex types' on CPU (its meta function checks before out's dtype); tpu raised
     # the out= dtype rule's RuntimeError 'Found dtype Float but expected ComplexFloat'
     same_as_cpu(lambda d: COMPLEX_OUT_FIRST[case](d, torch.empty(0, dtype=out_dtype, device=d)))
+
+
+SHAPES_FIRST = {
+    "lerp_int8_weight_mismatch": lambda d: _ones((3, 1), I8, d).lerp_(_ones((3, 1), I8, d), _ones((4, 5), I8, d)),
+    "lerp_int64_end_mismatch": lambda d: _ones(3, L, d).lerp_(_ones(33, L, d), 0.5),
+    "lerp_int16_broadcast_not_self": lambda d: _ones(3, torch.int16, d).lerp_(_ones((2, 3), torch.int16, d), 0.5),
+    "lerp_int32_tensor_weight_refused": lambda d: _ones(3, torch.int32, d).lerp_(_ones(3, torch.int32, d), _ones(3, torch.int32, d)),
+    "lerp_int32_scalar_weight_refused": lambda d: torch.lerp(_ones(3, torch.int32, d), _ones(3, torch.int32, d), 0.5),
+    "lerp_functional_tensor_weight_refused": lambda d: torch.lerp(_ones(3, I8, d), _ones(3, I8, d), _ones(1, I8, d)),
+    "addcdiv_complex_mismatch": lambda d: _ones(257, C64, d).addcdiv_(_ones((0, 3), C64, d), _ones(257, C64, d)),
+    "addcmul_complex_second_mismatch": lambda d: _ones((3, 5), C128, d).addcmul_(_ones(5, C128, d), _ones(17, C128, d)),
+    "addcmul_complex_broadcast_not_self": lambda d: _ones(5, C64, d).addcmul_(_ones((2, 5), C64, d), _ones(5, C64, d)),
+    "lerp_complex_mismatch": lambda d: _ones(5, C128, d).lerp_(_ones(17, C128, d), 0.5),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SHAPES_FIRST))
+def test_inplace_ternary_shapes_before_dtype_refusal_like_cpu(case):
+    # fuzz 104:4, 106:724, 107:808 (lerp_ of integers), 105:1472, 106:1246 (addcdiv_ of complex):
+    # CPU's iterator raises the size error ('The size of tensor a (3) must match the size of tensor b
+    # (4) at non-singleton dimension 0') before lerp's kernel refuses integers or tpu refuses complex
+    # values; lerp with a tensor weight is refused by CPU's lerp_kernel_tensor, not lerp_kernel_scalar
+    same_as_cpu(SHAPES_FIRST[case])
