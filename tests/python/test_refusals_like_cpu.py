@@ -533,3 +533,34 @@ def test_inplace_ternary_shapes_before_dtype_refusal_like_cpu(case):
     # (4) at non-singleton dimension 0') before lerp's kernel refuses integers or tpu refuses complex
     # values; lerp with a tensor weight is refused by CPU's lerp_kernel_tensor, not lerp_kernel_scalar
     same_as_cpu(SHAPES_FIRST[case])
+
+
+def _b(shape, d):
+    return torch.ones(shape, dtype=torch.bool, device=d)
+
+
+PRODUCT_SHAPES_FIRST = {
+    "mm": lambda d: torch.mm(_b((1, 5), d), _b((6, 7), d)),
+    "matmul": lambda d: torch.matmul(_b((3, 1), d), _b((2, 7), d)),
+    "addmm": lambda d: torch.addmm(_b((2, 2), d), _b((2, 3), d), _b((4, 2), d)),
+    "bmm": lambda d: torch.bmm(_b((2, 0, 0), d), _b((2, 1, 7), d)),
+    "bmm_batches": lambda d: torch.bmm(_b((2, 1, 3), d), _b((3, 3, 7), d)),
+    "bmm_batches_float": lambda d: torch.bmm(_ones((2, 2, 3), F32, d), _ones((3, 3, 2), F32, d)),
+    "baddbmm": lambda d: torch.baddbmm(_b((1, 1, 1), d), _b((1, 1, 1), d), _b((1, 2, 1), d)),
+    "addbmm_batches": lambda d: torch.addbmm(_b((2, 2), d), _b((2, 2, 3), d), _b((3, 3, 2), d)),
+    "addbmm_sizes": lambda d: torch.addbmm(_ones((2, 2), F32, d), _ones((2, 2, 3), F32, d), _ones((2, 4, 2), F32, d)),
+    "mv": lambda d: torch.mv(_b((2, 3), d), _b(4, d)),
+    "addmv": lambda d: torch.addmv(_b(2, d), _b((2, 3), d), _b(4, d)),
+    "mm_shapes_fit_refused": lambda d: torch.mm(_b((2, 3), d), _b((3, 2), d)),
+    "bmm_shapes_fit_refused": lambda d: torch.bmm(_b((2, 2, 3), d), _b((2, 3, 2), d)),
+    "mv_shapes_fit_refused": lambda d: torch.mv(_b((2, 3), d), _b(3, d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PRODUCT_SHAPES_FIRST))
+def test_bool_products_check_shapes_before_refusal_like_cpu(case):
+    # fuzz 106:1122, 105:520, 104:1486, 108:1463: CPU's meta functions check a product's shapes
+    # before its kernel refuses Bool ('mat1 and mat2 shapes cannot be multiplied (1x5 and 6x7)');
+    # tpu raised the refusal ('"addmm_impl_cpu_" not implemented for 'Bool''). bmm's batch
+    # mismatch is CPU's 'Expected size for first two dimensions of batch2 ...' (addbmm keeps its own)
+    same_as_cpu(PRODUCT_SHAPES_FIRST[case])
