@@ -376,12 +376,16 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name):
     of range, would otherwise be raised at a later, unrelated
     synchronization point). Where the meta kernel cannot say (it raises, or
     does not exist) the check after the functional op decides, as before."""
+    first = next((a for a in args if isinstance(a, torch.Tensor)), None)
     try:
         meta = functional(*_meta_like(args), **_meta_like(kwargs))
     except Exception:  # noqa: BLE001 - the real call raises its own error
+        # any/all check out's dtype (bool or uint8, whatever the result) before
+        # the dims: all(x, dim=3, out=int32) is CPU's out error, not the IndexError
+        if name in _ALLANY_OUTS and isinstance(outs[0], torch.Tensor):
+            _C.check_out_dtype(name, 0, torch.bool, outs[0].dtype, None if first is None else first.dtype)
         return
     metas = (meta,) if len(outs) == 1 else meta
-    first = next((a for a in args if isinstance(a, torch.Tensor)), None)
     for k, (o, m) in enumerate(zip(outs, metas)):
         if isinstance(m, torch.Tensor) and isinstance(o, torch.Tensor):
             _C.check_out_dtype(name, k if len(outs) > 1 else 0, m.dtype, o.dtype, None if first is None else first.dtype)

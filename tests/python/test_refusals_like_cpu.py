@@ -564,3 +564,23 @@ def test_bool_products_check_shapes_before_refusal_like_cpu(case):
     # tpu raised the refusal ('"addmm_impl_cpu_" not implemented for 'Bool''). bmm's batch
     # mismatch is CPU's 'Expected size for first two dimensions of batch2 ...' (addbmm keeps its own)
     same_as_cpu(PRODUCT_SHAPES_FIRST[case])
+
+
+ALLANY_OUT_FIRST = {
+    "all_int32_out_bad_dim": lambda d: torch.all(_ones((0, 3), torch.int32, d), dim=3,
+                                                 out=torch.empty(0, dtype=torch.int32, device=d)),
+    "any_float_out_bad_dims": lambda d: torch.any(_ones((0, 3), torch.int32, d), dim=(0, 5),
+                                                  out=torch.empty(0, dtype=F32, device=d)),
+    "any_int64_out_bad_dim": lambda d: torch.any(_ones(2, F32, d), dim=3, out=torch.empty(0, dtype=L, device=d)),
+    "all_uint8_out_bad_dim_index_error": lambda d: torch.all(_ones((0, 3), torch.int32, d), dim=3,
+                                                             out=torch.empty(0, dtype=U8, device=d)),
+    "all_int32_out_good_dim": lambda d: torch.all(_ones((2, 3), torch.int32, d), dim=1,
+                                                  out=torch.empty(0, dtype=torch.int32, device=d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ALLANY_OUT_FIRST))
+def test_any_all_out_dtype_before_dims_like_cpu(case):
+    # fuzz 104:935: all(int32 (0, 3), dim=3, out=int32) is CPU's 'all only supports bool tensor for
+    # result, got: Int' (RuntimeError, checked before the dims); tpu raised the IndexError of dim 3
+    same_as_cpu(ALLANY_OUT_FIRST[case])
