@@ -239,8 +239,50 @@ static tt_status_t lower_mm(tt_lower_t *L) {
   return NULL;
 }
 
+/* addmm/baddbmm of Bool matrices: CPU's kernel refuses Bool, but it is not
+ * reached where the result is empty (returned as is) or the contraction is
+ * (k == 0: result = self * beta; zeros for a zero beta; a number beta other
+ * than a bool makes mul_'s result Long/Float/ComplexFloat, which CPU's cast
+ * into Bool refuses). 1 when the call is handled here (result or error);
+ * 0 leaves it to the usual path and its checks. */
+static int bool_trivial_add(tt_lower_t *L, int batched) {
+  int r = batched ? 3 : 2;
+  if (tt_l_arg_rank(L, 1) != r || tt_l_arg_rank(L, 2) != r) return 0;
+  if (tt_l_arg_dtype(L, 1) != TT_BOOL || tt_l_arg_dtype(L, 2) != TT_BOOL) return 0;
+  const int64_t *a = tt_l_arg_sizes(L, 1), *b = tt_l_arg_sizes(L, 2);
+  int64_t dims[3], k;
+  if (batched) {
+    if (a[0] != b[0] || a[2] != b[1]) return 0;
+    dims[0] = a[0], dims[1] = a[1], dims[2] = b[2], k = a[2];
+  } else {
+    if (a[1] != b[0]) return 0;
+    dims[0] = a[0], dims[1] = b[1], k = a[1];
+  }
+  int64_t numel = 1;
+  for (int i = 0; i < r; i++) numel *= dims[i];
+  if (numel != 0 && k != 0) return 0;
+  if (!check_self(L, 0, r, dims, TT_BOOL)) return 1;
+  const tt_arg_t *beta = 3 < L->nargs ? &L->args[3] : NULL;
+  int kind = beta ? beta->kind : TT_ARG_NONE;
+  int zero = kind == TT_ARG_INT || kind == TT_ARG_BOOL ? beta->i == 0
+             : kind == TT_ARG_FLOAT ? beta->f == 0.0
+             : kind == TT_ARG_COMPLEX ? beta->f == 0.0 && beta->f_im == 0.0 : 0;
+  if (numel == 0 || zero) {
+    tt_l_output(L, tt_b_full_i(L->g, TT_BOOL, r, dims, 0));
+    return 1;
+  }
+  if (kind == TT_ARG_BOOL) { /* self * True */
+    tt_l_output(L, tt_op_operand(L, 0, TT_BOOL, r, dims));
+    return 1;
+  }
+  tt_l_fail(L, TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type Bool",
+            kind == TT_ARG_FLOAT ? "Float" : kind == TT_ARG_COMPLEX ? "ComplexFloat" : "Long");
+  return 1;
+}
+
 /* addmm(self, mat1, mat2, *, beta, alpha) */
 static tt_status_t lower_addmm(tt_lower_t *L) {
+  if (bool_trivial_add(L, 0)) return NULL;
   tt_dtype_t dt;
   tt_val_t p = mm_prod(L, 1, 2, &dt);
   if (p < 0) return NULL;
@@ -279,6 +321,7 @@ static tt_status_t lower_bmm(tt_lower_t *L) {
 }
 
 static tt_status_t lower_baddbmm(tt_lower_t *L) {
+  if (bool_trivial_add(L, 1)) return NULL;
   tt_dtype_t dt;
   tt_val_t p = bmm_prod(L, 1, 2, &dt);
   if (p < 0) return NULL;

@@ -618,3 +618,34 @@ def test_sinh_cosh_float32_rounding_like_cpu(op, dtype):
             x = x * 1.37
         return getattr(torch, op)(x, out=torch.empty(0, dtype=torch.complex128, device=d))
     same_as_cpu(f, atol=0, rtol=2.5e-7)  # XLA's float32 exp: 1 ulp (1.2e-7) off CPU's at most here
+
+
+def _bools(shape, d):
+    return torch.ones(shape, dtype=torch.bool, device=d)
+
+
+_BOOL_TRIVIAL_ADD = {
+    "k0_beta_int": lambda d: torch.addmm(_bools((3, 2), d), _bools((3, 0), d), _bools((0, 2), d), alpha=-0.5),
+    "k0_beta_zero": lambda d: torch.addmm(_bools((3, 2), d), _bools((3, 0), d), _bools((0, 2), d), beta=0),
+    "k0_beta_float_zero": lambda d: torch.addmm(_bools((3, 2), d), _bools((3, 0), d), _bools((0, 2), d), beta=0.0),
+    "k0_beta_true": lambda d: torch.addmm(_bools((3, 2), d), _bools((3, 0), d), _bools((0, 2), d), beta=True),
+    "k0_beta_false": lambda d: torch.addmm(_bools((3, 2), d), _bools((3, 0), d), _bools((0, 2), d), beta=False),
+    "k0_beta_float": lambda d: torch.addmm(_bools((3, 2), d), _bools((3, 0), d), _bools((0, 2), d), beta=0.5),
+    "k0_self_broadcast_true": lambda d: torch.addmm(_bools(2, d) & torch.tensor([True, False], device=d),
+                                                    _bools((3, 0), d), _bools((0, 2), d), beta=True),
+    "k0_self_float": lambda d: torch.addmm(torch.ones(3, 2, device=d), _bools((3, 0), d), _bools((0, 2), d)),
+    "empty_rows": lambda d: torch.addmm(_bools((0, 2), d), _bools((0, 5), d), _bools((5, 2), d)),
+    "empty_cols": lambda d: torch.addmm(_bools((3, 0), d), _bools((3, 5), d), _bools((5, 0), d)),
+    "baddbmm_k0": lambda d: torch.baddbmm(_bools((1, 3, 2), d), _bools((1, 3, 0), d), _bools((1, 0, 2), d)),
+    "baddbmm_empty": lambda d: torch.baddbmm(_bools((1, 0, 2), d), _bools((1, 0, 3), d), _bools((1, 3, 2), d)),
+    "full_product_refused": lambda d: torch.addmm(_bools((3, 2), d), _bools((3, 1), d), _bools((1, 2), d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BOOL_TRIVIAL_ADD))
+def test_bool_addmm_trivial_products_like_cpu(case):
+    # fuzz 109:538, 103:607: addmm of Bool matrices with an empty contraction is CPU's
+    # result = self * beta (no kernel, so no Bool refusal): zeros for beta 0, self for True,
+    # 'result type Long can't be cast to the desired output type Bool' for a number; an empty
+    # result is returned as is. tpu refused them all as the kernel does
+    same_as_cpu(_BOOL_TRIVIAL_ADD[case])
