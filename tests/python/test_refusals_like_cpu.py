@@ -584,3 +584,20 @@ def test_any_all_out_dtype_before_dims_like_cpu(case):
     # fuzz 104:935: all(int32 (0, 3), dim=3, out=int32) is CPU's 'all only supports bool tensor for
     # result, got: Int' (RuntimeError, checked before the dims); tpu raised the IndexError of dim 3
     same_as_cpu(ALLANY_OUT_FIRST[case])
+
+
+COMPLEX_MEAN_DTYPE_FIRST = {
+    "dims_out_of_range_int64": lambda d: torch.mean(_ones(257, C64, d), dim=[2, 2], dtype=L),
+    "all_int32": lambda d: torch.mean(_ones((3, 4), C128, d), dtype=torch.int32),
+    "dim_bool": lambda d: torch.mean(_ones((3, 4), C64, d), 1, dtype=torch.bool),
+    "dim_uint8_keepdim": lambda d: torch.mean(_ones((3, 4), C64, d), (0,), keepdim=True, dtype=U8),
+    "complex_dtype_computes": lambda d: torch.mean(_ones((3, 4), C64, d), 1, dtype=C128),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPLEX_MEAN_DTYPE_FIRST))
+def test_complex_mean_integral_dtype_like_cpu(case):
+    # fuzz 110:0, 101:1180: mean(complex, dtype=int64) is CPU's RuntimeError 'mean(): could not infer
+    # output dtype. Optional dtype must be ... Got: Long' (before the dims); tpu raised the dims'
+    # IndexError or its refusal of a complex input reduced to an integral dtype
+    same_as_cpu(COMPLEX_MEAN_DTYPE_FIRST[case])
