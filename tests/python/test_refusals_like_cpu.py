@@ -601,3 +601,13 @@ def test_complex_mean_integral_dtype_like_cpu(case):
     # output dtype. Optional dtype must be ... Got: Long' (before the dims); tpu raised the dims'
     # IndexError or its refusal of a complex input reduced to an integral dtype
     same_as_cpu(COMPLEX_MEAN_DTYPE_FIRST[case])
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, F32, L])
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+@pytest.mark.parametrize("dim", [0, -2, 1])
+def test_median_dim_empty_check_before_bool_refusal_like_cpu(dtype, op, dim):
+    # fuzz 111:191: median(bool (0, 3), 0) is CPU's IndexError 'median(): Expected reduction dim 0 to
+    # have non-zero size.' (before its kernel refuses Bool); tpu raised the Bool refusal, and for
+    # other dtypes worded the IndexError otherwise
+    same_as_cpu(lambda d: getattr(torch, op)(torch.zeros(0, 3, dtype=dtype, device=d), dim))
