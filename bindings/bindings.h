@@ -23,8 +23,10 @@ typedef struct tt_py_s {
   PyObject *restride;                /* the glue's restride(t, sizes, strides): new metadata, same storage */
   int *pointwise_ids;                /* the op ids PyTorch tags pointwise (set_layout_ops), for the engine */
   int npointwise_ids;
-  int *inplace_binary_ids;           /* the in-place ops self.op_(other) (set_inplace_binary_ops), for the engine */
+  int *inplace_binary_ids;           /* the in-place ops self.op_(other) (set_inplace_iterator_ops), for the engine */
   int ninplace_binary_ids;
+  int *inplace_pointwise_ids;        /* the other in-place pointwise ops (set_inplace_iterator_ops), for the engine */
+  int ninplace_pointwise_ids;
   PyObject *str_tt, *str_untyped_storage, *str_stride, *str_storage_offset, *str_shape,
       *str_dtype, *str_item, *str_dim, *str_data_ptr, *str_is_contiguous,
       *str_swap_data_ptr, *str_nbytes, *str_device, *str_is_conj, *str_is_neg;

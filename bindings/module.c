@@ -29,8 +29,9 @@ static PyObject *py_init(PyObject *self, PyObject *args) {
   if (tt_py.engine) Py_RETURN_NONE; /* idempotent */
   tt_status_t s = tt_init(fallback, &tt_py.engine);
   if (!s && tt_py.pointwise_ids) s = tt_call_set_pointwise_ops(tt_py.engine, tt_py.pointwise_ids, tt_py.npointwise_ids);
-  if (!s && tt_py.inplace_binary_ids)
-    s = tt_call_set_inplace_binary_ops(tt_py.engine, tt_py.inplace_binary_ids, tt_py.ninplace_binary_ids);
+  if (!s && (tt_py.inplace_binary_ids || tt_py.inplace_pointwise_ids))
+    s = tt_call_set_inplace_iterator_ops(tt_py.engine, tt_py.inplace_binary_ids, tt_py.ninplace_binary_ids,
+                                         tt_py.inplace_pointwise_ids, tt_py.ninplace_pointwise_ids);
   if (s) return tt_py_raise(s);
   tt_py_install_matmul_precision(tt_py.engine);
   Py_RETURN_NONE;
@@ -234,17 +235,28 @@ static PyObject *py_set_layout_ops(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
-/* set_inplace_binary_ops(op_ids): the in-place ops self.op_(other) (their
- * schema's argument 1 is `other`), whose iterator checks the core makes
- * before a refusal of a dtype. */
-static PyObject *py_set_inplace_binary_ops(PyObject *self, PyObject *ids) {
+/* set_inplace_iterator_ops(binary_ids, pointwise_ids): the in-place ops
+ * self.op_(other) (their schema's argument 1 is `other`) and the other
+ * in-place pointwise ops, whose iterator checks (shapes; for the binary ones
+ * the cast into self) the core makes before a refusal of a dtype. */
+static PyObject *py_set_inplace_iterator_ops(PyObject *self, PyObject *args) {
   (void)self;
-  int n = 0, *v = op_ids(ids, &n);
-  if (!v) return NULL;
+  PyObject *bin, *pw;
+  if (!PyArg_ParseTuple(args, "OO", &bin, &pw)) return NULL;
+  int nb = 0, np = 0, *b = op_ids(bin, &nb);
+  if (!b) return NULL;
+  int *p = op_ids(pw, &np);
+  if (!p) {
+    free(b);
+    return NULL;
+  }
   free(tt_py.inplace_binary_ids); /* kept for the engine, created on first use (init) */
-  tt_py.inplace_binary_ids = v;
-  tt_py.ninplace_binary_ids = n;
-  tt_status_t s = tt_py.engine ? tt_call_set_inplace_binary_ops(tt_py.engine, v, n) : TT_OK_STATUS;
+  free(tt_py.inplace_pointwise_ids);
+  tt_py.inplace_binary_ids = b;
+  tt_py.ninplace_binary_ids = nb;
+  tt_py.inplace_pointwise_ids = p;
+  tt_py.ninplace_pointwise_ids = np;
+  tt_status_t s = tt_py.engine ? tt_call_set_inplace_iterator_ops(tt_py.engine, b, nb, p, np) : TT_OK_STATUS;
   if (s) return tt_py_raise(s);
   Py_RETURN_NONE;
 }
@@ -920,8 +932,9 @@ static PyMethodDef methods[] = {
     {"init", py_init_entry, METH_VARARGS, "init(fallback_plugin_path_or_None): load the PJRT plugin"},
     {"setup", py_setup_entry, METH_VARARGS, "setup(create_empty, dtypes, Tensor)"},
     {"set_layout_ops", py_set_layout_ops, METH_VARARGS, "set_layout_ops(pointwise_op_ids, restride): results laid out as CPU lays them out"},
-    {"set_inplace_binary_ops", py_set_inplace_binary_ops, METH_O,
-     "set_inplace_binary_ops(op_ids): in-place ops self.op_(other), whose iterator checks precede a dtype refusal"},
+    {"set_inplace_iterator_ops", py_set_inplace_iterator_ops, METH_VARARGS,
+     "set_inplace_iterator_ops(binary_ids, pointwise_ids): in-place ops self.op_(other) and the other in-place "
+     "pointwise ops, whose iterator checks precede a dtype refusal"},
     {"op_size_companion", py_op_size_companion, METH_VARARGS, "op_size_companion(id): its size companion's op id, or None"},
     {"autocast_policy", py_autocast_policy, METH_NOARGS, "autocast_policy(): [(op name, autocast class)]"},
     {"op_names", py_op_names_entry, METH_NOARGS, "names of the ops the core lowers, by op id"},

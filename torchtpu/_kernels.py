@@ -122,6 +122,13 @@ def _is_inplace_binary(op):
     return op._schema.name.endswith("_") and len(args) >= 2 and args[1].name == "other"
 
 
+def _is_inplace_pointwise(op):
+    """Any other in-place pointwise op (lerp_, addcdiv_, addcmul_): its
+    shape checks over every tensor operand precede a refusal of a dtype
+    (the core's, api/iterator_first.h)."""
+    return op._schema.name.endswith("_") and torch.Tag.pointwise in op.tags and not _is_inplace_binary(op)
+
+
 def _restride(t, size, stride):
     """A result the core stored in CPU's layout: its strides, same storage
     (metadata only: not a view, as CPU's result is not)."""
@@ -309,12 +316,16 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name):
     of range, would otherwise be raised at a later, unrelated
     synchronization point). Where the meta kernel cannot say (it raises, or
     does not exist) the check after the functional op decides, as before."""
+    first = next((a for a in args if isinstance(a, torch.Tensor)), None)
     try:
         meta = functional(*_meta_like(args), **_meta_like(kwargs))
     except Exception:  # noqa: BLE001 - the real call raises its own error
+        # any/all check out's dtype (bool or uint8, whatever the result) before
+        # the dims: all(x, dim=3, out=int32) is CPU's out error, not the IndexError
+        if name.partition(".")[0] in ("any", "all") and isinstance(outs[0], torch.Tensor):
+            _C.check_out_dtype(name, 0, torch.bool, outs[0].dtype, None if first is None else first.dtype)
         return
     metas = (meta,) if len(outs) == 1 else meta
-    first = next((a for a in args if isinstance(a, torch.Tensor)), None)
     for k, (o, m) in enumerate(zip(outs, metas)):
         if isinstance(m, torch.Tensor) and isinstance(o, torch.Tensor):
             _C.check_out_dtype(name, k if len(outs) > 1 else 0, m.dtype, o.dtype, None if first is None else first.dtype)
@@ -481,7 +492,7 @@ def register_all():
     for name, fn in special.items():
         _lib.impl(name, fn, "PrivateUse1")
         _registered.append(name)
-    pointwise, inplace_binary = [], []
+    pointwise, inplace_binary, inplace_pointwise = [], [], []
     for name, op_id in ids.items():
         if name.startswith("_tt_") or name in special:
             continue
@@ -497,10 +508,12 @@ def register_all():
             pointwise.append(op_id)
         if _is_inplace_binary(aten_op):
             inplace_binary.append(op_id)
+        elif _is_inplace_pointwise(aten_op):
+            inplace_pointwise.append(op_id)
         _lib.impl(name, fn, "PrivateUse1")
         _registered.append(name)
     _C.set_layout_ops(pointwise, _restride)
-    _C.set_inplace_binary_ops(inplace_binary)
+    _C.set_inplace_iterator_ops(inplace_binary, inplace_pointwise)
     # `.out` overloads of the ops we lower: same arguments (names and types) plus out=.
     by_packet = {}
     for name in _registered:

@@ -302,13 +302,15 @@ static int lower_bucketed(tt_engine_t *e, struct tt_call_scratch_s *sc, const tt
   return 1;
 }
 
-/* A set of op ids, one byte per op, replacing *set. */
-static tt_status_t set_ops(const int *ids, int n, const char *what, unsigned char **set, int *count) {
+/* A set of op ids, one byte per op (ids of a: 1, ids of b: 2), replacing *set. */
+static tt_status_t set_ops(const int *a, int na, const int *b, int nb, const char *what, unsigned char **set, int *count) {
   int nops = tt_ops_count();
   unsigned char *v = tt_calloc((size_t)nops, 1);
   if (!v) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory for the %s op set", what);
-  for (int i = 0; i < n; i++)
-    if (ids[i] >= 0 && ids[i] < nops) v[ids[i]] = 1;
+  for (int i = 0; i < na; i++)
+    if (a[i] >= 0 && a[i] < nops) v[a[i]] = 1;
+  for (int i = 0; i < nb; i++)
+    if (b[i] >= 0 && b[i] < nops) v[b[i]] = 2;
   tt_free(*set);
   *set = v;
   *count = nops;
@@ -316,11 +318,11 @@ static tt_status_t set_ops(const int *ids, int n, const char *what, unsigned cha
 }
 
 tt_status_t tt_call_set_pointwise_ops(tt_engine_t *e, const int *ids, int n) {
-  return set_ops(ids, n, "pointwise", &e->pointwise_ops, &e->npointwise_ops);
+  return set_ops(ids, n, NULL, 0, "pointwise", &e->pointwise_ops, &e->npointwise_ops);
 }
 
-tt_status_t tt_call_set_inplace_binary_ops(tt_engine_t *e, const int *ids, int n) {
-  return set_ops(ids, n, "in-place binary", &e->inplace_binary_ops, &e->ninplace_binary_ops);
+tt_status_t tt_call_set_inplace_iterator_ops(tt_engine_t *e, const int *binary, int nb, const int *pointwise, int np) {
+  return set_ops(pointwise, np, binary, nb, "in-place iterator", &e->inplace_iterator_ops, &e->ninplace_iterator_ops);
 }
 
 void tt_call_set_default_dtype(tt_engine_t *e, tt_dtype_t dt) {

@@ -48,10 +48,11 @@ void tt_call_set_default_dtype(tt_engine_t *e, tt_dtype_t dt);
  * layout. Replaces the previous set; an id out of range is ignored. */
 tt_status_t tt_call_set_pointwise_ops(tt_engine_t *e, const int *ids, int n);
 /* The in-place ops of the form self.op_(other) (PyTorch's schemas: an
- * in-place op whose argument 1 is `other`): where the core refuses a dtype,
- * TensorIterator's shape and cast checks come first, as on CPU
- * (api/iterator_first.h). Replaces the previous set. */
-tt_status_t tt_call_set_inplace_binary_ops(tt_engine_t *e, const int *ids, int n);
+ * in-place op whose argument 1 is `other`) and the other in-place pointwise
+ * ops (lerp_, addcdiv_): where the core refuses a dtype, TensorIterator's
+ * shape checks (and for the binary ones its cast into self) come first, as
+ * on CPU (api/iterator_first.h). Replaces the previous sets. */
+tt_status_t tt_call_set_inplace_iterator_ops(tt_engine_t *e, const int *binary, int nb, const int *pointwise, int np);
 /* The float32 matmul precision (tt_precision_t, ir/graph.h: HIGHEST 0, HIGH
  * 1, MEDIUM 2) for the next calls: every float32 dot_general and
  * convolution an op lowers to carries it (node sub, so in the cache key). */

@@ -6,7 +6,7 @@
 
 #include "ops/common.h"
 
-static int marked(const unsigned char *set, int n, int op_id) { return set && op_id >= 0 && op_id < n && set[op_id]; }
+static int marked(const unsigned char *set, int n, int op_id) { return set && op_id >= 0 && op_id < n ? set[op_id] : 0; }
 
 /* Broadcasts (rank, shape) with view v in place (infer_size); on a mismatch
  * its error, at the rightmost mismatching dim. */
@@ -47,18 +47,19 @@ static void shape_text(char *buf, size_t cap, int rank, const int64_t *d) {
 
 tt_status_t tt_iterator_inplace_first(const tt_engine_t *e, int op_id, const tt_arg_t *args, int nargs,
                                       tt_status_t refusal) {
-  if (!refusal || tt_status_code(refusal) != TT_NOT_IMPLEMENTED ||
-      !marked(e->inplace_binary_ops, e->ninplace_binary_ops, op_id) || nargs < 2 || args[0].kind != TT_ARG_TENSOR)
+  int kind = marked(e->inplace_iterator_ops, e->ninplace_iterator_ops, op_id); /* 2: binary, 1: pointwise */
+  if (!refusal || tt_status_code(refusal) != TT_NOT_IMPLEMENTED || !kind || nargs < 2 || args[0].kind != TT_ARG_TENSOR)
     return TT_OK_STATUS;
   tt_arg_kind_t k = args[1].kind;
-  if (k != TT_ARG_TENSOR && k != TT_ARG_BOOL && k != TT_ARG_INT && k != TT_ARG_FLOAT && k != TT_ARG_COMPLEX)
+  if (kind == 2 && k != TT_ARG_TENSOR && k != TT_ARG_BOOL && k != TT_ARG_INT && k != TT_ARG_FLOAT && k != TT_ARG_COMPLEX)
     return TT_OK_STATUS;
   const tt_tensor_ref_t *self = args[0].t;
-  if (k == TT_ARG_TENSOR) {
+  { /* self with each tensor operand in turn (lerp_'s end, then weight) */
     int64_t shape[TT_MAX_RANK];
     int rank = self->view.rank;
     memcpy(shape, self->view.sizes, sizeof(int64_t) * (size_t)rank);
-    TT_RETURN_IF_ERROR(broadcast_into(&rank, shape, &args[1].t->view));
+    for (int i = 1; i < nargs; i++)
+      if (args[i].kind == TT_ARG_TENSOR) TT_RETURN_IF_ERROR(broadcast_into(&rank, shape, &args[i].t->view));
     if (rank != self->view.rank || memcmp(shape, self->view.sizes, sizeof(int64_t) * (size_t)rank)) {
       char a[256], b[256]; /* rank 8 of 19-digit sizes fits */
       shape_text(a, sizeof a, self->view.rank, self->view.sizes);
@@ -68,7 +69,7 @@ tt_status_t tt_iterator_inplace_first(const tt_engine_t *e, int op_id, const tt_
   }
   /* the result is cast into self: a complex one into a real self fails
    * first, where the refusal is of the complex values */
-  if (tt_dtype_is_complex(self->dtype) || !strstr(tt_status_message(refusal), "omplex")) return TT_OK_STATUS;
+  if (kind != 2 || tt_dtype_is_complex(self->dtype) || !strstr(tt_status_message(refusal), "omplex")) return TT_OK_STATUS;
   static const int both[2] = {0, 1};
   int complex32 = 0;
   tt_dtype_t rt = tt_op_result_type_of(args, nargs, both, 2, e->default_float, &complex32);

@@ -17,12 +17,13 @@
 tt_status_t tt_iterator_broadcast_first(const tt_engine_t *e, int op_id, const tt_arg_t *args, int nargs,
                                         tt_status_t refusal);
 
-/* An in-place binary op, self.op_(other): the operands broadcast (the size
- * error), the broadcast shape is self's ("output with shape [3] doesn't
- * match the broadcast shape [2, 3]"), then, for a refusal of complex values,
- * a complex result cannot be cast into a real self ("result type
- * ComplexFloat can't be cast to the desired output type Short"). NULL when
- * none applies. */
+/* An in-place binary op, self.op_(other), or another in-place pointwise op
+ * (lerp_, addcdiv_): self and each tensor operand in turn broadcast (the
+ * size error), the broadcast shape is self's ("output with shape [3] doesn't
+ * match the broadcast shape [2, 3]"), then, for a binary op's refusal of
+ * complex values, a complex result cannot be cast into a real self ("result
+ * type ComplexFloat can't be cast to the desired output type Short"). NULL
+ * when none applies. */
 tt_status_t tt_iterator_inplace_first(const tt_engine_t *e, int op_id, const tt_arg_t *args, int nargs,
                                       tt_status_t refusal);
 

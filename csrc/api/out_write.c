@@ -24,6 +24,11 @@ tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, 
   if (!strcmp(name, "abs.out") && tt_dtype_is_complex(in)) return complex_abs_out(in, result, out);
   /* CPU's nansum_out refuses a complex input before out's dtype is looked at */
   if (!strcmp(name, "nansum.out") && tt_dtype_is_complex(in)) return tt_status_make(TT_INVALID_ARGUMENT, TT_NANSUM_COMPLEX_MSG);
+  /* so do clamp's and floor's checks of a complex input (their meta functions) */
+  if (tt_dtype_is_complex(in)) {
+    tt_status_t s = tt_complex_refusal_of_out(name);
+    if (s) return s;
+  }
   return tt_op_check_out(name, k, result, out);
 }
 

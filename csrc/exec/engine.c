@@ -80,7 +80,7 @@ void tt_engine_destroy(tt_engine_t *e) {
   tt_fallback_reset(&e->fallback);
   tt_free(e->call_scratch);
   tt_free(e->pointwise_ops);
-  tt_free(e->inplace_binary_ops);
+  tt_free(e->inplace_iterator_ops);
   tt_tier1_destroy(e->tier1);
   tt_cache_dir_close(e->tier2);
   tt_cache_dir_close(e->tier3);

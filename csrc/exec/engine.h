@@ -62,10 +62,11 @@ struct tt_engine_s {
    * (TensorIterator's result layout, ops/result_layout.h); NULL: none. */
   unsigned char *pointwise_ops;
   int npointwise_ops;
-  /* Per op id: 1 for the in-place binary ops, self.op_(other), whose
-   * iterator checks precede a dtype refusal (api/iterator_first.h); NULL: none. */
-  unsigned char *inplace_binary_ops;
-  int ninplace_binary_ops;
+  /* Per op id: 2 for the in-place binary ops, self.op_(other), 1 for the
+   * other in-place pointwise ops, whose iterator checks precede a dtype
+   * refusal (api/iterator_first.h); NULL: none. */
+  unsigned char *inplace_iterator_ops;
+  int ninplace_iterator_ops;
   int matmul_precision;     /* float32 matmul precision (tt_precision_t, ir/graph.h) of the next calls */
   /* Where the lowering asks for the precision instead, when set (the
    * embedding's per-thread setting, asked on the calling thread during the

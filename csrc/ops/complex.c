@@ -313,6 +313,10 @@ static tt_status_t reduce(tt_lower_t *L, tt_reduce_t op, int dimi, int keepi, in
   const int64_t *sizes = tt_l_arg_sizes(L, 0);
   tt_dtype_t dt = tt_l_dtype(L, dtypei);
   if (dt == TT_DTYPE_INVALID) dt = tt_l_arg_dtype(L, 0);
+  if (mean && !tt_dtype_is_complex(dt) && !tt_dtype_is_float(dt)) /* CPU's check, before the dims' */
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "mean(): could not infer output dtype. Optional dtype must be either a floating point or "
+                          "complex dtype. Got: %s", tt_op_type_name(dt));
   if (!tt_dtype_is_complex(dt))
     return tt_status_make(TT_NOT_IMPLEMENTED, "%s: complex input reduced to dtype %s is not supported on TPU yet",
                           L->op, tt_dtype_name(dt));

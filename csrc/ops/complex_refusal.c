@@ -54,6 +54,7 @@ static const row_t kRows[] = {
     {"min", "", K_DISPATCH, "min_all"},
     {"min", "dim", K_RUNTIME, "min(): does not support complex input"},
     {"median", "", K_DISPATCH, "median_cpu"},
+    {"mode", NULL, K_DISPATCH, "mode_cpu"},
     {"median", "dim", K_DISPATCH, "median_out"},
     {"nanmedian", "", K_DISPATCH, "median_cpu"},
     {"nanmedian", "dim", K_DISPATCH, "median_out"},
@@ -71,18 +72,116 @@ static const row_t kRows[] = {
     {"rad2deg", NULL, K_RUNTIME, "rad2deg is not supported for complex tensors."},
 };
 
-static const row_t *find_row(const tt_op_def_t *def) {
+/* Whether op `name` (in place: a trailing '_' on its packet) is
+ * packet.overload (want NULL: any overload). */
+static int names_op(const char *name, int inplace, const char *packet, const char *want) {
   /* "clamp_min_.Tensor" -> packet "clamp_min", overload "Tensor" */
-  const char *dot = strchr(def->name, '.');
-  size_t plen = dot ? (size_t)(dot - def->name) : strlen(def->name);
-  if ((def->flags & TT_OPF_INPLACE) && plen > 1 && def->name[plen - 1] == '_') plen--;
+  const char *dot = strchr(name, '.');
+  size_t plen = dot ? (size_t)(dot - name) : strlen(name);
+  if (inplace && plen > 1 && name[plen - 1] == '_') plen--;
   const char *overload = dot ? dot + 1 : "";
+  if (strlen(packet) != plen || strncmp(packet, name, plen)) return 0;
+  return !want || !strcmp(want, overload);
+}
+
+static int names(const tt_op_def_t *def, const char *packet, const char *want) {
+  return names_op(def->name, (def->flags & TT_OPF_INPLACE) != 0, packet, want);
+}
+
+static const row_t *find_row(const tt_op_def_t *def) {
+  for (size_t i = 0; i < sizeof kRows / sizeof kRows[0]; i++)
+    if (names(def, kRows[i].packet, kRows[i].overload)) return &kRows[i];
+  return NULL;
+}
+
+tt_status_t tt_complex_refusal_of_out(const char *out_name) {
+  /* "clamp.Tensor_out" -> its functional "clamp.Tensor"; "floor.out" -> "floor" */
+  char fn[128];
+  const char *dot = strchr(out_name, '.');
+  size_t n = strlen(out_name);
+  if (!dot || n >= sizeof fn) return NULL;
+  memcpy(fn, out_name, n + 1);
+  size_t at = (size_t)(dot - out_name);
+  if (!strcmp(dot, ".out")) fn[at] = '\0';
+  else if (n > 4 && !strcmp(out_name + n - 4, "_out")) fn[n - 4] = '\0';
+  else return NULL;
   for (size_t i = 0; i < sizeof kRows / sizeof kRows[0]; i++) {
     const row_t *r = &kRows[i];
-    if (strlen(r->packet) != plen || strncmp(r->packet, def->name, plen)) continue;
-    if (r->overload && strcmp(r->overload, overload)) continue;
-    return r;
+    if (!names_op(fn, 0, r->packet, r->overload)) continue;
+    return r->kind == K_NOT_IMPL ? tt_status_make(TT_NOT_IMPLEMENTED, "%s", r->text) : NULL;
   }
+  return NULL;
+}
+
+/* Reductions whose empty-input checks CPU makes before its kernel
+ * dispatches on the dtype (zero_numel_check_dims and the like): for an
+ * empty complex input their errors come first. */
+typedef enum {
+  Z_LIST, /* amax/amin: dim list at dim_arg, each dim named as given; none with numel 0 */
+  Z_DIM,  /* one dim at dim_arg (None: dim_default), named wrapped */
+  Z_ALL,  /* max()/min(): numel 0 */
+} zkind_t;
+
+typedef struct {
+  const char *packet, *overload;
+  zkind_t kind;
+  int dim_arg;
+  int dim_default;
+  const char *name; /* as CPU's message starts */
+} zrow_t;
+
+static const zrow_t kEmptyFirst[] = {
+    {"amax", NULL, Z_LIST, 1, 0, "amax()"},
+    {"amin", NULL, Z_LIST, 1, 0, "amin()"},
+    {"max", "dim", Z_DIM, 1, 0, "max()"},
+    {"min", "dim", Z_DIM, 1, 0, "min()"},
+    {"max", "", Z_ALL, 0, 0, "max()"},
+    {"min", "", Z_ALL, 0, 0, "min()"},
+    {"kthvalue", "", Z_DIM, 2, -1, "kthvalue()"},
+    {"median", "dim", Z_DIM, 1, 0, "median()"},
+    {"nanmedian", "dim", Z_DIM, 1, 0, "median()"}, /* sic: CPU's nanmedian says median() */
+    {"mode", "", Z_DIM, 1, -1, "mode()"},
+    {"aminmax", "", Z_DIM, 1, 0, "aminmax"}, /* sic: no parentheses; dim None is the all-reduce */
+};
+
+#define NONZERO_MSG "%s: Expected reduction dim %lld to have non-zero size."
+#define UNSPECIFIED_MSG "%s: Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+
+/* dim wrapped into [0, rank), or -1 when out of range (the Meta kernel's
+ * IndexError then comes first, see torchtpu/_kernels.py). */
+static int wrap(int64_t d, int rank) {
+  if (d < -rank || d >= rank) return -1;
+  return (int)(d < 0 ? d + rank : d);
+}
+
+tt_status_t tt_complex_empty_dims_first(const tt_op_def_t *def, const tt_arg_t *args, int nargs) {
+  const zrow_t *z = NULL;
+  for (size_t i = 0; i < sizeof kEmptyFirst / sizeof kEmptyFirst[0] && !z; i++)
+    if (names(def, kEmptyFirst[i].packet, kEmptyFirst[i].overload)) z = &kEmptyFirst[i];
+  if (!z || nargs < 1 || args[0].kind != TT_ARG_TENSOR) return NULL;
+  const tt_view_t *v = &args[0].t->view;
+  int64_t numel = 1;
+  for (int d = 0; d < v->rank; d++) numel *= v->sizes[d];
+  if (numel != 0) return NULL;
+  const tt_arg_t *a = z->dim_arg < nargs ? &args[z->dim_arg] : NULL;
+  int given = a && (a->kind == TT_ARG_INT || (a->kind == TT_ARG_INTS && a->n > 0));
+  if (z->kind == Z_ALL || (z->kind == Z_LIST && !given))
+    return tt_status_make(TT_INVALID_ARGUMENT, UNSPECIFIED_MSG, z->name);
+  if (z->kind == Z_LIST) {
+    const int64_t *dims = a->kind == TT_ARG_INT ? &a->i : a->ints;
+    for (int k = 0; k < (a->kind == TT_ARG_INT ? 1 : a->n); k++) {
+      int w = wrap(dims[k], v->rank);
+      if (w < 0) return NULL;
+      if (v->sizes[w] == 0) return tt_status_make(TT_INDEX_ERROR, NONZERO_MSG, z->name, (long long)dims[k]);
+    }
+    return NULL;
+  }
+  if (!given && !strcmp(z->packet, "aminmax"))
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
+  if (v->rank == 0) return NULL;
+  int w = wrap(given ? a->i : z->dim_default, v->rank);
+  if (w >= 0 && v->sizes[w] == 0) return tt_status_make(TT_INDEX_ERROR, NONZERO_MSG, z->name, (long long)w);
   return NULL;
 }
 

@@ -17,6 +17,18 @@ tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt);
  * no row. */
 int tt_complex_refusal_before_shapes(const tt_op_def_t *def);
 
+/* The op's own NotImplementedError for a complex input (clamp, floor,
+ * hardtanh, ...: CPU's meta check) for out overload `out_name`
+ * ("clamp.out"), which CPU raises before it looks at out's dtype; NULL for
+ * a dispatch refusal (raised after that check) or no row. */
+tt_status_t tt_complex_refusal_of_out(const char *out_name);
+
+/* CPU's error for an empty complex input to a reduction (amax, max.dim,
+ * kthvalue, median.dim, mode, aminmax, max(), ...) that checks the input's
+ * empty dims before its kernel's dispatch refuses the dtype; NULL when the
+ * op has no such check or the check passes. */
+tt_status_t tt_complex_empty_dims_first(const tt_op_def_t *def, const tt_arg_t *args, int nargs);
+
 /* nansum's refusal of a complex input (CPU's nansum_out; after the dims'
  * checks in the functional form, first in the out= form). */
 #define TT_NANSUM_COMPLEX_MSG "nansum on CPU does not support complex inputs"

@@ -31,7 +31,9 @@ tt_status_t tt_complex_route(const tt_op_def_t *def, const tt_arg_t *args, int n
   }
   const char *pt = dt == TT_C64 ? "ComplexFloat" : "ComplexDouble";
   /* CPU refuses complex values for these (no ordering, isposinf, deg2rad): its words */
-  tt_status_t cpu = tt_complex_refusal(def, dt);
+  tt_status_t cpu = tt_complex_empty_dims_first(def, args, nargs);
+  if (cpu) return cpu;
+  cpu = tt_complex_refusal(def, dt);
   if (cpu) return cpu;
   if (def->flags & (TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK)) {
     return tt_status_make(def->flags & TT_OPF_UNORDERED ? TT_NOT_IMPLEMENTED : TT_INVALID_ARGUMENT,

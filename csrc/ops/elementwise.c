@@ -142,10 +142,13 @@ static int int_zero_div_check(tt_lower_t *L, tt_dtype_t result, tt_val_t y) {
   int host = a->kind == TT_ARG_INT || a->kind == TT_ARG_FLOAT || a->kind == TT_ARG_BOOL ||
              (a->kind == TT_ARG_TENSOR && a->t->is_host_scalar);
   if (host) {
-    double v = a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL ? (double)a->i
-               : a->kind == TT_ARG_FLOAT ? a->f
-               : tt_dtype_is_float(a->t->dtype) ? a->t->host_f : (double)a->t->host_i;
-    int64_t iv = (int64_t)v; /* the number as the integral type sees it (trunc, then wrapped into the type) */
+    /* the number as the integral type sees it (trunc, then wrapped into the
+     * type). An integer stays an integer: through a double, INT64_MAX rounds
+     * to 2**63, whose conversion back wraps to 0 (fuzz 107:462: remainder of
+     * int16 by 2**63 - 1, which CPU wraps to -1, raised ZeroDivisionError) */
+    int is_f = a->kind == TT_ARG_FLOAT || (a->kind == TT_ARG_TENSOR && tt_dtype_is_float(a->t->dtype));
+    int64_t iv = !is_f ? (a->kind == TT_ARG_TENSOR ? a->t->host_i : a->i)
+                 : (int64_t)(a->kind == TT_ARG_FLOAT ? a->f : a->t->host_f);
     if (result == TT_U8) iv = (uint8_t)iv;
     else if (result == TT_I8) iv = (int8_t)iv;
     else if (result == TT_I16) iv = (int16_t)iv;
@@ -501,27 +504,6 @@ static tt_status_t minmax_op(tt_lower_t *L, int is_max) {
 static tt_status_t lower_maximum(tt_lower_t *L) { return minmax_op(L, 1); }
 static tt_status_t lower_minimum(tt_lower_t *L) { return minmax_op(L, 0); }
 
-/* maximum.out / minimum.out: the result written into `out` (argument 2),
- * which must already have the result's shape (no resizing on TPU yet). */
-static tt_status_t minmax_out(tt_lower_t *L, int is_max) {
-  const tt_tensor_ref_t *out = tt_l_ref(L, 2);
-  int argi[2] = {0, 1};
-  int64_t dims[TT_MAX_RANK];
-  int rank = tt_op_broadcast_shape(L, argi, 2, dims);
-  if (!out) return tt_status_make(TT_TYPE_ERROR, "out must be a Tensor");
-  if (out->view.rank != rank || memcmp(out->view.sizes, dims, sizeof(int64_t) * (size_t)rank))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: resizing `out` is not supported on TPU yet; pass an out tensor of the result's shape", L->op);
-  tt_status_t s = minmax_op(L, is_max);
-  if (s || tt_graph_failed(L->g) || L->nouts != 1) return s;
-  s = tt_op_check_out(is_max ? "maximum.out" : "minimum.out", 0, tt_graph_type(L->g, L->outs[0])->dtype, out->dtype);
-  if (s) return s;
-  tt_l_write(L, 2, 0, L->outs[--L->nouts]);
-  L->returns_arg = 2;
-  return NULL;
-}
-static tt_status_t lower_maximum_out(tt_lower_t *L) { return minmax_out(L, 1); }
-static tt_status_t lower_minimum_out(tt_lower_t *L) { return minmax_out(L, 0); }
-
 /* clamp(x, lo, hi) = min(max(x, lo), hi) with NaN propagation; bounds
  * arguments lo_i/hi_i (-1: absent) take part in type promotion. */
 static tt_status_t clamp_args(tt_lower_t *L, int lo_i, int hi_i) {
@@ -734,7 +716,8 @@ static tt_status_t lower_lerp(tt_lower_t *L) {
   if (!s && L->args[2].kind == TT_ARG_TENSOR) s = check_same_dtype(L, 2, "weight");
   if (s) return s;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (!tt_dtype_is_float(dt)) return tt_op_refuse_dtype(dt, "lerp_kernel_scalar");
+  if (!tt_dtype_is_float(dt)) /* CPU's two kernels: lerp.Scalar's and lerp.Tensor's */
+    return tt_op_refuse_dtype(dt, L->args[2].kind == TT_ARG_TENSOR ? "lerp_kernel_tensor" : "lerp_kernel_scalar");
   tt_dtype_t ct = tt_op_math_type(dt);
   int argi[3] = {0, 1, 2};
   int64_t dims[TT_MAX_RANK];
@@ -787,9 +770,16 @@ static tt_val_t one_minus_sq(tt_graph_t *g, tt_val_t x) {
 static tt_val_t f_atan(tt_graph_t *g, tt_val_t x) { return tt_b_binary(g, TT_BIN_ATAN2, x, ew_c(g, x, 1)); }
 static tt_val_t f_asin(tt_graph_t *g, tt_val_t x) { return tt_b_binary(g, TT_BIN_ATAN2, x, one_minus_sq(g, x)); }
 static tt_val_t f_acos(tt_graph_t *g, tt_val_t x) { return tt_b_binary(g, TT_BIN_ATAN2, one_minus_sq(g, x), x); }
-/* exp(|x| - ln 2) = e^|x| / 2, finite up to the largest finite cosh. */
+/* e^|x| / 2: exp(|x|) * 0.5 (exact halving) where exp(|x|) is finite;
+ * exp(|x| - ln 2) only beyond, up to the largest finite cosh: the rounding
+ * of |x| - ln 2 costs a relative ~|x| ulp (sinh(-9) was 4 float32 ulps off
+ * CPU's, fuzz 109:429). */
 static tt_val_t half_exp_abs(tt_graph_t *g, tt_val_t x) {
-  return tt_b_unary(g, TT_UN_EXP, ew_sub(g, tt_b_unary(g, TT_UN_ABS, x), ew_c(g, x, LN2)));
+  tt_val_t a = tt_b_unary(g, TT_UN_ABS, x);
+  tt_val_t near = ew_mul(g, tt_b_unary(g, TT_UN_EXP, a), ew_c(g, x, 0.5));
+  tt_val_t far = tt_b_unary(g, TT_UN_EXP, ew_sub(g, a, ew_c(g, x, LN2)));
+  double lim = tt_graph_type(g, x)->dtype == TT_F64 ? 709.0 : 88.0; /* exp(lim) finite */
+  return tt_b_select(g, ew_lt(g, a, lim), near, far);
 }
 static tt_val_t f_cosh(tt_graph_t *g, tt_val_t x) {
   tt_val_t e = half_exp_abs(g, x);
@@ -1052,7 +1042,6 @@ const tt_op_def_t tt_ops_elementwise[] = {
     {"pow.Scalar", lower_pow, 0, .complex = tt_complex_pow},
     {"where.self", lower_where, TT_OPF_COMPLEX},
     {"maximum", lower_maximum, TT_OPF_UNORDERED_CHECK}, {"minimum", lower_minimum, TT_OPF_UNORDERED_CHECK},
-    {"maximum.out", lower_maximum_out, TT_OPF_UNORDERED_CHECK}, {"minimum.out", lower_minimum_out, TT_OPF_UNORDERED_CHECK},
     {"clamp", lower_clamp, TT_OPF_UNORDERED}, {"clamp_", lower_clamp, TT_OPF_INPLACE | TT_OPF_UNORDERED},
     {"clamp.Tensor", lower_clamp, TT_OPF_UNORDERED}, {"clamp_.Tensor", lower_clamp, TT_OPF_INPLACE | TT_OPF_UNORDERED},
     {"clamp_min", lower_clamp_min, TT_OPF_UNORDERED}, {"clamp_min_", lower_clamp_min, TT_OPF_INPLACE | TT_OPF_UNORDERED},

@@ -19,8 +19,11 @@ static const char *cpu_kernel(const char *op) {
   return "addmm_impl_cpu_";
 }
 
-/* Checks the two matrix operands share a supported dtype; returns it. */
-static tt_dtype_t check_pair(tt_lower_t *L, int ia, int ib, const char *what) {
+/* Checks the two matrix operands share a supported dtype; returns it.
+ * bool_later: Bool is returned for the caller to refuse after its shape
+ * checks (mm, bmm, mv: CPU's meta functions check shapes, the kernel's
+ * dispatch refuses Bool afterwards). */
+static tt_dtype_t check_pair(tt_lower_t *L, int ia, int ib, const char *what, int bool_later) {
   tt_dtype_t a = tt_l_arg_dtype(L, ia), b = tt_l_arg_dtype(L, ib);
   if (a == TT_DTYPE_INVALID || b == TT_DTYPE_INVALID) {
     tt_l_fail(L, TT_TYPE_ERROR, "%s: expected Tensor arguments", L->op);
@@ -37,11 +40,18 @@ static tt_dtype_t check_pair(tt_lower_t *L, int ia, int ib, const char *what) {
                 what, tt_op_type_name(a), tt_op_type_name(b));
     return TT_DTYPE_INVALID;
   }
-  if (a == TT_BOOL) {
+  if (a == TT_BOOL && !bool_later) {
     tt_l_refuse_dtype(L, TT_BOOL, "%s", cpu_kernel(L->op));
     return TT_DTYPE_INVALID;
   }
   return a;
+}
+
+/* The Bool refusal check_pair left to a caller whose shapes now passed. */
+static int refuse_bool(tt_lower_t *L, tt_dtype_t dt) {
+  if (dt != TT_BOOL) return 0;
+  tt_l_refuse_dtype(L, TT_BOOL, "%s", cpu_kernel(L->op));
+  return 1;
 }
 
 /* The type a product is computed in: float32 for bf16/f16 (tt_op_math_type);
@@ -183,12 +193,13 @@ static int want_rank(tt_lower_t *L, int i, int rank, const char *msg) {
 
 static tt_val_t mm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
   if (!want_rank(L, ia, 2, "self must be a matrix") || !want_rank(L, ib, 2, "mat2 must be a matrix")) return -1;
-  *dt = check_pair(L, ia, ib, "mat1 and mat2");
+  *dt = check_pair(L, ia, ib, "mat1 and mat2", 1);
   if (*dt == TT_DTYPE_INVALID) return -1;
   const int64_t *a = tt_l_arg_sizes(L, ia), *b = tt_l_arg_sizes(L, ib);
   if (a[1] != b[0])
     return tt_l_fail(L, TT_INVALID_ARGUMENT, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                      (long long)a[0], (long long)a[1], (long long)b[0], (long long)b[1]);
+  if (refuse_bool(L, *dt)) return -1;
   int64_t lc = 1, rc = 0;
   return contract(L, ia, ib, *dt, 0, NULL, NULL, 1, &lc, &rc);
 }
@@ -228,8 +239,50 @@ static tt_status_t lower_mm(tt_lower_t *L) {
   return NULL;
 }
 
+/* addmm/baddbmm of Bool matrices: CPU's kernel refuses Bool, but it is not
+ * reached where the result is empty (returned as is) or the contraction is
+ * (k == 0: result = self * beta; zeros for a zero beta; a number beta other
+ * than a bool makes mul_'s result Long/Float/ComplexFloat, which CPU's cast
+ * into Bool refuses). 1 when the call is handled here (result or error);
+ * 0 leaves it to the usual path and its checks. */
+static int bool_trivial_add(tt_lower_t *L, int batched) {
+  int r = batched ? 3 : 2;
+  if (tt_l_arg_rank(L, 1) != r || tt_l_arg_rank(L, 2) != r) return 0;
+  if (tt_l_arg_dtype(L, 1) != TT_BOOL || tt_l_arg_dtype(L, 2) != TT_BOOL) return 0;
+  const int64_t *a = tt_l_arg_sizes(L, 1), *b = tt_l_arg_sizes(L, 2);
+  int64_t dims[3], k;
+  if (batched) {
+    if (a[0] != b[0] || a[2] != b[1]) return 0;
+    dims[0] = a[0], dims[1] = a[1], dims[2] = b[2], k = a[2];
+  } else {
+    if (a[1] != b[0]) return 0;
+    dims[0] = a[0], dims[1] = b[1], k = a[1];
+  }
+  int64_t numel = 1;
+  for (int i = 0; i < r; i++) numel *= dims[i];
+  if (numel != 0 && k != 0) return 0;
+  if (!check_self(L, 0, r, dims, TT_BOOL)) return 1;
+  const tt_arg_t *beta = 3 < L->nargs ? &L->args[3] : NULL;
+  int kind = beta ? beta->kind : TT_ARG_NONE;
+  int zero = kind == TT_ARG_INT || kind == TT_ARG_BOOL ? beta->i == 0
+             : kind == TT_ARG_FLOAT ? beta->f == 0.0
+             : kind == TT_ARG_COMPLEX ? beta->f == 0.0 && beta->f_im == 0.0 : 0;
+  if (numel == 0 || zero) {
+    tt_l_output(L, tt_b_full_i(L->g, TT_BOOL, r, dims, 0));
+    return 1;
+  }
+  if (kind == TT_ARG_BOOL) { /* self * True */
+    tt_l_output(L, tt_op_operand(L, 0, TT_BOOL, r, dims));
+    return 1;
+  }
+  tt_l_fail(L, TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type Bool",
+            kind == TT_ARG_FLOAT ? "Float" : kind == TT_ARG_COMPLEX ? "ComplexFloat" : "Long");
+  return 1;
+}
+
 /* addmm(self, mat1, mat2, *, beta, alpha) */
 static tt_status_t lower_addmm(tt_lower_t *L) {
+  if (bool_trivial_add(L, 0)) return NULL;
   tt_dtype_t dt;
   tt_val_t p = mm_prod(L, 1, 2, &dt);
   if (p < 0) return NULL;
@@ -239,16 +292,22 @@ static tt_status_t lower_addmm(tt_lower_t *L) {
 static tt_val_t bmm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
   if (!want_rank(L, ia, 3, "batch1 must be a 3D tensor") || !want_rank(L, ib, 3, "batch2 must be a 3D tensor"))
     return -1;
-  *dt = check_pair(L, ia, ib, "batch1 and batch2");
+  *dt = check_pair(L, ia, ib, "batch1 and batch2", 1);
   if (*dt == TT_DTYPE_INVALID) return -1;
   const int64_t *a = tt_l_arg_sizes(L, ia), *b = tt_l_arg_sizes(L, ib);
-  if (a[0] != b[0])
+  /* CPU's words: addbmm's own checks; bmm/baddbmm's common meta check of both dims */
+  int addbmm = !strncmp(L->op, "addbmm", 6);
+  if (addbmm && a[0] != b[0])
     return tt_l_fail(L, TT_INVALID_ARGUMENT, "batch1 and batch2 must have same number of batches, got %lld and %lld",
                      (long long)a[0], (long long)b[0]);
-  if (a[2] != b[1])
+  if (addbmm && a[2] != b[1])
+    return tt_l_fail(L, TT_INVALID_ARGUMENT, "Incompatible matrix sizes for bmm (%lldx%lld and %lldx%lld)",
+                     (long long)a[1], (long long)a[2], (long long)b[1], (long long)b[2]);
+  if (a[0] != b[0] || a[2] != b[1])
     return tt_l_fail(L, TT_INVALID_ARGUMENT,
                      "Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but got: [%lld, %lld].",
                      (long long)a[0], (long long)a[2], (long long)b[0], (long long)b[1]);
+  if (refuse_bool(L, *dt)) return -1;
   int64_t bd = 0, lc = 2, rc = 1;
   return contract(L, ia, ib, *dt, 1, &bd, &bd, 1, &lc, &rc);
 }
@@ -262,6 +321,7 @@ static tt_status_t lower_bmm(tt_lower_t *L) {
 }
 
 static tt_status_t lower_baddbmm(tt_lower_t *L) {
+  if (bool_trivial_add(L, 1)) return NULL;
   tt_dtype_t dt;
   tt_val_t p = bmm_prod(L, 1, 2, &dt);
   if (p < 0) return NULL;
@@ -311,12 +371,13 @@ static tt_val_t mv_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
   int ra = tt_l_arg_rank(L, ia), rb = tt_l_arg_rank(L, ib);
   if (ra != 2 || rb != 1)
     return tt_l_fail(L, TT_INVALID_ARGUMENT, "vector + matrix @ vector expected, got 1, %d, %d", ra, rb);
-  *dt = check_pair(L, ia, ib, "mat and vec");
+  *dt = check_pair(L, ia, ib, "mat and vec", 1);
   if (*dt == TT_DTYPE_INVALID) return -1;
   const int64_t *a = tt_l_arg_sizes(L, ia), *b = tt_l_arg_sizes(L, ib);
   if (a[1] != b[0])
     return tt_l_fail(L, TT_INVALID_ARGUMENT, "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
                      (long long)a[0], (long long)a[0], (long long)a[1], (long long)b[0]);
+  if (refuse_bool(L, *dt)) return -1;
   int64_t lc = 1, rc = 0;
   return contract(L, ia, ib, *dt, 0, NULL, NULL, 1, &lc, &rc);
 }
@@ -407,7 +468,7 @@ static tt_status_t lower_dot(tt_lower_t *L) {
                           "inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of "
                           "elements, but got %lld and %lld elements respectively",
                           (long long)na, (long long)nb, (long long)na, (long long)nb);
-  tt_dtype_t dt = check_pair(L, 0, 1, "both vectors");
+  tt_dtype_t dt = check_pair(L, 0, 1, "both vectors", 0);
   if (dt == TT_DTYPE_INVALID) return NULL;
   int64_t c = 0;
   tt_val_t p = contract(L, 0, 1, dt, 0, NULL, NULL, 1, &c, &c);

@@ -149,13 +149,18 @@ static tt_status_t lower_nanmedian(tt_lower_t *L) { return median_all(L, 1); }
 
 /* median.dim/nanmedian.dim(self, dim, keepdim) -> (values, indices) */
 static tt_status_t median_dim(tt_lower_t *L, int ignore_nan) {
+  /* CPU's zero_numel_check_dims, before its kernel's dispatch refuses Bool (fuzz 111:191) */
+  int rank = tt_l_arg_rank(L, 0);
+  if (rank > 0) {
+    int d = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+    if (tt_graph_failed(L->g)) return NULL;
+    if (tt_l_arg_sizes(L, 0)[d] == 0)
+      return tt_status_make(TT_INDEX_ERROR, "median(): Expected reduction dim %d to have non-zero size.", d);
+  }
   tt_status_t st = check_kind(L, "median_out"); /* CPU's name for both, as "median_cpu" for the whole-tensor forms */
   if (st) return st;
   sel_t s;
   if (!sel_prepare(L, tt_l_int(L, 1, 0), 0, tt_l_bool(L, 2, 0), &s)) return NULL;
-  if (s.sz[s.dim] == 0)
-    return tt_status_make(TT_INDEX_ERROR, "median() cannot compute median for a dimension of size 0 because the "
-                                          "operation does not have an identity");
   sel_pick(L, &s, median_pos(L, &s, ignore_nan), 1, 0);
   return NULL;
 }

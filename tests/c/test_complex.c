@@ -70,7 +70,7 @@ static void test_inplace_iterator_first(void) {
   tt_arg_t args[2] = {tensor_arg(&self), tensor_arg(&other)};
   tt_call_result_t r;
   CHECK_ERR(tt_call(E, op, args, 2, &r), TT_NOT_IMPLEMENTED); /* unmarked: the refusal stands */
-  if (CHECK_OK(tt_call_set_inplace_binary_ops(E, &op, 1))) {
+  if (CHECK_OK(tt_call_set_inplace_iterator_ops(E, &op, 1, NULL, 0))) {
     check_cpu_error(tt_call(E, op, args, 2, &r), "result type ComplexFloat can't be cast to the desired output type Short");
     args[1] = tensor_arg(&wide);
     check_cpu_error(tt_call(E, op, args, 2, &r), "output with shape [3] doesn't match the broadcast shape [2, 3]");
@@ -78,12 +78,12 @@ static void test_inplace_iterator_first(void) {
     check_cpu_error(tt_call(E, op, args, 2, &r),
                     "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0");
     int scalar_op = tt_ops_find("fmod_.Scalar");
-    CHECK_OK(tt_call_set_inplace_binary_ops(E, &scalar_op, 1));
+    CHECK_OK(tt_call_set_inplace_iterator_ops(E, &scalar_op, 1, NULL, 0));
     memset(&args[1], 0, sizeof args[1]);
     args[1].kind = TT_ARG_COMPLEX;
     args[1].f_im = 1; /* 1j: the default complex type */
     check_cpu_error(tt_call(E, scalar_op, args, 2, &r), "result type ComplexFloat can't be cast to the desired output type Short");
-    CHECK_OK(tt_call_set_inplace_binary_ops(E, NULL, 0));
+    CHECK_OK(tt_call_set_inplace_iterator_ops(E, NULL, 0, NULL, 0));
   }
   tt_storage_release(si);
   tt_storage_release(sz);

@@ -445,3 +445,169 @@ def test_inplace_iterator_checks_before_dtype_refusal_like_cpu(case):
     # be cast to the desired output type Short", RuntimeError) before its kernel runs; tpu raised the
     # dtype refusal (NotImplementedError)
     same_as_cpu(CAST_FIRST[case])
+
+
+def _empty_c(shape, d, dtype=C64):
+    return torch.zeros(shape, dtype=dtype, device=d)
+
+
+EMPTY_FIRST = {
+    "amin_dim": lambda d: torch.amin(_empty_c((0, 3), d, C128), 0),
+    "amax_negative_dim_as_given": lambda d: torch.amax(_empty_c((0, 3), d), -2, keepdim=True),
+    "amin_dims_second_empty": lambda d: torch.amin(_empty_c((2, 0, 3), d), (0, 1)),
+    "amax_no_dim": lambda d: torch.amax(_empty_c((0, 3), d)),
+    "amin_out_of_range_dim": lambda d: torch.amin(_empty_c((0, 3), d), 5),
+    "max_dim": lambda d: torch.max(_empty_c((0, 3), d), 0),
+    "min_dim_negative": lambda d: torch.min(_empty_c((2, 0, 3), d), -2, keepdim=True),
+    "max_dim_nonempty_still_refused": lambda d: torch.max(_empty_c((0, 3), d), 1),
+    "max_all": lambda d: torch.max(_empty_c((0, 3), d, C128)),
+    "min_all": lambda d: torch.min(_empty_c((3, 0), d)),
+    "kthvalue_dim": lambda d: torch.kthvalue(_empty_c((0, 3), d), 1, 0),
+    "kthvalue_default_dim": lambda d: torch.kthvalue(_empty_c((3, 0), d), 1),
+    "kthvalue_nonempty_dim_still_refused": lambda d: torch.kthvalue(_empty_c((0, 3), d), 2, 1),
+    "median_dim": lambda d: torch.median(_empty_c((0, 3), d), -2),
+    "nanmedian_dim": lambda d: torch.nanmedian(_empty_c((0, 3), d, C128), 0),
+    "mode_dim": lambda d: torch.mode(_empty_c((0, 3), d), 0),
+    "mode_nonempty": lambda d: torch.mode(_ones((2, 3), C64, d), 1),
+    "aminmax_dim": lambda d: torch.aminmax(_empty_c((0, 3), d), dim=0),
+    "aminmax_all": lambda d: torch.aminmax(_empty_c((0, 3), d)),
+    "aminmax_nonempty_dim_still_refused": lambda d: torch.aminmax(_empty_c((0, 3), d), dim=1),
+    "zero_dim_refused": lambda d: torch.max(_empty_c((), d), 0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EMPTY_FIRST))
+def test_empty_reduction_dim_before_complex_refusal_like_cpu(case):
+    # fuzz seeds 101-108: ~15 exception-type mismatches; CPU checks a reduction's empty dims before
+    # its kernel refuses a complex input (amin(complex (0, 3), 0): IndexError 'amin(): Expected
+    # reduction dim 0 to have non-zero size.'); tpu raised the refusal ('"min_values_cpu" not
+    # implemented for ...'); mode's refusal is now CPU's dispatch refusal too
+    same_as_cpu(EMPTY_FIRST[case])
+
+
+def _zc(d):
+    return torch.tensor([1 + 2j, -3 + 0.5j], device=d)
+
+
+COMPLEX_OUT_FIRST = {
+    "clamp_scalar": lambda d, o: torch.clamp(_zc(d), None, 0.5, out=o),
+    "clamp_tensor": lambda d, o: torch.clamp(_zc(d), _zc(d), out=o),
+    "clamp_max": lambda d, o: torch.clamp_max(_zc(d), 1.0, out=o),
+    "clamp_min": lambda d, o: torch.clamp_min(_zc(d), 1.0, out=o),
+    "clamp_max_tensor_cast_first": lambda d, o: torch.clamp_max(_zc(d), _zc(d), out=o),  # minimum_cpu's dispatch: after
+    "hardtanh": lambda d, o: torch._C._nn.hardtanh(_zc(d), out=o),
+    "floor": lambda d, o: torch.floor(_zc(d), out=o),
+    "ceil": lambda d, o: torch.ceil(_zc(d), out=o),
+    "trunc": lambda d, o: torch.trunc(_zc(d), out=o),
+    "real_input_still_computes": lambda d, o: torch.clamp(_zc(d).real, -1.0, 0.5, out=o),
+}
+
+
+@pytest.mark.parametrize("out_dtype", [F32, torch.int16, C128, torch.bool])
+@pytest.mark.parametrize("case", sorted(COMPLEX_OUT_FIRST))
+def test_complex_refusal_before_out_dtype_like_cpu(case, out_dtype):
+    # fuzz 105:110, 101:36: clamp(complex, out=float32) raises NotImplementedError 'clamp is not
+    # supported for complex types' on CPU (its meta function checks before out's dtype); tpu raised
+    # the out= dtype rule's RuntimeError 'Found dtype Float but expected ComplexFloat'
+    same_as_cpu(lambda d: COMPLEX_OUT_FIRST[case](d, torch.empty(0, dtype=out_dtype, device=d)))
+
+
+SHAPES_FIRST = {
+    "lerp_int8_weight_mismatch": lambda d: _ones((3, 1), I8, d).lerp_(_ones((3, 1), I8, d), _ones((4, 5), I8, d)),
+    "lerp_int64_end_mismatch": lambda d: _ones(3, L, d).lerp_(_ones(33, L, d), 0.5),
+    "lerp_int16_broadcast_not_self": lambda d: _ones(3, torch.int16, d).lerp_(_ones((2, 3), torch.int16, d), 0.5),
+    "lerp_int32_tensor_weight_refused": lambda d: _ones(3, torch.int32, d).lerp_(_ones(3, torch.int32, d), _ones(3, torch.int32, d)),
+    "lerp_int32_scalar_weight_refused": lambda d: torch.lerp(_ones(3, torch.int32, d), _ones(3, torch.int32, d), 0.5),
+    "lerp_functional_tensor_weight_refused": lambda d: torch.lerp(_ones(3, I8, d), _ones(3, I8, d), _ones(1, I8, d)),
+    "addcdiv_complex_mismatch": lambda d: _ones(257, C64, d).addcdiv_(_ones((0, 3), C64, d), _ones(257, C64, d)),
+    "addcmul_complex_second_mismatch": lambda d: _ones((3, 5), C128, d).addcmul_(_ones(5, C128, d), _ones(17, C128, d)),
+    "addcmul_complex_broadcast_not_self": lambda d: _ones(5, C64, d).addcmul_(_ones((2, 5), C64, d), _ones(5, C64, d)),
+    "lerp_complex_mismatch": lambda d: _ones(5, C128, d).lerp_(_ones(17, C128, d), 0.5),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SHAPES_FIRST))
+def test_inplace_ternary_shapes_before_dtype_refusal_like_cpu(case):
+    # fuzz 104:4, 106:724, 107:808 (lerp_ of integers), 105:1472, 106:1246 (addcdiv_ of complex):
+    # CPU's iterator raises the size error ('The size of tensor a (3) must match the size of tensor b
+    # (4) at non-singleton dimension 0') before lerp's kernel refuses integers or tpu refuses complex
+    # values; lerp with a tensor weight is refused by CPU's lerp_kernel_tensor, not lerp_kernel_scalar
+    same_as_cpu(SHAPES_FIRST[case])
+
+
+def _b(shape, d):
+    return torch.ones(shape, dtype=torch.bool, device=d)
+
+
+PRODUCT_SHAPES_FIRST = {
+    "mm": lambda d: torch.mm(_b((1, 5), d), _b((6, 7), d)),
+    "matmul": lambda d: torch.matmul(_b((3, 1), d), _b((2, 7), d)),
+    "addmm": lambda d: torch.addmm(_b((2, 2), d), _b((2, 3), d), _b((4, 2), d)),
+    "bmm": lambda d: torch.bmm(_b((2, 0, 0), d), _b((2, 1, 7), d)),
+    "bmm_batches": lambda d: torch.bmm(_b((2, 1, 3), d), _b((3, 3, 7), d)),
+    "bmm_batches_float": lambda d: torch.bmm(_ones((2, 2, 3), F32, d), _ones((3, 3, 2), F32, d)),
+    "baddbmm": lambda d: torch.baddbmm(_b((1, 1, 1), d), _b((1, 1, 1), d), _b((1, 2, 1), d)),
+    "addbmm_batches": lambda d: torch.addbmm(_b((2, 2), d), _b((2, 2, 3), d), _b((3, 3, 2), d)),
+    "addbmm_sizes": lambda d: torch.addbmm(_ones((2, 2), F32, d), _ones((2, 2, 3), F32, d), _ones((2, 4, 2), F32, d)),
+    "mv": lambda d: torch.mv(_b((2, 3), d), _b(4, d)),
+    "addmv": lambda d: torch.addmv(_b(2, d), _b((2, 3), d), _b(4, d)),
+    "mm_shapes_fit_refused": lambda d: torch.mm(_b((2, 3), d), _b((3, 2), d)),
+    "bmm_shapes_fit_refused": lambda d: torch.bmm(_b((2, 2, 3), d), _b((2, 3, 2), d)),
+    "mv_shapes_fit_refused": lambda d: torch.mv(_b((2, 3), d), _b(3, d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PRODUCT_SHAPES_FIRST))
+def test_bool_products_check_shapes_before_refusal_like_cpu(case):
+    # fuzz 106:1122, 105:520, 104:1486, 108:1463: CPU's meta functions check a product's shapes
+    # before its kernel refuses Bool ('mat1 and mat2 shapes cannot be multiplied (1x5 and 6x7)');
+    # tpu raised the refusal ('"addmm_impl_cpu_" not implemented for 'Bool''). bmm's batch
+    # mismatch is CPU's 'Expected size for first two dimensions of batch2 ...' (addbmm keeps its own)
+    same_as_cpu(PRODUCT_SHAPES_FIRST[case])
+
+
+ALLANY_OUT_FIRST = {
+    "all_int32_out_bad_dim": lambda d: torch.all(_ones((0, 3), torch.int32, d), dim=3,
+                                                 out=torch.empty(0, dtype=torch.int32, device=d)),
+    "any_float_out_bad_dims": lambda d: torch.any(_ones((0, 3), torch.int32, d), dim=(0, 5),
+                                                  out=torch.empty(0, dtype=F32, device=d)),
+    "any_int64_out_bad_dim": lambda d: torch.any(_ones(2, F32, d), dim=3, out=torch.empty(0, dtype=L, device=d)),
+    "all_uint8_out_bad_dim_index_error": lambda d: torch.all(_ones((0, 3), torch.int32, d), dim=3,
+                                                             out=torch.empty(0, dtype=U8, device=d)),
+    "all_int32_out_good_dim": lambda d: torch.all(_ones((2, 3), torch.int32, d), dim=1,
+                                                  out=torch.empty(0, dtype=torch.int32, device=d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ALLANY_OUT_FIRST))
+def test_any_all_out_dtype_before_dims_like_cpu(case):
+    # fuzz 104:935: all(int32 (0, 3), dim=3, out=int32) is CPU's 'all only supports bool tensor for
+    # result, got: Int' (RuntimeError, checked before the dims); tpu raised the IndexError of dim 3
+    same_as_cpu(ALLANY_OUT_FIRST[case])
+
+
+COMPLEX_MEAN_DTYPE_FIRST = {
+    "dims_out_of_range_int64": lambda d: torch.mean(_ones(257, C64, d), dim=[2, 2], dtype=L),
+    "all_int32": lambda d: torch.mean(_ones((3, 4), C128, d), dtype=torch.int32),
+    "dim_bool": lambda d: torch.mean(_ones((3, 4), C64, d), 1, dtype=torch.bool),
+    "dim_uint8_keepdim": lambda d: torch.mean(_ones((3, 4), C64, d), (0,), keepdim=True, dtype=U8),
+    "complex_dtype_computes": lambda d: torch.mean(_ones((3, 4), C64, d), 1, dtype=C128),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPLEX_MEAN_DTYPE_FIRST))
+def test_complex_mean_integral_dtype_like_cpu(case):
+    # fuzz 110:0, 101:1180: mean(complex, dtype=int64) is CPU's RuntimeError 'mean(): could not infer
+    # output dtype. Optional dtype must be ... Got: Long' (before the dims); tpu raised the dims'
+    # IndexError or its refusal of a complex input reduced to an integral dtype
+    same_as_cpu(COMPLEX_MEAN_DTYPE_FIRST[case])
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, F32, L])
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+@pytest.mark.parametrize("dim", [0, -2, 1])
+def test_median_dim_empty_check_before_bool_refusal_like_cpu(dtype, op, dim):
+    # fuzz 111:191: median(bool (0, 3), 0) is CPU's IndexError 'median(): Expected reduction dim 0 to
+    # have non-zero size.' (before its kernel refuses Bool); tpu raised the Bool refusal, and for
+    # other dtypes worded the IndexError otherwise
+    same_as_cpu(lambda d: getattr(torch, op)(torch.zeros(0, 3, dtype=dtype, device=d), dim))
