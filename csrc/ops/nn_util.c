@@ -49,22 +49,85 @@ tt_val_t tt_nn_apply_dim(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, in
   return tt_b_transpose(g, y, perm);
 }
 
-tt_val_t tt_nn_window_sum(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, int mdim) {
-  tt_val_t fin = tt_b_unary(g, TT_UN_IS_FINITE, x);
-  tt_val_t zero = tt_b_like_f(g, x, 0), inf = tt_b_like_f(g, x, INFINITY);
-  tt_val_t y = tt_nn_apply_dim(g, tt_b_select(g, fin, x, zero), r, a, m, mdim);
-  /* windows holding +inf, -inf, NaN (counts in x's type: exact below 2^24) */
-  tt_val_t kind[3] = {tt_b_compare(g, TT_CMP_EQ, x, inf), tt_b_compare(g, TT_CMP_EQ, x, tt_b_unary(g, TT_UN_NEG, inf)),
-                      tt_b_compare(g, TT_CMP_NE, x, x)};
-  tt_val_t has[3];
-  for (int k = 0; k < 3; k++) {
-    tt_val_t c = tt_nn_apply_dim(g, tt_b_convert(g, kind[k], tt_graph_type(g, x)->dtype), r, a, m, mdim);
-    has[k] = tt_b_compare(g, TT_CMP_GT, c, tt_b_like_f(g, c, 0));
+/* Per output: whether any of its taps in 0/1 matrix `mat` reads a +inf, a
+ * -inf, a NaN. One dot of the code pinf + B*ninf + B^2*nan (B = taps + 1,
+ * exact where B^3 < 2^24 in float32) when the contraction is short enough,
+ * else three. */
+static void classes(tt_graph_t *g, tt_val_t pinf, tt_val_t ninf, tt_val_t nan, int r, int a, int mdim, tt_val_t mat,
+                    int64_t taps, tt_val_t out[3]) {
+  const tt_type_t *mt = tt_graph_type(g, mat);
+  double b = (double)(taps + 1);
+  if (b * b * b < (mt->dtype == TT_F64 ? 9.0e15 : 1.6e7)) {
+    tt_val_t code = tt_b_binary(g, TT_BIN_ADD, pinf, tt_b_binary(g, TT_BIN_ADD, tt_nn_mulc(g, ninf, b), tt_nn_mulc(g, nan, b * b)));
+    tt_val_t c = tt_nn_apply_dim(g, code, r, a, mat, mdim);
+    tt_val_t hi = tt_b_unary(g, TT_UN_FLOOR, tt_nn_mulc(g, c, 1.0 / (b * b)));
+    tt_val_t rest = tt_b_binary(g, TT_BIN_SUB, c, tt_nn_mulc(g, hi, b * b));
+    tt_val_t mid = tt_b_unary(g, TT_UN_FLOOR, tt_nn_mulc(g, rest, 1.0 / b));
+    tt_val_t lo = tt_b_binary(g, TT_BIN_SUB, rest, tt_nn_mulc(g, mid, b));
+    tt_val_t v[3] = {lo, mid, hi};
+    for (int i = 0; i < 3; i++) out[i] = tt_b_compare(g, TT_CMP_GT, v[i], tt_b_like_f(g, v[i], 0.5));
+    return;
   }
-  tt_val_t nan = tt_b_binary(g, TT_BIN_OR, has[2], tt_b_binary(g, TT_BIN_AND, has[0], has[1]));
-  y = tt_b_select(g, has[1], tt_b_like_f(g, y, -INFINITY), y);
-  y = tt_b_select(g, has[0], tt_b_like_f(g, y, INFINITY), y);
+  tt_val_t v[3] = {pinf, ninf, nan};
+  for (int i = 0; i < 3; i++) {
+    tt_val_t c = tt_nn_apply_dim(g, v[i], r, a, mat, mdim);
+    out[i] = tt_b_compare(g, TT_CMP_GT, c, tt_b_like_f(g, c, 0.5));
+  }
+}
+
+/* x's dim a contracted with matrix m (weights) as CPU's taps compute it:
+ * the finite inputs by a dot; an output any of whose taps reads a NaN, or
+ * an inf with weight 0, or infinities of both signs (after the weights'
+ * signs) is NaN, else one reading an infinity is that infinity. Weights
+ * are not negative. p, z: 0/1 matrices (m's type) of the positive and zero
+ * weighted taps (z -1 when there are none); taps: the most taps one output
+ * has. */
+static tt_val_t contract_ieee(tt_graph_t *g, tt_val_t x, int r, int a, int mdim, tt_val_t m, tt_val_t p, tt_val_t z,
+                              int64_t taps) {
+  tt_dtype_t dt = tt_graph_type(g, x)->dtype;
+  tt_val_t inf = tt_b_like_f(g, x, INFINITY);
+  tt_val_t pinf = tt_b_convert(g, tt_b_compare(g, TT_CMP_EQ, x, inf), dt);
+  tt_val_t ninf = tt_b_convert(g, tt_b_compare(g, TT_CMP_EQ, x, tt_b_unary(g, TT_UN_NEG, inf)), dt);
+  tt_val_t isnan = tt_b_convert(g, tt_b_compare(g, TT_CMP_NE, x, x), dt);
+  tt_val_t y = tt_nn_apply_dim(g, tt_b_select(g, tt_b_unary(g, TT_UN_IS_FINITE, x), x, tt_b_like_f(g, x, 0)), r, a, m, mdim);
+  tt_val_t c[3];
+  classes(g, pinf, ninf, isnan, r, a, mdim, p, taps, c);
+  tt_val_t up = c[0], down = c[1], nan = c[2];
+  if (z >= 0) { /* an infinity times a zero weight */
+    classes(g, pinf, ninf, isnan, r, a, mdim, z, taps, c);
+    nan = tt_b_binary(g, TT_BIN_OR, nan, tt_b_binary(g, TT_BIN_OR, c[0], tt_b_binary(g, TT_BIN_OR, c[1], c[2])));
+  }
+  nan = tt_b_binary(g, TT_BIN_OR, nan, tt_b_binary(g, TT_BIN_AND, up, down));
+  y = tt_b_select(g, down, tt_b_like_f(g, y, -INFINITY), y);
+  y = tt_b_select(g, up, tt_b_like_f(g, y, INFINITY), y);
   return tt_b_select(g, nan, tt_b_like_f(g, y, NAN), y);
+}
+
+tt_val_t tt_nn_window_sum(tt_graph_t *g, tt_val_t x, int r, int a, tt_val_t m, int mdim) {
+  const tt_type_t *mt = tt_graph_type(g, m);
+  return mt ? contract_ieee(g, x, r, a, mdim, m, m, -1, mt->dims[mdim]) : -1;
+}
+
+tt_val_t tt_nn_taps_contract(tt_graph_t *g, tt_val_t x, int r, int a, const tt_nn_taps_t *t, int64_t n_out, int64_t n_in,
+                             int backward) {
+  tt_dtype_t ct = tt_graph_type(g, x)->dtype;
+  int64_t d[2] = {n_out, n_in}, zero = 0;
+  tt_val_t col = tt_b_iota(g, TT_I64, 2, d, 1);
+  tt_val_t m = -1, p = -1, z = -1;
+  for (int k = 0; k < t->n; k++) {
+    tt_val_t hit = tt_b_compare(g, TT_CMP_EQ, col, tt_b_broadcast(g, t->idx[k], 2, d, &zero));
+    if (t->valid[k] >= 0) hit = tt_b_binary(g, TT_BIN_AND, hit, tt_b_broadcast(g, t->valid[k], 2, d, &zero));
+    tt_val_t w = t->w[k] >= 0 ? tt_b_broadcast(g, t->w[k], 2, d, &zero) : tt_b_full_f(g, ct, 2, d, 1);
+    tt_val_t wk = tt_b_select(g, hit, w, tt_b_like_f(g, w, 0));
+    tt_val_t pk = tt_b_binary(g, TT_BIN_AND, hit, tt_b_compare(g, TT_CMP_GT, w, tt_b_like_f(g, w, 0)));
+    tt_val_t zk = tt_b_binary(g, TT_BIN_AND, hit, tt_b_compare(g, TT_CMP_EQ, w, tt_b_like_f(g, w, 0)));
+    m = k ? tt_b_binary(g, TT_BIN_ADD, m, wk) : wk;
+    p = k ? tt_b_binary(g, TT_BIN_OR, p, pk) : pk;
+    z = k ? tt_b_binary(g, TT_BIN_OR, z, zk) : zk;
+  }
+  /* taps per output: at most n; per input (backward), at most the outputs */
+  int64_t most = backward ? n_out : t->n;
+  return contract_ieee(g, x, r, a, backward ? 0 : 1, m, tt_b_convert(g, p, ct), tt_b_convert(g, z, ct), most);
 }
 
 /* v (n) along dim a of a value of type t. */

@@ -37,6 +37,13 @@ tt_val_t tt_nn_taps_apply(tt_graph_t *g, tt_val_t x, int a, const tt_nn_taps_t *
 /* The transpose: the gradient gy (dim a of n_out) scatter-added into dim a of
  * n_in positions, w * gy at each tap's index. */
 tt_val_t tt_nn_taps_backward(tt_graph_t *g, tt_val_t gy, int a, const tt_nn_taps_t *t, int64_t n_in);
+/* The same results through an (n_out, n_in) weight matrix (x of rank r, in
+ * the math type; backward: gy's dim a of n_out to n_in): one dot for the
+ * finite values and a few 0/1 ones that place infinities and NaN where the
+ * taps put them. Cheaper than gathers where taps are many and the matrix
+ * small (antialiased downsampling). Weights must not be negative. */
+tt_val_t tt_nn_taps_contract(tt_graph_t *g, tt_val_t x, int r, int a, const tt_nn_taps_t *t, int64_t n_out, int64_t n_in,
+                             int backward);
 /* Sum of scatter-adds: (planes, n) updates to flat positions idx (planes, n)
  * of a zero (planes, size) tensor. */
 tt_val_t tt_nn_scatter_flat(tt_graph_t *g, tt_val_t upd, tt_val_t idx, int64_t planes, int64_t n, int64_t size);

@@ -247,7 +247,10 @@ static tt_status_t upsample(tt_lower_t *L, const up_op_t *op) {
     build_taps(g, op->mode, align, has, sc, isz[2 + i], osz[i], wdt, &t);
     for (int k = 0; k < t.n; k++)
       if (t.w[k] >= 0) t.w[k] = tt_b_convert(g, t.w[k], ct);
-    x = b ? tt_nn_taps_backward(g, x, 2 + i, &t, isz[2 + i]) : tt_nn_taps_apply(g, x, 2 + i, &t, osz[i]);
+    if (t.n > 4) /* many taps (antialiased downsampling, weights >= 0): a small matrix beats as many gathers */
+      x = tt_nn_taps_contract(g, x, r, 2 + i, &t, osz[i], isz[2 + i], b);
+    else
+      x = b ? tt_nn_taps_backward(g, x, 2 + i, &t, isz[2 + i]) : tt_nn_taps_apply(g, x, 2 + i, &t, osz[i]);
   }
   tt_l_output(L, tt_b_convert(g, x, dt));
   return NULL;

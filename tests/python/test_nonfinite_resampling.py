@@ -76,3 +76,21 @@ def test_forward_like_cpu(name, make, f):
 @pytest.mark.parametrize("name,make,f", CASES, ids=[c[0] for c in CASES])
 def test_backward_like_cpu(name, make, f):
     _same(_grad(f), make())
+
+
+def _long():
+    x = torch.randn(1, 2, 3, 300, generator=torch.Generator().manual_seed(2))
+    x[0, 0, 1, 17], x[0, 1, 2, 250], x[0, 0, 2, 3], x[0, 0, 2, 290] = float("inf"), float("nan"), float("inf"), -float("inf")
+    return x
+
+
+# windows and contractions of 252 elements or more: the per-class dots instead of one encoded dot
+LONG = [("adaptive-avg-long-1", lambda x: F.adaptive_avg_pool2d(x, (1, 1))),
+        ("adaptive-avg-long-7", lambda x: F.adaptive_avg_pool2d(x, (2, 7))),
+        ("aa-down-long", lambda x: F.interpolate(x, size=(3, 9), mode="bilinear", antialias=True))]
+
+
+@pytest.mark.parametrize("name,f", LONG, ids=[c[0] for c in LONG])
+def test_long_contractions_like_cpu(name, f):
+    _same(f, _long())
+    _same(_grad(f), _long())
