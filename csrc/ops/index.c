@@ -594,6 +594,17 @@ static tt_val_t scatter_reduce_apply(tt_graph_t *g, tt_val_t x, tt_val_t coords,
   tt_val_t base = x;
   if (!include_self) base = tt_b_scatter(g, TT_RED_SET, x, coords, sreduce_identity(g, red, dt, ur, ud), sd);
   tt_val_t out = tt_b_scatter(g, kind, base, coords, upd, sd);
+  if ((red == SR_AMAX || red == SR_AMIN) && tt_dtype_is_float(dt)) {
+    /* CPU's max/min propagate NaN (a NaN source, or self's own with
+     * include_self); XLA CPU's scatter combiner drops it (graph fuzzer 110:41) */
+    tt_val_t hit = tt_b_scatter(g, TT_RED_OR, tt_b_full_i(g, TT_BOOL, xr, xd, 0), coords,
+                                tt_b_compare(g, TT_CMP_NE, upd, upd), sd);
+    if (include_self) {
+      tt_val_t touched = tt_b_scatter(g, TT_RED_OR, tt_b_full_i(g, TT_BOOL, xr, xd, 0), coords, tt_b_full_i(g, TT_BOOL, ur, ud, 1), sd);
+      hit = tt_b_binary(g, TT_BIN_OR, hit, tt_b_binary(g, TT_BIN_AND, touched, tt_b_compare(g, TT_CMP_NE, x, x)));
+    }
+    out = tt_b_select(g, hit, tt_b_like_f(g, out, NAN), out);
+  }
   if (red != SR_MEAN) return out;
   tt_dtype_t ct = tt_op_math_type(dt);
   tt_val_t cnt = tt_b_scatter(g, TT_RED_SUM, tt_b_full_i(g, ct, xr, xd, include_self), coords, tt_b_full_i(g, ct, ur, ud, 1), sd);

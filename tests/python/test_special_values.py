@@ -157,3 +157,22 @@ def test_erf_reaches_one_and_gelu_of_minus_inf_is_nan(n):
     assert torch.isnan(g[0]) and torch.isnan(gc[0]) and g[1] == gc[1] == float("inf")
     assert ((1 + torch.erf(t[x < -6])).cpu() == 0).all()
     torch.testing.assert_close(g, gc, atol=2e-6, rtol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("include_self", [False, True])
+@pytest.mark.parametrize("self_nan", [False, True])
+def test_scatter_and_index_reduce_max_min_propagate_nan(reduce, include_self, self_nan):
+    """Graph fuzzer 110:41: XLA CPU's scatter combiner dropped a NaN (scatter_reduce(amax) of [nan, 1.0] into one
+    slot gave 1.0; a slot receiving only NaN kept the -inf identity); CPU's max/min propagate it, from the
+    source and, with include_self, from self."""
+    src = torch.tensor([[float("nan"), 1.0], [-float("inf"), 2.0], [float("inf"), float("nan")]])
+    idx = torch.tensor([[0, 0], [1, 1], [0, 1]])
+    base = torch.tensor([[float("nan"), 5.0], [1.0, float("nan")], [0.0, 0.0]]) if self_nan else torch.zeros(3, 2)
+    want = base.scatter_reduce(1, idx, src, reduce=reduce, include_self=include_self)
+    got = base.to("tpu").scatter_reduce(1, idx.to("tpu"), src.to("tpu"), reduce=reduce, include_self=include_self)
+    torch.testing.assert_close(got.cpu(), want, equal_nan=True)
+    rows = torch.tensor([0, 0, 2])
+    want = base.index_reduce(0, rows, src, reduce, include_self=include_self)
+    got = base.to("tpu").index_reduce(0, rows.to("tpu"), src.to("tpu"), reduce, include_self=include_self)
+    torch.testing.assert_close(got.cpu(), want, equal_nan=True)
