@@ -73,8 +73,9 @@ static tt_val_t wround(tt_graph_t *g, tt_val_t v, tt_dtype_t wdt) {
 }
 
 /* The taps of one dim (weights in float32): CPU's source indices and
- * weights per output position, its taps with zero weight included. */
-static void build_taps(tt_graph_t *g, up_mode_t mode, int align, int has_s, double sc, int64_t in, int64_t out, tt_dtype_t wdt,
+ * weights per output position, its taps with zero weight included. 0 when
+ * antialiasing needs more than TT_NN_TAPS_MAX taps per output (nothing built). */
+static int build_taps(tt_graph_t *g, up_mode_t mode, int align, int has_s, double sc, int64_t in, int64_t out, tt_dtype_t wdt,
                        tt_nn_taps_t *t) {
   memset(t, 0, sizeof *t);
   tt_val_t o = tt_b_iota(g, TT_F32, 1, &out, 0);
@@ -82,14 +83,14 @@ static void build_taps(tt_graph_t *g, up_mode_t mode, int align, int has_s, doub
     t->n = 1;
     t->idx[0] = nearest_index(g, o, mode, scales_value(has_s, sc, in, out), in, out);
     t->w[0] = t->valid[0] = -1;
-    return;
+    return 1;
   }
   float scale = area_scale(align, has_s, sc, in, out);
   tt_val_t sv = cf(g, o, scale);
   if (mode == UP_AA) {
     double support = scale >= 1.0f ? (double)scale : 1.0, inv = scale >= 1.0f ? 1.0 / scale : 1.0;
     int n = (int)ceil(support) * 2 + 1; /* CPU's largest window */
-    if (n > TT_NN_TAPS_MAX) n = TT_NN_TAPS_MAX;
+    if (n > TT_NN_TAPS_MAX) return 0; /* never fewer taps than CPU reads: a wrong answer */
     tt_val_t center = tt_b_binary(g, TT_BIN_MUL, sv, tt_nn_addc(g, o, 0.5));
     /* static_cast<int64_t> truncates; both bounds are clamped, so floor of the
      * clamped value is the same. */
@@ -108,7 +109,7 @@ static void build_taps(tt_graph_t *g, up_mode_t mode, int align, int has_s, doub
     }
     tt_val_t nz = tt_b_compare(g, TT_CMP_NE, tot, cf(g, tot, 0));
     for (int k = 0; k < n; k++) t->w[k] = tt_b_select(g, nz, tt_b_binary(g, TT_BIN_DIV, t->w[k], tot), t->w[k]);
-    return;
+    return 1;
   }
   tt_val_t src;
   if (align) src = tt_b_binary(g, TT_BIN_MUL, sv, o);
@@ -120,7 +121,7 @@ static void build_taps(tt_graph_t *g, up_mode_t mode, int align, int has_s, doub
     t->w[0] = cf(g, o, 1);
     t->w[1] = cf(g, o, 0);
     t->valid[0] = t->valid[1] = -1;
-    return;
+    return 1;
   }
   if (mode == UP_LINEAR) {
     src = tt_b_binary(g, TT_BIN_MAX, src, cf(g, src, 0));
@@ -134,7 +135,7 @@ static void build_taps(tt_graph_t *g, up_mode_t mode, int align, int has_s, doub
     t->w[0] = wround(g, tt_b_binary(g, TT_BIN_SUB, cf(g, lam, 1), lam), wdt);
     t->w[1] = lam;
     t->valid[0] = t->valid[1] = -1;
-    return;
+    return 1;
   }
   /* Bicubic: taps floor(src)-1 .. floor(src)+2, clamped to the input. */
   tt_val_t fl = tt_b_unary(g, TT_UN_FLOOR, src);
@@ -148,6 +149,7 @@ static void build_taps(tt_graph_t *g, up_mode_t mode, int align, int has_s, doub
     t->w[k] = wround(g, coef[k], wdt);
     t->valid[k] = -1;
   }
+  return 1;
 }
 
 static void fmt_sizes(char *buf, size_t n, int r, const int64_t *s) {
@@ -244,7 +246,11 @@ static tt_status_t upsample(tt_lower_t *L, const up_op_t *op) {
     double sc = has ? tt_l_float(L, is0 + i, 0) : 0;
     if (op->mode == UP_AA && !b && isz[2 + i] == osz[i]) continue; /* CPU's separable kernel skips such a dim */
     tt_nn_taps_t t;
-    build_taps(g, op->mode, align, has, sc, isz[2 + i], osz[i], wdt, &t);
+    if (!build_taps(g, op->mode, align, has, sc, isz[2 + i], osz[i], wdt, &t))
+      return tt_status_make(TT_NOT_IMPLEMENTED,
+                            "%s: antialiased resampling from %lld to %lld (more than %d input positions per output) is not "
+                            "supported on TPU yet; resize in steps of at most 63x, or set torch.tpu.set_cpu_fallback(True)",
+                            op->name, (long long)isz[2 + i], (long long)osz[i], TT_NN_TAPS_MAX);
     for (int k = 0; k < t.n; k++)
       if (t.w[k] >= 0) t.w[k] = tt_b_convert(g, t.w[k], ct);
     if (t.n > 4) /* many taps (antialiased downsampling, weights >= 0): a small matrix beats as many gathers */

@@ -94,3 +94,12 @@ LONG = [("adaptive-avg-long-1", lambda x: F.adaptive_avg_pool2d(x, (1, 1))),
 def test_long_contractions_like_cpu(name, f):
     _same(f, _long())
     _same(_grad(f), _long())
+
+
+def test_antialiased_downsampling_past_the_tap_limit_raises_instead_of_dropping_taps():
+    """Review: 1000 -> 5 antialiased needs 401 taps per output; the taps were cut at 128, which read too few
+    inputs (0.25 off CPU). It now raises NotImplementedError; 50x still matches CPU."""
+    x = torch.randn(1, 1, 2, 1000, generator=torch.Generator().manual_seed(3))
+    with pytest.raises(NotImplementedError, match="antialiased resampling from 1000 to 5"):
+        F.interpolate(x.to("tpu"), size=(2, 5), mode="bilinear", antialias=True)
+    _same(lambda t: F.interpolate(t, size=(2, 20), mode="bilinear", antialias=True), x)
