@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,8 +23,13 @@
 struct tt_cache_dir_s {
   char *path;
   tt_cache_dir_options_t opts;
-  atomic_uint_fast64_t known_bytes; /* entries' size at the last sweep + this process's puts since */
-  atomic_int swept;                         /* a first sweep ran */
+  /* Threading: puts come from any thread (the compile pool's workers write
+   * tier 3 concurrently). sweep_mu orders each put's count against sweeps, so
+   * a sweep's directory total never overwrites the bytes of a put renamed
+   * after its listing (which left the directory over its limit for good). */
+  pthread_mutex_t sweep_mu;
+  uint64_t known_bytes; /* entries' size at the last sweep + this process's puts since; under sweep_mu */
+  int swept;            /* a first sweep ran; under sweep_mu */
   atomic_uint_fast64_t sweeps, evicted, stale_temps_removed;
 };
 
@@ -64,12 +70,14 @@ tt_status_t tt_cache_dir_open(const char *path, const tt_cache_dir_options_t *op
   strcpy(p, path);
   d->path = p;
   d->opts = *options;
+  pthread_mutex_init(&d->sweep_mu, NULL);
   *out_dir = d;
   return TT_OK_STATUS;
 }
 
 void tt_cache_dir_close(tt_cache_dir_t *d) {
   if (!d) return;
+  pthread_mutex_destroy(&d->sweep_mu);
   tt_free(d->path);
   tt_free(d);
 }
@@ -81,21 +89,28 @@ tt_cache_dir_stats_t tt_cache_dir_stats(const tt_cache_dir_t *d) {
   return s;
 }
 
-/* Sweeps when due (see tt_cache_dir_put). Sweep failures only cost space. */
+/* Sweeps when due (see tt_cache_dir_put). Sweep failures only cost space.
+ * Under sweep_mu, known_bytes never falls below what this process has put in
+ * the directory: a put renamed before a sweep's listing is in its total, one
+ * renamed after it adds its bytes after the total is stored. */
 static void maybe_sweep(tt_cache_dir_t *d, size_t bytes) {
-  uint64_t known = atomic_fetch_add(&d->known_bytes, bytes) + bytes;
-  int first = !atomic_exchange(&d->swept, 1);
-  if (!first && (!d->opts.max_bytes || known <= d->opts.max_bytes)) return;
-  tt_cache_sweep_result_t r;
-  tt_status_t s = tt_cache_sweep(d->path, d->opts.max_bytes, d->opts.max_bytes / 4 * 3, STALE_TMP_SECONDS, &r);
-  if (s) {
-    tt_status_free(s);
-    return;
+  pthread_mutex_lock(&d->sweep_mu);
+  d->known_bytes += bytes;
+  int first = !d->swept;
+  d->swept = 1;
+  if (first || (d->opts.max_bytes && d->known_bytes > d->opts.max_bytes)) {
+    tt_cache_sweep_result_t r;
+    tt_status_t s = tt_cache_sweep(d->path, d->opts.max_bytes, d->opts.max_bytes / 4 * 3, STALE_TMP_SECONDS, &r);
+    if (s) {
+      tt_status_free(s);
+    } else {
+      d->known_bytes = r.bytes;
+      atomic_fetch_add(&d->sweeps, 1);
+      atomic_fetch_add(&d->evicted, r.evicted);
+      atomic_fetch_add(&d->stale_temps_removed, r.stale_temps_removed);
+    }
   }
-  atomic_store(&d->known_bytes, r.bytes);
-  atomic_fetch_add(&d->sweeps, 1);
-  atomic_fetch_add(&d->evicted, r.evicted);
-  atomic_fetch_add(&d->stale_temps_removed, r.stale_temps_removed);
+  pthread_mutex_unlock(&d->sweep_mu);
 }
 
 void tt_cache_dir_entry_name(const tt_cache_key_t *key, char *buf, size_t n) {

@@ -5,6 +5,7 @@
  * promoted to tier 2. TORCH_TPU_PJRT_PLUGIN names the plugin. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -282,6 +283,50 @@ static void test_size_limit_and_sweep(void) {
   CHECK(r.entries == 4 && r.evicted == 0 && r.bytes == 4 * on_disk);
 }
 
+/* Threads of one process (the compile pool's workers) put distinct entries
+ * into one limited directory at once: when they are done, the directory is
+ * within its limit. A sweep's total stored over a put renamed after its
+ * listing once lost that put's bytes, and the directory stayed over. */
+enum { kThreadedWriters = 6, kThreadedPuts = 150, kThreadedEntry = 500 };
+typedef struct {
+  tt_cache_dir_t *d;
+  int w;
+} threaded_put_t;
+
+static void *threaded_puts(void *arg) {
+  threaded_put_t *t = arg;
+  for (int i = 0; i < kThreadedPuts; i++) put_entry(t->d, 1000 + (uint64_t)(t->w * kThreadedPuts + i), kThreadedEntry);
+  return NULL;
+}
+
+static void test_threaded_puts_stay_within_limit(void) {
+  size_t on_disk = kThreadedEntry + TT_CACHE_ENTRY_HEADER_SIZE;
+  for (int round = 0; round < 6; round++) {
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/threaded%d", g_tmp, round);
+    tt_cache_dir_options_t o = {.private_dir = 0, .durable = 0, .max_bytes = 60 * on_disk + on_disk / 2};
+    tt_cache_dir_t *d = NULL;
+    if (!CHECK_OK(tt_cache_dir_open(dir, &o, &d))) return;
+    pthread_t th[kThreadedWriters];
+    threaded_put_t args[kThreadedWriters];
+    for (int w = 0; w < kThreadedWriters; w++) {
+      args[w] = (threaded_put_t){d, w};
+      pthread_create(&th[w], NULL, threaded_puts, &args[w]);
+    }
+    for (int w = 0; w < kThreadedWriters; w++) pthread_join(th[w], NULL);
+    tt_cache_sweep_result_t r;
+    CHECK_OK(tt_cache_sweep(dir, 0, 0, 3600, &r)); /* a listing only: no limit */
+    CHECK(r.bytes <= o.max_bytes);
+    if (r.bytes > o.max_bytes) {
+      fprintf(stderr, "  round %d: %llu bytes in %llu entries, limit %llu\n", round, (unsigned long long)r.bytes,
+              (unsigned long long)r.entries, (unsigned long long)o.max_bytes);
+      tt_cache_dir_close(d);
+      return;
+    }
+    tt_cache_dir_close(d);
+  }
+}
+
 /* ---- end to end, one fresh process per run ---------------------------------- */
 
 static void run_ops(void) {
@@ -480,6 +525,7 @@ int main(void) {
   test_store();
   test_concurrent_writers();
   test_size_limit_and_sweep();
+  test_threaded_puts_stay_within_limit();
   test_end_to_end();
   test_compile_claims();
   char cmd[300];
