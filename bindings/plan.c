@@ -318,8 +318,22 @@ static PyObject *py_plan_stats(PyObject *self, PyObject *unused) {
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
   tt_plan_stats_t s = tt_compiled_stats(e);
-  return Py_BuildValue("{s:K,s:K,s:K}", "captures", (unsigned long long)s.captures, "capture_failures",
-                       (unsigned long long)s.capture_failures, "replays", (unsigned long long)s.replays);
+  return Py_BuildValue("{s:K,s:K,s:K,s:K}", "captures", (unsigned long long)s.captures, "capture_failures",
+                       (unsigned long long)s.capture_failures, "replays", (unsigned long long)s.replays, "deferred",
+                       (unsigned long long)s.deferred);
+}
+
+/* plan_set_fusion(on) -> the previous setting */
+static PyObject *py_plan_set_fusion(PyObject *self, PyObject *on) {
+  (void)self;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  int v = PyObject_IsTrue(on);
+  if (v < 0) return NULL;
+  int old = 0;
+  tt_status_t s = tt_compiled_set_fusion(e, v, &old);
+  if (s) return tt_py_raise(s);
+  return PyBool_FromLong(old);
 }
 
 /* plan_device_address(tensor) -> int: its storage's device address (tests) */
@@ -340,6 +354,7 @@ ENGINE_ENTRY(py_plan_capture_begin)
 ENGINE_ENTRY(py_plan_capture_abort)
 ENGINE_ENTRY(py_plan_capture_end)
 ENGINE_ENTRY(py_plan_stats)
+ENGINE_ENTRY(py_plan_set_fusion)
 ENGINE_ENTRY(py_plan_set_view_fn)
 ENGINE_ENTRY(py_plan_device_address)
 
@@ -359,7 +374,10 @@ PyMethodDef tt_py_plan_methods[] = {
     {"plan_run", (PyCFunction)(void (*)(void))py_plan_run_entry, METH_FASTCALL,
      "plan_run(plan, args, raise_on_mismatch=True) -> outputs: replay a captured graph (None for arguments it "
      "was not captured for, when raise_on_mismatch is False)"},
-    {"plan_stats", py_plan_stats_entry, METH_NOARGS, "{captures, capture_failures, replays}"},
+    {"plan_stats", py_plan_stats_entry, METH_NOARGS, "{captures, capture_failures, replays, deferred}"},
+    {"plan_set_fusion", py_plan_set_fusion_entry, METH_O,
+     "plan_set_fusion(on) -> previous: replays of compiled graphs captured from now on join the open region "
+     "(one program per step) or launch on their own"},
     {"plan_set_view_fn", py_plan_set_view_fn_entry, METH_O, "plan_set_view_fn(fn(base, dtype, size, stride, offset))"},
     {"plan_device_address", py_plan_device_address_entry, METH_O,
      "plan_device_address(tensor) -> its storage's device address, after pending work (tests: in-place updates)"},

@@ -31,6 +31,13 @@ tt_status_t tt_compiled_check(const tt_plan_t *p, const tt_tensor_ref_t *args, i
 
 tt_plan_stats_t tt_compiled_stats(const tt_engine_t *e) { return e->plans; }
 
+tt_status_t tt_compiled_set_fusion(tt_engine_t *e, int on, int *out_old) {
+  *out_old = e->fuse_plans;
+  TT_RETURN_IF_ERROR(tt_region_flush(e, "a change of compiled-graph fusion"));
+  e->fuse_plans = on != 0;
+  return TT_OK_STATUS;
+}
+
 tt_status_t tt_compiled_device_address(tt_engine_t *e, tt_storage_t *s, uint64_t *out_address) {
   *out_address = 0;
   TT_RETURN_IF_ERROR(tt_region_flush(e, "a device address"));

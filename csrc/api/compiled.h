@@ -26,6 +26,10 @@ tt_status_t tt_compiled_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t 
 /* Whether args match what p was captured for (the mismatch error if not). */
 tt_status_t tt_compiled_check(const tt_plan_t *p, const tt_tensor_ref_t *args, int nargs);
 tt_plan_stats_t tt_compiled_stats(const tt_engine_t *e);
+/* Whether graphs captured from now on replay into the open region
+ * (exec/plan_defer.h; TORCH_TPU_FUSE_COMPILED_CALLS); *out_old the previous
+ * setting. Runs the open region first. */
+tt_status_t tt_compiled_set_fusion(tt_engine_t *e, int on, int *out_old);
 /* The device address of a storage's buffer, after the work pending on it
  * (0 for a never-written one): a storage a plan updates in place keeps it. */
 tt_status_t tt_compiled_device_address(tt_engine_t *e, tt_storage_t *s, uint64_t *out_address);

@@ -29,6 +29,9 @@ static const tt_env_decl_t kDecls[TT_ENV_COUNT] = {
                              "run ops with no TPU lowering on the CPU"},
     [TT_ENV_EAGER_BUCKETS] = {"TORCH_TPU_EAGER_BUCKETS", TT_ENV_FLAG, "off",
                               "eager cat grows tensors in power-of-two buckets; ops on them compile once per bucket"},
+    [TT_ENV_FUSE_COMPILED_CALLS] = {"TORCH_TPU_FUSE_COMPILED_CALLS", TT_ENV_FLAG, "on",
+                                    "torch.compile'd graphs called one after another (a training step's forward, "
+                                    "backward and optimizer step) run as one program at the next sync"},
     [TT_ENV_TIER1_MAX_ENTRIES] = {"TORCH_TPU_TIER1_COMPILATION_CACHE_MAX_ENTRIES", TT_ENV_COUNT_VALUE, "4096",
                                   "executables kept in process memory (0: no limit)"},
     [TT_ENV_TIER2] = {"TORCH_TPU_TIER2_COMPILATION_CACHE", TT_ENV_FLAG, "on when WORLD_SIZE > 1",

@@ -52,6 +52,7 @@ tt_status_t tt_engine_create(const char *fallback_plugin, tt_engine_t **out_engi
   e->default_float = TT_F32;
   e->matmul_precision = TT_PREC_HIGHEST;
   e->eager_buckets = tt_env_flag(&e->env, TT_ENV_EAGER_BUCKETS, 0);
+  e->fuse_plans = tt_env_flag(&e->env, TT_ENV_FUSE_COMPILED_CALLS, 1);
   e->fallback.enabled = tt_env_flag(&e->env, TT_ENV_CPU_FALLBACK, 0); /* off by default, as in TorchTPU */
   tt_region_init(&e->region, &e->env);
   tt_compile_pool_init(&e->pool, e);

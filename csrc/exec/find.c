@@ -182,6 +182,10 @@ tt_tier1_exe_t *tt_exec_find_cached(tt_engine_t *c, const tt_cache_key_t *key) {
   return e;
 }
 
+tt_status_t tt_exec_emit_text(tt_engine_t *e, const tt_graph_t *g, tt_strbuf_t *out_text) {
+  return tt_hlo_emit_module_for(g, tt_pjrt_runtime_info(e->rt)->platform_name, out_text);
+}
+
 tt_status_t tt_exec_emit(tt_engine_t *c, tt_graph_t *g, const tt_cache_key_t *key, tt_strbuf_t *out_text,
                          tt_cache_entry_id_t *out_id) {
   /* The module text is needed to compile and, for tiers 2 and 3, to check

@@ -18,6 +18,8 @@
 
 /* A new reference to key's tier-1 executable (counted as a hit), or NULL. */
 tt_tier1_exe_t *tt_exec_find_cached(tt_engine_t *e, const tt_cache_key_t *key);
+/* The module text of g for the engine's platform (no cache identity). */
+tt_status_t tt_exec_emit_text(tt_engine_t *e, const tt_graph_t *g, tt_strbuf_t *out_text);
 /* The module text of g and the identity of its directory entries. */
 tt_status_t tt_exec_emit(tt_engine_t *e, tt_graph_t *g, const tt_cache_key_t *key, tt_strbuf_t *out_text,
                          tt_cache_entry_id_t *out_id);

@@ -1,6 +1,8 @@
 /* Plans: capture of a compiled graph into one executable, and its replay. */
 #include "exec/plan.h"
 #include "exec/lower_env.h"
+#include "exec/plan_defer.h"
+#include "exec/plan_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -11,63 +13,6 @@
 #include "exec/engine.h"
 #include "exec/run.h"
 
-typedef enum param_kind_e {
-  P_ARG,   /* argument `arg`'s storage */
-  P_CONST, /* `bind` as captured (its storage retained) */
-  P_RNG,   /* a fresh draw of the engine's generator */
-  P_ZEROS, /* a new storage of zeros (dtype, numel) */
-} param_kind_t;
-
-typedef struct param_s {
-  param_kind_t kind;
-  int arg;
-  tt_binding_t bind;
-  tt_dtype_t dtype;
-  int64_t numel;
-} param_t;
-
-typedef enum result_kind_e {
-  R_NEW,   /* a new storage each call */
-  R_ARG,   /* written back into argument `arg`'s storage */
-  R_CONST, /* written back into `storage` (retained) */
-  R_DROP,  /* nothing returns it */
-} result_kind_t;
-
-typedef struct result_s {
-  result_kind_t kind;
-  int donated; /* R_ARG/R_CONST: the program also reads that storage (its buffer is donated) */
-  int arg;
-  tt_storage_t *storage;
-  tt_dtype_t dtype;
-  int64_t numel;
-} result_t;
-
-typedef struct arg_sig_s {
-  tt_dtype_t dtype;
-  tt_view_t view;
-  int conj, neg;
-  tt_dtype_t storage_dtype;
-  int64_t storage_numel;
-  int alias; /* the first earlier argument sharing this one's storage, or -1 */
-} arg_sig_t;
-
-struct tt_plan_s {
-  tt_engine_t *engine;
-  tt_tier1_exe_t *exe; /* NULL when the graph computes nothing on the device */
-  int nargs, nparams, nresults, nouts, nchecks, nprog_outs;
-  arg_sig_t *args;
-  param_t *params;
-  result_t *results;
-  tt_plan_out_t *outs;
-  tt_index_check_t *checks;
-  /* What the ops were lowered and compiled under: a replay under other
-   * settings would run another program than eager would. */
-  int matmul_precision;
-  tt_dtype_t default_float;
-  uint64_t options_key;
-  char what[128];
-};
-
 int tt_plan_num_args(const tt_plan_t *p) { return p->nargs; }
 int tt_plan_num_outputs(const tt_plan_t *p) { return p->nouts; }
 const tt_plan_out_t *tt_plan_output(const tt_plan_t *p, int k) { return &p->outs[k]; }
@@ -76,6 +21,7 @@ int tt_plan_num_results(const tt_plan_t *p) { return p->nresults; }
 
 void tt_plan_release(tt_plan_t *p) {
   if (!p) return;
+  if (p->engine->region.follow_mark == &p->followed) p->engine->region.follow_mark = NULL;
   for (int i = 0; i < p->nparams; i++)
     if (p->params[i].kind == P_CONST && p->params[i].bind.kind == TT_BIND_STORAGE)
       tt_storage_release(p->params[i].bind.storage);
@@ -292,8 +238,13 @@ tt_status_t tt_plan_capture_end(tt_engine_t *e, const tt_tensor_ref_t *args, int
       tt_storage_retain(p->params[i].bind.storage);
   for (int r = 0; r < p->nresults; r++)
     if (p->results[r].kind == R_CONST) tt_storage_retain(p->results[r].storage);
-  tt_status_t s = tt_region_capture_run(e, p->what, &p->exe, &p->nprog_outs);
+  int defer = tt_plan_defer_enabled(e);
+  tt_strbuf_t module;
+  tt_strbuf_init(&module);
+  tt_status_t s = tt_region_capture_run(e, p->what, defer ? &module : NULL, &p->exe, &p->nprog_outs);
   tt_plan_capture_abort(e);
+  if (!s && defer) tt_plan_defer_prepare(e, p, &module);
+  tt_strbuf_free(&module);
   if (s) {
     tt_plan_release(p);
     return s;
@@ -352,6 +303,16 @@ tt_status_t tt_plan_check_args(const tt_plan_t *p, const tt_tensor_ref_t *args, 
 tt_status_t tt_plan_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *args, int nargs,
                         tt_storage_t **out_storages) {
   TT_RETURN_IF_ERROR(tt_plan_check_args(p, args, nargs));
+  /* Deferred when worth it: the plan was followed by other work before a
+   * sync, or other calls wait in the region for this one to join them. */
+  if (p->fusable && tt_plan_defer_enabled(e) && (p->followed || e->region.ncalls)) {
+    int deferred = 0;
+    TT_RETURN_IF_ERROR(tt_plan_defer(e, p, args, out_storages, &deferred));
+    if (deferred) return TT_OK_STATUS;
+  }
+  /* This call follows the last plan launched (itself again is no reason:
+   * an inference loop that never syncs). */
+  if (e->region.follow_mark && e->region.follow_mark != &p->followed) *e->region.follow_mark = 1;
   /* Pending work first: writes to the arguments' storages come before. */
   TT_RETURN_IF_ERROR(tt_region_flush(e, p->what));
   int np = p->nparams, nout = p->nprog_outs;
@@ -423,6 +384,7 @@ tt_status_t tt_plan_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *arg
     }
   }
   if (!s) {
+    e->region.follow_mark = &p->followed;
     for (int k = 0; k < p->nouts; k++) {
       const tt_plan_out_t *o = &p->outs[k];
       tt_storage_t *st = o->kind == TT_PLAN_OUT_ARG ? args[o->index].storage : made[o->index];

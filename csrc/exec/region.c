@@ -139,6 +139,7 @@ static void reset(tt_engine_t *e) {
   R->npending = 0;
   R->nchecks = 0;
   R->nops = 0;
+  R->ncalls = 0;
   if (R->g) tt_graph_reset(R->g);
   R->gen++;
 }
@@ -319,6 +320,13 @@ static tt_status_t flush(tt_engine_t *e, const char *what, const tt_val_t *extra
   }
   int nout = R->npending + nextra + nflag;
   tt_status_t s = add_outputs(e, extra, nextra, nflag);
+  /* A region holding deferred program calls (exec/plan_defer.h) donates as
+   * their own launches would: a storage it reads and writes (parameters,
+   * optimizer state) gets its new value in the buffer it was read from. */
+  for (int r = 0; !s && R->ncalls && !nextra && r < R->npending; r++) {
+    int i = tt_region_param_of_pending(R, r);
+    if (i >= 0) s = tt_graph_alias_output(R->g, r, i);
+  }
   tt_pjrt_buffer_t *small[64];
   tt_pjrt_buffer_t **bufs = nout <= 64 ? small : tt_malloc(sizeof(*bufs) * (size_t)nout);
   if (!s && !bufs) s = tt_status_make(TT_OUT_OF_MEMORY, "out of host memory running a region");
@@ -354,6 +362,7 @@ static tt_status_t flush(tt_engine_t *e, const char *what, const tt_val_t *extra
  * its executables are reused, whatever ran before (a period learned from an
  * earlier workload used to cut at shifting places and compile every step). */
 tt_status_t tt_region_flush(tt_engine_t *e, const char *what) {
+  e->region.follow_mark = NULL;
   tt_repeat_reset(&e->repeat);
   return flush(e, what, NULL, 0, NULL, NULL, 1);
 }
@@ -372,19 +381,26 @@ tt_status_t tt_region_end_op(tt_engine_t *e, uint64_t op_hash, const char *what)
   tt_region_t *R = &e->region;
   R->nops++;
   R->stats.ops++;
+  if (R->follow_mark) {
+    *R->follow_mark = 1;
+    R->follow_mark = NULL;
+  }
   if (R->capture.active) return TT_OK_STATUS; /* the whole graph is one region */
   /* Strict and Debug: one op per region. Strict does not drain the launch
    * queue, so an op whose executable is compiling does not stop the host
    * from lowering the next ones (exec/launch_queue.h). */
   if (tt_get_eager_mode(e) != TT_MODE_DEFER_AND_FUSE) {
-    tt_repeat_reset(&e->repeat);
-    return flush(e, what, NULL, 0, NULL, NULL, 0);
-  }
-  if (R->repeat_detection && tt_repeat_observe(&e->repeat, op_hash)) {
+    /* Deferred program calls pending: the op joins them (below: only the
+     * size limits close the region). */
+    if (!R->ncalls) {
+      tt_repeat_reset(&e->repeat);
+      return flush(e, what, NULL, 0, NULL, NULL, 0);
+    }
+  } else if (R->repeat_detection && tt_repeat_observe(&e->repeat, op_hash)) {
     R->stats.repeat_cuts++;
     return flush(e, "a repeated op sequence (DeferAndFuse)", NULL, 0, NULL, NULL, 0);
   }
-  int limit = R->chunk_limit;
+  int limit = tt_get_eager_mode(e) == TT_MODE_DEFER_AND_FUSE ? R->chunk_limit : 0;
   if (limit > 0 && R->nops >= (uint64_t)limit) {
     R->stats.chunk_cuts++;
     tt_status_t s = flush(e, "a chunk of ops (DeferAndFuse)", NULL, 0, NULL, NULL, 0);
@@ -419,7 +435,17 @@ int tt_region_param_of_pending(const tt_region_t *R, int r) {
   return -1;
 }
 
-tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_tier1_exe_t **out_exe, int *out_nout) {
+int tt_region_take_call(tt_engine_t *e, uint64_t key) {
+  tt_region_t *R = &e->region;
+  if (R->ncalls == TT_REGION_MAX_CALLS) return 0;
+  for (int i = 0; i < R->ncalls; i++)
+    if (R->calls[i] == key) return 0;
+  R->calls[R->ncalls++] = key;
+  return 1;
+}
+
+tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_strbuf_t *out_text, tt_tier1_exe_t **out_exe,
+                                  int *out_nout) {
   tt_region_t *R = &e->region;
   *out_exe = NULL;
   *out_nout = 0;
@@ -433,6 +459,7 @@ tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_tier1_exe
     return TT_OK_STATUS;
   }
   tt_status_t s = add_outputs(e, NULL, 0, nflag);
+  if (!s && out_text) s = tt_exec_emit_text(e, R->g, out_text);
   /* Donation: a storage the graph reads and writes (a parameter, an
    * optimizer's state, a running statistic) gets its new value in the
    * buffer it was read from; the launch consumes the old buffer, so the

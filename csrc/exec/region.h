@@ -15,9 +15,12 @@
 #include "exec/async_errors.h"
 #include "exec/run.h"
 #include "base/env.h"
+#include "base/strbuf.h"
 #include "exec/engine_type.h"
 #include "ir/graph.h"
 
+
+#define TT_REGION_MAX_CALLS 16
 
 /* A capture (exec/plan.h): while active, the region is one compiled graph
  * being recorded: no op closes it (whatever the mode), and anything that
@@ -48,6 +51,17 @@ typedef struct tt_region_s {
   int chunk_ops;   /* DeferAndFuse's first chunk, in ops (0: no chunks) */
   int chunk_limit; /* ops the open region may reach: chunk_ops, doubled after each chunk cut */
   tt_region_capture_t capture;
+  /* Whole programs called in the region (replayed plans deferred by
+   * exec/plan_defer.c), by key. While there are any, Strict keeps the region
+   * open as DeferAndFuse does, so a compiled step's programs and the eager
+   * ops between them run as one program at the next materialization. */
+  uint64_t calls[TT_REGION_MAX_CALLS];
+  int ncalls;
+  /* The last plan launched on its own (exec/plan_defer.h): set to 1 when an
+   * op or another call follows it before the region next flushes, i.e.
+   * before a sync: such a plan is worth deferring, a lone one (inference
+   * called in a loop that reads each result) is not. */
+  int *follow_mark;
   tt_region_stats_t stats;
 } tt_region_t;
 
@@ -90,6 +104,12 @@ tt_status_t tt_region_flush_checked(tt_engine_t *e, const char *what, const tt_v
 void tt_region_forget(tt_engine_t *e, tt_storage_t *s);
 int tt_region_is_pending(tt_engine_t *e, const tt_storage_t *s);
 
+/* Before a call of whole program `key` is recorded into the region: 1 when
+ * the region may take it (recorded), 0 when the region must run first: it
+ * calls that program already (the next step of a loop begins) or holds
+ * TT_REGION_MAX_CALLS calls. */
+int tt_region_take_call(tt_engine_t *e, uint64_t key);
+
 /* Starts a capture on the open region, which must be empty (flush first). */
 void tt_region_capture_begin(tt_engine_t *e);
 /* Abandons the capture (if any) with the cause; the region stays open. */
@@ -98,8 +118,12 @@ void tt_region_capture_fail(tt_engine_t *e, const char *why);
  * executable: *out_exe is a new reference to it (the caller releases it with
  * tt_tier1_release), *out_nout the number of its outputs (the live pending
  * storages in their order, then the index-check flags when there are
- * checks). The storages get their buffers as a flush would give them. */
-tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_tier1_exe_t **out_exe, int *out_nout);
+ * checks). The storages get their buffers as a flush would give them. When
+ * out_text is not NULL it receives the program's module text without its
+ * input/output aliases (a function other programs can call), or stays empty
+ * when the graph computes nothing. */
+tt_status_t tt_region_capture_run(tt_engine_t *e, const char *what, tt_strbuf_t *out_text, tt_tier1_exe_t **out_exe,
+                                  int *out_nout);
 /* The parameter that reads pending storage r (a storage the region both
  * reads and writes: its output reuses that parameter's buffer, i.e. the
  * buffer is donated), or -1. The one donation rule of captures and plans. */

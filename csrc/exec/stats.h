@@ -21,9 +21,10 @@ typedef struct tt_cache_stats_s {
 } tt_cache_stats_t;
 
 /* Compiled graphs (exec/plan.h): captures made, captures abandoned (the
- * graph then runs op by op), and replays. */
+ * graph then runs op by op), replays, and the replays recorded into the
+ * open region as calls (exec/plan_defer.h). */
 typedef struct tt_plan_stats_s {
-  uint64_t captures, capture_failures, replays;
+  uint64_t captures, capture_failures, replays, deferred;
 } tt_plan_stats_t;
 
 /* Bytes held by storages' device buffers (scalars and transfers excluded):
