@@ -142,47 +142,66 @@ static const char *skip_attrs(const char *p, const char *end) {
   return skip_ws(p, end);
 }
 
-/* p just after "@name": "(%a: T {attrs}, ...) -> (T {attrs}, ...)" or "-> T". */
-static tt_status_t parse_signature(const char *p, const char *end, tt_foreign_t *f) {
-  tt_type_t tys[TT_FOREIGN_MAX_VALUES];
-  int n = 0;
-  p = skip_ws(p, end);
-  if (p >= end || *p != '(') return tt_status_make(TT_INVALID_ARGUMENT, "foreign module: entry function without arguments list");
-  p = skip_ws(p + 1, end);
+/* Appends t to the growable type list (*v, *n, *cap); 0 when out of memory. */
+static int push_type(tt_type_t **v, int *n, int *cap, const tt_type_t *t) {
+  if (*n == *cap) {
+    int ncap = *cap ? 2 * *cap : 16;
+    tt_type_t *nv = tt_realloc(*v, sizeof(tt_type_t) * (size_t)ncap);
+    if (!nv) return 0;
+    *v = nv;
+    *cap = ncap;
+  }
+  (*v)[(*n)++] = *t;
+  return 1;
+}
+
+/* Reads types separated by commas (each with optional attributes) up to
+ * the closing ')' into a new list. */
+static tt_status_t parse_type_list(const char **pp, const char *end, int arguments, tt_type_t **out, int *out_n) {
+  const char *p = *pp;
+  int cap = 0;
+  *out = NULL;
+  *out_n = 0;
   while (p < end && *p != ')') {
-    if (*p != '%') return tt_status_make(TT_INVALID_ARGUMENT, "foreign module: cannot read the entry's arguments");
-    while (p < end && *p != ':') p++;
-    p++;
-    if (n == TT_FOREIGN_MAX_VALUES) return tt_status_make(TT_NOT_IMPLEMENTED, "foreign module: too many arguments");
-    TT_RETURN_IF_ERROR(parse_type(&p, end, &tys[n++]));
+    if (arguments) {
+      if (*p != '%') return tt_status_make(TT_INVALID_ARGUMENT, "foreign module: cannot read the entry's arguments");
+      while (p < end && *p != ':') p++;
+      p++;
+    }
+    tt_type_t t;
+    TT_RETURN_IF_ERROR(parse_type(&p, end, &t));
+    if (*out_n == TT_FOREIGN_MAX_SIGNATURE || !push_type(out, out_n, &cap, &t))
+      return tt_status_make(TT_NOT_IMPLEMENTED, "foreign module: more than %d %s, or out of host memory",
+                            TT_FOREIGN_MAX_SIGNATURE, arguments ? "arguments" : "results");
     p = skip_attrs(p, end);
     if (p < end && *p == ',') p = skip_ws(p + 1, end);
   }
-  f->nin = n;
-  f->in = tt_calloc((size_t)(n ? n : 1), sizeof(tt_type_t));
-  if (!f->in) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory");
-  memcpy(f->in, tys, sizeof(tt_type_t) * (size_t)n);
+  *pp = p;
+  return TT_OK_STATUS;
+}
+
+/* p just after "@name": "(%a: T {attrs}, ...) -> (T {attrs}, ...)" or "-> T".
+ * On error the caller frees f's lists (foreign_free). */
+static tt_status_t parse_signature(const char *p, const char *end, tt_foreign_t *f) {
+  p = skip_ws(p, end);
+  if (p >= end || *p != '(') return tt_status_make(TT_INVALID_ARGUMENT, "foreign module: entry function without arguments list");
   p = skip_ws(p + 1, end);
-  n = 0;
+  TT_RETURN_IF_ERROR(parse_type_list(&p, end, 1, &f->in, &f->nin));
+  if (!f->in && !(f->in = tt_calloc(1, sizeof(tt_type_t)))) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory");
+  p = skip_ws(p + 1, end);
   if (starts(p, end, "->") || (end - p >= 2 && p[0] == '-' && p[1] == '>')) {
     p = skip_ws(p + 2, end);
     if (p < end && *p == '(') {
       p = skip_ws(p + 1, end);
-      while (p < end && *p != ')') {
-        if (n == TT_FOREIGN_MAX_VALUES) return tt_status_make(TT_NOT_IMPLEMENTED, "foreign module: too many results");
-        TT_RETURN_IF_ERROR(parse_type(&p, end, &tys[n++]));
-        p = skip_attrs(p, end);
-        if (p < end && *p == ',') p = skip_ws(p + 1, end);
-      }
+      TT_RETURN_IF_ERROR(parse_type_list(&p, end, 0, &f->out, &f->nout));
     } else {
-      TT_RETURN_IF_ERROR(parse_type(&p, end, &tys[n++]));
+      tt_type_t t;
+      int cap = 0;
+      TT_RETURN_IF_ERROR(parse_type(&p, end, &t));
+      if (!push_type(&f->out, &f->nout, &cap, &t)) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory");
     }
   }
-  if (n == 0) return tt_status_make(TT_NOT_IMPLEMENTED, "foreign module: the entry function returns nothing");
-  f->nout = n;
-  f->out = tt_calloc((size_t)n, sizeof(tt_type_t));
-  if (!f->out) return tt_status_make(TT_OUT_OF_MEMORY, "out of host memory");
-  memcpy(f->out, tys, sizeof(tt_type_t) * (size_t)n);
+  if (f->nout == 0) return tt_status_make(TT_NOT_IMPLEMENTED, "foreign module: the entry function returns nothing");
   return TT_OK_STATUS;
 }
 

@@ -14,7 +14,11 @@
 #include "base/status.h"
 #include "ir/graph.h"
 
+/* Tensors a call from a jax_op may pass (ops/foreign_module.c). */
 #define TT_FOREIGN_MAX_VALUES 256
+/* Arguments or results an entry may have (a replayed plan's program is one:
+ * a transformer's forward returns hundreds of saved tensors). */
+#define TT_FOREIGN_MAX_SIGNATURE 65536
 
 typedef struct tt_foreign_s {
   uint64_t key;       /* hash of the module text as given */
