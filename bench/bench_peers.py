@@ -266,13 +266,15 @@ def torchax_runner(workload):
 
 
 def programs_per_step(step, wait):
-    """What one more step of a torchtpu run launches: plans replayed, DeferAndFuse regions run,
-    executable look-ups (every launch that is not a plan replay looks one up)."""
+    """What one more step of a torchtpu run launches: plans replayed (of which deferred into a
+    region: no launch of their own), regions run (DeferAndFuse's, or a fused compiled step),
+    executable look-ups (every launch that is not a plan launched alone looks one up)."""
     import torch
-    p0, r0, q0 = torch.tpu.plan_stats()["replays"], torch.tpu.region_stats()["flushes"], torch.tpu.cache_stats()["requests"]
+    p0, r0, q0 = torch.tpu.plan_stats(), torch.tpu.region_stats()["flushes"], torch.tpu.cache_stats()["requests"]
     wait(step())
-    p1, r1, q1 = torch.tpu.plan_stats()["replays"], torch.tpu.region_stats()["flushes"], torch.tpu.cache_stats()["requests"]
-    return f"plans={p1 - p0},regions={r1 - r0},lookups={q1 - q0}"
+    p1, r1, q1 = torch.tpu.plan_stats(), torch.tpu.region_stats()["flushes"], torch.tpu.cache_stats()["requests"]
+    return (f"plans={p1['replays'] - p0['replays']} (deferred {p1['deferred'] - p0['deferred']}),"
+            f"regions={r1 - r0},lookups={q1 - q0}")
 
 
 def worker(fw, workload, sync, reply_fd):

@@ -338,7 +338,9 @@ def launch_timing():
 
 def plan_stats():
     """Compiled graphs (torch.compile(backend="tpu")): graphs captured as one
-    executable, captures abandoned (those graphs run op by op), and replays."""
+    executable, captures abandoned (those graphs run op by op), replays, and
+    the replays deferred into one program with the work around them (a
+    training step's graphs: README, "One program per step")."""
     _lazy_init()
     return dict(_C.plan_stats())
 

@@ -3,9 +3,9 @@ loss, backward and optimizer.step() in one function. Dynamo's graphs are the
 forward (with the loss), the backward and the optimizer step; each replays as
 one captured program, with the parameters' and the optimizer state's buffers
 donated and updated in place. The step matches eager training on the CPU;
-old references and views of updated tensors see the new values; each step
-launches the programs of those three graphs and one more (autograd's initial
-gradient, made outside any graph)."""
+old references and views of updated tensors see the new values. Each step
+runs those three graphs and autograd's initial gradient (made outside any
+graph) -- from the third step on as one program (test_compile_fusion.py)."""
 import copy
 
 import pytest
