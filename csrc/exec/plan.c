@@ -304,8 +304,9 @@ tt_status_t tt_plan_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *arg
                         tt_storage_t **out_storages) {
   TT_RETURN_IF_ERROR(tt_plan_check_args(p, args, nargs));
   /* Deferred when worth it: the plan was followed by other work before a
-   * sync, or other calls wait in the region for this one to join them. */
-  if (p->fusable && tt_plan_defer_enabled(e) && (p->followed || e->region.ncalls)) {
+   * sync, or other calls wait in the region for this one to join them (not
+   * inside another graph's capture: that one ends as it always did). */
+  if (p->fusable && tt_plan_defer_enabled(e) && !e->region.capture.active && (p->followed || e->region.ncalls)) {
     int deferred = 0;
     TT_RETURN_IF_ERROR(tt_plan_defer(e, p, args, out_storages, &deferred));
     if (deferred) return TT_OK_STATUS;
