@@ -55,8 +55,11 @@ def test_inputs_take_their_layouts_and_aliases():
 
 def test_a_program_drawn_with_grad_is_also_differentiated_in_every_mode():
     spec = next(s for s in (make_program(11, i) for i in range(20)) if s["grad"])
+    deferred = torch.tpu.plan_stats()["deferred"]
     rec = C.check(spec)
     assert rec["kind"] == "pass", rec
+    # the third compiled call ran the forward graph, the gradient's seed and the backward as one program
+    assert torch.tpu.plan_stats()["deferred"] > deferred
     # a tpu-only change to the float results changes them and the gradients: both reported, in every mode
     body, ret = spec["src"].rsplit("    return (", 1)
     spec["src"] = (body + "    return tuple(o * (1.01 if o.device.type == 'tpu' and o.is_floating_point() else 1) "

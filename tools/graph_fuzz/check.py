@@ -5,8 +5,10 @@ float32 ulps (twice: how far the answer moves when the inputs move that
 little: an element near a rounding or comparison edge, or amplified by
 cancellation, may move by more than any tolerance and is not a defect),
 then on tpu in Strict eager, DeferAndFuse eager (fused regions) and under
-torch.compile(backend="tpu") called twice (capture, then replay), each on
-fresh copies of the inputs. Every run's returned tensors and its inputs
+torch.compile(backend="tpu") called three times (capture, replay, then a
+replay that, when the graph was followed by other work -- the backward --
+runs fused with it as one program: csrc/exec/plan_defer.h), each on fresh
+copies of the inputs. Every run's returned tensors and its inputs
 afterwards (in-place writes) are compared with CPU's; for a program drawn
 with "grad", the same four runs again differentiate a weighted sum of the
 outputs with respect to the arguments (modes named "<mode>-grad").
@@ -20,7 +22,7 @@ backend="aot_eager" raises on CPU too (a limit of PyTorch's tracing)."""
 import zlib
 
 RTOL, ATOL = 1e-4, 1e-5
-MODES = ("strict", "defer", "compile", "replay")
+MODES = ("strict", "defer", "compile", "replay", "fused")
 
 
 def build(spec, dtype):
@@ -196,7 +198,7 @@ def check(spec):
                 detail[("strict" if mode == "strict" else "defer") + suffix] = bad
         torch._dynamo.reset()
         cf = torch.compile(fn, backend="tpu", dynamic=False)
-        bads = {mode: compare(want, spreads, run(cf, spec, inputs, "tpu", grad), ref) for mode in ("compile", "replay")}
+        bads = {mode: compare(want, spreads, run(cf, spec, inputs, "tpu", grad), ref) for mode in ("compile", "replay", "fused")}
         torch._dynamo.reset()
         if any(b and b.startswith("raised") for b in bads.values()) and _raises_in_aot_eager(fn, spec, inputs, grad):
             # PyTorch's own limit: the same function compiled on CPU by aot_eager raises too
