@@ -336,6 +336,24 @@ static PyObject *py_plan_set_fusion(PyObject *self, PyObject *on) {
   return PyBool_FromLong(old);
 }
 
+/* plan_set_compile_fault(text or None): tests: compiles whose name contains text fail */
+static PyObject *py_plan_set_compile_fault(PyObject *self, PyObject *arg) {
+  (void)self;
+  static char fault[256];
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  if (arg == Py_None) {
+    tt_compiled_set_compile_fault(e, NULL);
+    Py_RETURN_NONE;
+  }
+  const char *text = PyUnicode_AsUTF8(arg);
+  if (!text) return NULL;
+  tt_compiled_set_compile_fault(e, NULL); /* no compile reads fault while it changes */
+  snprintf(fault, sizeof fault, "%s", text);
+  tt_compiled_set_compile_fault(e, fault);
+  Py_RETURN_NONE;
+}
+
 /* plan_device_address(tensor) -> int: its storage's device address (tests) */
 static PyObject *py_plan_device_address(PyObject *self, PyObject *t) {
   (void)self;
@@ -355,6 +373,7 @@ ENGINE_ENTRY(py_plan_capture_abort)
 ENGINE_ENTRY(py_plan_capture_end)
 ENGINE_ENTRY(py_plan_stats)
 ENGINE_ENTRY(py_plan_set_fusion)
+ENGINE_ENTRY(py_plan_set_compile_fault)
 ENGINE_ENTRY(py_plan_set_view_fn)
 ENGINE_ENTRY(py_plan_device_address)
 
@@ -378,6 +397,8 @@ PyMethodDef tt_py_plan_methods[] = {
     {"plan_set_fusion", py_plan_set_fusion_entry, METH_O,
      "plan_set_fusion(on) -> previous: replays of compiled graphs captured from now on join the open region "
      "(one program per step) or launch on their own"},
+    {"plan_set_compile_fault", py_plan_set_compile_fault_entry, METH_O,
+     "plan_set_compile_fault(text or None): tests: compiles whose name contains text fail"},
     {"plan_set_view_fn", py_plan_set_view_fn_entry, METH_O, "plan_set_view_fn(fn(base, dtype, size, stride, offset))"},
     {"plan_device_address", py_plan_device_address_entry, METH_O,
      "plan_device_address(tensor) -> its storage's device address, after pending work (tests: in-place updates)"},

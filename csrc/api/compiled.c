@@ -2,6 +2,7 @@
 #include "api/compiled.h"
 
 #include "exec/engine.h"
+#include "exec/find.h"
 #include "exec/launch_queue.h"
 #include "exec/plan.h"
 #include "exec/region.h"
@@ -36,6 +37,10 @@ tt_status_t tt_compiled_set_fusion(tt_engine_t *e, int on, int *out_old) {
   TT_RETURN_IF_ERROR(tt_region_flush(e, "a change of compiled-graph fusion"));
   e->fuse_plans = on != 0;
   return TT_OK_STATUS;
+}
+
+void tt_compiled_set_compile_fault(tt_engine_t *e, const char *what_contains) {
+  tt_exec_set_compile_fault(e, what_contains);
 }
 
 tt_status_t tt_compiled_device_address(tt_engine_t *e, tt_storage_t *s, uint64_t *out_address) {

@@ -30,6 +30,9 @@ tt_plan_stats_t tt_compiled_stats(const tt_engine_t *e);
  * (exec/plan_defer.h; TORCH_TPU_FUSE_COMPILED_CALLS); *out_old the previous
  * setting. Runs the open region first. */
 tt_status_t tt_compiled_set_fusion(tt_engine_t *e, int on, int *out_old);
+/* Tests: compiles whose name contains what_contains fail (NULL: none); the
+ * string must outlive the setting. */
+void tt_compiled_set_compile_fault(tt_engine_t *e, const char *what_contains);
 /* The device address of a storage's buffer, after the work pending on it
  * (0 for a never-written one): a storage a plan updates in place keeps it. */
 tt_status_t tt_compiled_device_address(tt_engine_t *e, tt_storage_t *s, uint64_t *out_address);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "exec/engine.h"
+#include "exec/region.h"
 #include "base/alloc.h"
 
 /* Launches held at most: each keeps its input storages alive. */
@@ -24,13 +25,17 @@ static void free_launch(tt_engine_t *e, tt_launch_t *l) {
   memset(l, 0, sizeof *l);
 }
 
+/* As exec/region.c's poison_pending: a fused step's storages that had a
+ * value keep it. */
 static void poison(tt_launch_t *l) {
-  for (int i = 0; i < l->nouts; i++) l->outs[i]->poisoned = 1;
+  for (int i = 0; i < l->nouts; i++)
+    if (!l->fused || !l->outs[i]->buf) l->outs[i]->poisoned = 1;
 }
 
 static tt_status_t run_one(tt_engine_t *e, tt_launch_t *l) {
   tt_status_t s = TT_OK_STATUS;
   if (!l->exe) s = tt_compile_job_result(l->job, &l->exe);
+  if (s && l->fused) s = tt_region_fused_compile_failed(e, s);
   int nout = l->nouts + (l->nchecks > 0);
   tt_pjrt_buffer_t *small[64];
   tt_pjrt_buffer_t **bufs = nout <= 64 ? small : tt_malloc(sizeof(*bufs) * (size_t)nout);

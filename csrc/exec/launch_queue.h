@@ -33,6 +33,7 @@ typedef struct tt_launch_s {
   tt_index_check_t *checks; /* when nchecks > 0, their flags are one more output */
   int nchecks;
   char *what;
+  int fused;               /* the region held deferred program calls (exec/plan_defer.h) */
 } tt_launch_t;
 
 #define TT_LAUNCHQ_DEPTH 64

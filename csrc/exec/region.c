@@ -173,9 +173,15 @@ void tt_region_rollback(tt_engine_t *e) {
   if (R->g) tt_graph_truncate(R->g, R->op_nodes);
 }
 
+/* The region's results never land. A region of deferred program calls
+ * (a fused compiled step) fails as a whole while its plans would each have
+ * run: storages that had a value keep it (nothing was donated, the step's
+ * updates are simply lost) so that training goes on unfused; storages the
+ * region made have no value. */
 static void poison_pending(tt_engine_t *e) {
   tt_region_t *R = &e->region;
-  for (int i = 0; i < R->npending; i++) R->pending[i]->poisoned = 1;
+  for (int i = 0; i < R->npending; i++)
+    if (!R->ncalls || !R->pending[i]->buf) R->pending[i]->poisoned = 1;
 }
 
 /* The region's index checks as one output: their flags side by side. */
@@ -239,6 +245,7 @@ static tt_status_t make_launch(tt_engine_t *e, tt_launch_t *l, tt_tier1_exe_t *e
   memcpy(l->what, what, wn);
   l->exe = exe;
   l->job = job;
+  l->fused = R->ncalls > 0;
   return TT_OK_STATUS;
 }
 
@@ -319,6 +326,11 @@ static tt_status_t flush(tt_engine_t *e, const char *what, const tt_val_t *extra
     return drain ? tt_launchq_drain(e) : TT_OK_STATUS;
   }
   int nout = R->npending + nextra + nflag;
+  char fused_what[256];
+  if (R->ncalls) { /* named in compile errors (and by tests' compile faults) */
+    snprintf(fused_what, sizeof fused_what, "a fused compiled step (run for %s)", what);
+    what = fused_what;
+  }
   tt_status_t s = add_outputs(e, extra, nextra, nflag);
   /* A region holding deferred program calls (exec/plan_defer.h) donates as
    * their own launches would: a storage it reads and writes (parameters,
@@ -343,6 +355,7 @@ static tt_status_t flush(tt_engine_t *e, const char *what, const tt_val_t *extra
       s = tt_exec_run(e, R->g, R->binds, what, bufs);
       TT_PROF_END(TT_PROF_FLUSH);
       ran = !s;
+      if (s && R->ncalls) s = tt_region_fused_compile_failed(e, s);
     }
     if (!s && nextra) s = accept(ctx, bufs + R->npending);
     s = land(e, s, ran, bufs, nout, nflag);
@@ -433,6 +446,12 @@ int tt_region_param_of_pending(const tt_region_t *R, int r) {
   for (int i = 0; i < R->nparams; i++)
     if (R->binds[i].kind == TT_BIND_STORAGE && R->binds[i].storage == R->pending[r]) return i;
   return -1;
+}
+
+tt_status_t tt_region_fused_compile_failed(tt_engine_t *e, tt_status_t s) {
+  e->fuse_plans = 0;
+  return tt_status_annotate(s, "the compiled graphs of this step ran fused into one program, which failed; they "
+                               "launch on their own from now on (TORCH_TPU_FUSE_COMPILED_CALLS=0 starts that way)");
 }
 
 int tt_region_take_call(tt_engine_t *e, uint64_t key) {

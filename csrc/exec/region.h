@@ -110,6 +110,11 @@ int tt_region_is_pending(tt_engine_t *e, const tt_storage_t *s);
  * TT_REGION_MAX_CALLS calls. */
 int tt_region_take_call(tt_engine_t *e, uint64_t key);
 
+/* A region holding program calls failed to compile (status s, consumed):
+ * compiled graphs launch on their own from then on, so the next steps run
+ * as before fusion; returns s annotated with that. */
+tt_status_t tt_region_fused_compile_failed(tt_engine_t *e, tt_status_t s);
+
 /* Starts a capture on the open region, which must be empty (flush first). */
 void tt_region_capture_begin(tt_engine_t *e);
 /* Abandons the capture (if any) with the cause; the region stays open. */

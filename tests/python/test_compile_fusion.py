@@ -205,3 +205,43 @@ def test_the_environment_turns_it_off():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "0"
+
+
+def test_a_fused_program_that_fails_to_compile_turns_fusion_off(fusion):
+    """The fused step's compile fails (injected): that step raises, naming the
+    fusion, and its updates are lost (the parameters keep their values);
+    compiled graphs launch on their own from then on and train on."""
+    def run(fault):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(12, 7), nn.Tanh(), nn.Linear(7, 3)).to("tpu")  # programs no other test has
+        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        x, y = torch.randn(5, 12).to("tpu"), torch.randn(5, 3).to("tpu")
+
+        @torch.compile(backend="tpu")
+        def step():
+            opt.zero_grad()
+            loss = (model(x) - y).square().mean()
+            loss.backward()
+            opt.step()
+            return loss
+
+        losses = [step().item() for _ in range(2)]  # capture, then each graph alone
+        if fault:
+            _C.plan_set_compile_fault("a fused compiled step")
+            try:
+                with pytest.raises(RuntimeError, match="ran fused into one program, which failed"):
+                    step().item()
+            finally:
+                _C.plan_set_compile_fault(None)
+            assert not _C.plan_set_fusion(False)  # turned off by the failure (the fixture restores it)
+        d0 = torch.tpu.plan_stats()["deferred"]
+        losses += [step().item() for _ in range(3)]
+        return losses, torch.tpu.plan_stats()["deferred"] - d0
+
+    fusion(False)
+    want, _ = run(False)
+    fusion(True)
+    got, deferred = run(True)
+    assert deferred == 0
+    # the failed step changed nothing: the steps after it are the unfused run's steps 2, 3, 4
+    torch.testing.assert_close(torch.tensor(got), torch.tensor(want), **TOL)
