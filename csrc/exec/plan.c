@@ -300,6 +300,17 @@ tt_status_t tt_plan_check_args(const tt_plan_t *p, const tt_tensor_ref_t *args, 
   return TT_OK_STATUS;
 }
 
+void tt_plan_hand_out(tt_plan_t *p, const tt_tensor_ref_t *args, tt_storage_t *const *made,
+                      tt_storage_t **out_storages) {
+  for (int k = 0; k < p->nouts; k++) {
+    const tt_plan_out_t *o = &p->outs[k];
+    tt_storage_t *st = o->kind == TT_PLAN_OUT_ARG ? args[o->index].storage : made[o->index];
+    tt_storage_retain(st);
+    out_storages[k] = st;
+  }
+  p->engine->plans.replays++;
+}
+
 tt_status_t tt_plan_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *args, int nargs,
                         tt_storage_t **out_storages) {
   TT_RETURN_IF_ERROR(tt_plan_check_args(p, args, nargs));
@@ -386,13 +397,7 @@ tt_status_t tt_plan_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *arg
   }
   if (!s) {
     e->region.follow_mark = &p->followed;
-    for (int k = 0; k < p->nouts; k++) {
-      const tt_plan_out_t *o = &p->outs[k];
-      tt_storage_t *st = o->kind == TT_PLAN_OUT_ARG ? args[o->index].storage : made[o->index];
-      tt_storage_retain(st);
-      out_storages[k] = st;
-    }
-    e->plans.replays++;
+    tt_plan_hand_out(p, args, made, out_storages);
   }
   for (int r = 0; r < nmade; r++) tt_storage_release(made[r]);
   if (binds != bsmall) tt_free(binds);

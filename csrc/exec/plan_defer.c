@@ -141,13 +141,7 @@ tt_status_t tt_plan_defer(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *a
   tt_free(checks);
   for (int i = 0; i < nz; i++) tt_storage_release(zeros[i]);
   if (!s && node >= 0) {
-    for (int k = 0; k < p->nouts; k++) {
-      const tt_plan_out_t *o = &p->outs[k];
-      tt_storage_t *st = o->kind == TT_PLAN_OUT_ARG ? args[o->index].storage : made[o->index];
-      tt_storage_retain(st);
-      out_storages[k] = st;
-    }
-    e->plans.replays++;
+    tt_plan_hand_out(p, args, made, out_storages);
     e->plans.deferred++;
     *out_deferred = 1;
     s = tt_region_end_op(e, p->foreign_key, p->what);

@@ -73,4 +73,10 @@ struct tt_plan_s {
   char what[128];
 };
 
+/* Hands out the graph outputs' storages after a replay (launched or
+ * deferred): a new reference to argument storages or to the results made
+ * (`made`, by result index); counts the replay. */
+void tt_plan_hand_out(tt_plan_t *p, const tt_tensor_ref_t *args, tt_storage_t *const *made,
+                      tt_storage_t **out_storages);
+
 #endif
