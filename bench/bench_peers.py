@@ -273,8 +273,8 @@ def programs_per_step(step, wait):
     p0, r0, q0 = torch.tpu.plan_stats(), torch.tpu.region_stats()["flushes"], torch.tpu.cache_stats()["requests"]
     wait(step())
     p1, r1, q1 = torch.tpu.plan_stats(), torch.tpu.region_stats()["flushes"], torch.tpu.cache_stats()["requests"]
-    return (f"plans={p1['replays'] - p0['replays']} (deferred {p1['deferred'] - p0['deferred']}),"
-            f"regions={r1 - r0},lookups={q1 - q0}")
+    return (f"plans={p1['replays'] - p0['replays']},deferred={p1['deferred'] - p0['deferred']},"
+            f"regions={r1 - r0},lookups={q1 - q0}")  # no spaces: one word of the worker's reply
 
 
 def worker(fw, workload, sync, reply_fd):
