@@ -63,13 +63,27 @@ static tt_dtype_t compute_type(tt_dtype_t dt) {
 }
 
 /* dot_general of arguments ia and ib in the compute type (result stays in it);
- * float32 ones in the current matmul precision. */
+ * float32 ones in the current matmul precision. A complex product is four
+ * real ones, re = ar.br - ai.bi and im = ar.bi + ai.br: the infinities and
+ * NaNs of a sum of c10::complex products term by term (CPU's own bmm kernel:
+ * (inf+0j)*(1+0j) + 1*0 is inf+nanj), where XLA's complex dot gives NaN in
+ * both parts; each sum holds the same infinite terms with the same signs,
+ * so only the finite rounding order differs. */
 static tt_val_t contract(tt_lower_t *L, int ia, int ib, tt_dtype_t dt, int nb, const int64_t *lb,
                          const int64_t *rb, int nc, const int64_t *lc, const int64_t *rc) {
   tt_dtype_t ct = compute_type(dt);
-  tt_val_t a = tt_b_convert(L->g, tt_l_tensor(L, ia), ct);
-  tt_val_t b = tt_b_convert(L->g, tt_l_tensor(L, ib), ct);
-  return tt_b_dot_prec(L->g, tt_op_matmul_precision_for(L, dt), a, b, nb, lb, rb, nc, lc, rc);
+  tt_graph_t *g = L->g;
+  int prec = tt_op_matmul_precision_for(L, dt);
+  tt_val_t a = tt_b_convert(g, tt_l_tensor(L, ia), ct);
+  tt_val_t b = tt_b_convert(g, tt_l_tensor(L, ib), ct);
+  if (!tt_dtype_is_complex(ct)) return tt_b_dot_prec(g, prec, a, b, nb, lb, rb, nc, lc, rc);
+  tt_val_t ar = tt_b_unary(g, TT_UN_REAL, a), ai = tt_b_unary(g, TT_UN_IMAG, a);
+  tt_val_t br = tt_b_unary(g, TT_UN_REAL, b), bi = tt_b_unary(g, TT_UN_IMAG, b);
+  tt_val_t rr = tt_b_dot_prec(g, prec, ar, br, nb, lb, rb, nc, lc, rc);
+  tt_val_t ii = tt_b_dot_prec(g, prec, ai, bi, nb, lb, rb, nc, lc, rc);
+  tt_val_t ri = tt_b_dot_prec(g, prec, ar, bi, nb, lb, rb, nc, lc, rc);
+  tt_val_t ir = tt_b_dot_prec(g, prec, ai, br, nb, lb, rb, nc, lc, rc);
+  return tt_b_binary(g, TT_BIN_COMPLEX, tt_b_binary(g, TT_BIN_SUB, rr, ii), tt_b_binary(g, TT_BIN_ADD, ri, ir));
 }
 
 /* The scalar as the CPU kernel sees it: integral dtypes truncate a float

@@ -25,3 +25,84 @@ def test_logsumexp_out_wider_than_input_keeps_outs_precision(din, dout, dim, kee
         return torch.logsumexp(x.to(d), dim, keepdim, out=out)
 
     same_as_cpu(f, atol=1e-6, rtol=1e-6)
+
+
+INF, NAN = float("inf"), float("nan")
+
+
+def _term_by_term(a, b):
+    # sum over k of the c10::complex products a[..., i, k] * b[..., k, j], from real
+    # parts only: (ar br - ai bi) + i (ar bi + ai br), each term's parts summed
+    ar, ai = a.real.double()[..., None], a.imag.double()[..., None]
+    br, bi = b.real.double()[..., None, :, :], b.imag.double()[..., None, :, :]
+    re = (ar * br - ai * bi).sum(-2)
+    im = (ar * bi + ai * br).sum(-2)
+    return torch.complex(re, im).to(a.dtype)
+
+
+def _pattern(x):
+    v = torch.view_as_real(x)
+    return torch.where(v.isnan(), 7.0, torch.where(v.isinf(), torch.sign(v) * 5, 0.0))
+
+
+def _special(g, *shape):
+    # small integers with a quarter of the parts infinite, NaN or zero
+    n = torch.Size(shape).numel()
+    pick = torch.tensor([0.0, INF, -INF, NAN])[torch.randint(0, 4, (2, n), generator=g)]
+    base = torch.randint(-3, 4, (2, n), generator=g).double()
+    parts = torch.where(torch.rand(2, n, generator=g) < 0.25, pick, base)
+    return torch.complex(parts[0], parts[1]).reshape(shape)
+
+
+BRIEF_CASES = [  # a[0][0] of [[a, 1], [1, 1]], b[0][0] of [[b, 0], [0, 1]]
+    (complex(INF, 0), 1), (complex(0, INF), 1), (complex(INF, INF), 1), (complex(INF, 0), 1j),
+    (complex(INF, 1), 2 + 3j), (complex(INF, 0), 0), (complex(NAN, 0), 1)]
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+@pytest.mark.parametrize("a00,b00", BRIEF_CASES)
+def test_complex_bmm_with_infinities_like_cpu(dtype, a00, b00):
+    # CPU's bmm sums c10::complex products term by term ((inf+0j)*(1+0j) + 1*0 is
+    # inf+nanj); XLA's complex dot gave nan+nanj
+    def f(d):
+        a = torch.tensor([[[a00, 1], [1, 1]]], dtype=dtype, device=d)
+        b = torch.tensor([[[b00, 0], [0, 1]]], dtype=dtype, device=d)
+        return torch.bmm(a, b)
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_bmm_random_specials_same_pattern_as_cpu(dtype):
+    # sizes under CPU's threshold for its own kernel (rows * cols * k < 400):
+    # past it CPU's complex128 bmm goes to its BLAS and its pattern is the BLAS's
+    # (3 x 12 x 10 @ 3 x 10 x 9: nan+nanj where the term-by-term sum has inf+nanj)
+    g = torch.Generator().manual_seed(5)
+    for shape_a, shape_b in [((4, 3, 5), (4, 5, 2)), ((3, 6, 5), (3, 5, 6))]:
+        a, b = _special(g, *shape_a).to(dtype), _special(g, *shape_b).to(dtype)
+        got = torch.bmm(a.to("tpu"), b.to("tpu")).cpu()
+        assert torch.equal(_pattern(got), _pattern(torch.bmm(a, b)))
+
+
+@pytest.mark.parametrize("op", ["mm", "matmul", "mv", "dot", "bmm"])
+def test_complex_products_with_infinities_sum_term_by_term(op):
+    # CPU's mm/matmul/mv/dot go to its BLAS (MKL here), whose inf/NaN pattern is
+    # its own (MKL's cgemm gives nan+nanj for [[inf, 1], [1, 1]] @ eye(2), where
+    # its bmm kernel and the term-by-term sum give inf+nanj; OpenBLAS may differ
+    # again), so these are checked against the term-by-term sum that CPU's bmm
+    # computes: the one answer that does not depend on the BLAS.
+    g = torch.Generator().manual_seed(7)
+    for _ in range(30):
+        m, k, n = (int(v) for v in torch.randint(1, 6, (3,), generator=g))
+        a = _special(g, m, k).to(torch.complex64)
+        b = _special(g, k, n).to(torch.complex64)
+        if op in ("mv", "dot"):
+            b = b[:, :1]
+        if op == "dot":
+            a = a[:1]
+        want = _term_by_term(a, b)
+        at, bt = a.to("tpu"), b.to("tpu")
+        got = {"mm": lambda: torch.mm(at, bt), "matmul": lambda: at @ bt,
+               "mv": lambda: torch.mv(at, bt[:, 0])[:, None], "dot": lambda: torch.dot(at[0], bt[:, 0]).reshape(1, 1),
+               "bmm": lambda: torch.bmm(at[None], bt[None])[0]}[op]().cpu()
+        assert torch.equal(_pattern(got), _pattern(want)), (a, b, got, want)
+        torch.testing.assert_close(got[want.isfinite()], want[want.isfinite()])
