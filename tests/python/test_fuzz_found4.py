@@ -106,3 +106,55 @@ def test_complex_products_with_infinities_sum_term_by_term(op):
                "bmm": lambda: torch.bmm(at[None], bt[None])[0]}[op]().cpu()
         assert torch.equal(_pattern(got), _pattern(want)), (a, b, got, want)
         torch.testing.assert_close(got[want.isfinite()], want[want.isfinite()])
+
+
+def _clists(d):
+    g = torch.Generator().manual_seed(11)
+    a = [torch.randn(3, generator=g, dtype=torch.complex64), torch.randn(2, 2, generator=g, dtype=torch.complex128)]
+    b = [torch.randn(3, generator=g, dtype=torch.complex64), torch.randn(2, 2, generator=g, dtype=torch.complex128)]
+    return [t.to(d) for t in a], [t.to(d) for t in b]
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "clamp_min", "clamp_max"])
+@pytest.mark.parametrize("other", ["list", "scalar", "complex_scalar", "scalar_list", "tensor"])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_foreach_binary_ops_on_complex_lists_like_cpu(op, other, inplace):
+    # _foreach_add/sub/mul/div/pow compute on complex lists as CPU does (they were
+    # refused); maximum/minimum/clamp_* are refused in CPU's words
+    def f(d):
+        a, b = _clists(d)
+        o = {"list": b, "scalar": 2.5, "complex_scalar": 1.5 - 0.5j, "scalar_list": [2.0, 0.5 + 1j],
+             "tensor": torch.tensor(0.5 + 2j, device=d)}[other]
+        fn = getattr(torch, f"_foreach_{op}{'_' if inplace else ''}")
+        r = fn(a, o)
+        return tuple(a if inplace else r)
+    same_as_cpu(f)
+
+
+def test_foreach_inplace_complex_scalar_into_real_list_refused_like_cpu():
+    def f(d):
+        a = [torch.ones(3, device=d)]
+        torch._foreach_add_(a, 1 + 1j)
+        return a[0]
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("op", ["neg", "abs", "exp", "sqrt", "reciprocal", "sigmoid", "tanh", "zero"])
+def test_foreach_unary_ops_on_complex_lists_like_cpu(op):
+    def f(d):
+        a, _ = _clists(d)
+        if op == "zero":
+            torch._foreach_zero_(a)
+            return tuple(a)
+        return tuple(getattr(torch, f"_foreach_{op}")(a))
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_foreach_scalar_list_keeps_each_entrys_type(inplace):
+    # [2.0, 0.5j]: a float for the first tensor (a real result), a complex for the second
+    def f(d):
+        a = [torch.arange(3.0, device=d), torch.ones(2, device=d), torch.ones(2, dtype=torch.complex64, device=d)]
+        r = (torch._foreach_mul_ if inplace else torch._foreach_mul)(a, [2.0, 3, 0.5j])
+        return tuple(a if inplace else r)
+    same_as_cpu(f)
