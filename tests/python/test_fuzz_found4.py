@@ -158,3 +158,24 @@ def test_foreach_scalar_list_keeps_each_entrys_type(inplace):
         r = (torch._foreach_mul_ if inplace else torch._foreach_mul)(a, [2.0, 3, 0.5j])
         return tuple(a if inplace else r)
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32, torch.complex64, torch.complex128])
+@pytest.mark.parametrize("y", [complex(-1.15, -1.89), complex(-1.15, 0), complex(2.5, 1), complex(0, 2), 0j, 0])
+def test_pow_of_infinite_base_to_complex_power_like_cpu(dtype, y):
+    # fuzz 122:1421: bfloat16 inf ** (-1.15-1.89j) is 0 on CPU (exp of a complex
+    # whose real part is -inf), XLA's exp(y log x) gave nan+nanj
+    inf, nan = float("inf"), float("nan")
+    if dtype.is_complex:
+        vals = [complex(inf, 0), complex(-inf, 0), complex(inf, inf), complex(2, -inf), complex(inf, nan),
+                complex(-inf, nan), complex(2, 1), 0j]
+    else:
+        vals = [inf, -inf, 2.0, -3.0, 0.0]
+
+    def f(d):
+        return torch.pow(torch.tensor(vals, device=d).to(dtype), y)
+    expected, actual = f("cpu"), f("tpu").cpu()
+    assert actual.dtype == expected.dtype
+    assert torch.equal(_pattern(actual.to(torch.complex128)), _pattern(expected.to(torch.complex128))), (expected, actual)
+    ok = expected.isfinite()
+    torch.testing.assert_close(actual[ok], expected[ok], rtol=1e-2, atol=1e-5)
