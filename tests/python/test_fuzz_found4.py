@@ -179,3 +179,44 @@ def test_pow_of_infinite_base_to_complex_power_like_cpu(dtype, y):
     assert torch.equal(_pattern(actual.to(torch.complex128)), _pattern(expected.to(torch.complex128))), (expected, actual)
     ok = expected.isfinite()
     torch.testing.assert_close(actual[ok], expected[ok], rtol=1e-2, atol=1e-5)
+
+
+def _z(d, dt=torch.complex64, shape=(3, 4), seed=0):
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dt)
+    x.view(-1)[::3] = 0  # zeros for the nonzero tests
+    return x.to(d)
+
+
+COMPLEX_ELEMENTWISE = {
+    "logical_and": lambda d: torch.logical_and(_z(d), _z(d, torch.complex128, (4,), 1)),
+    "logical_or_real": lambda d: torch.logical_or(_z(d), _z(d, torch.float32, seed=2)),
+    "logical_xor": lambda d: torch.logical_xor(_z(d, torch.complex128), _z(d, torch.float64, seed=3)),
+    "logical_not_": lambda d: _z(d).logical_not_(),
+    "logical_and_": lambda d: _z(d).logical_and_(_z(d, torch.float32, seed=4)),
+    "logical_or_out": lambda d: torch.logical_or(_z(d), _z(d, seed=5), out=torch.empty(3, 4, dtype=torch.complex64, device=d)),
+    "addcmul": lambda d: torch.addcmul(_z(d), _z(d, shape=(4,), seed=1), _z(d, shape=(3, 1), seed=2), value=0.5 - 2j),
+    "addcmul_mixed": lambda d: torch.addcmul(_z(d, torch.float32), _z(d, torch.complex128, (4,), 1), _z(d, torch.float32, (3, 1), 2)),
+    "addcdiv": lambda d: torch.addcdiv(_z(d, torch.complex128), _z(d, torch.complex128, (4,), 1),
+                                       _z(d, torch.complex128, (3, 1), 2) + 1, value=3),
+    "addcdiv_": lambda d: _z(d).addcdiv_(_z(d, seed=1), _z(d, seed=2) + 1, value=1j),
+    "addcmul_real_self_": lambda d: _z(d, torch.float32).addcmul_(_z(d, seed=1), _z(d, seed=2)),
+    "addcmul_complex_value_real": lambda d: torch.addcmul(_z(d, torch.float32), _z(d, torch.float32, seed=1),
+                                                          _z(d, torch.float32, seed=2), value=1j),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPLEX_ELEMENTWISE))
+def test_complex_logical_and_addc_ops_like_cpu(case):
+    # fuzz 116-123: logical_and/or/xor, logical_not_, addcmul and addcdiv refused
+    # complex tensors where CPU computes
+    same_as_cpu(COMPLEX_ELEMENTWISE[case])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_inplace_addcmul_into_smaller_self_says_cpus_shape_error(dtype):
+    # the result [2, 5] does not fit self [5]: CPU's TensorIterator message, not
+    # the lowering's own ("broadcast_to: rank shrinks")
+    def f(d):
+        return torch.ones(5, dtype=dtype, device=d).addcmul_(torch.ones(2, 5, dtype=dtype, device=d),
+                                                             torch.ones(5, dtype=dtype, device=d))
+    same_as_cpu(f)
