@@ -87,12 +87,14 @@ static tt_val_t contract(tt_lower_t *L, int ia, int ib, tt_dtype_t dt, int nb, c
 }
 
 /* The scalar as the CPU kernel sees it: integral dtypes truncate a float
- * beta/alpha toward zero (a C++ cast), so 0.2 acts as 0. */
+ * beta/alpha toward zero (a C++ cast), so 0.2 acts as 0; a complex one is
+ * its real part where its imaginary part is 0, else NaN (neither 0 nor 1). */
 static double scalar_val(tt_lower_t *L, int i, tt_dtype_t dt) {
   if (i >= L->nargs || L->args[i].kind == TT_ARG_NONE) return 1.0;
   const tt_arg_t *a = &L->args[i];
   if (a->kind == TT_ARG_FLOAT) return tt_dtype_is_float(dt) ? a->f : (double)(int64_t)a->f;
   if (a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL) return (double)a->i;
+  if (a->kind == TT_ARG_COMPLEX) return a->f_im == 0.0 ? a->f : 0.0 / 0.0;
   return 1.0;
 }
 
@@ -162,9 +164,11 @@ static tt_status_t finish_add(tt_lower_t *L, int iself, int ibeta, int ialpha, t
   int64_t dims[TT_MAX_RANK];
   memcpy(dims, pt->dims, sizeof(int64_t) * (size_t)rank);
   if (!check_self(L, iself, rank, dims, dt)) return NULL;
-  if (!tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt)) /* beta.to<scalar_t>(), alpha.to<scalar_t>(): checked */
+  if (!tt_dtype_is_complex(dt)) /* beta.to<scalar_t>(), alpha.to<scalar_t>(): checked (a complex one too) */
     for (int i = ibeta; i <= ialpha; i++)
-      if (i < L->nargs && L->args[i].kind != TT_ARG_NONE && !tt_op_check_scalar_fits(L, i, dt)) return NULL;
+      if (i < L->nargs && L->args[i].kind != TT_ARG_NONE &&
+          (!tt_dtype_is_float(dt) || L->args[i].kind == TT_ARG_COMPLEX) && !tt_op_check_scalar_fits(L, i, dt))
+        return NULL;
   int64_t numel = 1;
   for (int i = 0; i < rank; i++) numel *= dims[i];
   if (style != ADD_GEMV && k == 0 && numel > 0 && !tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt) && ibeta < L->nargs &&
@@ -492,16 +496,16 @@ static tt_status_t lower_dot(tt_lower_t *L) {
 
 const tt_op_def_t tt_ops_linalg[] = {
     {"mm", lower_mm, TT_OPF_COMPLEX},
-    {"addmm", lower_addmm, 0},
-    {"addmm_", lower_addmm, TT_OPF_INPLACE},
+    {"addmm", lower_addmm, TT_OPF_COMPLEX},
+    {"addmm_", lower_addmm, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {"bmm", lower_bmm, TT_OPF_COMPLEX},
-    {"baddbmm", lower_baddbmm, 0},
-    {"baddbmm_", lower_baddbmm, TT_OPF_INPLACE},
-    {"addbmm", lower_addbmm, 0},
-    {"addbmm_", lower_addbmm, TT_OPF_INPLACE},
+    {"baddbmm", lower_baddbmm, TT_OPF_COMPLEX},
+    {"baddbmm_", lower_baddbmm, TT_OPF_INPLACE | TT_OPF_COMPLEX},
+    {"addbmm", lower_addbmm, TT_OPF_COMPLEX},
+    {"addbmm_", lower_addbmm, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {"mv", lower_mv, TT_OPF_COMPLEX},
-    {"addmv", lower_addmv, 0},
-    {"addmv_", lower_addmv, TT_OPF_INPLACE},
+    {"addmv", lower_addmv, TT_OPF_COMPLEX},
+    {"addmv_", lower_addmv, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {"addr", lower_addr, 0},
     {"addr_", lower_addr, TT_OPF_INPLACE},
     {"dot", lower_dot, TT_OPF_COMPLEX},

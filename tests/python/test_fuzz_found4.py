@@ -220,3 +220,30 @@ def test_inplace_addcmul_into_smaller_self_says_cpus_shape_error(dtype):
         return torch.ones(5, dtype=dtype, device=d).addcmul_(torch.ones(2, 5, dtype=dtype, device=d),
                                                              torch.ones(5, dtype=dtype, device=d))
     same_as_cpu(f)
+
+
+def _r(d, *shape, dt=torch.complex64, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dt).to(d)
+
+
+_NANS = complex(float("nan"), 0)
+COMPLEX_ADD_PRODUCTS = {
+    "addmm": lambda d: torch.addmm(_r(d, 3, 4), _r(d, 3, 5, seed=1), _r(d, 5, 4, seed=2)),
+    "addmm_beta_alpha": lambda d: torch.addmm(_r(d, 4), _r(d, 3, 5, seed=1), _r(d, 5, 4, seed=2), beta=0.5 - 1j, alpha=2j),
+    "addmm_beta0_ignores_nan_self": lambda d: torch.addmm(torch.full((3, 4), _NANS, device=d), _r(d, 3, 5, seed=1),
+                                                          _r(d, 5, 4, seed=2), beta=0j),
+    "addmm_": lambda d: _r(d, 3, 4, dt=torch.complex128).addmm_(_r(d, 3, 5, dt=torch.complex128, seed=1),
+                                                                _r(d, 5, 4, dt=torch.complex128, seed=2), alpha=3),
+    "addmm_k0": lambda d: torch.addmm(_r(d, 3, 4), _r(d, 3, 0, seed=1), _r(d, 0, 4, seed=2), beta=2 + 1j),
+    "baddbmm": lambda d: torch.baddbmm(_r(d, 2, 3, 4), _r(d, 2, 3, 5, seed=1), _r(d, 2, 5, 4, seed=2), beta=1j, alpha=-1),
+    "addbmm": lambda d: torch.addbmm(_r(d, 3, 4), _r(d, 2, 3, 5, seed=1), _r(d, 2, 5, 4, seed=2), alpha=0.5j),
+    "addmv": lambda d: torch.addmv(_r(d, 3), _r(d, 3, 5, seed=1), _r(d, 5, seed=2), beta=2, alpha=1 - 1j),
+    "real_addmm_complex_beta": lambda d: torch.addmm(_r(d, 3, 4, dt=torch.float32), _r(d, 3, 5, seed=1, dt=torch.float32),
+                                                     _r(d, 5, 4, seed=2, dt=torch.float32), beta=1j),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPLEX_ADD_PRODUCTS))
+def test_complex_addmm_family_like_cpu(case):
+    # fuzz 116-123: addmm/baddbmm refused complex tensors where CPU computes
+    same_as_cpu(COMPLEX_ADD_PRODUCTS[case], atol=1e-5, rtol=1e-5)
