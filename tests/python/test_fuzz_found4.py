@@ -247,3 +247,25 @@ COMPLEX_ADD_PRODUCTS = {
 def test_complex_addmm_family_like_cpu(case):
     # fuzz 116-123: addmm/baddbmm refused complex tensors where CPU computes
     same_as_cpu(COMPLEX_ADD_PRODUCTS[case], atol=1e-5, rtol=1e-5)
+
+
+COMPLEX_LERP_EYE = {
+    "lerp_small_weight": lambda d: torch.lerp(_r(d, 3, 4), _r(d, 3, 4, seed=1), 0.3),
+    "lerp_large_weight": lambda d: torch.lerp(_r(d, 3, 4), _r(d, 3, 4, seed=1), 0.7),
+    "lerp_complex_weight": lambda d: torch.lerp(_r(d, 3, 4), _r(d, 3, 4, seed=1), 0.3 + 0.5j),
+    "lerp_tensor_weight": lambda d: torch.lerp(_r(d, 3, 4, dt=torch.complex128), _r(d, 4, dt=torch.complex128, seed=1),
+                                               _r(d, 3, 1, dt=torch.complex128, seed=2)),
+    "lerp_": lambda d: _r(d, 3, 4).lerp_(_r(d, 3, 4, seed=1), _r(d, 3, 4, seed=2)),
+    "lerp_mixed_refused": lambda d: torch.lerp(_r(d, 3, 4), _r(d, 3, 4, seed=1, dt=torch.float32), 0.5),
+    "lerp_real_complex_weight_refused": lambda d: torch.lerp(_r(d, 3, 4, dt=torch.float32),
+                                                             _r(d, 3, 4, seed=1, dt=torch.float32), 0.5j),
+    "eye": lambda d: torch.eye(3, dtype=torch.complex64, device=d),
+    "eye_m": lambda d: torch.eye(3, 5, dtype=torch.complex128, device=d),
+    "eye_out": lambda d: torch.eye(2, 3, out=torch.empty(2, 3, dtype=torch.complex64, device=d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPLEX_LERP_EYE))
+def test_complex_lerp_and_eye_like_cpu(case):
+    # fuzz 116-123: lerp and eye refused complex dtypes where CPU computes
+    same_as_cpu(COMPLEX_LERP_EYE[case], atol=1e-5, rtol=1e-5)
