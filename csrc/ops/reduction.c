@@ -280,16 +280,12 @@ static tt_val_t pow2_scale(tt_graph_t *g, tt_val_t m) {
 /* var/std.correction(self, dim=None, *, correction=None, keepdim): the
  * divisor is max(0, N - correction), as PyTorch (0 gives inf/nan). Also
  * returns the mean through out_mean (in the output dtype). */
-static tt_val_t variance(tt_lower_t *L, const char *name, int want_std, tt_val_t *out_mean) {
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (!tt_dtype_is_float(dt))
-    return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s only supports floating point and complex dtypes", name);
-  red_t r;
-  if (!red_prepare(L, 0, 1, tt_l_bool(L, 3, 0), 0, &r)) return -1;
-  double corr = tt_l_float(L, 2, 1.0);
-  tt_dtype_t acc = tt_op_math_type(dt);
+/* The variance (or std) of the real values x (in their math type) over r,
+ * with its mean (scaled back, flat) in *mean. */
+static tt_val_t moments(tt_lower_t *L, const red_t *rp, tt_val_t x, double corr, int want_std, tt_val_t *out_mean) {
+  red_t r = *rp;
   tt_graph_t *g = L->g;
-  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc);
+  tt_dtype_t acc = tt_graph_type(g, x)->dtype;
   red_t flat = r;
   flat.keepdim = 0;
   int64_t n = red_count(&r);
@@ -318,6 +314,41 @@ static tt_val_t variance(tt_lower_t *L, const char *name, int want_std, tt_val_t
     if (!want_std) var = tt_b_binary(g, TT_BIN_MUL, var, so);
     mean = tt_b_binary(g, TT_BIN_MUL, mean, scale);
   }
+  *out_mean = mean;
+  return var;
+}
+
+/* std/var (and their _mean forms) of self over dim with correction. A
+ * complex self is CPU's var(real) + var(imag), real typed, its square root
+ * for std; its mean is complex. */
+static tt_val_t variance(tt_lower_t *L, const char *name, int want_std, tt_val_t *out_mean) {
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (!tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt))
+    return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s only supports floating point and complex dtypes", name);
+  red_t r;
+  if (!red_prepare(L, 0, 1, tt_l_bool(L, 3, 0), 0, &r)) return -1;
+  double corr = tt_l_float(L, 2, 1.0);
+  tt_graph_t *g = L->g;
+  tt_val_t mean = -1;
+  if (tt_dtype_is_complex(dt)) {
+    tt_dtype_t rt = tt_dtype_real_part(dt);
+    tt_val_t z = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt));
+    tt_val_t mr = -1, mi = -1;
+    tt_val_t vr = moments(L, &r, tt_b_unary(g, TT_UN_REAL, z), corr, 0, &mr);
+    tt_val_t vi = moments(L, &r, tt_b_unary(g, TT_UN_IMAG, z), corr, 0, &mi);
+    tt_val_t v = tt_b_binary(g, TT_BIN_ADD, tt_b_convert(g, vr, rt), tt_b_convert(g, vi, rt));
+    if (out_mean) {
+      mean = tt_b_binary(g, TT_BIN_COMPLEX, mr, mi);
+      if (r.keepdim && r.n) {
+        int64_t shape[TT_MAX_RANK];
+        int rk = red_keep_shape(&r, shape);
+        mean = tt_b_reshape(g, mean, rk, shape);
+      }
+      *out_mean = tt_b_convert(g, mean, dt);
+    }
+    return want_std ? tt_b_unary(g, TT_UN_SQRT, v) : v;
+  }
+  tt_val_t var = moments(L, &r, tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt)), corr, want_std, &mean);
   if (out_mean) {
     if (r.keepdim && r.n) {
       int64_t shape[TT_MAX_RANK];
@@ -607,10 +638,10 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"min.dim", lower_min_dim, TT_OPF_UNORDERED_CHECK},
     {"argmax", lower_argmax, TT_OPF_UNORDERED_CHECK},
     {"argmin", lower_argmin, TT_OPF_UNORDERED_CHECK},
-    {"var.correction", lower_var, 0},
-    {"std.correction", lower_std, 0},
-    {"var_mean.correction", lower_var_mean, 0},
-    {"std_mean.correction", lower_std_mean, 0},
+    {"var.correction", lower_var, TT_OPF_COMPLEX},
+    {"std.correction", lower_std, TT_OPF_COMPLEX},
+    {"var_mean.correction", lower_var_mean, TT_OPF_COMPLEX},
+    {"std_mean.correction", lower_std_mean, TT_OPF_COMPLEX},
     {"any", lower_any, TT_OPF_COMPLEX},
     {"all", lower_all, TT_OPF_COMPLEX},
     {"any.dim", lower_any_dim, TT_OPF_COMPLEX},

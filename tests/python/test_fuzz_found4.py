@@ -269,3 +269,23 @@ COMPLEX_LERP_EYE = {
 def test_complex_lerp_and_eye_like_cpu(case):
     # fuzz 116-123: lerp and eye refused complex dtypes where CPU computes
     same_as_cpu(COMPLEX_LERP_EYE[case], atol=1e-5, rtol=1e-5)
+
+
+COMPLEX_VARIANCE = {
+    "var": lambda d: torch.var(_r(d, 3, 4) * 3),
+    "std_dim": lambda d: torch.std(_r(d, 3, 4, dt=torch.complex128), 1),
+    "var_keepdim_correction0": lambda d: torch.var(_r(d, 3, 4, 5), (0, 2), correction=0, keepdim=True),
+    "std_correction2": lambda d: torch.std(_r(d, 6, 4), 0, correction=2),
+    "var_out": lambda d: torch.var(_r(d, 3, 4), 1, out=torch.empty(3, device=d)),
+    "var_near_float_max": lambda d: torch.var(_r(d, 3, 4) * 1e37, 1),
+    "var_mean": lambda d: torch.var_mean(_r(d, 3, 4), 1),
+    "var_mean_keepdim": lambda d: torch.var_mean(_r(d, 3, 4, dt=torch.complex128), 0, keepdim=True),
+    "std_mean": lambda d: torch.std_mean(_r(d, 3, 4)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPLEX_VARIANCE))
+def test_complex_std_var_like_cpu(case):
+    # fuzz 116-123 (116:180): std/var refused complex tensors; CPU's is
+    # var(real) + var(imag), real typed, with a complex mean for the _mean forms
+    same_as_cpu(COMPLEX_VARIANCE[case], atol=1e-5, rtol=1e-5)
