@@ -426,20 +426,23 @@ static tt_status_t lower_any_dim(tt_lower_t *L) { return any_all(L, TT_RED_OR, 1
 static tt_status_t lower_all_dim(tt_lower_t *L) { return any_all(L, TT_RED_AND, 1, 2); }
 
 /* logsumexp(self, dim, keepdim): max-shifted for stability; an infinite max
- * is replaced by 0 so that all -inf rows give -inf and +inf gives +inf. */
+ * is replaced by 0 so that all -inf rows give -inf and +inf gives +inf. A
+ * complex self is shifted by the max of its real parts (CPU's). */
 static tt_status_t lower_logsumexp(tt_lower_t *L) {
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  tt_dtype_t out = tt_dtype_is_float(dt) ? dt : tt_op_default_float(L);
+  tt_dtype_t out = tt_dtype_is_float(dt) || tt_dtype_is_complex(dt) ? dt : tt_op_default_float(L);
   tt_dtype_t acc = tt_op_math_type(out);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc);
   red_t flat = r;
   flat.keepdim = 0;
-  tt_val_t m = red_apply(L, &flat, TT_RED_MAX, x);
+  int cx = tt_dtype_is_complex(out);
+  tt_val_t m = red_apply(L, &flat, TT_RED_MAX, cx ? tt_b_unary(g, TT_UN_REAL, x) : x);
   tt_val_t finite = tt_b_unary(g, TT_UN_IS_FINITE, m);
   m = tt_b_select(g, finite, m, tt_b_like_f(g, m, 0));
+  if (cx) m = tt_b_convert(g, m, acc); /* (m, 0) */
   tt_val_t e = tt_b_unary(g, TT_UN_EXP, tt_b_binary(g, TT_BIN_SUB, x, red_kept(L, &r, m)));
   tt_val_t res = tt_b_binary(g, TT_BIN_ADD, tt_b_unary(g, TT_UN_LOG, red_apply(L, &flat, TT_RED_SUM, e)), m);
   if (r.keepdim && r.n) {
@@ -649,7 +652,7 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"any.dims", lower_any_dim, TT_OPF_COMPLEX},
     {"all.dims", lower_all_dim, TT_OPF_COMPLEX},
     {"_tt_iterator_cast", lower_iterator_cast, TT_OPF_COMPLEX},
-    {"logsumexp", lower_logsumexp, 0},
+    {"logsumexp", lower_logsumexp, TT_OPF_COMPLEX},
     {"_tt_logsumexp_into", lower_logsumexp_into, 0},
     {"cumsum", lower_cumsum, 0, .complex = tt_complex_cumsum},
     {"cumprod", lower_cumprod, 0, .complex = tt_complex_cumprod},

@@ -289,3 +289,18 @@ def test_complex_std_var_like_cpu(case):
     # fuzz 116-123 (116:180): std/var refused complex tensors; CPU's is
     # var(real) + var(imag), real typed, with a complex mean for the _mean forms
     same_as_cpu(COMPLEX_VARIANCE[case], atol=1e-5, rtol=1e-5)
+
+
+COMPLEX_LOGSUMEXP = {
+    "dim": lambda d: torch.logsumexp(_r(d, 3, 4) * 3, 1),
+    "complex128_keepdim": lambda d: torch.logsumexp(_r(d, 3, 4, 5, dt=torch.complex128), (0, 2), keepdim=True),
+    "large_real_parts": lambda d: torch.logsumexp(_r(d, 3, 4) * 300, 0),
+    "empty": lambda d: torch.logsumexp(_r(d, 0, 4), 0),
+    "out": lambda d: torch.logsumexp(_r(d, 3, 4), 1, out=torch.empty(3, dtype=torch.complex64, device=d)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPLEX_LOGSUMEXP))
+def test_complex_logsumexp_like_cpu(case):
+    # fuzz 116:905: logsumexp refused complex tensors; CPU shifts by the max real part
+    same_as_cpu(COMPLEX_LOGSUMEXP[case], atol=1e-4, rtol=1e-5)
