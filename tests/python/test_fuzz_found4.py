@@ -304,3 +304,21 @@ COMPLEX_LOGSUMEXP = {
 def test_complex_logsumexp_like_cpu(case):
     # fuzz 116:905: logsumexp refused complex tensors; CPU shifts by the max real part
     same_as_cpu(COMPLEX_LOGSUMEXP[case], atol=1e-4, rtol=1e-5)
+
+
+ONE_ELEMENT_FILLS = {
+    "fill_0dim_bf16": lambda d: torch.zeros((), dtype=torch.bfloat16, device=d).fill_(1e300),
+    "fill_1x1_f16": lambda d: torch.zeros(1, 1, dtype=torch.float16, device=d).fill_(-1e10),
+    "fill_2_bf16_refused": lambda d: torch.zeros(2, dtype=torch.bfloat16, device=d).fill_(1e300),
+    "full_0dim_f32_refused": lambda d: torch.full((), 1e300, dtype=torch.float32, device=d),
+    "fill_0dim_int8_refused": lambda d: torch.zeros((), dtype=torch.int8, device=d).fill_(1000),
+    "where_scalar_other": lambda d: torch.where(torch.tensor([True, False], device=d),
+                                                torch.ones(1, dtype=torch.bfloat16, device=d), 1e300),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ONE_ELEMENT_FILLS))
+def test_one_element_float_fill_unchecked_like_cpu(case):
+    # fuzz 117:126: CPU fills a one-element floating tensor without the overflow
+    # check (its scalar_fill path), so where(mask, bf16, 1e300) gives inf
+    same_as_cpu(ONE_ELEMENT_FILLS[case])
