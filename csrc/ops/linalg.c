@@ -92,7 +92,7 @@ static tt_val_t contract(tt_lower_t *L, int ia, int ib, tt_dtype_t dt, int nb, c
 static double scalar_val(tt_lower_t *L, int i, tt_dtype_t dt) {
   if (i >= L->nargs || L->args[i].kind == TT_ARG_NONE) return 1.0;
   const tt_arg_t *a = &L->args[i];
-  if (a->kind == TT_ARG_FLOAT) return tt_dtype_is_float(dt) ? a->f : (double)(int64_t)a->f;
+  if (a->kind == TT_ARG_FLOAT) return tt_dtype_is_float(dt) || tt_dtype_is_complex(dt) ? a->f : (double)(int64_t)a->f;
   if (a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL) return (double)a->i;
   if (a->kind == TT_ARG_COMPLEX) return a->f_im == 0.0 ? a->f : 0.0 / 0.0;
   return 1.0;

@@ -238,6 +238,12 @@ COMPLEX_ADD_PRODUCTS = {
     "baddbmm": lambda d: torch.baddbmm(_r(d, 2, 3, 4), _r(d, 2, 3, 5, seed=1), _r(d, 2, 5, 4, seed=2), beta=1j, alpha=-1),
     "addbmm": lambda d: torch.addbmm(_r(d, 3, 4), _r(d, 2, 3, 5, seed=1), _r(d, 2, 5, 4, seed=2), alpha=0.5j),
     "addmv": lambda d: torch.addmv(_r(d, 3), _r(d, 3, 5, seed=1), _r(d, 5, seed=2), beta=2, alpha=1 - 1j),
+    # fuzz 119:229 / 121:593: a fractional float beta/alpha was truncated (0.5 acted as 0: self ignored)
+    "addmm_float_beta_alpha": lambda d: torch.addmm(_r(d, 1, 7, dt=torch.complex128), _r(d, 1, 1, dt=torch.complex128, seed=1).expand(1, 1),
+                                                    _r(d, 1, 7, dt=torch.complex128, seed=2), beta=0.5, alpha=-0.5),
+    "baddbmm_k0_float_beta": lambda d: torch.baddbmm(_r(d, 1, 8, 7), _r(d, 1, 8, 0, seed=1), _r(d, 1, 0, 7, seed=2),
+                                                     beta=0.5, alpha=2),
+    "addmv_float_alpha": lambda d: torch.addmv(_r(d, 3), _r(d, 3, 5, seed=1), _r(d, 5, seed=2), alpha=0.25),
     "real_addmm_complex_beta": lambda d: torch.addmm(_r(d, 3, 4, dt=torch.float32), _r(d, 3, 5, seed=1, dt=torch.float32),
                                                      _r(d, 5, 4, seed=2, dt=torch.float32), beta=1j),
 }
