@@ -340,3 +340,13 @@ def test_complex_square_and_cube_multiply_like_cpu(op):
     want, got = f(z), f(z.to("tpu")).cpu()
     rel = ((want - got).abs() / want.abs()).max().item()
     assert rel < 4e-7, rel
+
+
+@pytest.mark.parametrize("din", [torch.float16, torch.bfloat16, torch.float32])
+@pytest.mark.parametrize("op", ["std", "var"])
+def test_std_var_one_element_result_into_complex_out_like_cpu(din, op):
+    # fuzz 125:1301: CPU's all-reduce path has no Half/BFloat16 case, into a complex out too
+    def f(d):
+        x = torch.tensor([1.0, 2.0, 4.0, 8.0, 3.0], dtype=din, device=d)
+        return getattr(torch, op)(x, [0], out=torch.empty(0, dtype=torch.complex64, device=d))
+    same_as_cpu(f)
