@@ -145,11 +145,12 @@ static int convert_list(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t
   PyObject *seq = PySequence_Fast(obj, "expected a sequence");
   if (!seq) return 0;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  int has_tensor = 0, has_float = 0;
+  int has_tensor = 0, has_float = 0, has_complex = 0;
   for (Py_ssize_t i = 0; i < n && !has_tensor; i++) {
     PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
     if (it == Py_None || is_tensor(it)) has_tensor = 1;
     else if (PyFloat_Check(it)) has_float = 1;
+    else if (PyComplex_Check(it)) has_complex = 1;
   }
   int ok = 1;
   out->n = (int)n;
@@ -162,9 +163,23 @@ static int convert_list(PyObject *obj, const char *op, tt_py_args_t *a, tt_arg_t
       if (it == Py_None) out->t[i].dtype = TT_DTYPE_INVALID;
       else ok = tt_py_tensor_ref(it, op, &out->t[i]);
     }
+  } else if (has_complex) { /* a scalar list with a complex entry (_foreach_add(z, [1, 2j])) */
+    out->kind = TT_ARG_FLOATS;
+    out->floats = own(a, sizeof(double) * (size_t)n);
+    out->floats_im = own(a, sizeof(double) * (size_t)n);
+    out->floats_complex = own(a, (size_t)n);
+    if (!out->floats || !out->floats_im || !out->floats_complex) ok = 0, PyErr_NoMemory();
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+      PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
+      Py_complex c = PyComplex_AsCComplex(it);
+      if (PyErr_Occurred()) ok = 0;
+      out->floats[i] = c.real, out->floats_im[i] = c.imag;
+      out->floats_complex[i] = (unsigned char)PyComplex_Check(it);
+    }
   } else if (has_float) {
     out->kind = TT_ARG_FLOATS;
     out->floats = own(a, sizeof(double) * (size_t)n);
+    out->floats_im = NULL, out->floats_complex = NULL;
     if (!out->floats) ok = 0, PyErr_NoMemory();
     for (Py_ssize_t i = 0; ok && i < n; i++) {
       out->floats[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));

@@ -349,6 +349,24 @@ def _out_input(functional, name, args, kwargs, out):
     return args if dtype is None else (_C.call(_IDS["_tt_iterator_cast"], (x, dtype)),) + tuple(args[1:])
 
 
+# out= overloads whose CPU kernel computes part of the op in out's type (not
+# the functional result cast into out): the core's lowering taking out's dtype
+# last, used for a floating out of another type than the functional result.
+_OUT_INTO = {"logsumexp.out": ("_tt_logsumexp_into", ("dim", "keepdim"), (None, False))}
+
+
+def _out_into(name, args, kwargs, out):
+    row = _OUT_INTO.get(name)
+    x = args[0] if args else None
+    if row is None or not isinstance(x, torch.Tensor) or not isinstance(out, torch.Tensor):
+        return None
+    if not out.dtype.is_floating_point or out.dtype == (x.dtype if x.dtype.is_floating_point else torch.get_default_dtype()):
+        return None
+    op, names, defaults = row
+    rest = [args[1 + i] if 1 + i < len(args) else kwargs.get(n, d) for i, (n, d) in enumerate(zip(names, defaults))]
+    return _C.call(_IDS[op], (x, *rest, out.dtype))
+
+
 def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, input_from_out=False):
     """`op.out(..., out=t)`: the functional op, then its result written into
     `out`. What CPU checks and decides first (out's device, the dtype rule,
@@ -369,7 +387,9 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, 
                 _C.check_out_dtype_arg(name, kwargs["dtype"], outs[0].dtype)
         _check_out_dtypes_first(functional, args, kwargs, outs, name)
         fargs = _out_input(functional, name, args, kwargs, outs[0]) if input_from_out else args
-        result = functional(*fargs, **kwargs)
+        result = _out_into(name, fargs, kwargs, outs[0])
+        if result is None:
+            result = functional(*fargs, **kwargs)
         results = (result,) if len(outs) == 1 else result
         for o, r, resize in zip(outs, results, _C.check_out_write(name, outs, results, _tensors(args))):
             _write_out(o, r, resize)

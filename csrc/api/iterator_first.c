@@ -48,8 +48,10 @@ static void shape_text(char *buf, size_t cap, int rank, const int64_t *d) {
 tt_status_t tt_iterator_inplace_first(const tt_engine_t *e, int op_id, const tt_arg_t *args, int nargs,
                                       tt_status_t refusal) {
   int kind = marked(e->inplace_iterator_ops, e->ninplace_iterator_ops, op_id); /* 2: binary, 1: pointwise */
-  if (!refusal || tt_status_code(refusal) != TT_NOT_IMPLEMENTED || !kind || nargs < 2 || args[0].kind != TT_ARG_TENSOR)
-    return TT_OK_STATUS;
+  /* the shape check comes first whatever the failure (a lowering's own
+   * error for a result larger than self: addcmul_ of complex values, which
+   * compute); the cast check below only for a dtype refusal */
+  if (!refusal || !kind || nargs < 2 || args[0].kind != TT_ARG_TENSOR) return TT_OK_STATUS;
   tt_arg_kind_t k = args[1].kind;
   if (kind == 2 && k != TT_ARG_TENSOR && k != TT_ARG_BOOL && k != TT_ARG_INT && k != TT_ARG_FLOAT && k != TT_ARG_COMPLEX)
     return TT_OK_STATUS;
@@ -69,7 +71,9 @@ tt_status_t tt_iterator_inplace_first(const tt_engine_t *e, int op_id, const tt_
   }
   /* the result is cast into self: a complex one into a real self fails
    * first, where the refusal is of the complex values */
-  if (kind != 2 || tt_dtype_is_complex(self->dtype) || !strstr(tt_status_message(refusal), "omplex")) return TT_OK_STATUS;
+  if (tt_status_code(refusal) != TT_NOT_IMPLEMENTED || kind != 2 || tt_dtype_is_complex(self->dtype) ||
+      !strstr(tt_status_message(refusal), "omplex"))
+    return TT_OK_STATUS;
   static const int both[2] = {0, 1};
   int complex32 = 0;
   tt_dtype_t rt = tt_op_result_type_of(args, nargs, both, 2, e->default_float, &complex32);

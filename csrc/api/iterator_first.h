@@ -22,8 +22,9 @@ tt_status_t tt_iterator_broadcast_first(const tt_engine_t *e, int op_id, const t
  * size error), the broadcast shape is self's ("output with shape [3] doesn't
  * match the broadcast shape [2, 3]"), then, for a binary op's refusal of
  * complex values, a complex result cannot be cast into a real self ("result
- * type ComplexFloat can't be cast to the desired output type Short"). NULL
- * when none applies. */
+ * type ComplexFloat can't be cast to the desired output type Short"). The
+ * shape check replaces any failure of such an op (refusal or not), the cast
+ * check only a dtype refusal. NULL when none applies. */
 tt_status_t tt_iterator_inplace_first(const tt_engine_t *e, int op_id, const tt_arg_t *args, int nargs,
                                       tt_status_t refusal);
 

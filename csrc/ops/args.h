@@ -57,6 +57,11 @@ typedef struct tt_arg_s {
   int n;               /* INTS, FLOATS, TENSORS */
   int64_t *ints;       /* borrowed */
   double *floats;      /* borrowed */
+  /* FLOATS where the list holds a Python complex, else NULL (borrowed):
+   * each entry's imaginary part, and 1 where the entry is a complex (a
+   * Scalar list keeps each entry's type: [2.0, 1j] is a float and a complex) */
+  double *floats_im;
+  unsigned char *floats_complex;
   tt_tensor_ref_t *t;  /* TENSOR: one; TENSORS: n */
   const char *s;       /* STR */
 } tt_arg_t;

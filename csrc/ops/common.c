@@ -279,6 +279,9 @@ int tt_op_check_scalar_fits(tt_lower_t *L, int i, tt_dtype_t dt) {
   int bad = 0;
   if (a->kind == TT_ARG_INT) bad = int_overflows(a->i, dt);
   else if (a->kind == TT_ARG_FLOAT) bad = float_overflows(a->f, dt);
+  /* c10's checked conversion of a complex Scalar to a real type: a nonzero imaginary part overflows
+   * (every value converts into bool) */
+  else if (a->kind == TT_ARG_COMPLEX && !tt_dtype_is_complex(dt) && dt != TT_BOOL) bad = a->f_im != 0.0;
   else if (a->kind == TT_ARG_TENSOR && a->t->is_host_scalar && !tt_dtype_is_complex(a->t->dtype))
     bad = tt_dtype_is_float(a->t->dtype) ? float_overflows(a->t->host_f, dt) : int_overflows(a->t->host_i, dt);
   if (!bad) return 1;

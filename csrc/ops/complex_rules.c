@@ -10,6 +10,7 @@ static tt_dtype_t complex_in(const tt_arg_t *args, int nargs) {
   for (int i = 0; i < nargs; i++) {
     const tt_arg_t *a = &args[i];
     if (a->kind == TT_ARG_COMPLEX) return TT_C128; /* a Python complex */
+    if (a->kind == TT_ARG_FLOATS && a->floats_complex) return TT_C128; /* a scalar list holding one */
     if (a->kind == TT_ARG_DTYPE && tt_dtype_is_complex((tt_dtype_t)a->i)) return (tt_dtype_t)a->i;
     int n = a->kind == TT_ARG_TENSOR ? 1 : a->kind == TT_ARG_TENSORS ? a->n : 0;
     for (int j = 0; j < n; j++) {

@@ -699,16 +699,19 @@ static tt_status_t lower_fmod(tt_lower_t *L) { return rem_op(L, 0); }
 static tt_status_t check_same_dtype(tt_lower_t *L, int i, const char *what) {
   tt_dtype_t a = tt_l_arg_dtype(L, 0), b = tt_l_arg_dtype(L, i);
   if (b != TT_DTYPE_INVALID && b != a)
-    return tt_status_make(TT_INVALID_ARGUMENT, "expected dtype %s for `%s` but got dtype %s", tt_dtype_name(a), what, tt_dtype_name(b));
+    return tt_status_make(TT_INVALID_ARGUMENT, "expected dtype %s for `%s` but got dtype %s", tt_op_typemeta_name(a), what,
+                          tt_op_typemeta_name(b));
   return NULL;
 }
 
-/* PyTorch's two-sided form: |w| < 0.5 ? s + w (e - s) : e - (e - s)(1 - w). */
+/* PyTorch's two-sided form: |w| < 0.5 ? s + w (e - s) : e - (e - s)(1 - w)
+ * (a complex w's modulus). */
 static tt_val_t lerp_fn(tt_graph_t *g, tt_val_t s, tt_val_t e, tt_val_t w) {
   tt_val_t d = tt_b_binary(g, TT_BIN_SUB, e, s);
   tt_val_t lo = tt_b_binary(g, TT_BIN_ADD, s, tt_b_binary(g, TT_BIN_MUL, w, d));
   tt_val_t hi = tt_b_binary(g, TT_BIN_SUB, e, tt_b_binary(g, TT_BIN_MUL, d, tt_b_binary(g, TT_BIN_SUB, tt_b_like_f(g, w, 1), w)));
-  return tt_b_select(g, tt_b_compare(g, TT_CMP_LT, tt_b_unary(g, TT_UN_ABS, w), tt_b_like_f(g, w, 0.5)), lo, hi);
+  tt_val_t aw = tt_b_unary(g, TT_UN_ABS, w);
+  return tt_b_select(g, tt_b_compare(g, TT_CMP_LT, aw, tt_b_like_f(g, aw, 0.5)), lo, hi);
 }
 
 static tt_status_t lower_lerp(tt_lower_t *L) {
@@ -716,8 +719,9 @@ static tt_status_t lower_lerp(tt_lower_t *L) {
   if (!s && L->args[2].kind == TT_ARG_TENSOR) s = check_same_dtype(L, 2, "weight");
   if (s) return s;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (!tt_dtype_is_float(dt)) /* CPU's two kernels: lerp.Scalar's and lerp.Tensor's */
+  if (!tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt)) /* CPU's two kernels: lerp.Scalar's and lerp.Tensor's */
     return tt_op_refuse_dtype(dt, L->args[2].kind == TT_ARG_TENSOR ? "lerp_kernel_tensor" : "lerp_kernel_scalar");
+  if (L->args[2].kind == TT_ARG_COMPLEX && !tt_op_check_scalar_fits(L, 2, dt)) return NULL; /* weight.to<scalar_t>() */
   tt_dtype_t ct = tt_op_math_type(dt);
   int argi[3] = {0, 1, 2};
   int64_t dims[TT_MAX_RANK];
@@ -731,7 +735,7 @@ static tt_status_t lower_lerp(tt_lower_t *L) {
 static tt_status_t addc(tt_lower_t *L, tt_binary_t op) {
   int argi[3] = {0, 1, 2};
   tt_dtype_t rt = tt_op_result_type(L, argi, 3);
-  if (op == TT_BIN_DIV && !tt_dtype_is_float(rt))
+  if (op == TT_BIN_DIV && !tt_dtype_is_float(rt) && !tt_dtype_is_complex(rt))
     return tt_status_make(TT_INVALID_ARGUMENT,
                           "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes.");
   if (op == TT_BIN_MUL && rt == TT_BOOL)
@@ -1026,6 +1030,8 @@ const tt_op_def_t tt_ops_elementwise[] = {
 /* Complex inputs refused as CPU refuses them: no ordering (TT_OPF_UNORDERED). */
 #define EW_UNARY_U(name, fn) {name, fn, TT_OPF_UNORDERED}, {name "_", fn, TT_OPF_INPLACE | TT_OPF_UNORDERED}
 #define EW_UNARY_C(name, fn, cfn) {name, fn, 0, .complex = cfn}, {name "_", fn, TT_OPF_INPLACE, .complex = cfn}
+/* ... whose real lowering is checked on complex values too, in both forms */
+#define EW_UNARY_X(name, fn) {name, fn, TT_OPF_COMPLEX}, {name "_", fn, TT_OPF_INPLACE | TT_OPF_COMPLEX}
     EW_UNARY_C("neg", lower_neg, tt_complex_neg), {"abs", lower_abs, 0, .complex = tt_complex_abs}, /* abs_ stays refused: CPU refuses an in-place abs of complex values */
     {"abs_", lower_abs, TT_OPF_INPLACE},
     EW_UNARY_C("exp", lower_exp, tt_complex_exp), EW_UNARY_C("expm1", lower_expm1, tt_complex_expm1), EW_UNARY("exp2", lower_exp2),
@@ -1050,8 +1056,9 @@ const tt_op_def_t tt_ops_elementwise[] = {
     {"clamp_max.Tensor", lower_clamp_max, TT_OPF_UNORDERED}, {"clamp_max_.Tensor", lower_clamp_max, TT_OPF_INPLACE | TT_OPF_UNORDERED},
     {"masked_fill.Scalar", lower_masked_fill, TT_OPF_COMPLEX, .layout = TT_LAYOUT_ROW_MAJOR}, {"masked_fill_.Scalar", lower_masked_fill, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {"masked_fill.Tensor", lower_masked_fill, TT_OPF_COMPLEX}, {"masked_fill_.Tensor", lower_masked_fill, TT_OPF_INPLACE | TT_OPF_COMPLEX},
-    EW_UNARY("logical_and", lower_logical_and), EW_UNARY("logical_or", lower_logical_or),
-    EW_UNARY("logical_xor", lower_logical_xor), {"logical_not", lower_logical_not, TT_OPF_COMPLEX}, {"logical_not_", lower_logical_not, TT_OPF_INPLACE},
+    /* nonzero tests: a complex value is true where either part is nonzero */
+    EW_UNARY_X("logical_and", lower_logical_and), EW_UNARY_X("logical_or", lower_logical_or),
+    EW_UNARY_X("logical_xor", lower_logical_xor), EW_UNARY_X("logical_not", lower_logical_not),
     {"bitwise_and.Tensor", lower_bitwise_and, 0}, {"bitwise_and_.Tensor", lower_bitwise_and, TT_OPF_INPLACE},
     {"bitwise_and.Scalar", lower_bitwise_and, 0}, {"bitwise_and_.Scalar", lower_bitwise_and, TT_OPF_INPLACE},
     {"bitwise_or.Tensor", lower_bitwise_or, 0}, {"bitwise_or_.Tensor", lower_bitwise_or, TT_OPF_INPLACE},
@@ -1067,9 +1074,10 @@ const tt_op_def_t tt_ops_elementwise[] = {
     {"remainder.Scalar_Tensor", lower_remainder, TT_OPF_UNORDERED},
     {"fmod.Tensor", lower_fmod, TT_OPF_UNORDERED}, {"fmod_.Tensor", lower_fmod, TT_OPF_INPLACE | TT_OPF_UNORDERED},
     {"fmod.Scalar", lower_fmod, TT_OPF_UNORDERED}, {"fmod_.Scalar", lower_fmod, TT_OPF_INPLACE | TT_OPF_UNORDERED},
-    {"lerp.Scalar", lower_lerp, 0}, {"lerp_.Scalar", lower_lerp, TT_OPF_INPLACE},
-    {"lerp.Tensor", lower_lerp, 0}, {"lerp_.Tensor", lower_lerp, TT_OPF_INPLACE},
-    EW_UNARY("addcmul", lower_addcmul), EW_UNARY("addcdiv", lower_addcdiv),
+    {"lerp.Scalar", lower_lerp, TT_OPF_COMPLEX}, {"lerp_.Scalar", lower_lerp, TT_OPF_INPLACE | TT_OPF_COMPLEX},
+    {"lerp.Tensor", lower_lerp, TT_OPF_COMPLEX}, {"lerp_.Tensor", lower_lerp, TT_OPF_INPLACE | TT_OPF_COMPLEX},
+    /* complex: self + (value * t1) * t2 (or / t2), CPU's order */
+    EW_UNARY_X("addcmul", lower_addcmul), EW_UNARY_X("addcdiv", lower_addcdiv),
     EW_UNARY("atan", lower_atan), EW_UNARY("asin", lower_asin), EW_UNARY("acos", lower_acos),
     EW_UNARY("sinh", lower_sinh), EW_UNARY("cosh", lower_cosh), EW_UNARY("asinh", lower_asinh),
     EW_UNARY("acosh", lower_acosh), EW_UNARY("atanh", lower_atanh),

@@ -224,9 +224,9 @@ const tt_op_def_t tt_ops_factory[] = {
     {"arange.start_step", lower_arange_start_step, 0},
     {"linspace.out", lower_linspace_out, 0},
     {"logspace.out", lower_logspace_out, 0},
-    {"eye", lower_eye, 0},
-    {"eye.m", lower_eye_m, 0},
-    {"eye.out", lower_eye_out, 0},
-    {"eye.m_out", lower_eye_m_out, 0},
+    {"eye", lower_eye, TT_OPF_COMPLEX},
+    {"eye.m", lower_eye_m, TT_OPF_COMPLEX},
+    {"eye.out", lower_eye_out, TT_OPF_COMPLEX},
+    {"eye.m_out", lower_eye_m_out, TT_OPF_COMPLEX},
     {NULL, NULL, 0},
 };

@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/complex_rules.h"
 #include "ops/families.h"
+#include "ops/out_rules.h"
 
 #define FE_MAX_ARGS 16
 
@@ -39,8 +41,10 @@ static const fe_map_t fe_maps[] = {
     FE_BIN("sub", "sub.Tensor", "sub.Scalar"),
     FE_BIN_SI("mul", "mul.Tensor", "mul.Scalar", "mul_.Scalar"),
     FE_BIN("div", "div.Tensor", "div.Scalar"),
-    FE_BIN("maximum", "maximum", "clamp_min"),
-    FE_BIN("minimum", "minimum", "clamp_max"),
+    /* CPU's foreach maximum/minimum run clamp_min/clamp_max per tensor (their
+     * complex refusal says "maximum_cpu"/"minimum_cpu", not maximum's words) */
+    FE_BIN("maximum", "clamp_min.Tensor", "clamp_min"),
+    FE_BIN("minimum", "clamp_max.Tensor", "clamp_max"),
     FE_BIN("clamp_min", "clamp_min.Tensor", "clamp_min"),
     FE_BIN("clamp_max", "clamp_max.Tensor", "clamp_max"),
     FE_BIN("pow", "pow.Tensor_Tensor", "pow.Tensor_Scalar"),
@@ -81,13 +85,6 @@ static const fe_map_t *fe_find(const char *name) {
   for (const fe_map_t *m = fe_maps; m->name; m++)
     if (!strcmp(m->name, name)) return m;
   return NULL;
-}
-
-/* PyTorch's canCast: no float -> integral, no non-bool -> bool. */
-static int can_cast(tt_dtype_t from, tt_dtype_t to) {
-  if (tt_dtype_is_float(from) && !tt_dtype_is_float(to)) return 0;
-  if (from != TT_BOOL && to == TT_BOOL) return 0;
-  return 1;
 }
 
 /* The list length all list arguments must share; records PyTorch's error. */
@@ -138,8 +135,10 @@ static int fe_element_args(tt_lower_t *L, const fe_map_t *m, const tt_arg_t *all
       el[k].t = &a->t[j];
       el[k].n = 0;
     } else if (a->kind == TT_ARG_FLOATS) {
-      el[k].kind = TT_ARG_FLOAT;
+      int c = a->floats_complex && a->floats_complex[j];
+      el[k].kind = c ? TT_ARG_COMPLEX : TT_ARG_FLOAT;
       el[k].f = a->floats[j];
+      el[k].f_im = c ? a->floats_im[j] : 0.0;
     } else if (a->kind == TT_ARG_INTS) {
       el[k].kind = TT_ARG_INT;
       el[k].i = a->ints[j];
@@ -149,16 +148,22 @@ static int fe_element_args(tt_lower_t *L, const fe_map_t *m, const tt_arg_t *all
 }
 
 /* Lowers element j with the base op; its result (or its write into its
- * argument 0) becomes element j's output or write. */
+ * argument 0) becomes element j's output or write. The foreach rows take
+ * complex lists (TT_OPF_COMPLEX): each element goes through its base op's
+ * complex rule, so _foreach_add computes where add does and
+ * _foreach_maximum is refused in maximum's (CPU's) words. */
 static tt_status_t fe_element(tt_lower_t *L, const tt_op_def_t *base, const fe_map_t *m, const tt_arg_t *all,
                               int j) {
   tt_arg_t el[FE_MAX_ARGS];
   int nel = fe_element_args(L, m, all, j, el);
   if (!nel) return NULL;
+  tt_lower_fn fn;
+  tt_status_t s = tt_complex_route(base, el, nel, &fn);
+  if (s) return s;
   int nouts = L->nouts, nwrites = L->nwrites, nargs = L->nargs;
   L->args = el;
   L->nargs = nel;
-  tt_status_t s = base->fn(L);
+  s = fn(L);
   L->args = (tt_arg_t *)all;
   L->nargs = nargs;
   L->returns_arg = -1;
@@ -179,7 +184,7 @@ static tt_status_t fe_element(tt_lower_t *L, const tt_op_def_t *base, const fe_m
   if (mode == FE_INPLACE) {
     tt_val_t v = L->outs[--L->nouts];
     tt_dtype_t rdt = tt_graph_type(L->g, v)->dtype, sdt = all[0].t[j].dtype;
-    if (!can_cast(rdt, sdt))
+    if (!tt_op_can_cast(rdt, sdt))
       return tt_status_make(TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s",
                             tt_op_type_name(rdt), tt_op_type_name(sdt));
     tt_l_write(L, 0, j, v);
@@ -214,7 +219,7 @@ static tt_status_t lower_foreach(tt_lower_t *L) {
 }
 
 const tt_op_def_t tt_ops_foreach[] = {
-#define FE(name) {name, lower_foreach, 0}
+#define FE(name) {name, lower_foreach, TT_OPF_COMPLEX}
 #define FE_BIN(op)                                                                           \
   FE("_foreach_" op ".List"), FE("_foreach_" op "_.List"), FE("_foreach_" op ".Scalar"),     \
   FE("_foreach_" op "_.Scalar"), FE("_foreach_" op ".ScalarList"), FE("_foreach_" op "_.ScalarList")
@@ -237,7 +242,7 @@ const tt_op_def_t tt_ops_foreach[] = {
 #undef FE_C
     FE("_foreach_lerp.List"), FE("_foreach_lerp_.List"), FE("_foreach_lerp.Scalar"), FE("_foreach_lerp_.Scalar"),
     FE("_foreach_lerp.ScalarList"), FE("_foreach_lerp_.ScalarList"),
-    {"_foreach_zero_", lower_foreach, TT_OPF_UNIFORM_WRITE}, FE("_foreach_copy_"),
+    {"_foreach_zero_", lower_foreach, TT_OPF_UNIFORM_WRITE | TT_OPF_COMPLEX}, FE("_foreach_copy_"),
 #undef FE
     {NULL, NULL, 0},
 };

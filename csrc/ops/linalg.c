@@ -63,22 +63,38 @@ static tt_dtype_t compute_type(tt_dtype_t dt) {
 }
 
 /* dot_general of arguments ia and ib in the compute type (result stays in it);
- * float32 ones in the current matmul precision. */
+ * float32 ones in the current matmul precision. A complex product is four
+ * real ones, re = ar.br - ai.bi and im = ar.bi + ai.br: the infinities and
+ * NaNs of a sum of c10::complex products term by term (CPU's own bmm kernel:
+ * (inf+0j)*(1+0j) + 1*0 is inf+nanj), where XLA's complex dot gives NaN in
+ * both parts; each sum holds the same infinite terms with the same signs,
+ * so only the finite rounding order differs. */
 static tt_val_t contract(tt_lower_t *L, int ia, int ib, tt_dtype_t dt, int nb, const int64_t *lb,
                          const int64_t *rb, int nc, const int64_t *lc, const int64_t *rc) {
   tt_dtype_t ct = compute_type(dt);
-  tt_val_t a = tt_b_convert(L->g, tt_l_tensor(L, ia), ct);
-  tt_val_t b = tt_b_convert(L->g, tt_l_tensor(L, ib), ct);
-  return tt_b_dot_prec(L->g, tt_op_matmul_precision_for(L, dt), a, b, nb, lb, rb, nc, lc, rc);
+  tt_graph_t *g = L->g;
+  int prec = tt_op_matmul_precision_for(L, dt);
+  tt_val_t a = tt_b_convert(g, tt_l_tensor(L, ia), ct);
+  tt_val_t b = tt_b_convert(g, tt_l_tensor(L, ib), ct);
+  if (!tt_dtype_is_complex(ct)) return tt_b_dot_prec(g, prec, a, b, nb, lb, rb, nc, lc, rc);
+  tt_val_t ar = tt_b_unary(g, TT_UN_REAL, a), ai = tt_b_unary(g, TT_UN_IMAG, a);
+  tt_val_t br = tt_b_unary(g, TT_UN_REAL, b), bi = tt_b_unary(g, TT_UN_IMAG, b);
+  tt_val_t rr = tt_b_dot_prec(g, prec, ar, br, nb, lb, rb, nc, lc, rc);
+  tt_val_t ii = tt_b_dot_prec(g, prec, ai, bi, nb, lb, rb, nc, lc, rc);
+  tt_val_t ri = tt_b_dot_prec(g, prec, ar, bi, nb, lb, rb, nc, lc, rc);
+  tt_val_t ir = tt_b_dot_prec(g, prec, ai, br, nb, lb, rb, nc, lc, rc);
+  return tt_b_binary(g, TT_BIN_COMPLEX, tt_b_binary(g, TT_BIN_SUB, rr, ii), tt_b_binary(g, TT_BIN_ADD, ri, ir));
 }
 
 /* The scalar as the CPU kernel sees it: integral dtypes truncate a float
- * beta/alpha toward zero (a C++ cast), so 0.2 acts as 0. */
+ * beta/alpha toward zero (a C++ cast), so 0.2 acts as 0; a complex one is
+ * its real part where its imaginary part is 0, else NaN (neither 0 nor 1). */
 static double scalar_val(tt_lower_t *L, int i, tt_dtype_t dt) {
   if (i >= L->nargs || L->args[i].kind == TT_ARG_NONE) return 1.0;
   const tt_arg_t *a = &L->args[i];
-  if (a->kind == TT_ARG_FLOAT) return tt_dtype_is_float(dt) ? a->f : (double)(int64_t)a->f;
+  if (a->kind == TT_ARG_FLOAT) return tt_dtype_is_float(dt) || tt_dtype_is_complex(dt) ? a->f : (double)(int64_t)a->f;
   if (a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL) return (double)a->i;
+  if (a->kind == TT_ARG_COMPLEX) return a->f_im == 0.0 ? a->f : 0.0 / 0.0;
   return 1.0;
 }
 
@@ -148,9 +164,11 @@ static tt_status_t finish_add(tt_lower_t *L, int iself, int ibeta, int ialpha, t
   int64_t dims[TT_MAX_RANK];
   memcpy(dims, pt->dims, sizeof(int64_t) * (size_t)rank);
   if (!check_self(L, iself, rank, dims, dt)) return NULL;
-  if (!tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt)) /* beta.to<scalar_t>(), alpha.to<scalar_t>(): checked */
+  if (!tt_dtype_is_complex(dt)) /* beta.to<scalar_t>(), alpha.to<scalar_t>(): checked (a complex one too) */
     for (int i = ibeta; i <= ialpha; i++)
-      if (i < L->nargs && L->args[i].kind != TT_ARG_NONE && !tt_op_check_scalar_fits(L, i, dt)) return NULL;
+      if (i < L->nargs && L->args[i].kind != TT_ARG_NONE &&
+          (!tt_dtype_is_float(dt) || L->args[i].kind == TT_ARG_COMPLEX) && !tt_op_check_scalar_fits(L, i, dt))
+        return NULL;
   int64_t numel = 1;
   for (int i = 0; i < rank; i++) numel *= dims[i];
   if (style != ADD_GEMV && k == 0 && numel > 0 && !tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt) && ibeta < L->nargs &&
@@ -478,16 +496,16 @@ static tt_status_t lower_dot(tt_lower_t *L) {
 
 const tt_op_def_t tt_ops_linalg[] = {
     {"mm", lower_mm, TT_OPF_COMPLEX},
-    {"addmm", lower_addmm, 0},
-    {"addmm_", lower_addmm, TT_OPF_INPLACE},
+    {"addmm", lower_addmm, TT_OPF_COMPLEX},
+    {"addmm_", lower_addmm, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {"bmm", lower_bmm, TT_OPF_COMPLEX},
-    {"baddbmm", lower_baddbmm, 0},
-    {"baddbmm_", lower_baddbmm, TT_OPF_INPLACE},
-    {"addbmm", lower_addbmm, 0},
-    {"addbmm_", lower_addbmm, TT_OPF_INPLACE},
+    {"baddbmm", lower_baddbmm, TT_OPF_COMPLEX},
+    {"baddbmm_", lower_baddbmm, TT_OPF_INPLACE | TT_OPF_COMPLEX},
+    {"addbmm", lower_addbmm, TT_OPF_COMPLEX},
+    {"addbmm_", lower_addbmm, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {"mv", lower_mv, TT_OPF_COMPLEX},
-    {"addmv", lower_addmv, 0},
-    {"addmv_", lower_addmv, TT_OPF_INPLACE},
+    {"addmv", lower_addmv, TT_OPF_COMPLEX},
+    {"addmv_", lower_addmv, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {"addr", lower_addr, 0},
     {"addr_", lower_addr, TT_OPF_INPLACE},
     {"dot", lower_dot, TT_OPF_COMPLEX},

@@ -246,6 +246,10 @@ tt_status_t tt_op_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_nu
     if (in_numel > 1 && out == TT_U8 && in != TT_BOOL) *convert = out;
     return TT_OK_STATUS;
   }
+  /* a one-element result in a float32/float64 or complex out is std_var_all's
+   * (fuzz 125:1301: float16 into complex128 is refused too) */
+  if (tt_dtype_is_float(in) && res_numel == 1 && tt_dtype_is_complex(out) && (in == TT_F16 || in == TT_BF16))
+    return tt_status_make(TT_INVALID_ARGUMENT, "std_var_all: Unsupported dtype %s", tt_op_type_name(in));
   if (!tt_dtype_is_float(in) || !tt_dtype_is_float(out)) return TT_OK_STATUS;
   if (res_numel == 1 && (out == TT_F32 || out == TT_F64)) {
     if (in == TT_F16 || in == TT_BF16)

@@ -46,8 +46,8 @@ int tt_op_out_input_from_out(const char *name);
  * an empty one; any/all of a single element (allany_impl tests it directly),
  * of a bool input or into a bool out (their nonzero test is that
  * conversion); std/var of a
- * non-floating input or out, or of a one-element result in a float32 or
- * float64 out, which CPU's all-reduce computes from the input itself (it
+ * non-floating input or out, or of a one-element result in a float32,
+ * float64 or complex out, which CPU's all-reduce computes from the input itself (it
  * has no Half/BFloat16 case: CPU's error, returned here). */
 tt_status_t tt_op_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_numel, int64_t res_numel, tt_dtype_t out,
                                   tt_dtype_t *convert);

@@ -280,16 +280,12 @@ static tt_val_t pow2_scale(tt_graph_t *g, tt_val_t m) {
 /* var/std.correction(self, dim=None, *, correction=None, keepdim): the
  * divisor is max(0, N - correction), as PyTorch (0 gives inf/nan). Also
  * returns the mean through out_mean (in the output dtype). */
-static tt_val_t variance(tt_lower_t *L, const char *name, int want_std, tt_val_t *out_mean) {
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (!tt_dtype_is_float(dt))
-    return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s only supports floating point and complex dtypes", name);
-  red_t r;
-  if (!red_prepare(L, 0, 1, tt_l_bool(L, 3, 0), 0, &r)) return -1;
-  double corr = tt_l_float(L, 2, 1.0);
-  tt_dtype_t acc = tt_op_math_type(dt);
+/* The variance (or std) of the real values x (in their math type) over r,
+ * with its mean (scaled back, flat) in *mean. */
+static tt_val_t moments(tt_lower_t *L, const red_t *rp, tt_val_t x, double corr, int want_std, tt_val_t *out_mean) {
+  red_t r = *rp;
   tt_graph_t *g = L->g;
-  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc);
+  tt_dtype_t acc = tt_graph_type(g, x)->dtype;
   red_t flat = r;
   flat.keepdim = 0;
   int64_t n = red_count(&r);
@@ -318,6 +314,41 @@ static tt_val_t variance(tt_lower_t *L, const char *name, int want_std, tt_val_t
     if (!want_std) var = tt_b_binary(g, TT_BIN_MUL, var, so);
     mean = tt_b_binary(g, TT_BIN_MUL, mean, scale);
   }
+  *out_mean = mean;
+  return var;
+}
+
+/* std/var (and their _mean forms) of self over dim with correction. A
+ * complex self is CPU's var(real) + var(imag), real typed, its square root
+ * for std; its mean is complex. */
+static tt_val_t variance(tt_lower_t *L, const char *name, int want_std, tt_val_t *out_mean) {
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (!tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt))
+    return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s only supports floating point and complex dtypes", name);
+  red_t r;
+  if (!red_prepare(L, 0, 1, tt_l_bool(L, 3, 0), 0, &r)) return -1;
+  double corr = tt_l_float(L, 2, 1.0);
+  tt_graph_t *g = L->g;
+  tt_val_t mean = -1;
+  if (tt_dtype_is_complex(dt)) {
+    tt_dtype_t rt = tt_dtype_real_part(dt);
+    tt_val_t z = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt));
+    tt_val_t mr = -1, mi = -1;
+    tt_val_t vr = moments(L, &r, tt_b_unary(g, TT_UN_REAL, z), corr, 0, &mr);
+    tt_val_t vi = moments(L, &r, tt_b_unary(g, TT_UN_IMAG, z), corr, 0, &mi);
+    tt_val_t v = tt_b_binary(g, TT_BIN_ADD, tt_b_convert(g, vr, rt), tt_b_convert(g, vi, rt));
+    if (out_mean) {
+      mean = tt_b_binary(g, TT_BIN_COMPLEX, mr, mi);
+      if (r.keepdim && r.n) {
+        int64_t shape[TT_MAX_RANK];
+        int rk = red_keep_shape(&r, shape);
+        mean = tt_b_reshape(g, mean, rk, shape);
+      }
+      *out_mean = tt_b_convert(g, mean, dt);
+    }
+    return want_std ? tt_b_unary(g, TT_UN_SQRT, v) : v;
+  }
+  tt_val_t var = moments(L, &r, tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt)), corr, want_std, &mean);
   if (out_mean) {
     if (r.keepdim && r.n) {
       int64_t shape[TT_MAX_RANK];
@@ -395,20 +426,23 @@ static tt_status_t lower_any_dim(tt_lower_t *L) { return any_all(L, TT_RED_OR, 1
 static tt_status_t lower_all_dim(tt_lower_t *L) { return any_all(L, TT_RED_AND, 1, 2); }
 
 /* logsumexp(self, dim, keepdim): max-shifted for stability; an infinite max
- * is replaced by 0 so that all -inf rows give -inf and +inf gives +inf. */
+ * is replaced by 0 so that all -inf rows give -inf and +inf gives +inf. A
+ * complex self is shifted by the max of its real parts (CPU's). */
 static tt_status_t lower_logsumexp(tt_lower_t *L) {
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  tt_dtype_t out = tt_dtype_is_float(dt) ? dt : tt_op_default_float(L);
+  tt_dtype_t out = tt_dtype_is_float(dt) || tt_dtype_is_complex(dt) ? dt : tt_op_default_float(L);
   tt_dtype_t acc = tt_op_math_type(out);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc);
   red_t flat = r;
   flat.keepdim = 0;
-  tt_val_t m = red_apply(L, &flat, TT_RED_MAX, x);
+  int cx = tt_dtype_is_complex(out);
+  tt_val_t m = red_apply(L, &flat, TT_RED_MAX, cx ? tt_b_unary(g, TT_UN_REAL, x) : x);
   tt_val_t finite = tt_b_unary(g, TT_UN_IS_FINITE, m);
   m = tt_b_select(g, finite, m, tt_b_like_f(g, m, 0));
+  if (cx) m = tt_b_convert(g, m, acc); /* (m, 0) */
   tt_val_t e = tt_b_unary(g, TT_UN_EXP, tt_b_binary(g, TT_BIN_SUB, x, red_kept(L, &r, m)));
   tt_val_t res = tt_b_binary(g, TT_BIN_ADD, tt_b_unary(g, TT_UN_LOG, red_apply(L, &flat, TT_RED_SUM, e)), m);
   if (r.keepdim && r.n) {
@@ -417,6 +451,46 @@ static tt_status_t lower_logsumexp(tt_lower_t *L) {
     res = tt_b_reshape(g, res, rk, shape);
   }
   tt_l_output(L, tt_b_convert(g, res, out));
+  return NULL;
+}
+
+/* _tt_logsumexp_into(self, dim, keepdim, dtype): logsumexp(..., out=t) for a
+ * floating out of another type, as CPU's logsumexp_out computes it: the
+ * terms exp(self - max) rounded to self's type (an integral self is read as
+ * the default float), summed in out's type (make_reduction converts them to
+ * it), the log taken in out's type and the max added in the common type of
+ * the two, rounded into out. The functional op computes in self's type. */
+static tt_status_t lower_logsumexp_into(tt_lower_t *L) {
+  red_t r;
+  if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0), into = tt_l_dtype(L, 3);
+  tt_dtype_t in = tt_dtype_is_float(dt) ? dt : tt_op_default_float(L);
+  if (!tt_dtype_is_float(into))
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "_tt_logsumexp_into: out's dtype must be floating here, got %s (complex outs take "
+                          "logsumexp's functional result)", tt_op_type_name(into));
+  tt_graph_t *g = L->g;
+  tt_dtype_t acc_in = tt_op_math_type(in), acc_into = tt_op_math_type(into);
+  tt_dtype_t add_t = tt_op_math_type(tt_dtype_promote(in, into));
+  tt_val_t x = tt_b_convert(g, tt_b_convert(g, tt_l_tensor(L, 0), in), acc_in);
+  red_t flat = r;
+  flat.keepdim = 0;
+  tt_val_t m = red_apply(L, &flat, TT_RED_MAX, x);
+  tt_val_t finite = tt_b_unary(g, TT_UN_IS_FINITE, m);
+  m = tt_b_select(g, finite, m, tt_b_like_f(g, m, 0));
+  /* self - maxes and its exp_ are tensors of self's type: each rounded */
+  tt_val_t d = tt_b_convert(g, tt_b_convert(g, tt_b_binary(g, TT_BIN_SUB, x, red_kept(L, &r, m)), in), acc_in);
+  tt_val_t e = tt_b_convert(g, tt_b_unary(g, TT_UN_EXP, d), in);
+  e = tt_b_convert(g, tt_b_convert(g, e, into), acc_into);
+  tt_val_t s = tt_b_convert(g, tt_b_convert(g, red_apply(L, &flat, TT_RED_SUM, e), into), acc_into);
+  tt_val_t lg = tt_b_convert(g, tt_b_convert(g, tt_b_unary(g, TT_UN_LOG, s), into), add_t);
+  tt_val_t res = tt_b_binary(g, TT_BIN_ADD, lg, tt_b_convert(g, m, add_t));
+  if (r.keepdim && r.n) {
+    int64_t shape[TT_MAX_RANK];
+    int rk = red_keep_shape(&r, shape);
+    res = tt_b_reshape(g, res, rk, shape);
+  }
+  tt_l_output(L, tt_b_convert(g, res, into));
   return NULL;
 }
 
@@ -567,10 +641,10 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"min.dim", lower_min_dim, TT_OPF_UNORDERED_CHECK},
     {"argmax", lower_argmax, TT_OPF_UNORDERED_CHECK},
     {"argmin", lower_argmin, TT_OPF_UNORDERED_CHECK},
-    {"var.correction", lower_var, 0},
-    {"std.correction", lower_std, 0},
-    {"var_mean.correction", lower_var_mean, 0},
-    {"std_mean.correction", lower_std_mean, 0},
+    {"var.correction", lower_var, TT_OPF_COMPLEX},
+    {"std.correction", lower_std, TT_OPF_COMPLEX},
+    {"var_mean.correction", lower_var_mean, TT_OPF_COMPLEX},
+    {"std_mean.correction", lower_std_mean, TT_OPF_COMPLEX},
     {"any", lower_any, TT_OPF_COMPLEX},
     {"all", lower_all, TT_OPF_COMPLEX},
     {"any.dim", lower_any_dim, TT_OPF_COMPLEX},
@@ -578,7 +652,8 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"any.dims", lower_any_dim, TT_OPF_COMPLEX},
     {"all.dims", lower_all_dim, TT_OPF_COMPLEX},
     {"_tt_iterator_cast", lower_iterator_cast, TT_OPF_COMPLEX},
-    {"logsumexp", lower_logsumexp, 0},
+    {"logsumexp", lower_logsumexp, TT_OPF_COMPLEX},
+    {"_tt_logsumexp_into", lower_logsumexp_into, 0},
     {"cumsum", lower_cumsum, 0, .complex = tt_complex_cumsum},
     {"cumprod", lower_cumprod, 0, .complex = tt_complex_cumprod},
     {"linalg_vector_norm", lower_vector_norm, 0},
