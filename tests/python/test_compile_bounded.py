@@ -90,6 +90,8 @@ def test_a_sweep_compiles_one_program_per_bucket():
     after = torch.tpu.plan_stats()
     assert after["captures"] - plans["captures"] == 4
     assert after["replays"] - plans["replays"] == len(lengths) - 4
+    assert after["padded_calls"] - plans["padded_calls"] == len(lengths)  # every call of the one graph
+    assert after["size_calls"] == plans["size_calls"]
 
 
 def test_outputs_feed_the_next_call_without_a_copy():
@@ -191,6 +193,7 @@ def _alias(x):
                                     (_repeat_padded, "repeat"), (_write, "")])
 def test_graphs_not_right_padded_keep_plans_per_size(fn, why):
     f = torch.compile(fn, backend="tpu", dynamic=True)
+    before = torch.tpu.plan_stats()
     for n in (5, 6, 7, 6):
         x, xc = _poisoned(n, 8, seed=5)
         x = x.clone()
@@ -201,6 +204,9 @@ def test_graphs_not_right_padded_keep_plans_per_size(fn, why):
     gs = _graphs()
     assert gs and all(g.bounding is None and why in g.unbounded for g in gs), [g.unbounded for g in gs]
     assert not any(k and k[0] == "bounded" for g in gs for k in g.plans)
+    after = torch.tpu.plan_stats()
+    assert after["padded_calls"] == before["padded_calls"]
+    assert after["size_calls"] - before["size_calls"] == 4
 
 
 def test_a_size_as_a_value_is_the_real_size():
