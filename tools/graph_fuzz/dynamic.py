@@ -30,7 +30,7 @@ import random
 from .program import BINARY, SCALAR, UNARY
 
 LENGTHS = (3, 5, 6, 7, 9, 12, 13, 16, 17, 24, 31, 33)
-STATIC = (2, 3, 4, 6)  # no static dim equals a length: Dynamo's duck sizing would tie them
+STATIC = (2, 3, 4, 6)  # 3 and 6 are lengths too: Dynamo's duck sizing ties such dims at that length (a recompile)
 
 
 def size(dim, n):
