@@ -458,15 +458,51 @@ class _Gen:
                 b = self.new_input(a.shape)
             self.lines.append(f"    {a.name}.add_({b.name})")
 
+    def extras(self):
+        """Ops bounded dynamism knows to pad that the others rarely reach: repeat and expand of static dims,
+        counts of a comparison, rounding casts, indexing by positions, batched products with a bias, a
+        reduction over a merged dim, means over all elements, a manual log-softmax."""
+        a = self.pick(1, dyn=True)
+        if a is None:
+            return self.unary()
+        r, sh = len(a.shape), a.shape
+        k = self.rng.randrange(9)
+        d = self.dim(a)
+        if k == 0 and r < 4:
+            return self.emit(f"{a.name}.unsqueeze(0).repeat(2, {', '.join(['1'] * r)})", (2,) + sh)
+        if k == 1:
+            return self.emit(f"({a.name} > 0).sum({d}).to(DT)", _reduced(sh, (d,), False))
+        if k == 2:
+            return self.emit(f"{a.name}.{self.rng.choice(('bfloat16', 'half'))}().to(DT)", sh)
+        if k == 3:
+            pre = ", ".join([":"] * d)
+            pre = pre + ", " if pre else ""
+            return self.emit(f"{a.name}[{pre}torch.arange({a.name}.shape[{d}], device={a.name}.device)]", sh)
+        if k == 4 and r == 3:
+            e = self.rng.choice(STATIC)
+            b, c = self.new_input((sh[0], sh[2], e)), self.new_input((sh[0], sh[1], e))
+            return self.emit(f"torch.baddbmm({c.name}, {a.name}, {b.name}, beta=0.5)", (sh[0], sh[1], e))
+        if k == 5 and r >= 2:
+            return self.emit(f"{a.name}.flatten(0, 1).{self.rng.choice(('mean', 'sum', 'amax'))}(0)", sh[2:])
+        if k == 6:
+            return self.emit(f"{a.name}.sum() / {a.name}.numel()", ())
+        if k == 7:
+            return self.emit(f"{a.name} - torch.logsumexp({a.name}, {d}, keepdim=True)", sh)
+        if r < 4:
+            e = self.rng.choice(STATIC)
+            return self.emit(f"{a.name}.unsqueeze(-1).expand(*{a.name}.shape, {e}) * 0.5", sh + (e,))
+        return self.unary()
+
     # statements drawn in a "safe" program (ops torchtpu/_bounded.py knows to pad, so that most such
     # graphs run padded: one op it does not know sends a whole graph to plans per size)
     SAFE = {"unary": 8, "binary": 10, "scalar": 4, "reduction": 10, "multi_reduction": 3, "full_reduction": 2,
             "along": 8, "norm": 4, "matmul": 6, "attention": 6, "slicing": 6, "cat": 5, "masked": 5, "sizes": 4,
-            "gathers": 3, "reshape": 3, "view": 5}
+            "gathers": 3, "reshape": 3, "view": 5, "extras": 6}
     STATEMENTS = (("unary", 8), ("binary", 10), ("scalar", 4), ("reduction", 10), ("multi_reduction", 3),
                   ("full_reduction", 2), ("along", 9), ("maxes", 4), ("norm", 5), ("matmul", 6), ("attention", 5),
                   ("sdpa", 2), ("slicing", 8), ("pad", 2), ("cat", 6), ("masked", 5), ("sizes", 4), ("gathers", 4),
-                  ("loss", 2), ("order", 3), ("reshape", 4), ("view", 5), ("inplace", 5))
+                  ("loss", 2), ("order", 3), ("reshape", 4), ("view", 5), ("inplace", 5),
+                  ("extras", 5))
 
 
 def _reduced(shape, dims, keep):
