@@ -23,7 +23,7 @@ import threading
 
 import torch
 
-from . import _C, _bounded, _dynamic_buckets
+from . import _C, _bounded, _dynamic_buckets, _input_alias
 
 # Inductor's modes. XLA compiles every program with its own fusion and kernel
 # choices, and each graph already runs as fused executables with no per-op
@@ -276,6 +276,7 @@ class _Graph:
 def _planned_with(settings, kind):
     def compiler(gm, example_inputs):
         _C.plan_set_view_fn(_plan_view)
+        _input_alias.view_outputs_of_written_inputs(gm)  # AOTAutograd rebuilds them from the input
         return _Graph(gm, settings, f"{kind} graph {id(gm):#x}")
 
     return compiler
