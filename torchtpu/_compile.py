@@ -23,7 +23,7 @@ import threading
 
 import torch
 
-from . import _C, _bounded, _dynamic_buckets
+from . import _C, _bounded, _dynamic_buckets, _input_alias
 
 # Inductor's modes. XLA compiles every program with its own fusion and kernel
 # choices, and each graph already runs as fused executables with no per-op
@@ -108,6 +108,12 @@ MAX_SIZE_KEYS = 64
 # other views of its shape fit in the storage). Past the limit, calls with a
 # signature of their own run op by op.
 MAX_PLANS = 8
+
+# Calls of graphs with integer arguments (symbolic sizes), by how they ran:
+# "padded_calls" padded to a bucket (_bounded), "size_calls" with plans per
+# size or op by op (the graph cannot run padded, or a size has no bucket).
+# Read through torch.tpu.plan_stats(); counted under no lock (a statistic).
+bounded_stats = {"padded_calls": 0, "size_calls": 0}
 
 
 def _host_scalar(a):
@@ -197,6 +203,7 @@ class _Graph:
             kb = b.bounds(args) if b is not None else None
             if kb is not None:
                 return self._call_bounded(b, args, *kb)
+            bounded_stats["size_calls"] += 1
         return self._call(key, bound, args, lambda: self.gm(*args), False)
 
     def _call_bounded(self, b, args, key, sizes, bounds):
@@ -212,6 +219,7 @@ class _Graph:
                 raise
             self.bounding, self.unbounded = None, f"{type(e).__name__}: {e}"
             return self(args)
+        bounded_stats["padded_calls"] += 1
         return b.finish(outs, args, sizes)
 
     def _call(self, key, bound, args, run, bounded):
@@ -268,6 +276,7 @@ class _Graph:
 def _planned_with(settings, kind):
     def compiler(gm, example_inputs):
         _C.plan_set_view_fn(_plan_view)
+        _input_alias.view_outputs_of_written_inputs(gm)  # AOTAutograd rebuilds them from the input
         return _Graph(gm, settings, f"{kind} graph {id(gm):#x}")
 
     return compiler

@@ -340,9 +340,12 @@ def plan_stats():
     """Compiled graphs (torch.compile(backend="tpu")): graphs captured as one
     executable, captures abandoned (those graphs run op by op), replays, and
     the replays deferred into one program with the work around them (a
-    training step's graphs: README, "One program per step")."""
+    training step's graphs: README, "One program per step"); calls of graphs
+    with symbolic sizes that ran padded to a bucket ("padded_calls") and that
+    ran per size ("size_calls", torchtpu/_compile.py)."""
     _lazy_init()
-    return dict(_C.plan_stats())
+    from ._compile import bounded_stats
+    return {**dict(_C.plan_stats()), **bounded_stats}
 
 
 def set_cpu_fallback(enabled):

@@ -90,6 +90,8 @@ def test_a_sweep_compiles_one_program_per_bucket():
     after = torch.tpu.plan_stats()
     assert after["captures"] - plans["captures"] == 4
     assert after["replays"] - plans["replays"] == len(lengths) - 4
+    assert after["padded_calls"] - plans["padded_calls"] == len(lengths)  # every call of the one graph
+    assert after["size_calls"] == plans["size_calls"]
 
 
 def test_outputs_feed_the_next_call_without_a_copy():
@@ -191,6 +193,7 @@ def _alias(x):
                                     (_repeat_padded, "repeat"), (_write, "")])
 def test_graphs_not_right_padded_keep_plans_per_size(fn, why):
     f = torch.compile(fn, backend="tpu", dynamic=True)
+    before = torch.tpu.plan_stats()
     for n in (5, 6, 7, 6):
         x, xc = _poisoned(n, 8, seed=5)
         x = x.clone()
@@ -201,6 +204,9 @@ def test_graphs_not_right_padded_keep_plans_per_size(fn, why):
     gs = _graphs()
     assert gs and all(g.bounding is None and why in g.unbounded for g in gs), [g.unbounded for g in gs]
     assert not any(k and k[0] == "bounded" for g in gs for k in g.plans)
+    after = torch.tpu.plan_stats()
+    assert after["padded_calls"] == before["padded_calls"]
+    assert after["size_calls"] - before["size_calls"] == 4
 
 
 def test_a_size_as_a_value_is_the_real_size():
@@ -247,3 +253,35 @@ def _stack_gather(x):
 
 def test_stack_and_gather_into_unpadded_dims():
     _check_padded(_stack_gather, (5, 6, 7), 8, 17, rtol=1e-5, atol=1e-3)
+
+
+def _neg_then_flatten(x):
+    x.neg_()
+    return x.reshape(-1)
+
+
+def _write_then_narrow(x):
+    x[:x.shape[0] // 2] = 0.125
+    return x.narrow(0, 1, x.shape[0] - 1)
+
+
+@pytest.mark.parametrize("fn,layout", [(_neg_then_flatten, "strided"), (_write_then_narrow, "narrowed")])
+def test_an_output_viewing_a_written_input_that_is_not_row_major(fn, layout):
+    """Graph fuzzer 2:147 and 3:65 (--family dynamic): with symbolic sizes AOTAutograd rebuilds an output that
+    views an input the graph writes from the returned tensor's strides over the input's storage; returned as
+    a view of the new value (row-major) it read the input's gaps (the strided input's filler, the padding of
+    the tensor it narrows). torchtpu/_input_alias.py returns views of the input itself."""
+    f = torch.compile(fn, backend="tpu", dynamic=True)
+    for n in (3, 6, 5, 6):
+        if layout == "strided":
+            big = torch.full((2, 2 * n), 7.0)
+            big[:, ::2] = torch.randn(2, n, generator=torch.Generator().manual_seed(n))
+            x, xc = big.to("tpu")[:, ::2], big[:, ::2].clone()
+        else:
+            full = torch.full((8, 8), 3e4)
+            full[:n, :n] = torch.randn(n, n, generator=torch.Generator().manual_seed(n))
+            x, xc = full.to("tpu")[:n, :n], full[:n, :n].clone()
+        got, want = f(x), fn(xc)
+        assert got.shape == want.shape
+        torch.testing.assert_close(got.cpu(), want, **TOL)
+        torch.testing.assert_close(x.cpu(), xc, **TOL)  # the input is written

@@ -100,3 +100,73 @@ def test_runs_never_share_memory_with_the_input_values():
             assert a.untyped_storage().data_ptr() != v.untyped_storage().data_ptr()
     rec = C.check(make_program(41, 57, 20))
     assert rec["kind"] == "pass", rec
+
+
+# ---------------------------------------------------------------- the dynamic family (bounded dynamism)
+from tools.graph_fuzz import check_dynamic as D  # noqa: E402
+from tools.graph_fuzz import dynamic as DP  # noqa: E402
+
+
+# Programs of the dynamic family whose calls run padded (from `--family dynamic --seeds 4`): 4:6 mark_dynamic,
+# 4:31 dynamic=True, 4:18 automatic dynamic (its first length static), 4:59 dynamic=True differentiated
+@pytest.mark.parametrize("pid", ["4:6", "4:31", "4:18", "4:59"])
+def test_dynamic_program_matches_cpu_at_every_length_and_runs_padded(pid):
+    spec = DP.make_program(*(int(x) for x in pid.split(":")))
+    rec = D.check(spec)
+    assert rec["kind"] == "pass", rec
+    assert rec["calls"] == len(spec["lengths"]) * (2 if spec["grad"] else 1), rec
+    # every call padded but automatic dynamic's first (forward and backward graphs counted apart)
+    assert rec["padded"] >= rec["calls"] - (1 if spec["how"] == "auto" else 0), rec
+
+
+def test_a_wrong_answer_pytorch_gives_on_cpu_too_is_not_ours():
+    """2:147: AOTAutograd rebuilds an output that views a written strided input (x.neg_(); x.reshape(-1)) from
+    the compiled output's strides under symbolic sizes: aot_eager on CPU is wrong (pytorch/pytorch#103650), tpu
+    right since torchtpu/_input_alias.py. A tpu answer equal to aot_eager's wrong one would be "pytorch"."""
+    spec = {"id": "t:3", "src": "def f(x0):\n    x0.neg_()\n    return (x0.reshape(-1),)\n", "grad": False,
+            "lengths": [3, 5], "how": "dynamic", "inputs": [["x0", [2, "n"], "float", 0, "strided", 0.0]]}
+    assert D.check(spec)["kind"] == "pass"
+    fn = C.build(spec, torch.float32)
+    cpu = D._sweep(fn, spec, False, "cpu", "aot_eager")
+    torch._dynamo.reset()
+    at = D.spec_at(spec, 3)
+    want = C.run(fn, at, C.make_inputs(at), "cpu")
+    assert C.compare(want, C._spread(want, []), cpu[0]) is not None  # PyTorch's own wrong answer on CPU
+    real = D._sweep
+    try:  # "tpu" answering as aot_eager does on CPU: reported as PyTorch's, not as a wrong answer
+        D._sweep = lambda fn, spec, grad, device, backend: real(fn, spec, grad, "cpu", "aot_eager")
+        rec = D.check(spec)
+    finally:
+        D._sweep = real
+    assert rec["kind"] == "pytorch" and all("aot_eager" in m for m in rec["detail"].values()), rec
+
+
+def test_dynamic_lengths_share_a_bucket_cross_buckets_and_revisit_one():
+    for i in range(30):
+        ls = DP.make_program(5, i)["lengths"]
+        buckets = [(n - 1).bit_length() for n in ls]
+        partner = any((m - 1).bit_length() == buckets[0] for m in DP.LENGTHS if m != ls[0])
+        assert (buckets[0] == buckets[1] or not partner) and len(set(buckets)) >= 2, ls
+        assert ls[-1] in ls[:-1], ls
+
+
+def test_a_wrong_tpu_value_in_a_dynamic_program_is_reported_at_every_length():
+    spec = DP.make_program(4, 31)
+    body, ret = spec["src"].rsplit("    return (", 1)
+    spec["src"] = (body + "    return tuple(o * (1.01 if o.device.type == 'tpu' and o.is_floating_point() else 1) "
+                   "for o in (" + ret.rstrip() + ")\n")
+    rec = D.check(spec)
+    assert rec["kind"] == "wrong", rec
+    assert len(rec["detail"]) == len(spec["lengths"]), rec
+
+
+def test_a_poisoned_argument_is_a_view_of_a_tensor_at_the_bound():
+    spec = {"id": "t:2", "src": "", "lengths": [5], "how": "mark",
+            "inputs": [["x0", [3, "n", 4], "float", 0, "poisoned", 0.0]]}
+    at = D.spec_at(spec, 5)
+    vals = C.make_inputs(at)
+    (x,) = D.placer(spec, 5, False)(at, vals, "tpu")
+    assert x.shape == (3, 5, 4) and x.stride() == (32, 4, 1)
+    torch.testing.assert_close(x.cpu(), vals[0])
+    tail = x.as_strided((3, 8, 4), (32, 4, 1))[:, 5:].cpu()
+    assert not bool(((tail.abs() < 1e3) & tail.isfinite()).any())  # the padding is poison

@@ -2,6 +2,7 @@
 
   python -m tools.graph_fuzz --seeds 1,2 --programs 200     # report in build/graph_fuzz/report.md
   python -m tools.graph_fuzz --replay-id 1:17               # one program: its source and every run's verdict
+  python -m tools.graph_fuzz --family dynamic --seeds 1 --programs 100   # shape-polymorphic programs, several lengths
 
 Each seed runs in a worker subprocess; a crash or a hang (--timeout seconds
 for one program) is recorded and the seed goes on in a fresh process from the
@@ -15,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from .program import make_program
+from . import FAMILIES, family
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -29,11 +30,11 @@ def _env(cache):
     return env
 
 
-def run_seed(seed, n, timeout, cache, statements=0, log=print):
+def run_seed(seed, n, timeout, cache, statements=0, log=print, fam="static"):
     """One record per program of the seed."""
     recs, start = {}, 0
     while start < n:
-        p = subprocess.Popen([sys.executable, "-m", "tools.graph_fuzz.worker", str(seed), str(start), str(n), str(statements)],
+        p = subprocess.Popen([sys.executable, "-m", "tools.graph_fuzz.worker", str(seed), str(start), str(n), str(statements), fam],
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_env(cache), text=True)
         cur, deadline, ended = start, time.time() + timeout + 60, None
         while ended is None:
@@ -64,12 +65,24 @@ def run_seed(seed, n, timeout, cache, statements=0, log=print):
 
 
 def report(recs, cmd, seconds):
-    kinds = ("pass", "wrong", "error", "crash", "hang", "invalid", "missing")
+    kinds = ("pass", "wrong", "error", "crash", "hang", "invalid", "missing", "pytorch")
     counts = {k: sum(r["kind"] == k for r in recs) for k in kinds}
     lines = ["# Graph fuzzer report", "", f"`{cmd}` ({seconds:.0f} s)", "",
              "| " + " | ".join(kinds) + " |", "|" + " --- |" * len(kinds),
              "| " + " | ".join(str(counts[k]) for k in kinds) + " |", ""]
-    for k in ("wrong", "crash", "hang", "error"):
+    if any("calls" in r for r in recs):  # the dynamic family: how its compiled graphs ran
+        calls, padded, per_size = (sum(r.get(k, 0) for r in recs) for k in ("calls", "padded", "size_calls"))
+        some = sum(1 for r in recs if r.get("padded"))
+        lines += [f"Calls: {calls} (at one length each); graph calls padded to a bucket: {padded}, per size: "
+                  f"{per_size}; programs with a padded call: {some} of {len(recs)}", ""]
+        why = {}
+        for r in recs:
+            for w in r.get("unbounded", ()):
+                why[w] = why.get(w, 0) + 1
+        if why:
+            lines += ["Why graphs ran per size (programs):", ""]
+            lines += [f"- {n}: {w}" for w, n in sorted(why.items(), key=lambda x: -x[1])] + [""]
+    for k in ("wrong", "crash", "hang", "error", "pytorch"):
         bad = [r for r in recs if r["kind"] == k]
         if bad:
             lines += [f"## {k} ({len(bad)})", ""]
@@ -79,12 +92,14 @@ def report(recs, cmd, seconds):
     return counts, "\n".join(lines)
 
 
-def replay(pid, statements):
+def replay(pid, statements, fam="static"):
     seed, i = (int(x) for x in pid.split(":"))
+    make_program, check = family(fam)
     spec = make_program(seed, i, statements)
     print(spec["src"])
     print("inputs:", spec["inputs"])
-    from .check import check
+    if "lengths" in spec:
+        print("lengths:", spec["lengths"], "how:", spec["how"], "grad:", spec["grad"])
     print(json.dumps(check(spec), indent=1))
 
 
@@ -97,16 +112,19 @@ def main(argv=None):
     ap.add_argument("--out", default="build/graph_fuzz")
     ap.add_argument("--statements", type=int, default=0, help="statements per program (default: 3-12, drawn)")
     ap.add_argument("--replay-id", help="SEED:INDEX: print the program and run it here")
+    ap.add_argument("--family", default="static", choices=FAMILIES,
+                    help="static: programs of fixed shapes, every mode; dynamic: shape-polymorphic programs "
+                         "compiled with symbolic sizes (dynamic=True / mark_dynamic), called at several lengths")
     a = ap.parse_args(argv)
     if a.replay_id:
-        replay(a.replay_id, a.statements)
+        replay(a.replay_id, a.statements, a.family)
         return 0
     os.makedirs(a.out, exist_ok=True)
     cache = os.path.abspath(a.cache) if a.cache else None
     t0 = time.time()
     recs = []
     for seed in (int(s) for s in a.seeds.split(",")):
-        recs += run_seed(seed, a.programs, a.timeout, cache, a.statements)
+        recs += run_seed(seed, a.programs, a.timeout, cache, a.statements, fam=a.family)
         print(f"seed {seed} done ({time.time() - t0:.0f} s)", flush=True)
     cmd = "python -m tools.graph_fuzz " + " ".join(argv if argv is not None else sys.argv[1:])
     counts, md = report(recs, cmd, time.time() - t0)

@@ -84,14 +84,15 @@ def _flat(x):
     return []
 
 
-def run(fn, spec, inputs, device, grad=False):
+def run(fn, spec, inputs, device, grad=False, placer=None):
     """(outputs + inputs afterwards, on CPU) or ("raise", type name, message).
     With grad: the float arguments are leaves that require grad (the program
     gets copies, its in-place writes go there), and the results are the
     outputs and the leaves' gradients of sum(nan_to_num(output) * w) over the
-    float outputs, w fixed random weights."""
+    float outputs, w fixed random weights. `placer` (default place) makes the
+    arguments."""
     import torch
-    args = place(spec, inputs, device)
+    args = (placer or place)(spec, inputs, device)
     try:
         if not grad:
             outs = _flat(fn(*args)) + args

@@ -1,15 +1,15 @@
-"""Runs programs START..COUNT-1 of SEED (STATEMENTS each, 0: drawn) in this process, one line per program:
-"B <index>" before it, "R <json>" after (see __main__.py)."""
+"""Runs programs START..COUNT-1 of SEED (STATEMENTS each, 0: drawn) of FAMILY (static or dynamic) in this
+process, one line per program: "B <index>" before it, "R <json>" after (see __main__.py)."""
 import json
 import sys
 import warnings
 
-from .check import check
-from .program import make_program
+from . import family
 
 
 def main():
     seed, start, count, statements = (int(a) for a in sys.argv[1:5])
+    make_program, check = family(sys.argv[5] if len(sys.argv) > 5 else "static")
     warnings.simplefilter("ignore")
     for i in range(start, count):
         print(f"B {i}", flush=True)
