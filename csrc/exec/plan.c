@@ -316,8 +316,11 @@ tt_status_t tt_plan_run(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *arg
   TT_RETURN_IF_ERROR(tt_plan_check_args(p, args, nargs));
   /* Deferred when worth it: the plan was followed by other work before a
    * sync, or other calls wait in the region for this one to join them (not
-   * inside another graph's capture: that one ends as it always did). */
-  if (p->fusable && tt_plan_defer_enabled(e) && !e->region.capture.active && (p->followed || e->region.ncalls)) {
+   * inside another graph's capture: that one ends as it always did), and
+   * its fused programs do not keep changing (a new one to compile every
+   * step: eager work on new shapes between graphs, a generate loop). */
+  if (p->fusable && tt_plan_defer_enabled(e) && !e->region.capture.active && (p->followed || e->region.ncalls) &&
+      tt_region_fused_misses(e, p->foreign_key) < TT_PLAN_MAX_FUSED_MISSES) {
     int deferred = 0;
     TT_RETURN_IF_ERROR(tt_plan_defer(e, p, args, out_storages, &deferred));
     if (deferred) return TT_OK_STATUS;

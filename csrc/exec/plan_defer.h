@@ -8,9 +8,11 @@
  * While a region holds such calls, Strict keeps it open as DeferAndFuse
  * does (exec/region.h); Debug never defers.
  *
- * Not deferred (the plan launches on its own as before): graphs with index
- * checks, graphs that compute nothing, programs whose text the splicer
- * cannot read, and calls whose parameters no longer have the captured types.
+ * Not deferred (the plan launches on its own as before): graphs that
+ * compute nothing, graphs whose fused regions missed the executable cache
+ * TT_PLAN_MAX_FUSED_MISSES times (each step would compile a new program),
+ * programs whose text the splicer cannot read, and calls whose parameters
+ * no longer have the captured types.
  *
  * Thread safety: as the engine (its owner's lock). */
 #ifndef TT_EXEC_PLAN_DEFER_H
@@ -20,6 +22,8 @@
 #include "base/strbuf.h"
 #include "exec/engine_type.h"
 #include "exec/plan.h"
+
+#define TT_PLAN_MAX_FUSED_MISSES 8
 
 /* Whether replays are deferred now (the engine's setting, never in Debug). */
 int tt_plan_defer_enabled(const tt_engine_t *e);

@@ -17,6 +17,8 @@
 
 /* A deferred region is closed before an op once it is this large. */
 #define MAX_NODES 50000
+
+static void count_fused_miss(tt_region_t *R);
 #define MAX_PARAMS 4096
 
 
@@ -265,6 +267,7 @@ static tt_status_t close_async(tt_engine_t *e, const char *what, tt_pjrt_buffer_
   }
   tt_compile_job_t *job = NULL;
   tt_status_t s = TT_OK_STATUS;
+  if (!exe && R->ncalls) count_fused_miss(R);
   if (!exe) {
     job = tt_compile_job_find(e, &key);
     if (job) {
@@ -446,6 +449,33 @@ int tt_region_param_of_pending(const tt_region_t *R, int r) {
   for (int i = 0; i < R->nparams; i++)
     if (R->binds[i].kind == TT_BIND_STORAGE && R->binds[i].storage == R->pending[r]) return i;
   return -1;
+}
+
+int tt_region_fused_misses(const tt_engine_t *e, uint64_t key) {
+  const tt_region_t *R = &e->region;
+  for (int i = 0; i < TT_REGION_MISS_SLOTS; i++)
+    if (R->miss_counts[i] && R->miss_keys[i] == key) return R->miss_counts[i];
+  return 0;
+}
+
+/* The open region's calls missed the executable cache: counted per program
+ * (a full table forgets its least-missed entry). */
+static void count_fused_miss(tt_region_t *R) {
+  for (int c = 0; c < R->ncalls; c++) {
+    int slot = -1, low = 0;
+    for (int i = 0; i < TT_REGION_MISS_SLOTS && slot < 0; i++)
+      if (R->miss_counts[i] && R->miss_keys[i] == R->calls[c]) slot = i;
+    for (int i = 0; i < TT_REGION_MISS_SLOTS && slot < 0; i++)
+      if (!R->miss_counts[i]) slot = i;
+    if (slot < 0) {
+      for (int i = 1; i < TT_REGION_MISS_SLOTS; i++)
+        if (R->miss_counts[i] < R->miss_counts[low]) low = i;
+      slot = low;
+      R->miss_counts[slot] = 0;
+    }
+    R->miss_keys[slot] = R->calls[c];
+    R->miss_counts[slot]++;
+  }
 }
 
 tt_status_t tt_region_fused_compile_failed(tt_engine_t *e, tt_status_t s) {

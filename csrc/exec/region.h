@@ -21,6 +21,7 @@
 
 
 #define TT_REGION_MAX_CALLS 16
+#define TT_REGION_MISS_SLOTS 32
 
 /* A capture (exec/plan.h): while active, the region is one compiled graph
  * being recorded: no op closes it (whatever the mode), and anything that
@@ -62,6 +63,12 @@ typedef struct tt_region_s {
    * before a sync: such a plan is worth deferring, a lone one (inference
    * called in a loop that reads each result) is not. */
   int *follow_mark;
+  /* How often a region calling program `key` missed the executable cache
+   * (a new fused program to compile), for the programs seen lately: a call
+   * whose fused regions keep changing (eager work on new shapes between
+   * graphs) stops being deferred (exec/plan_defer.h). */
+  uint64_t miss_keys[TT_REGION_MISS_SLOTS];
+  int miss_counts[TT_REGION_MISS_SLOTS];
   tt_region_stats_t stats;
 } tt_region_t;
 
@@ -109,6 +116,9 @@ int tt_region_is_pending(tt_engine_t *e, const tt_storage_t *s);
  * calls that program already (the next step of a loop begins) or holds
  * TT_REGION_MAX_CALLS calls. */
 int tt_region_take_call(tt_engine_t *e, uint64_t key);
+
+/* How many regions calling program `key` missed the executable cache. */
+int tt_region_fused_misses(const tt_engine_t *e, uint64_t key);
 
 /* A region holding program calls failed to compile (status s, consumed):
  * compiled graphs launch on their own from then on, so the next steps run

@@ -245,3 +245,22 @@ def test_a_fused_program_that_fails_to_compile_turns_fusion_off(fusion):
     assert deferred == 0
     # the failed step changed nothing: the steps after it are the unfused run's steps 2, 3, 4
     torch.testing.assert_close(torch.tensor(got), torch.tensor(want), **TOL)
+
+
+def test_a_graph_whose_fused_programs_keep_changing_stops_fusing(fusion):
+    """Eager work on a new shape after the graph at every call (a generate
+    loop): each fused region would be a new program to compile, so after a
+    few such misses the graph launches on its own again."""
+    fusion(True)
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(9, 5), nn.ReLU(), nn.Linear(5, 2)).eval().to("tpu")  # programs no other test has
+    f = torch.compile(m, backend="tpu")
+    x = torch.randn(3, 9).to("tpu")
+    d0 = torch.tpu.plan_stats()["deferred"]
+    with torch.no_grad():
+        for k in range(1, 25):
+            got = (f(x).sum() + torch.arange(k, device="tpu", dtype=torch.float32)).cpu()
+            want = (m(x).sum() + torch.arange(k, device="tpu", dtype=torch.float32)).cpu()
+            torch.testing.assert_close(got, want, **TOL)
+    deferred = torch.tpu.plan_stats()["deferred"] - d0
+    assert 1 <= deferred <= 8, deferred
