@@ -170,3 +170,30 @@ def test_a_poisoned_argument_is_a_view_of_a_tensor_at_the_bound():
     torch.testing.assert_close(x.cpu(), vals[0])
     tail = x.as_strided((3, 8, 4), (32, 4, 1))[:, 5:].cpu()
     assert not bool(((tail.abs() < 1e3) & tail.isfinite()).any())  # the padding is poison
+
+
+def test_log_softmax_is_never_positive_in_fused_programs():
+    """Dynamic 6:96: `(log_softmax(embedding(i, w) * x, 1) > 0).sum(1)` counted
+    entries of +1e-8 in XLA's fused programs (DeferAndFuse, compiled) where
+    CPU's log_softmax is exactly 0 at each row's largest entry."""
+    spec = DP.make_program(6, 96)
+    at = D.spec_at(spec, 17)
+    inputs = C.make_inputs(at)
+    x0, x1, x2 = (t.to("tpu") for t in C.place(at, inputs, "cpu")[:3])
+    v0 = torch.nn.functional.embedding(x2, x1) * x0.unsqueeze(-1)
+    want = torch.log_softmax(v0.cpu(), 1)
+    for mode in ("strict", "defer_and_fuse"):
+        with torch.tpu.eager_mode(mode):
+            v0 = torch.nn.functional.embedding(x2, x1) * x0.unsqueeze(-1)
+            got = torch.log_softmax(v0, 1).cpu()
+        assert int((got > 0).sum()) == 0, mode
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+    torch._dynamo.reset()
+    f = torch.compile(lambda a, w, i: torch.log_softmax(torch.nn.functional.embedding(i, w) * a.unsqueeze(-1), 1),
+                      backend="tpu")
+    got = f(x0, x1, x2).cpu()
+    torch._dynamo.reset()
+    assert int((got > 0).sum()) == 0
+    big = torch.randn(64, 3, 33) * 30
+    with torch.tpu.eager_mode("defer_and_fuse"):
+        assert float(torch.log_softmax(big.to("tpu") * 1.5, 1).max().cpu()) <= 0.0
