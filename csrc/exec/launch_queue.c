@@ -22,6 +22,7 @@ static void free_launch(tt_engine_t *e, tt_launch_t *l) {
   tt_free(l->outs);
   tt_free(l->checks);
   tt_free(l->what);
+  tt_free(l->donated);
   memset(l, 0, sizeof *l);
 }
 
@@ -46,7 +47,10 @@ static tt_status_t run_one(tt_engine_t *e, tt_launch_t *l) {
   } else {
     for (int i = 0; i < l->nouts; i++) {
       l->outs[i]->poisoned = 0;
-      tt_storage_set_buffer(l->outs[i], bufs[i]);
+      /* a donated buffer is destroyed once the launch is done: destroying
+       * it now would wait for the program */
+      if (l->donated && l->donated[i]) tt_storage_set_buffer_donated(l->outs[i], bufs[i]);
+      else tt_storage_set_buffer(l->outs[i], bufs[i]);
     }
     if (l->nchecks) s = tt_async_errors_push(e, bufs[nout - 1], l->checks, l->nchecks);
   }

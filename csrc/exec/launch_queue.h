@@ -34,6 +34,7 @@ typedef struct tt_launch_s {
   int nchecks;
   char *what;
   int fused;               /* the region held deferred program calls (exec/plan_defer.h) */
+  unsigned char *donated;  /* per output: it aliases a donated parameter (exec/retired.h), or NULL: none */
 } tt_launch_t;
 
 #define TT_LAUNCHQ_DEPTH 64

@@ -248,6 +248,12 @@ static tt_status_t make_launch(tt_engine_t *e, tt_launch_t *l, tt_tier1_exe_t *e
   l->exe = exe;
   l->job = job;
   l->fused = R->ncalls > 0;
+  for (int i = 0; i < R->npending; i++) {
+    if (tt_graph_output_alias(R->g, i) < 0) continue;
+    /* out of memory: the launch stays, its buffer swaps only wait longer */
+    if (!l->donated && !(l->donated = tt_calloc((size_t)R->npending, 1))) break;
+    l->donated[i] = 1;
+  }
   return TT_OK_STATUS;
 }
 
