@@ -355,10 +355,10 @@ def _out_input(functional, name, args, kwargs, out):
 _OUT_INTO = {"logsumexp.out": ("_tt_logsumexp_into", ("dim", "keepdim"), (None, False))}
 
 
-def _out_into(name, args, kwargs, out):
-    row = _OUT_INTO.get(name)
+def _out_into(row, args, kwargs, out):
+    """The row's lowering into out's type, or None (the functional op then runs)."""
     x = args[0] if args else None
-    if row is None or not isinstance(x, torch.Tensor) or not isinstance(out, torch.Tensor):
+    if not isinstance(x, torch.Tensor) or not isinstance(out, torch.Tensor):
         return None
     if not out.dtype.is_floating_point or out.dtype == (x.dtype if x.dtype.is_floating_point else torch.get_default_dtype()):
         return None
@@ -377,6 +377,8 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, 
     argument left None computes in out's dtype (CPU's reductions); one
     without (any/all, std/var) may read its input in out's type (_out_input)."""
 
+    into = _OUT_INTO.get(name)  # resolved once: the other out= kernels never look
+
     def kernel(*args, **kwargs):
         outs = [kwargs.pop(n) for n in out_names]
         if len(outs) == 1:
@@ -387,7 +389,7 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, 
                 _C.check_out_dtype_arg(name, kwargs["dtype"], outs[0].dtype)
         _check_out_dtypes_first(functional, args, kwargs, outs, name)
         fargs = _out_input(functional, name, args, kwargs, outs[0]) if input_from_out else args
-        result = _out_into(name, fargs, kwargs, outs[0])
+        result = _out_into(into, fargs, kwargs, outs[0]) if into else None
         if result is None:
             result = functional(*fargs, **kwargs)
         results = (result,) if len(outs) == 1 else result
