@@ -1,5 +1,6 @@
 /* Lowerings of the normalization family: softmax/log_softmax (+ backward),
  * layer norm and batch norm (+ backward). Half types compute in float32. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,6 +64,48 @@ static tt_status_t softmax_common(tt_lower_t *L, int log) {
 }
 static tt_status_t lower_softmax(tt_lower_t *L) { return softmax_common(L, 0); }
 static tt_status_t lower_log_softmax(tt_lower_t *L) { return softmax_common(L, 1); }
+
+/* _safe_softmax(self, dim, dtype=None): softmax, with 0 for rows that are
+ * all -inf (attention rows masked out entirely; PyTorch's math attention
+ * calls it). PyTorch's composite compares every element with -inf and
+ * reduces that separately; here the row maximum softmax computes anyway
+ * says it, taken with NaN read as +inf (XLA CPU's maximum reduction can
+ * drop a NaN): it is -inf exactly when every entry is. As the shift it
+ * gives softmax's values (a row with a NaN or +inf is NaN either way). The
+ * test is on self's values: where dtype narrows (float64 -> float32), a
+ * finite row that overflows to -inf is not masked, as in PyTorch (softmax
+ * gives NaN there). */
+static tt_val_t max_nan_high(tt_graph_t *g, tt_val_t x, int dim) {
+  if (x < 0) return -1;
+  const tt_type_t *t = tt_graph_type(g, x);
+  tt_val_t hi = tt_b_select(g, tt_b_compare(g, TT_CMP_NE, x, x), tt_b_full_f(g, t->dtype, t->rank, t->dims, INFINITY), x);
+  return max_kept(g, hi, dim);
+}
+
+static tt_status_t lower_safe_softmax(tt_lower_t *L) {
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0), want = tt_l_dtype(L, 2);
+  int rank = tt_l_arg_rank(L, 0);
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_dtype_t out = want == TT_DTYPE_INVALID ? dt : want;
+  if (!tt_dtype_is_float(out)) return tt_op_refuse_dtype(out, "softmax_lastdim_kernel_impl");
+  tt_graph_t *g = L->g;
+  tt_val_t x0 = tt_l_tensor(L, 0);
+  tt_val_t x = tt_b_convert(g, x0, tt_op_math_type(out));
+  tt_val_t m = max_nan_high(g, x, dim);
+  tt_val_t e = tt_b_unary(g, TT_UN_EXP, tt_b_binary(g, TT_BIN_SUB, x, m));
+  int64_t d = dim;
+  tt_val_t r = tt_b_binary(g, TT_BIN_DIV, e, sum_kept(g, e, rank > 0 ? 1 : 0, &d));
+  if (tt_dtype_is_float(dt) && r >= 0) {
+    int narrows = tt_dtype_size(tt_op_math_type(out)) < tt_dtype_size(dt);
+    tt_val_t m0 = narrows ? max_nan_high(g, x0, dim) : m;
+    const tt_type_t *mt = tt_graph_type(g, m0), *rt = tt_graph_type(g, r);
+    tt_val_t masked = tt_b_compare(g, TT_CMP_EQ, m0, tt_b_full_f(g, mt->dtype, mt->rank, mt->dims, -INFINITY));
+    r = tt_b_select(g, masked, tt_b_full_f(g, rt->dtype, rt->rank, rt->dims, 0.0), r);
+  }
+  tt_l_output(L, tt_b_convert(g, r, out));
+  return NULL;
+}
 
 /* _softmax_backward_data / _log_softmax_backward_data(grad_output, output, dim, input_dtype):
  * softmax: y * (g - sum(g * y)); log_softmax: g - exp(y) * sum(g). */
@@ -388,6 +431,7 @@ static tt_status_t lower_bn_with_update(tt_lower_t *L) {
 const tt_op_def_t tt_ops_norm[] = {
     {"_softmax", lower_softmax, 0},
     {"_log_softmax", lower_log_softmax, 0},
+    {"_safe_softmax", lower_safe_softmax, 0},
     {"_softmax_backward_data", lower_softmax_bwd, 0},
     {"_log_softmax_backward_data", lower_log_softmax_bwd, 0},
     {"native_layer_norm", lower_layer_norm, 0},
