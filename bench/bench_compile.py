@@ -87,7 +87,7 @@ def overhead(args):
         f(at, bt).cpu()
     # the plan itself, called as AOTAutograd calls it
     plan, why = None, None
-    _C.plan_capture_begin()
+    _C.plan_capture_begin(True)
     out = ten_ops(at, bt)
     plan, why = _C.plan_capture_end([at, bt], [out], "bench")
     assert plan is not None, why

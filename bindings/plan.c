@@ -93,13 +93,14 @@ static PyObject *py_plan_set_view_fn(PyObject *self, PyObject *fn) {
   Py_RETURN_NONE;
 }
 
-static PyObject *py_plan_capture_begin(PyObject *self, PyObject *unused) {
+static PyObject *py_plan_capture_begin(PyObject *self, PyObject *bake) {
   (void)self;
-  (void)unused;
+  int b = PyObject_IsTrue(bake);
+  if (b < 0) return NULL;
   tt_engine_t *e = tt_py_engine();
   if (!e) return NULL;
   if (g_capture_hold) return PyErr_Format(PyExc_RuntimeError, "plan_capture_begin: a capture is already open");
-  tt_status_t s = tt_compiled_capture_begin(e);
+  tt_status_t s = tt_compiled_capture_begin(e, b);
   if (s) return tt_py_raise(s);
   if (!tt_py_engine_enter()) { /* the hold kept until end or abort */
     tt_compiled_capture_abort(e);
@@ -385,8 +386,9 @@ static PyObject *py_plan_run_entry(PyObject *self, PyObject *const *argv, Py_ssi
 }
 
 PyMethodDef tt_py_plan_methods[] = {
-    {"plan_capture_begin", py_plan_capture_begin_entry, METH_NOARGS,
-     "start capturing a compiled graph (holds the engine until plan_capture_end or plan_capture_abort)"},
+    {"plan_capture_begin", py_plan_capture_begin_entry, METH_O,
+     "plan_capture_begin(bake): start capturing a compiled graph (holds the engine until plan_capture_end or "
+     "plan_capture_abort); bake: its Python numbers and offsets into tensors it makes are constants of its program"},
     {"plan_capture_end", py_plan_capture_end_entry, METH_VARARGS,
      "plan_capture_end(args, outputs, name) -> (Plan or None, why it was not captured)"},
     {"plan_capture_abort", py_plan_capture_abort_entry, METH_NOARGS, "drop the open capture (the graph raised)"},

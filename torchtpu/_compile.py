@@ -251,8 +251,14 @@ class _Graph:
                 return self._capture(run, bound, key, bounded)
 
     def _capture(self, graph, bound, key, bounded):
+        # The graph's Python numbers (and offsets of views into what it makes)
+        # are constants of its program, which the compiler folds; except in
+        # plans kept per value of integer arguments (key, unpadded): those
+        # share one program with the numbers as arguments.
+        bake = bounded or not key
+
         def run():
-            _C.plan_capture_begin()
+            _C.plan_capture_begin(bake)
             try:
                 outs = graph()
             except BaseException:

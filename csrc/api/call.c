@@ -150,10 +150,10 @@ static int apply_writes(tt_lower_t *L, int flags, tt_storage_t **written, tt_val
     } else if (t->dtype != sdt) { /* a dtype view: write its bytes, then back to the storage's type */
       int64_t tn = tt_view_bitcast_numel(sdt, n, t->dtype);
       tt_val_t as_t = tt_view_bitcast_flat(L->g, base, t->dtype, tn);
-      tt_val_t off = tt_l_view_offset(L, &view, tn);
+      tt_val_t off = tt_l_view_offset(L, t->storage, &view, tn);
       new_base[k] = tt_view_bitcast_flat(L->g, tt_view_write_at(L->g, as_t, &view, v, off), sdt, n);
     } else {
-      new_base[k] = tt_view_write_at(L->g, base, &view, v, tt_l_view_offset(L, &view, n));
+      new_base[k] = tt_view_write_at(L->g, base, &view, v, tt_l_view_offset(L, t->storage, &view, n));
     }
   }
   return nw;

@@ -7,7 +7,7 @@
 #include "exec/plan.h"
 #include "exec/region.h"
 
-tt_status_t tt_compiled_capture_begin(tt_engine_t *e) { return tt_plan_capture_begin(e); }
+tt_status_t tt_compiled_capture_begin(tt_engine_t *e, int bake) { return tt_plan_capture_begin(e, bake); }
 
 void tt_compiled_capture_abort(tt_engine_t *e) { tt_plan_capture_abort(e); }
 

@@ -13,7 +13,7 @@
 #include "exec/stats.h"
 #include "ops/args.h"
 
-tt_status_t tt_compiled_capture_begin(tt_engine_t *e);
+tt_status_t tt_compiled_capture_begin(tt_engine_t *e, int bake);
 void tt_compiled_capture_abort(tt_engine_t *e);
 /* A CPU-fallback op or a torch.tpu.Generator argument inside an open
  * capture abandons it (`why` names it); no-op outside a capture. */

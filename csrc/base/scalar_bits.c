@@ -52,3 +52,40 @@ uint64_t tt_scalar_bits(tt_dtype_t dtype, double f, int64_t i, int is_float) {
   }
   return out;
 }
+
+static float f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, u;
+  if (exp == 0x1f) {
+    u = sign | 0x7f800000 | (mant << 13);
+  } else if (exp == 0) { /* zero or subnormal: mant * 2^-24, exact in float32 */
+    float f = (float)mant * 0x1p-24f;
+    return sign ? -f : f;
+  } else {
+    u = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+double tt_scalar_bits_float(tt_dtype_t dtype, uint64_t bits) {
+  switch (dtype) {
+    case TT_F64: { double d; memcpy(&d, &bits, 8); return d; }
+    case TT_F32: { float f; uint32_t u = (uint32_t)bits; memcpy(&f, &u, 4); return f; }
+    case TT_BF16: { float f; uint32_t u = (uint32_t)(bits & 0xffff) << 16; memcpy(&f, &u, 4); return f; }
+    case TT_F16: return f16_to_f32((uint16_t)bits);
+    default: return (double)tt_scalar_bits_int(dtype, bits);
+  }
+}
+
+int64_t tt_scalar_bits_int(tt_dtype_t dtype, uint64_t bits) {
+  switch (dtype) {
+    case TT_BOOL: return bits != 0;
+    case TT_U8: return (int64_t)(uint8_t)bits;
+    case TT_I8: return (int8_t)(uint8_t)bits;
+    case TT_I16: return (int16_t)(uint16_t)bits;
+    case TT_U32: return (int64_t)(uint32_t)bits;
+    case TT_I32: return (int32_t)(uint32_t)bits;
+    default: { int64_t i; memcpy(&i, &bits, 8); return i; }
+  }
+}

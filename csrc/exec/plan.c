@@ -36,12 +36,12 @@ void tt_plan_release(tt_plan_t *p) {
   tt_free(p);
 }
 
-tt_status_t tt_plan_capture_begin(tt_engine_t *e) {
+tt_status_t tt_plan_capture_begin(tt_engine_t *e, int bake) {
   if (e->region.capture.active)
     return tt_status_make(TT_INTERNAL, "torch.compile(backend=\"tpu\"): a graph's capture began while another's "
                                        "was open (captures do not nest)");
   TT_RETURN_IF_ERROR(tt_region_flush(e, "the start of a compiled graph"));
-  tt_region_capture_begin(e);
+  tt_region_capture_begin(e, bake);
   return TT_OK_STATUS;
 }
 

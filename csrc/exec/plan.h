@@ -48,8 +48,13 @@
 #include "ops/args.h"
 
 
-/* Runs the open region, then starts capturing (error if a capture is open). */
-tt_status_t tt_plan_capture_begin(tt_engine_t *e);
+/* Runs the open region, then starts capturing (error if a capture is open).
+ * bake: the graph's Python numbers and the offsets of views into storages
+ * it makes are constants of its program (the compiler folds them: a slice
+ * at a known offset is a slice, not a padded dynamic slice); pass 0 when
+ * plans of the graph differ only in such numbers (one plan per value of an
+ * integer argument) and should share one program. */
+tt_status_t tt_plan_capture_begin(tt_engine_t *e, int bake);
 /* Drops an open or abandoned capture (the graph raised): ops recorded stay
  * in the region, which runs as the mode says. */
 void tt_plan_capture_abort(tt_engine_t *e);

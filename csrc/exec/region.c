@@ -436,10 +436,11 @@ tt_status_t tt_region_end_op(tt_engine_t *e, uint64_t op_hash, const char *what)
   return TT_OK_STATUS;
 }
 
-void tt_region_capture_begin(tt_engine_t *e) {
+void tt_region_capture_begin(tt_engine_t *e, int bake) {
   tt_region_capture_t *c = &e->region.capture;
   memset(c, 0, sizeof *c);
   c->active = 1;
+  c->bake = bake;
   c->first_serial = e->storage_serial;
 }
 

@@ -31,6 +31,7 @@
 typedef struct tt_region_capture_s {
   int active;
   int failed;
+  int bake; /* Python numbers and offsets into storages the graph made are constants (exec/lower_env.c) */
   char why[200];
   uint64_t first_serial; /* storages with a serial from here on were made by the graph */
 } tt_region_capture_t;
@@ -126,7 +127,7 @@ int tt_region_fused_misses(const tt_engine_t *e, uint64_t key);
 tt_status_t tt_region_fused_compile_failed(tt_engine_t *e, tt_status_t s);
 
 /* Starts a capture on the open region, which must be empty (flush first). */
-void tt_region_capture_begin(tt_engine_t *e);
+void tt_region_capture_begin(tt_engine_t *e, int bake);
 /* Abandons the capture (if any) with the cause; the region stays open. */
 void tt_region_capture_fail(tt_engine_t *e, const char *why);
 /* Ends a live capture by running the region synchronously as one

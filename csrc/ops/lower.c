@@ -46,12 +46,21 @@ int64_t tt_l_storage_numel(tt_lower_t *L, const tt_storage_t *s) {
   return n;
 }
 
+static int fixed(tt_lower_t *L, const tt_storage_t *s) { return L->env->fixed && L->env->fixed(L->env->self, s); }
+
+static tt_val_t runtime_scalar(tt_lower_t *L, tt_dtype_t dtype, uint64_t bits) {
+  tt_type_t t = tt_type_make(dtype, 0, NULL);
+  tt_binding_t b = {.kind = TT_BIND_SCALAR, .dtype = dtype, .bits = bits};
+  return add_param(L, &t, b);
+}
+
 tt_val_t tt_l_scalar(tt_lower_t *L, tt_dtype_t dtype, double f, int64_t iv, int is_float) {
   if (tt_dtype_is_complex(dtype)) return tt_l_scalar_c(L, dtype, is_float ? f : (double)iv, 0.0);
-  tt_type_t t = tt_type_make(dtype, 0, NULL);
-  tt_binding_t b = {.kind = TT_BIND_SCALAR, .dtype = dtype,
-                    .bits = tt_scalar_bits(dtype, f, iv, is_float)};
-  return add_param(L, &t, b);
+  uint64_t bits = tt_scalar_bits(dtype, f, iv, is_float);
+  if (!fixed(L, NULL)) return runtime_scalar(L, dtype, bits);
+  /* the value the parameter would hold, exactly (rounded to dtype as its bits were) */
+  return tt_dtype_is_float(dtype) ? tt_b_const_f(L->g, dtype, tt_scalar_bits_float(dtype, bits))
+                                  : tt_b_const_i(L->g, dtype, tt_scalar_bits_int(dtype, bits));
 }
 
 tt_val_t tt_l_scalar_c(tt_lower_t *L, tt_dtype_t dtype, double re, double im) {
@@ -115,13 +124,13 @@ static tt_val_t read_plain(tt_lower_t *L, const tt_tensor_ref_t *r) {
                                 tt_view_bitcast_numel(sdt, tt_l_storage_numel(L, r->storage), r->dtype));
   if (base < 0) return -1;
   int64_t n = tt_graph_type(L->g, base)->dims[0];
-  tt_val_t v = tt_view_read_at(L->g, base, &r->view, tt_l_view_offset(L, &r->view, n));
+  tt_val_t v = tt_view_read_at(L->g, base, &r->view, tt_l_view_offset(L, r->storage, &r->view, n));
   return v < 0 ? v : tt_l_apply_math_bits(L->g, r, v);
 }
 
-tt_val_t tt_l_view_offset(tt_lower_t *L, const tt_view_t *v, int64_t base_numel) {
-  if (tt_graph_failed(L->g) || !tt_view_offset_may_vary(v, base_numel)) return -1;
-  return tt_l_scalar(L, TT_I64, 0.0, v->offset, 0);
+tt_val_t tt_l_view_offset(tt_lower_t *L, const tt_storage_t *s, const tt_view_t *v, int64_t base_numel) {
+  if (tt_graph_failed(L->g) || !tt_view_offset_may_vary(v, base_numel) || fixed(L, s)) return -1;
+  return runtime_scalar(L, TT_I64, tt_scalar_bits(TT_I64, 0.0, v->offset, 0));
 }
 
 tt_val_t tt_l_tensor(tt_lower_t *L, int i) {

@@ -31,6 +31,10 @@ typedef struct tt_lower_env_s {
   /* The float32 matmul precision (tt_precision_t) of the call in progress,
    * asked only by the lowerings that contract float32 values. */
   int (*matmul_precision)(void *self);
+  /* Whether a value this op would pass at run time is fixed for the program
+   * being recorded, so that it can be a constant the compiler folds: a
+   * Python number (s NULL) or a view's offset into storage s. NULL: never. */
+  int (*fixed)(void *self, const tt_storage_t *s);
 } tt_lower_env_t;
 
 typedef struct tt_lower_s {
@@ -103,7 +107,9 @@ tt_val_t tt_l_storage_base(tt_lower_t *L, tt_storage_t *s);
 /* The storage's element type and its length in elements. */
 tt_dtype_t tt_l_storage_dtype(tt_lower_t *L, const tt_storage_t *s);
 int64_t tt_l_storage_numel(tt_lower_t *L, const tt_storage_t *s);
-/* A Python number as a runtime rank-0 parameter of dtype (not baked in). */
+/* A Python number as a runtime rank-0 parameter of dtype (not baked in),
+ * or a constant where the environment says numbers are fixed (a compiled
+ * graph's capture: exec/lower_env.c). */
 tt_val_t tt_l_scalar(tt_lower_t *L, tt_dtype_t dtype, double f, int64_t iv, int is_float);
 /* A complex number re + im*1j as a runtime scalar of complex dtype (of its
  * real part type when dtype is real). */
@@ -111,10 +117,11 @@ tt_val_t tt_l_scalar_c(tt_lower_t *L, tt_dtype_t dtype, double re, double im);
 /* A value read through ref r with r's conj/neg bits applied (reads of
  * arguments do this already; for code that reads storages itself). */
 tt_val_t tt_l_apply_math_bits(tt_graph_t *g, const tt_tensor_ref_t *r, tt_val_t v);
-/* A view's offset as a runtime scalar (rank-0 i64) when other views of its
- * shape fit elsewhere in a base of base_numel elements (x[i] in a loop: one
- * program for every i), else -1: the offset is baked in. */
-tt_val_t tt_l_view_offset(tt_lower_t *L, const tt_view_t *v, int64_t base_numel);
+/* The offset of view v into storage s as a runtime scalar (rank-0 i64)
+ * when other views of its shape fit elsewhere in a base of base_numel
+ * elements (x[i] in a loop: one program for every i) and the environment
+ * does not call it fixed, else -1: the offset is baked in. */
+tt_val_t tt_l_view_offset(tt_lower_t *L, const tt_storage_t *s, const tt_view_t *v, int64_t base_numel);
 /* Scalar argument i (INT/FLOAT/BOOL) converted to dtype as a runtime parameter. */
 tt_val_t tt_l_scalar_arg(tt_lower_t *L, int i, tt_dtype_t dtype);
 /* The next RNG state (ui64[2]) as a parameter; advances the generator. */

@@ -172,6 +172,41 @@ static tt_val_t region(tt_graph_t *g, tt_val_t base, const tt_view_t *v, int64_t
   return take(g, base, v, len, off);
 }
 
+/* A block at a baked offset without padding: when the base of n elements
+ * divides into rows of the block's inner length (bd[1] * ... * bd[r-1]),
+ * the base reshaped to dims = [n / inner, D1, ..., Dm, step] holds the view
+ * as a static box starting at the offset's mixed-radix digits (start),
+ * provided no digit plus the view's extent there crosses its dimension.
+ * (qkv.unbind(0) in an attention block: k and v start inside a row, and a
+ * flat region of the block's length from their offset would run past the
+ * end of the base, which costs a padded copy of it.) Returns 0 when the
+ * view is not such a box. */
+static int digit_box(int64_t n, const tt_view_t *v, const sorted_t *s, const int64_t *bd, int r, int64_t *dims,
+                     int64_t *start, int64_t *lim) {
+  int64_t inner = 1;
+  for (int k = 1; k < r; k++) inner *= bd[k];
+  if (inner <= 0 || n % inner) return 0;
+  dims[0] = n / inner;
+  for (int k = 1; k < r; k++) dims[k] = bd[k];
+  int64_t rest = v->offset, place = n;
+  for (int k = 0; k < r; k++) {
+    place /= dims[k];
+    start[k] = rest / place;
+    rest %= place;
+    lim[k] = start[k] + (k < s->n ? s->size[k] : 1);
+    if (lim[k] > dims[k]) return 0;
+  }
+  return 1;
+}
+
+static tt_val_t digit_slice(tt_graph_t *g, tt_val_t base, const tt_view_t *v, const sorted_t *s, const int64_t *bd,
+                            int r) {
+  int64_t dims[TT_MAX_RANK + 1], start[TT_MAX_RANK + 1], lim[TT_MAX_RANK + 1], one[TT_MAX_RANK + 1];
+  if (!digit_box(tt_graph_type(g, base)->dims[0], v, s, bd, r, dims, start, lim)) return -1;
+  for (int k = 0; k < r; k++) one[k] = 1;
+  return tt_b_slice(g, tt_b_reshape(g, base, r, dims), start, lim, one);
+}
+
 static tt_val_t flat_indices(tt_graph_t *g, const tt_view_t *v, tt_val_t off) {
   tt_val_t idx = off >= 0 ? tt_b_broadcast(g, off, v->rank, v->sizes, NULL)
                           : tt_b_full_i(g, TT_I64, v->rank, v->sizes, v->offset);
@@ -214,14 +249,18 @@ tt_val_t tt_view_read_at(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_va
   } else {
     int64_t bd[TT_MAX_RANK + 1];
     int r = block_shape(&s, bd);
-    x = region(g, base, v, block_len(bd, r), off);
-    x = tt_b_reshape(g, x, r, bd);
-    int64_t lim[TT_MAX_RANK + 1];
-    for (int k = 0; k < s.n; k++) lim[k] = s.size[k];
-    lim[s.n] = 1;
-    int64_t zero[TT_MAX_RANK + 1] = {0}, one[TT_MAX_RANK + 1];
-    for (int k = 0; k < r; k++) one[k] = 1;
-    x = tt_b_slice(g, x, zero, lim, one);
+    x = off < 0 && v->offset + block_len(bd, r) > tt_graph_type(g, base)->dims[0] ? digit_slice(g, base, v, &s, bd, r)
+                                                                                   : -1;
+    if (x < 0) {
+      x = region(g, base, v, block_len(bd, r), off);
+      x = tt_b_reshape(g, x, r, bd);
+      int64_t lim[TT_MAX_RANK + 1];
+      for (int k = 0; k < s.n; k++) lim[k] = s.size[k];
+      lim[s.n] = 1;
+      int64_t zero[TT_MAX_RANK + 1] = {0}, one[TT_MAX_RANK + 1];
+      for (int k = 0; k < r; k++) one[k] = 1;
+      x = tt_b_slice(g, x, zero, lim, one);
+    }
     x = tt_b_reshape(g, x, s.n, s.size);
     /* Sorted order -> original order of the non-trivial dims. */
     int64_t perm[TT_MAX_RANK];
@@ -293,6 +332,9 @@ tt_val_t tt_view_write_at(tt_graph_t *g, tt_val_t base, const tt_view_t *v, tt_v
     r = block_shape(&s, bd);
   }
   int64_t len = block_len(bd, r);
+  int64_t dims[TT_MAX_RANK + 1], start[TT_MAX_RANK + 1], lim[TT_MAX_RANK + 1];
+  if (off < 0 && v->offset + len > n && digit_box(n, v, &s, bd, r, dims, start, lim))
+    return tt_b_reshape(g, tt_b_dus(g, tt_b_reshape(g, base, r, dims), x, start), 1, flat_shape);
   int64_t pad = block_pad(v, n, len, off);
   tt_val_t b = pad > 0 ? pad_end(g, base, pad) : base;
   tt_val_t blk = take(g, b, v, len, off);

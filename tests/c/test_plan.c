@@ -63,7 +63,7 @@ static void test_capture_and_replay(void) {
   float x[4] = {0.1f, 0.2f, 0.3f, 0.4f}, y[4] = {1, 2, 3, 4}, got[4], want[4];
   tt_storage_t *sx = host_f32(x, 4), *sy = host_f32(y, 4);
   tt_tensor_ref_t rx = vec(sx, 4), ry = vec(sy, 4);
-  CHECK_OK(tt_compiled_capture_begin(E));
+  CHECK_OK(tt_compiled_capture_begin(E, 1));
   tt_storage_t *out = graph(&rx, &ry);
   tt_tensor_ref_t args[2] = {rx, ry}, outs[1] = {vec(out, 4)};
   tt_plan_t *plan = NULL;
@@ -127,7 +127,7 @@ static void test_host_copy_abandons_the_capture(void) {
   tt_storage_t *sx = host_f32(x, 4), *sy = host_f32(y, 4);
   tt_tensor_ref_t rx = vec(sx, 4), ry = vec(sy, 4);
   uint64_t failures = E->plans.capture_failures;
-  CHECK_OK(tt_compiled_capture_begin(E));
+  CHECK_OK(tt_compiled_capture_begin(E, 1));
   tt_storage_t *out = graph(&rx, &ry);
   read4(out, mid); /* a host copy inside the graph */
   CHECK(!tt_plan_capturing(E));
@@ -150,7 +150,7 @@ static void test_writes_and_draws(void) {
   float x[4] = {1, 2, 3, 4}, got[4], r1[4], r2[4];
   tt_storage_t *sx = host_f32(x, 4);
   tt_tensor_ref_t rx = vec(sx, 4);
-  CHECK_OK(tt_compiled_capture_begin(E));
+  CHECK_OK(tt_compiled_capture_begin(E, 1));
   tt_arg_t a[2] = {tensor_arg(&rx), {0}};
   a[1].kind = TT_ARG_INT;
   a[1].i = 2;
@@ -206,7 +206,7 @@ static void test_constants_and_refused_outputs(void) {
   for (int round = 0; round < 2; round++) {
     tt_storage_t *sx = host_f32(x, 4), *sc = host_f32(c, 4);
     tt_tensor_ref_t rx = vec(sx, 4), rc = vec(sc, 4);
-    CHECK_OK(tt_compiled_capture_begin(E));
+    CHECK_OK(tt_compiled_capture_begin(E, 1));
     tt_storage_t *out = call1("mul.Tensor", (tt_arg_t[]){tensor_arg(&rx), tensor_arg(&rc)}, 2);
     tt_tensor_ref_t args[1] = {rx}, outs[2] = {vec(out, 4), {0}};
     outs[1].dtype = TT_DTYPE_INVALID; /* a non-tensor or CPU output */

@@ -105,7 +105,7 @@ def test_ten_op_graph_replays_from_one_call():
 
 
 def _capture(fn, args):
-    _C.plan_capture_begin()
+    _C.plan_capture_begin(True)
     try:
         outs = fn(*args)
     except BaseException:

@@ -16,7 +16,7 @@ N = 2048  # a matmul of this size runs for tens of milliseconds or more: never i
 
 
 def _capture(fn, args):
-    _C.plan_capture_begin()
+    _C.plan_capture_begin(True)
     out = fn(*args)
     plan, why = _C.plan_capture_end(list(args), [out], "test_inplace_launch")
     assert plan is not None, why
