@@ -9,7 +9,6 @@ Every float32 dot_general and convolution the op lowers to carries the mode
 precision_config on a TPU and into written-out bf16 passes elsewhere."""
 import contextlib
 import enum
-import functools
 import threading
 import warnings
 
@@ -138,34 +137,12 @@ def _set_float32_matmul_precision(precision):
     _warn_cost(str(precision).lower())
 
 
-def _in_block_backward(fn):
-    """torch.autograd.backward / grad, carrying this thread's torch.tpu.precision
-    block to the autograd worker thread that runs the device's backward ops."""
-
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        # Dynamo tracing a call sees PyTorch's own function (no graph break here).
-        if torch.compiler.is_compiling() or not _C._push_backward_precision():
-            return fn(*args, **kwargs)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _C._pop_backward_precision()
-
-    run._tt_precision_wrapped = True
-    return run
-
-
 def install():
-    """Wraps torch.set_float32_matmul_precision, torch.autograd.backward and
-    torch.autograd.grad (once)."""
+    """Wraps torch.set_float32_matmul_precision (once); torch.autograd.backward
+    and grad carry a thread's block to autograd's threads (torchtpu/_backward.py)."""
     global _set_original
     if _set_original is not None:
         return
-    for name in ("backward", "grad"):
-        fn = getattr(torch.autograd, name)
-        if not getattr(fn, "_tt_precision_wrapped", False):
-            setattr(torch.autograd, name, _in_block_backward(fn))
     _set_original = torch.set_float32_matmul_precision
     _set_float32_matmul_precision.__doc__ = _set_original.__doc__
     _set_float32_matmul_precision.__wrapped__ = _set_original
