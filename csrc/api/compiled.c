@@ -36,6 +36,7 @@ tt_status_t tt_compiled_set_fusion(tt_engine_t *e, int on, int *out_old) {
   *out_old = e->fuse_plans;
   TT_RETURN_IF_ERROR(tt_region_flush(e, "a change of compiled-graph fusion"));
   e->fuse_plans = on != 0;
+  tt_region_forget_fused_misses(e); /* a fresh start for every program */
   return TT_OK_STATUS;
 }
 

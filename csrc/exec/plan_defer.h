@@ -10,7 +10,8 @@
  *
  * Not deferred (the plan launches on its own as before): graphs that
  * compute nothing, graphs whose fused regions missed the executable cache
- * TT_PLAN_MAX_FUSED_MISSES times (each step would compile a new program),
+ * TT_PLAN_MAX_FUSED_MISSES times in a row (each step would compile a new
+ * program; a hit starts the count again),
  * programs whose text the splicer cannot read, and calls whose parameters
  * no longer have the captured types.
  *

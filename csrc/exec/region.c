@@ -18,7 +18,7 @@
 /* A deferred region is closed before an op once it is this large. */
 #define MAX_NODES 50000
 
-static void count_fused_miss(tt_region_t *R);
+static void count_fused_miss(tt_region_t *R, int hit);
 #define MAX_PARAMS 4096
 
 
@@ -273,7 +273,7 @@ static tt_status_t close_async(tt_engine_t *e, const char *what, tt_pjrt_buffer_
   }
   tt_compile_job_t *job = NULL;
   tt_status_t s = TT_OK_STATUS;
-  if (!exe && R->ncalls) count_fused_miss(R);
+  if (R->ncalls) count_fused_miss(R, exe != NULL);
   if (!exe) {
     job = tt_compile_job_find(e, &key);
     if (job) {
@@ -465,10 +465,22 @@ int tt_region_fused_misses(const tt_engine_t *e, uint64_t key) {
   return 0;
 }
 
-/* The open region's calls missed the executable cache: counted per program
- * (a full table forgets its least-missed entry). */
-static void count_fused_miss(tt_region_t *R) {
+void tt_region_forget_fused_misses(tt_engine_t *e) {
+  memset(e->region.miss_counts, 0, sizeof e->region.miss_counts);
+}
+
+/* The open region's calls missed the executable cache (hit 0): counted per
+ * program (a full table forgets its least-missed entry); or found it (hit
+ * 1): their counts start again, so only misses in a row stop a program's
+ * deferral (a training loop whose eval steps, or earlier loops on other
+ * shapes, compiled fused programs of their own keeps it). */
+static void count_fused_miss(tt_region_t *R, int hit) {
   for (int c = 0; c < R->ncalls; c++) {
+    if (hit) {
+      for (int i = 0; i < TT_REGION_MISS_SLOTS; i++)
+        if (R->miss_counts[i] && R->miss_keys[i] == R->calls[c]) R->miss_counts[i] = 0;
+      continue;
+    }
     int slot = -1, low = 0;
     for (int i = 0; i < TT_REGION_MISS_SLOTS && slot < 0; i++)
       if (R->miss_counts[i] && R->miss_keys[i] == R->calls[c]) slot = i;

@@ -67,7 +67,7 @@ typedef struct tt_region_s {
   /* How often a region calling program `key` missed the executable cache
    * (a new fused program to compile), for the programs seen lately: a call
    * whose fused regions keep changing (eager work on new shapes between
-   * graphs) stops being deferred (exec/plan_defer.h). */
+   * graphs) stops being deferred (exec/plan_defer.h); a hit clears its count. */
   uint64_t miss_keys[TT_REGION_MISS_SLOTS];
   int miss_counts[TT_REGION_MISS_SLOTS];
   tt_region_stats_t stats;
@@ -120,6 +120,8 @@ int tt_region_take_call(tt_engine_t *e, uint64_t key);
 
 /* How many regions calling program `key` missed the executable cache. */
 int tt_region_fused_misses(const tt_engine_t *e, uint64_t key);
+/* Clears every program's count (fusion set on or off again). */
+void tt_region_forget_fused_misses(tt_engine_t *e);
 
 /* A region holding program calls failed to compile (status s, consumed):
  * compiled graphs launch on their own from then on, so the next steps run
