@@ -425,10 +425,29 @@ static tt_status_t lower_all(tt_lower_t *L) { return any_all(L, TT_RED_AND, -1, 
 static tt_status_t lower_any_dim(tt_lower_t *L) { return any_all(L, TT_RED_OR, 1, 2); }
 static tt_status_t lower_all_dim(tt_lower_t *L) { return any_all(L, TT_RED_AND, 1, 2); }
 
+/* logsumexp(self, dim=(), keepdim=False) of a non-empty self of rank >= 1:
+ * CPU's logsumexp_out sums over all dims into a 0-dim result and then adds
+ * its maxes, kept as [1, ..., 1] (amax keepdim, squeezing no dim), in place:
+ * the broadcast check of that add_ raises. Its words, for out= too. */
+static tt_status_t lse_empty_dims_check(tt_lower_t *L) {
+  const tt_arg_t *d = &L->args[1];
+  int rank = tt_l_arg_rank(L, 0);
+  if (d->kind != TT_ARG_INTS || d->n != 0 || tt_l_bool(L, 2, 0) || rank == 0) return NULL;
+  const int64_t *sizes = tt_l_arg_sizes(L, 0);
+  for (int k = 0; k < rank; k++)
+    if (sizes[k] == 0) return NULL; /* CPU's empty-input branch sums exp(self): no add_ */
+  char shape[3 * TT_MAX_RANK + 2] = "[";
+  for (int k = 0; k < rank; k++) strcat(shape, k ? ", 1" : "1");
+  strcat(shape, "]");
+  return tt_status_make(TT_INVALID_ARGUMENT, "output with shape [] doesn't match the broadcast shape %s", shape);
+}
+
 /* logsumexp(self, dim, keepdim): max-shifted for stability; an infinite max
  * is replaced by 0 so that all -inf rows give -inf and +inf gives +inf. A
  * complex self is shifted by the max of its real parts (CPU's). */
 static tt_status_t lower_logsumexp(tt_lower_t *L) {
+  tt_status_t st = lse_empty_dims_check(L);
+  if (st) return st;
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
@@ -461,6 +480,8 @@ static tt_status_t lower_logsumexp(tt_lower_t *L) {
  * it), the log taken in out's type and the max added in the common type of
  * the two, rounded into out. The functional op computes in self's type. */
 static tt_status_t lower_logsumexp_into(tt_lower_t *L) {
+  tt_status_t st = lse_empty_dims_check(L);
+  if (st) return st;
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0), into = tt_l_dtype(L, 3);
