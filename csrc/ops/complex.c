@@ -101,7 +101,7 @@ tt_status_t tt_complex_neg(tt_lower_t *L) {
 }
 tt_status_t tt_complex_exp(tt_lower_t *L) {
   tt_dtype_t dt;
-  tt_l_output(L, tt_b_unary(L->g, TT_UN_EXP, complex_arg(L, 0, &dt)));
+  tt_l_output(L, tt_cx_exp(L->g, complex_arg(L, 0, &dt)));
   return NULL;
 }
 tt_status_t tt_complex_reciprocal(tt_lower_t *L) {
@@ -142,7 +142,11 @@ tt_status_t tt_complex_rsqrt(tt_lower_t *L) {
   tt_l_output(L, tt_b_binary(L->g, TT_BIN_DIV, tt_b_like_f(L->g, r, 1.0), r));
   return NULL;
 }
-tt_status_t tt_complex_log(tt_lower_t *L) { return unary(L, TT_UN_LOG); }
+tt_status_t tt_complex_log(tt_lower_t *L) {
+  tt_dtype_t dt;
+  tt_l_output(L, tt_cx_log(L->g, complex_arg(L, 0, &dt)));
+  return NULL;
+}
 tt_status_t tt_complex_log1p(tt_lower_t *L) { return unary(L, TT_UN_LOG1P); }
 tt_status_t tt_complex_expm1(tt_lower_t *L) { return unary(L, TT_UN_EXPM1); }
 tt_status_t tt_complex_sin(tt_lower_t *L) { return unary(L, TT_UN_SIN); }

@@ -40,5 +40,18 @@ tt_status_t tt_complex_tan(tt_lower_t *L);
 tt_status_t tt_complex_tanh(tt_lower_t *L);
 tt_status_t tt_complex_trace(tt_lower_t *L);
 tt_status_t tt_complex_vdot(tt_lower_t *L);
+/* ops/complex_math.c */
+/* exp(z) and log(z) with C99's special values where XLA's expansions differ:
+ * exp(+-inf + i{inf, NaN}) is inf + iNaN or 0, exp(x + 0i) keeps its 0
+ * imaginary part; log(z) has real part inf where a part is infinite, else
+ * NaN where a part is NaN (XLA's abs drops a NaN imaginary part). */
+tt_val_t tt_cx_exp(tt_graph_t *g, tt_val_t z);
+tt_val_t tt_cx_log(tt_graph_t *g, tt_val_t z);
+tt_status_t tt_complex_cosh(tt_lower_t *L);
+tt_status_t tt_complex_exp2(tt_lower_t *L);
+tt_status_t tt_complex_log10(tt_lower_t *L);
+tt_status_t tt_complex_log2(tt_lower_t *L);
+tt_status_t tt_complex_nan_to_num(tt_lower_t *L);
+tt_status_t tt_complex_sinh(tt_lower_t *L);
 
 #endif

@@ -1,9 +1,13 @@
 """Differences of the fifth fuzzing session, each checked against CPU:
-logsumexp over dim=() raises CPU's error."""
+logsumexp over dim=() raises CPU's error, the complex forms of exp2,
+log2/log10, sinh/cosh and nan_to_num compute (they were refused), and
+complex exp/log give C99's special values as CPU does."""
 import pytest
 import torch
 
 from cpu_same import same_as_cpu
+
+INF, NAN = float("inf"), float("nan")
 
 
 @pytest.mark.parametrize("shape", [(3, 4), (5,), (2, 1, 3)])
@@ -27,3 +31,61 @@ def test_logsumexp_empty_dim_list_computes_where_cpu_does(shape, keepdim):
     # kept dims, a 0-dim input and an empty one reduce over everything on CPU
     x = torch.randn(shape)
     same_as_cpu(lambda d: torch.logsumexp(x.to(d), dim=(), keepdim=keepdim))
+
+
+def _parts(*results):
+    # compared part by part: assert_close takes a complex difference, NaN
+    # wherever both have the same infinite part (inf+1j - (inf+2j))
+    return tuple(torch.view_as_real(r) for r in results)
+
+
+def _specials(dtype):
+    g = torch.Generator().manual_seed(13)
+    z = torch.complex(torch.randn(64, generator=g) * 3, torch.randn(64, generator=g) * 3)
+    parts = (0.0, -0.0, 1.5, -2.0, INF, -INF, NAN, 100.0, -100.0, 800.0, 1e-5)
+    sp = torch.tensor([complex(a, b) for a in parts for b in parts])
+    return torch.cat([z, sp]).to(dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+@pytest.mark.parametrize("op", ["exp2", "log2", "log10", "sinh", "cosh", "nan_to_num"])
+def test_complex_unary_computes_like_cpu(op, dtype):
+    # refused before ("complex dtype ... is not supported on TPU yet") where
+    # CPU computes; special values (infinite and NaN parts, and sinh/cosh past
+    # exp's range: 800 + 1.5j) as C99's csinh/ccosh/cexp/clog give them
+    z = _specials(dtype)
+    tol = {"atol": 1e-5, "rtol": 2e-6} if dtype == torch.complex64 else {}
+    same_as_cpu(lambda d: _parts(getattr(torch, op)(z.to(d))), **tol)
+
+
+@pytest.mark.parametrize("op", ["exp", "log"])
+def test_complex_exp_log_special_values_like_cpu(op):
+    # XLA's exp(inf + inf j) is nan+nanj where C99 (CPU) gives inf+nanj, its
+    # exp(-inf + nan j) nan+nanj for 0j, its log(1.5 + nan j) 0.75+nanj for
+    # nan+nanj (its abs drops the NaN part)
+    same_as_cpu(lambda d: _parts(getattr(torch, op)(_specials(torch.complex64).to(d))), atol=1e-5, rtol=2e-6)
+
+
+def test_complex_nan_to_num_arguments_inplace_and_out():
+    # each part replaced, with the given values or the part type's limits
+    z = _specials(torch.complex64)
+
+    def f(d):
+        y = z.to(d).clone()
+        y.nan_to_num_(posinf=7.0)
+        o = torch.empty(0, dtype=torch.complex64, device=d)
+        return _parts(y, torch.nan_to_num(z.to(d), nan=1.0, posinf=2.0, neginf=-3.0), torch.nan_to_num(z.to(d), out=o))
+
+    same_as_cpu(f)
+
+
+def test_complex_sinh_inplace_and_real_into_complex_out():
+    z = _specials(torch.complex128)
+
+    def f(d):
+        y = z.to(d).clone()
+        y.sinh_()
+        o = torch.empty(0, dtype=torch.complex128, device=d)
+        return _parts(y, torch.log2(z.to(d), out=o))
+
+    same_as_cpu(f)

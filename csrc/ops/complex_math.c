@@ -1,0 +1,128 @@
+/* Complex forms of exp/exp2, log/log2/log10, sinh/cosh and nan_to_num,
+ * built from real parts as CPU's kernels compute them, with C99's special
+ * values (Annex G, which CPU's std::complex functions follow) where XLA's
+ * expansions give NaNs (complex.h). */
+#include "ops/common.h"
+#include "ops/complex.h"
+#include "ops/elementwise.h"
+
+static tt_val_t re_of(tt_graph_t *g, tt_val_t z) { return tt_b_unary(g, TT_UN_REAL, z); }
+static tt_val_t im_of(tt_graph_t *g, tt_val_t z) { return tt_b_unary(g, TT_UN_IMAG, z); }
+static tt_val_t cplx(tt_graph_t *g, tt_val_t re, tt_val_t im) { return tt_b_binary(g, TT_BIN_COMPLEX, re, im); }
+static tt_val_t mul(tt_graph_t *g, tt_val_t x, tt_val_t y) { return tt_b_binary(g, TT_BIN_MUL, x, y); }
+static tt_val_t is_zero(tt_graph_t *g, tt_val_t x) { return tt_b_compare(g, TT_CMP_EQ, x, tt_b_like_f(g, x, 0.0)); }
+
+static tt_val_t is_inf(tt_graph_t *g, tt_val_t x) {
+  return tt_b_compare(g, TT_CMP_EQ, tt_b_unary(g, TT_UN_ABS, x), tt_b_like_f(g, x, 1.0 / 0.0));
+}
+static tt_val_t is_nan(tt_graph_t *g, tt_val_t x) { return tt_b_compare(g, TT_CMP_NE, x, x); }
+static tt_val_t or2(tt_graph_t *g, tt_val_t a, tt_val_t b) { return tt_b_binary(g, TT_BIN_OR, a, b); }
+static tt_val_t and2(tt_graph_t *g, tt_val_t a, tt_val_t b) { return tt_b_binary(g, TT_BIN_AND, a, b); }
+static tt_val_t not_finite(tt_graph_t *g, tt_val_t x) { return tt_b_unary(g, TT_UN_NOT, tt_b_unary(g, TT_UN_IS_FINITE, x)); }
+
+tt_val_t tt_cx_exp(tt_graph_t *g, tt_val_t z) {
+  tt_val_t e = tt_b_unary(g, TT_UN_EXP, z);
+  if (e < 0) return -1;
+  tt_val_t x = re_of(g, z), y = im_of(g, z), re = re_of(g, e), im = im_of(g, e);
+  tt_val_t f0 = tt_b_like_f(g, x, 0.0), inf = tt_b_like_f(g, x, 1.0 / 0.0), nan = tt_b_like_f(g, x, 0.0 / 0.0);
+  im = tt_b_select(g, is_zero(g, y), y, im); /* exp(x + 0i) = exp(x) + 0i, x = inf and NaN too */
+  tt_val_t at = and2(g, is_inf(g, x), not_finite(g, y)); /* exp(+-inf + i{inf, NaN}) */
+  tt_val_t pos = tt_b_compare(g, TT_CMP_GT, x, f0);
+  re = tt_b_select(g, at, tt_b_select(g, pos, inf, f0), re);
+  im = tt_b_select(g, at, tt_b_select(g, pos, nan, f0), im);
+  return cplx(g, re, im);
+}
+
+tt_val_t tt_cx_log(tt_graph_t *g, tt_val_t z) {
+  tt_val_t l = tt_b_unary(g, TT_UN_LOG, z);
+  if (l < 0) return -1;
+  tt_val_t x = re_of(g, z), y = im_of(g, z), re = re_of(g, l);
+  re = tt_b_select(g, or2(g, is_nan(g, x), is_nan(g, y)), tt_b_like_f(g, x, 0.0 / 0.0), re);
+  re = tt_b_select(g, or2(g, is_inf(g, x), is_inf(g, y)), tt_b_like_f(g, x, 1.0 / 0.0), re);
+  return cplx(g, re, im_of(g, l));
+}
+
+/* Argument 0 in its complex type (a real one in its complex type). */
+static tt_val_t complex_arg(tt_lower_t *L) {
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (!tt_dtype_is_complex(dt)) dt = tt_dtype_to_complex(tt_op_float_type(L, dt));
+  return tt_b_convert(L->g, tt_l_tensor(L, 0), dt);
+}
+
+/* 2 ** z = exp(ln 2 * z): CPU's identity, ln 2 rounded to the part type and
+ * each part scaled by it. */
+tt_status_t tt_complex_exp2(tt_lower_t *L) {
+  tt_graph_t *g = L->g;
+  tt_val_t z = complex_arg(L);
+  if (z < 0) return NULL;
+  tt_val_t r = re_of(g, z), i = im_of(g, z), ln2 = tt_b_like_f(g, r, 0.69314718055994530942);
+  tt_l_output(L, tt_cx_exp(g, cplx(g, mul(g, r, ln2), mul(g, i, ln2))));
+  return NULL;
+}
+
+/* log(z) / ln(base), each part divided by the real constant (CPU's
+ * vectorized kernel): no complex division, whose 0 * inf cross terms would
+ * turn log(0) = -inf + 0j into NaNs. */
+static tt_status_t log_base(tt_lower_t *L, double ln_base) {
+  tt_graph_t *g = L->g;
+  tt_val_t l = tt_cx_log(g, complex_arg(L));
+  if (l < 0) return NULL;
+  tt_val_t r = re_of(g, l), c = tt_b_like_f(g, r, ln_base);
+  tt_l_output(L, cplx(g, tt_b_binary(g, TT_BIN_DIV, r, c), tt_b_binary(g, TT_BIN_DIV, im_of(g, l), c)));
+  return NULL;
+}
+tt_status_t tt_complex_log2(tt_lower_t *L) { return log_base(L, 0.69314718055994530942); }
+tt_status_t tt_complex_log10(tt_lower_t *L) { return log_base(L, 2.30258509299404568402); }
+
+/* sinh(x + iy) = sinh x cos y + i cosh x sin y, cosh(x + iy) = cosh x cos y
+ * + i sinh x sin y (C99's csinh/ccosh, which CPU calls). Where e^|x|
+ * overflows the products can still be finite: there sinh x and cosh x are
+ * +-e^|x| / 2, taken as (h cos y / 2) h with h = e^(|x| / 2). A zero part
+ * stays an exact (signed) zero, as in C99's special values: csinh(x + 0i)
+ * has imaginary part 0 for every x (not cosh x * 0, NaN at x = inf), and
+ * csinh(0 + iy) real part 0 for every y. */
+static tt_status_t hyperbolic(tt_lower_t *L, int is_cosh) {
+  tt_graph_t *g = L->g;
+  tt_val_t z = complex_arg(L);
+  if (z < 0) return NULL;
+  tt_val_t x = re_of(g, z), y = im_of(g, z);
+  tt_val_t cy = tt_b_unary(g, TT_UN_COS, y), sy = tt_b_unary(g, TT_UN_SIN, y);
+  tt_val_t sh = tt_ew_sinh(g, x), ch = tt_ew_cosh(g, x);
+  tt_val_t re = mul(g, is_cosh ? ch : sh, cy), im = mul(g, is_cosh ? sh : ch, sy);
+  /* beyond exp's range: (h/2 cos y) h and (h/2 sin y) h, signed by x for sinh's part */
+  tt_val_t ax = tt_b_unary(g, TT_UN_ABS, x), half = tt_b_like_f(g, x, 0.5);
+  tt_val_t h = tt_b_unary(g, TT_UN_EXP, mul(g, ax, half)), sx = tt_b_unary(g, TT_UN_SIGN, x);
+  tt_val_t big_re = mul(g, mul(g, mul(g, h, half), cy), h), big_im = mul(g, mul(g, mul(g, h, half), sy), h);
+  if (is_cosh) big_im = mul(g, sx, big_im);
+  else big_re = mul(g, sx, big_re);
+  double lim = tt_graph_type(g, x)->dtype == TT_F64 ? 709.0 : 88.0;
+  tt_val_t far = tt_b_compare(g, TT_CMP_GE, ax, tt_b_like_f(g, x, lim));
+  re = tt_b_select(g, far, big_re, re);
+  im = tt_b_select(g, far, big_im, im);
+  /* C99's csinh/ccosh(+-inf + i{inf, NaN}) = inf + iNaN */
+  tt_val_t at = and2(g, is_inf(g, x), not_finite(g, y));
+  re = tt_b_select(g, at, tt_b_like_f(g, x, 1.0 / 0.0), re);
+  im = tt_b_select(g, at, tt_b_like_f(g, x, 0.0 / 0.0), im);
+  if (is_cosh) { /* ccosh(x + 0i) = cosh x + i (sinh x * 0), ccosh(0 + iy) = cos y + i 0 */
+    tt_val_t x_nan = tt_b_compare(g, TT_CMP_NE, x, x);
+    tt_val_t zero_im = tt_b_select(g, x_nan, tt_b_like_f(g, y, 0.0), mul(g, sx, y));
+    im = tt_b_select(g, tt_b_binary(g, TT_BIN_OR, is_zero(g, y), is_zero(g, x)),
+                     tt_b_select(g, is_zero(g, y), zero_im, mul(g, x, tt_b_like_f(g, y, 0.0))), im);
+  } else {
+    re = tt_b_select(g, is_zero(g, x), x, re);
+    im = tt_b_select(g, is_zero(g, y), y, im);
+  }
+  tt_l_output(L, cplx(g, re, im));
+  return NULL;
+}
+tt_status_t tt_complex_sinh(tt_lower_t *L) { return hyperbolic(L, 0); }
+tt_status_t tt_complex_cosh(tt_lower_t *L) { return hyperbolic(L, 1); }
+
+/* nan_to_num of each part, with the part type's limits (CPU's kernel). */
+tt_status_t tt_complex_nan_to_num(tt_lower_t *L) {
+  tt_graph_t *g = L->g;
+  tt_val_t z = tt_l_tensor(L, 0);
+  if (z < 0) return NULL;
+  tt_l_output(L, cplx(g, tt_ew_nan_to_num(L, re_of(g, z)), tt_ew_nan_to_num(L, im_of(g, z))));
+  return NULL;
+}
