@@ -139,6 +139,21 @@ static tt_status_t lower_prod_dim(tt_lower_t *L) {
   return NULL;
 }
 
+/* Whether XLA would fold mean's division away: the sum over an expanded
+ * (stride 0) dim of a broadcast becomes a product by the count c, and for
+ * a power of two the division by c a product by 1 / c, which its
+ * simplifier then cancels against c: mean(x.expand(4, 5), 0) gave x where
+ * 4 x overflows (CPU: -inf for x = -finfo.max, fuzz 133:1103). A runtime
+ * count keeps the division. */
+static int mean_count_folds(tt_lower_t *L, const red_t *r) {
+  int64_t c = red_count(r);
+  if (c < 2 || (c & (c - 1)) || L->args[0].kind != TT_ARG_TENSOR) return 0;
+  const tt_view_t *v = &L->args[0].t->view;
+  for (int k = 0; k < r->n; k++)
+    if (r->dims[k] < v->rank && v->strides[r->dims[k]] == 0 && v->sizes[r->dims[k]] > 1) return 1;
+  return 0;
+}
+
 /* mean over r: float (or requested float dtype) only, accumulating in f32 for halves. */
 static tt_val_t mean_of(tt_lower_t *L, int dimi, int keepdim, int dtypei) {
   tt_dtype_t in = tt_l_arg_dtype(L, 0), req = tt_l_dtype(L, dtypei);
@@ -154,6 +169,10 @@ static tt_val_t mean_of(tt_lower_t *L, int dimi, int keepdim, int dtypei) {
   tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc);
   tt_val_t s = red_apply(L, &r, TT_RED_SUM, x);
   tt_val_t n = tt_b_like_f(L->g, s, (double)red_count(&r));
+  if (mean_count_folds(L, &r) && s >= 0) { /* the count as a runtime scalar */
+    const tt_type_t *st = tt_graph_type(L->g, s);
+    n = tt_b_broadcast_to(L->g, tt_l_scalar(L, acc, (double)red_count(&r), 0, 1), st->rank, st->dims);
+  }
   return tt_b_convert(L->g, tt_b_binary(L->g, TT_BIN_DIV, s, n), out);
 }
 
@@ -595,8 +614,11 @@ static tt_status_t lower_nansum(tt_lower_t *L) {
   }
   tt_dtype_t out = int_promoting_type(in, want);
   tt_graph_t *g = L->g;
-  tt_val_t x = tt_b_convert(g, tt_b_convert(g, tt_l_tensor(L, 0), out), tt_op_math_type(out));
-  if (tt_dtype_is_float(out)) x = tt_b_select(g, tt_b_compare(g, TT_CMP_NE, x, x), tt_b_like_f(g, x, 0), x);
+  /* NaNs count as 0 before the conversion into out's type: a NaN into a
+   * bool dtype= is False on CPU, not True (fuzz 135:286) */
+  tt_val_t x = tt_l_tensor(L, 0);
+  if (tt_dtype_is_float(in)) x = tt_b_select(g, tt_b_compare(g, TT_CMP_NE, x, x), tt_b_like_f(g, x, 0), x);
+  x = tt_b_convert(g, tt_b_convert(g, x, out), tt_op_math_type(out));
   tt_l_output(L, tt_b_convert(g, red_apply(L, &r, TT_RED_SUM, x), out));
   return NULL;
 }

@@ -89,3 +89,26 @@ def test_complex_sinh_inplace_and_real_into_complex_out():
         return _parts(y, torch.log2(z.to(d), out=o))
 
     same_as_cpu(f)
+
+
+@pytest.mark.parametrize("dim", [0, None])
+def test_mean_over_expanded_dim_keeps_overflow(dim):
+    # fuzz 133:1103: mean over a stride-0 dim of 4 copies of -finfo.max is
+    # -inf on CPU (the sum overflows); XLA turned the sum of the broadcast into
+    # 4 x and cancelled it against the division by 4: tpu gave -finfo.max
+    m = torch.finfo(torch.float64).max
+    x = torch.tensor([[-m, 1.0, m / 3]], dtype=torch.float64)
+
+    def f(d):
+        xe = x.to(d).expand(4, 3)
+        return torch.mean(xe, dim=dim) if dim is not None else torch.mean(xe)
+
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int64, torch.uint8])
+def test_nansum_counts_nan_as_zero_before_converting(dtype):
+    # fuzz 135:286: nansum(float16 NaN, dtype=bool) is False on CPU (the NaN
+    # counts as 0 before the conversion); tpu converted first: NaN is True
+    x = torch.tensor([[NAN, 0.0], [NAN, 2.5], [0.0, 0.0]], dtype=torch.float16)
+    same_as_cpu(lambda d: (torch.nansum(x.to(d), dim=1, dtype=dtype), torch.nansum(x.to(d)[0, 0], dim=[0], dtype=dtype)))
