@@ -147,7 +147,6 @@ tt_status_t tt_complex_log(tt_lower_t *L) {
   tt_l_output(L, tt_cx_log(L->g, complex_arg(L, 0, &dt)));
   return NULL;
 }
-tt_status_t tt_complex_log1p(tt_lower_t *L) { return unary(L, TT_UN_LOG1P); }
 tt_status_t tt_complex_expm1(tt_lower_t *L) { return unary(L, TT_UN_EXPM1); }
 tt_status_t tt_complex_sin(tt_lower_t *L) { return unary(L, TT_UN_SIN); }
 tt_status_t tt_complex_cos(tt_lower_t *L) { return unary(L, TT_UN_COS); }

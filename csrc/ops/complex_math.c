@@ -74,6 +74,38 @@ static tt_status_t log_base(tt_lower_t *L, double ln_base) {
 tt_status_t tt_complex_log2(tt_lower_t *L) { return log_base(L, 0.69314718055994530942); }
 tt_status_t tt_complex_log10(tt_lower_t *L) { return log_base(L, 2.30258509299404568402); }
 
+/* log1p(z): XLA's near 0 (|z| < 0.5), elsewhere log|1 + z| + i arg(1 + z)
+ * as CPU computes it: XLA's form loses log|1 + z| where 1 + z is tiny
+ * (log1p(-1 + 1.2e-38j) was -inf, CPU -87.34: fuzz 135:1114). A NaN part
+ * gives nan+nanj and an infinite one inf + i arg(1 + z) (CPU's). */
+tt_status_t tt_complex_log1p(tt_lower_t *L) {
+  tt_graph_t *g = L->g;
+  tt_val_t z = complex_arg(L);
+  if (z < 0) return NULL;
+  tt_val_t near = tt_b_unary(g, TT_UN_LOG1P, z);
+  tt_val_t x = re_of(g, z), y = im_of(g, z), xp1 = tt_b_binary(g, TT_BIN_ADD, x, tt_b_like_f(g, x, 1.0));
+  tt_val_t arg = tt_b_binary(g, TT_BIN_ATAN2, y, xp1);
+  /* log|1 + z| = log m + log1p((n / m)^2) / 2, m and n the larger and smaller
+   * of |1 + x| and |y|: no overflow of |1 + z| (log1p(max + max j) is 89.07) */
+  tt_val_t a = tt_b_unary(g, TT_UN_ABS, xp1), b = tt_b_unary(g, TT_UN_ABS, y);
+  tt_val_t m = tt_b_binary(g, TT_BIN_MAX, a, b), q = tt_b_binary(g, TT_BIN_DIV, tt_b_binary(g, TT_BIN_MIN, a, b), m);
+  tt_val_t far_re = tt_b_binary(g, TT_BIN_ADD, tt_b_unary(g, TT_UN_LOG, m),
+                                mul(g, tt_b_like_f(g, x, 0.5), tt_b_unary(g, TT_UN_LOG1P, mul(g, q, q))));
+  far_re = tt_b_select(g, is_zero(g, m), tt_b_like_f(g, x, -1.0 / 0.0), far_re);
+  tt_val_t small = tt_b_compare(g, TT_CMP_LT, tt_b_unary(g, TT_UN_ABS, z), tt_b_like_f(g, x, 0.5));
+  tt_val_t re = tt_b_select(g, small, re_of(g, near), far_re), im = tt_b_select(g, small, im_of(g, near), arg);
+  tt_val_t inf = or2(g, is_inf(g, x), is_inf(g, y)), nan = or2(g, is_nan(g, x), is_nan(g, y));
+  re = tt_b_select(g, inf, tt_b_like_f(g, x, 1.0 / 0.0), re);
+  im = tt_b_select(g, inf, arg, im);
+  /* CPU's own pattern: an infinite imaginary part with 0 < x < 0.5 gives NaN */
+  tt_val_t x_in = and2(g, tt_b_compare(g, TT_CMP_GT, x, tt_b_like_f(g, x, 0.0)), tt_b_compare(g, TT_CMP_LT, x, tt_b_like_f(g, x, 0.5)));
+  nan = or2(g, nan, and2(g, is_inf(g, y), x_in));
+  re = tt_b_select(g, nan, tt_b_like_f(g, x, 0.0 / 0.0), re);
+  im = tt_b_select(g, nan, tt_b_like_f(g, x, 0.0 / 0.0), im);
+  tt_l_output(L, cplx(g, re, im));
+  return NULL;
+}
+
 /* sinh(x + iy) = sinh x cos y + i cosh x sin y, cosh(x + iy) = cosh x cos y
  * + i sinh x sin y (C99's csinh/ccosh, which CPU calls). Where e^|x|
  * overflows the products can still be finite: there sinh x and cosh x are
@@ -126,3 +158,4 @@ tt_status_t tt_complex_nan_to_num(tt_lower_t *L) {
   tt_l_output(L, cplx(g, tt_ew_nan_to_num(L, re_of(g, z)), tt_ew_nan_to_num(L, im_of(g, z))));
   return NULL;
 }
+

@@ -91,6 +91,22 @@ def test_complex_sinh_inplace_and_real_into_complex_out():
     same_as_cpu(f)
 
 
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_log1p_near_minus_one_and_past_overflow(dtype):
+    # fuzz 135:1114: log1p(-1 + 1.2e-38j) is log|1 + z| = -87.34 on CPU, XLA's
+    # log1p gave -inf; log1p(max + max j) is 89.07 (|1 + z| overflows); NaN
+    # parts give nan+nanj, infinite ones inf + i arg(1 + z)
+    tiny, big = torch.finfo(dtype).tiny, torch.finfo(dtype).max
+    vals = [complex(-1, tiny), complex(-1, -1e-30), complex(-1 + 1e-7, 0), complex(big, big), complex(-big, 1),
+            complex(INF, NAN), complex(-INF, NAN), complex(1, NAN), complex(NAN, INF), complex(INF, 1),
+            complex(-INF, 1), complex(0, INF), complex(1, -INF), complex(INF, INF), complex(1e-5, 1e-5),
+            complex(-0.5, 0.3), complex(0.4, 2.0)]
+    g = torch.Generator().manual_seed(2)
+    z = torch.cat([torch.tensor(vals), torch.randn(300, generator=g, dtype=torch.complex128) * 3]).to(dtype)
+    tol = {"atol": 1e-5, "rtol": 2e-6} if dtype == torch.complex64 else {}
+    same_as_cpu(lambda d: _parts(torch.log1p(z.to(d))), **tol)
+
+
 @pytest.mark.parametrize("dim", [0, None])
 def test_mean_over_expanded_dim_keeps_overflow(dim):
     # fuzz 133:1103: mean over a stride-0 dim of 4 copies of -finfo.max is
