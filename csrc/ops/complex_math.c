@@ -159,3 +159,66 @@ tt_status_t tt_complex_nan_to_num(tt_lower_t *L) {
   return NULL;
 }
 
+/* Inverse trigonometric and hyperbolic functions: CHLO's (XLA's expansions,
+ * within a few ulps of CPU's C99 functions), taken where a part's sign does
+ * not matter to XLA's formulas and given it by C99's symmetries: each
+ * commutes with conjugation (f(conj z) = conj f(z)), and asinh, atan and
+ * atanh are odd. On a branch cut the sign of a zero part picks the side:
+ * acos(1.5 - 0j) is +0.96j on CPU, XLA gave -0.96j for -0 and +0 alike. */
+static tt_val_t sign_bit(tt_graph_t *g, tt_val_t x) {
+  tt_dtype_t it = tt_graph_type(g, x)->dtype == TT_F64 ? TT_I64 : TT_I32;
+  tt_val_t bits = tt_b_bitcast(g, x, it);
+  return tt_b_compare(g, TT_CMP_LT, bits, tt_b_like_f(g, bits, 0));
+}
+static tt_val_t neg_if(tt_graph_t *g, tt_val_t c, tt_val_t v) { return tt_b_select(g, c, tt_b_unary(g, TT_UN_NEG, v), v); }
+
+/* C99's atanh(x + iy) where a part is NaN (XLA's gave nan -+ pi/2 j):
+ * atanh(+-0 + iNaN) = +-0 + iNaN, atanh(+-inf + iNaN) = +-0 + iNaN,
+ * atanh(NaN +- i inf) = 0 +- i pi/2, NaN + iNaN otherwise. */
+static void atanh_nan(tt_graph_t *g, tt_val_t x, tt_val_t y, tt_val_t *re, tt_val_t *im) {
+  tt_val_t nan = tt_b_like_f(g, x, 0.0 / 0.0), f0 = tt_b_like_f(g, x, 0.0);
+  tt_val_t yn = is_nan(g, y), xn = is_nan(g, x);
+  tt_val_t r = tt_b_select(g, is_zero(g, x), x, tt_b_select(g, is_inf(g, x), neg_if(g, sign_bit(g, x), f0), nan));
+  tt_val_t y_inf = is_inf(g, y);
+  tt_val_t half_pi = neg_if(g, sign_bit(g, y), tt_b_like_f(g, x, 1.5707963267948966));
+  *re = tt_b_select(g, yn, r, tt_b_select(g, xn, tt_b_select(g, y_inf, f0, nan), *re));
+  *im = tt_b_select(g, yn, nan, tt_b_select(g, xn, tt_b_select(g, y_inf, half_pi, nan), *im));
+}
+
+static tt_status_t inverse_fn(tt_lower_t *L, tt_unary_t op) {
+  tt_graph_t *g = L->g;
+  tt_val_t z = complex_arg(L);
+  if (z < 0) return NULL;
+  tt_val_t x = re_of(g, z), y = im_of(g, z), sx = sign_bit(g, x), sy = sign_bit(g, y);
+  int odd = op == TT_UN_ASINH || op == TT_UN_ATAN || op == TT_UN_ATANH;
+  tt_val_t ax = odd ? tt_b_unary(g, TT_UN_ABS, x) : x;
+  tt_val_t w = tt_b_unary(g, op, cplx(g, ax, tt_b_unary(g, TT_UN_ABS, y)));
+  tt_val_t re = re_of(g, w), im = neg_if(g, sy, im_of(g, w));
+  if (odd) re = neg_if(g, sx, re);
+  if (op == TT_UN_ATANH) atanh_nan(g, x, y, &re, &im);
+  if (op == TT_UN_ATAN) { /* atan(z) = -i atanh(iz): with atanh(-y + ix) = a + ib, atan(z) = b - ia */
+    tt_val_t a = tt_b_unary(g, TT_UN_NEG, im), b = re;
+    atanh_nan(g, tt_b_unary(g, TT_UN_NEG, y), x, &a, &b);
+    re = b;
+    im = tt_b_unary(g, TT_UN_NEG, a);
+  }
+  /* C99's values at a zero part and a NaN one: acos(+-0 + iNaN) = pi/2 + iNaN,
+   * asin(+-0 + iNaN) = +-0 + iNaN, acosh(+-0 + iNaN) = NaN + i pi/2,
+   * asinh(NaN +- 0i) = NaN +- 0i (XLA's: nan+nanj) */
+  tt_val_t nan = tt_b_like_f(g, x, 0.0 / 0.0), half_pi = tt_b_like_f(g, x, 1.5707963267948966);
+  tt_val_t at = op == TT_UN_ASINH ? and2(g, is_zero(g, y), is_nan(g, x)) : and2(g, is_zero(g, x), is_nan(g, y));
+  if (op == TT_UN_ACOS || op == TT_UN_ASIN || op == TT_UN_ACOSH || op == TT_UN_ASINH) {
+    tt_val_t r = op == TT_UN_ACOS ? half_pi : op == TT_UN_ASIN ? x : nan;
+    tt_val_t i = op == TT_UN_ACOSH ? half_pi : op == TT_UN_ASINH ? y : nan;
+    re = tt_b_select(g, at, r, re);
+    im = tt_b_select(g, at, i, im);
+  }
+  tt_l_output(L, cplx(g, re, im));
+  return NULL;
+}
+tt_status_t tt_complex_acos(tt_lower_t *L) { return inverse_fn(L, TT_UN_ACOS); }
+tt_status_t tt_complex_asin(tt_lower_t *L) { return inverse_fn(L, TT_UN_ASIN); }
+tt_status_t tt_complex_atan(tt_lower_t *L) { return inverse_fn(L, TT_UN_ATAN); }
+tt_status_t tt_complex_acosh(tt_lower_t *L) { return inverse_fn(L, TT_UN_ACOSH); }
+tt_status_t tt_complex_asinh(tt_lower_t *L) { return inverse_fn(L, TT_UN_ASINH); }
+tt_status_t tt_complex_atanh(tt_lower_t *L) { return inverse_fn(L, TT_UN_ATANH); }

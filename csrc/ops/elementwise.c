@@ -1084,9 +1084,9 @@ const tt_op_def_t tt_ops_elementwise[] = {
     {"lerp.Tensor", lower_lerp, TT_OPF_COMPLEX}, {"lerp_.Tensor", lower_lerp, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     /* complex: self + (value * t1) * t2 (or / t2), CPU's order */
     EW_UNARY_X("addcmul", lower_addcmul), EW_UNARY_X("addcdiv", lower_addcdiv),
-    EW_UNARY("atan", lower_atan), EW_UNARY("asin", lower_asin), EW_UNARY("acos", lower_acos),
-    EW_UNARY_C("sinh", lower_sinh, tt_complex_sinh), EW_UNARY_C("cosh", lower_cosh, tt_complex_cosh), EW_UNARY("asinh", lower_asinh),
-    EW_UNARY("acosh", lower_acosh), EW_UNARY("atanh", lower_atanh),
+    EW_UNARY_C("atan", lower_atan, tt_complex_atan), EW_UNARY_C("asin", lower_asin, tt_complex_asin), EW_UNARY_C("acos", lower_acos, tt_complex_acos),
+    EW_UNARY_C("sinh", lower_sinh, tt_complex_sinh), EW_UNARY_C("cosh", lower_cosh, tt_complex_cosh), EW_UNARY_C("asinh", lower_asinh, tt_complex_asinh),
+    EW_UNARY_C("acosh", lower_acosh, tt_complex_acosh), EW_UNARY_C("atanh", lower_atanh, tt_complex_atanh),
     EW_UNARY("deg2rad", lower_deg2rad), EW_UNARY("rad2deg", lower_rad2deg), EW_UNARY("frac", lower_frac),
     {"signbit", lower_signbit, 0},
     EW_UNARY("atan2", lower_atan2), EW_UNARY("hypot", lower_hypot),

@@ -48,7 +48,8 @@ def _specials(dtype):
 
 
 @pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
-@pytest.mark.parametrize("op", ["exp2", "log2", "log10", "sinh", "cosh", "nan_to_num"])
+@pytest.mark.parametrize("op", ["exp2", "log2", "log10", "sinh", "cosh", "nan_to_num",
+                                "acos", "asin", "atan", "acosh", "asinh", "atanh"])
 def test_complex_unary_computes_like_cpu(op, dtype):
     # refused before ("complex dtype ... is not supported on TPU yet") where
     # CPU computes; special values (infinite and NaN parts, and sinh/cosh past
@@ -128,3 +129,33 @@ def test_nansum_counts_nan_as_zero_before_converting(dtype):
     # counts as 0 before the conversion); tpu converted first: NaN is True
     x = torch.tensor([[NAN, 0.0], [NAN, 2.5], [0.0, 0.0]], dtype=torch.float16)
     same_as_cpu(lambda d: (torch.nansum(x.to(d), dim=1, dtype=dtype), torch.nansum(x.to(d)[0, 0], dim=[0], dtype=dtype)))
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+@pytest.mark.parametrize("op", ["acos", "asin", "atan", "acosh", "asinh", "atanh"])
+def test_complex_inverse_functions_branch_cuts_and_accuracy(op, dtype):
+    # refused before; XLA's CHLO expansions ignored the sign of a zero part on
+    # a branch cut (acos(1.5 - 0j) is +0.96j on CPU, XLA gave -0.96j), taken
+    # here from C99's symmetries. Accuracy near the branch points and at
+    # extreme scales within the fuzzer's tolerance
+    g = torch.Generator().manual_seed(4)
+    parts = [torch.randn(200, generator=g, dtype=torch.complex128) * s for s in (1e-30, 1e-6, 1.0, 1e5, 1e30)]
+    near = torch.randn(200, generator=g, dtype=torch.complex128) * 1e-4
+    parts += [near + c for c in (1, -1, 1j, -1j)]
+    cut = torch.tensor([complex(a, b) for a in (1.5, -2.0, 0.0, -0.0, 0.5) for b in (0.0, -0.0, 1.5, -3.0)])
+    z = torch.cat(parts + [cut]).to(dtype)
+    tol = {"atol": 1e-5, "rtol": 1.3e-6} if dtype == torch.complex64 else {"atol": 1e-7, "rtol": 1e-7}
+    same_as_cpu(lambda d: _parts(getattr(torch, op)(z.to(d))), **tol)
+
+
+def test_complex_inverse_functions_inplace_and_out():
+    z = _specials(torch.complex64)
+
+    def f(d):
+        y = z.to(d).clone()
+        y.asinh_()
+        o = torch.empty(0, dtype=torch.complex64, device=d)
+        return _parts(y, torch.acos(z.to(d), out=o))
+
+    same_as_cpu(f, atol=1e-5, rtol=1.3e-6)
+
