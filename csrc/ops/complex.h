@@ -19,6 +19,7 @@ tt_status_t tt_complex_isinf(tt_lower_t *L);
 tt_status_t tt_complex_isnan(tt_lower_t *L);
 tt_status_t tt_complex_log(tt_lower_t *L);
 tt_status_t tt_complex_log1p(tt_lower_t *L);
+tt_status_t tt_complex_logcumsumexp(tt_lower_t *L);
 tt_status_t tt_complex_mean(tt_lower_t *L);
 tt_status_t tt_complex_mean_dim(tt_lower_t *L);
 tt_status_t tt_complex_mul(tt_lower_t *L);
@@ -47,6 +48,8 @@ tt_status_t tt_complex_vdot(tt_lower_t *L);
  * NaN where a part is NaN (XLA's abs drops a NaN imaginary part). */
 tt_val_t tt_cx_exp(tt_graph_t *g, tt_val_t z);
 tt_val_t tt_cx_log(tt_graph_t *g, tt_val_t z);
+/* log1p(z) as CPU computes it (see tt_complex_log1p). */
+tt_val_t tt_cx_log1p(tt_graph_t *g, tt_val_t z);
 tt_status_t tt_complex_cosh(tt_lower_t *L);
 tt_status_t tt_complex_acos(tt_lower_t *L);
 tt_status_t tt_complex_asin(tt_lower_t *L);

@@ -78,10 +78,8 @@ tt_status_t tt_complex_log10(tt_lower_t *L) { return log_base(L, 2.3025850929940
  * as CPU computes it: XLA's form loses log|1 + z| where 1 + z is tiny
  * (log1p(-1 + 1.2e-38j) was -inf, CPU -87.34: fuzz 135:1114). A NaN part
  * gives nan+nanj and an infinite one inf + i arg(1 + z) (CPU's). */
-tt_status_t tt_complex_log1p(tt_lower_t *L) {
-  tt_graph_t *g = L->g;
-  tt_val_t z = complex_arg(L);
-  if (z < 0) return NULL;
+tt_val_t tt_cx_log1p(tt_graph_t *g, tt_val_t z) {
+  if (z < 0) return -1;
   tt_val_t near = tt_b_unary(g, TT_UN_LOG1P, z);
   tt_val_t x = re_of(g, z), y = im_of(g, z), xp1 = tt_b_binary(g, TT_BIN_ADD, x, tt_b_like_f(g, x, 1.0));
   tt_val_t arg = tt_b_binary(g, TT_BIN_ATAN2, y, xp1);
@@ -102,7 +100,10 @@ tt_status_t tt_complex_log1p(tt_lower_t *L) {
   nan = or2(g, nan, and2(g, is_inf(g, y), x_in));
   re = tt_b_select(g, nan, tt_b_like_f(g, x, 0.0 / 0.0), re);
   im = tt_b_select(g, nan, tt_b_like_f(g, x, 0.0 / 0.0), im);
-  tt_l_output(L, cplx(g, re, im));
+  return cplx(g, re, im);
+}
+tt_status_t tt_complex_log1p(tt_lower_t *L) {
+  tt_l_output(L, tt_cx_log1p(L->g, complex_arg(L)));
   return NULL;
 }
 

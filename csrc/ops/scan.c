@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/complex.h"
 #include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/scan.h"
@@ -121,6 +122,6 @@ const tt_op_def_t tt_ops_scan[] = {
     {"cummin", lower_cummin, TT_OPF_UNORDERED},
     {"_cummax_helper", lower_cummax_helper, 0},
     {"_cummin_helper", lower_cummin_helper, 0},
-    {"_logcumsumexp", lower_logcumsumexp, 0},
+    {"_logcumsumexp", lower_logcumsumexp, 0, .complex = tt_complex_logcumsumexp},
     {NULL, NULL, 0},
 };

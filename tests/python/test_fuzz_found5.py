@@ -159,3 +159,23 @@ def test_complex_inverse_functions_inplace_and_out():
 
     same_as_cpu(f, atol=1e-5, rtol=1.3e-6)
 
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_logcumsumexp_in_cpus_order(dtype):
+    # refused before (fuzz 131:355, 132:191); CPU's running log-add-exp, one
+    # index at a time in complex128: imaginary parts spread over several
+    # multiples of pi stay on CPU's branch, special values as its helper
+    g = torch.Generator().manual_seed(6)
+    z = torch.complex(torch.randn(6, 40, generator=g), torch.randn(6, 40, generator=g) * 3)
+    parts = (0.0, 1.5, -2.0, INF, -INF, NAN, 100.0)
+    sp = torch.tensor([complex(a, b) for a in parts for b in (0.0, 1.0, -3.0, INF, NAN)])
+    sp = torch.stack([sp[torch.randperm(len(sp), generator=g)] for _ in range(4)])
+
+    def f(d):
+        o = torch.empty(0, dtype=dtype, device=d)
+        return _parts(torch.logcumsumexp(z.to(dtype).to(d), 1), torch.logcumsumexp(z.to(dtype).to(d), 0),
+                      torch.logcumsumexp(sp.to(dtype).to(d), 1, out=o),
+                      torch.logcumsumexp(torch.tensor(1 + 2j, dtype=dtype, device=d), 0))
+
+    same_as_cpu(f, atol=1e-5, rtol=1.3e-6)
+
