@@ -606,11 +606,11 @@ static tt_status_t lower_nansum(tt_lower_t *L) {
   tt_dtype_t in = tt_l_arg_dtype(L, 0), want = tt_l_dtype(L, 3);
   /* CPU refuses a complex input after the dims' checks, a float one summed
    * in a complex dtype= in its kernel's dispatch (an integral one sums as
-   * sum does: not on TPU yet) */
+   * sum does) */
   if (tt_dtype_is_complex(in)) return tt_status_make(TT_INVALID_ARGUMENT, TT_NANSUM_COMPLEX_MSG);
   if (tt_dtype_is_complex(want)) {
     if (tt_dtype_is_float(in)) return tt_op_refuse_dtype(want, "nansum_cpu");
-    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: complex dtype %s is not supported on TPU yet", L->op, tt_dtype_name(want));
+    return tt_complex_sum_dim(L); /* an integral input: CPU's sum (same arguments) */
   }
   tt_dtype_t out = int_promoting_type(in, want);
   tt_graph_t *g = L->g;

@@ -2,6 +2,8 @@
 logsumexp over dim=() raises CPU's error, the complex forms of exp2,
 log2/log10, sinh/cosh and nan_to_num compute (they were refused), and
 complex exp/log give C99's special values as CPU does."""
+import warnings
+
 import pytest
 import torch
 
@@ -179,3 +181,30 @@ def test_complex_logcumsumexp_in_cpus_order(dtype):
 
     same_as_cpu(f, atol=1e-5, rtol=1.3e-6)
 
+
+
+@pytest.mark.parametrize("op,kw", [(torch.sum, {"dim": 1}), (torch.sum, {}), (torch.prod, {"dim": 0}),
+                                   (torch.cumsum, {"dim": 1}), (torch.cumprod, {"dim": 0}), (torch.mean, {"dim": 1}),
+                                   (torch.mean, {})])
+@pytest.mark.parametrize("dtype", [torch.int64, torch.float16, torch.float32, torch.bool])
+def test_complex_input_reduced_into_real_dtype(op, kw, dtype):
+    # refused before (fuzz 131:1310 cumprod into float16, 132:750 sum into
+    # int64, 132:961, 137:23, 137:1428); CPU casts each element into dtype
+    # first (its real part; for bool whether either part is nonzero) and
+    # reduces there; mean into a half type sums in float32; bool cumsum and
+    # cumprod, and mean into a non-floating type, raise as on CPU
+    z = torch.tensor([[1.7 - 2j, -2.5 + 1j, 0.5 + 9j], [3.2 + 0j, 0 + 1j, -0.25 - 0.5j]], dtype=torch.complex64)
+
+    def f(d):
+        return op(z.to(d), dtype=dtype, **kw)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # CPU's complex-to-real cast warns once
+        same_as_cpu(f, atol=2e-3, rtol=2e-3)
+
+
+def test_nansum_integral_input_into_complex_dtype():
+    # fuzz 136:33: an integral input sums as sum does on CPU; tpu refused
+    x = torch.tensor([[1, -2, 3], [4, 0, -6]], dtype=torch.int8)
+    same_as_cpu(lambda d: (torch.nansum(x.to(d), dtype=torch.complex64),
+                           torch.nansum(x.to(d), dim=1, dtype=torch.complex128)))
