@@ -208,3 +208,26 @@ def test_nansum_integral_input_into_complex_dtype():
     x = torch.tensor([[1, -2, 3], [4, 0, -6]], dtype=torch.int8)
     same_as_cpu(lambda d: (torch.nansum(x.to(d), dtype=torch.complex64),
                            torch.nansum(x.to(d), dim=1, dtype=torch.complex128)))
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+@pytest.mark.parametrize("shape,dim", [((), 0), ((), -1), ((0, 3), 1), ((0, 3), 5), ((2, 3), 1), ((2, 3), 4)])
+def test_complex_cummax_cummin_trivial_inputs_compute(op, shape, dim):
+    # fuzz 131:371: CPU returns a 0-dim or empty complex input (indices 0)
+    # before its kernel dispatches; others raise its dim or dtype error
+    z = torch.full(shape, 1.5 - 2j, dtype=torch.complex64)
+    same_as_cpu(lambda d: getattr(torch, op)(z.to(d), dim))
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: torch.kthvalue(x, 5), lambda x: torch.kthvalue(x, 2, 0), lambda x: torch.kthvalue(x, 1, 5),
+    lambda x: torch.min(x, 3), lambda x: torch.max(x, -4), lambda x: torch.amax(x, [0, 0]),
+    lambda x: torch.amax(x, [5]), lambda x: torch.amax(x, [1, 1]), lambda x: torch.median(x, 2),
+    lambda x: torch.signbit(x), lambda x: torch.signbit(x, out=torch.empty(3, device=x.device))])
+@pytest.mark.parametrize("shape", [(3,), (2, 3), (0, 3)])
+def test_complex_reductions_check_dims_and_k_before_the_dtype(call, shape):
+    # CPU checks a dim's range (IndexError), a dim listed twice, kthvalue's k
+    # (fuzz 131:23, 133:1261, 134:376, 136:895) and signbit's complex input
+    # (136:685, before out's dtype) before its dtype refusal; tpu refused first
+    z = torch.zeros(shape, dtype=torch.complex64)
+    same_as_cpu(lambda d: call(z.to(d)))
