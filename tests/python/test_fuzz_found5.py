@@ -231,3 +231,16 @@ def test_complex_reductions_check_dims_and_k_before_the_dtype(call, shape):
     # (136:685, before out's dtype) before its dtype refusal; tpu refused first
     z = torch.zeros(shape, dtype=torch.complex64)
     same_as_cpu(lambda d: call(z.to(d)))
+
+
+@pytest.mark.parametrize("dtypes", [(torch.int32, torch.int32, torch.float32), (torch.uint8, torch.uint8, torch.float32),
+                                    (torch.int16, torch.int16, torch.int32)])
+@pytest.mark.parametrize("shapes", [((2, 0, 1), (2, 0, 5), (2, 5, 1)), ((1, 0, 2), (1, 0, 16), (1, 16, 2)),
+                                    ((2, 3, 0), (2, 3, 4), (2, 4, 0)), ((2, 3, 1), (2, 3, 5), (2, 5, 1))])
+def test_baddbmm_empty_result_skips_cpus_dtype_check(dtypes, shapes):
+    # fuzz 132:292, 137:1196, 138:778: an empty result is returned (in
+    # batch2's dtype) before CPU's kernel checks batch1's dtype against
+    # batch2's; a non-empty one raises its "expected scalar type" error
+    ts = [torch.zeros(s, dtype=d) for s, d in zip(shapes, dtypes)]
+    kw = {"beta": 0.5, "alpha": -0.5} if ts[0].numel() == 0 else {}  # CPU converts these first when non-empty
+    same_as_cpu(lambda d: torch.baddbmm(*(t.to(d) for t in ts), **kw))
