@@ -244,3 +244,17 @@ def test_baddbmm_empty_result_skips_cpus_dtype_check(dtypes, shapes):
     ts = [torch.zeros(s, dtype=d) for s, d in zip(shapes, dtypes)]
     kw = {"beta": 0.5, "alpha": -0.5} if ts[0].numel() == 0 else {}  # CPU converts these first when non-empty
     same_as_cpu(lambda d: torch.baddbmm(*(t.to(d) for t in ts), **kw))
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: torch.linspace(1 + 2j, -3 + 0.5j, 7, device=d),
+    lambda d: torch.linspace(1 + 2j, -3 + 0.5j, 7, dtype=torch.complex128, device=d),
+    lambda d: torch.linspace(-2.5, 7.25, 33, dtype=torch.complex64, device=d),
+    lambda d: torch.linspace(1 + 2j, -3 + 0.5j, 1, device=d),
+    lambda d: torch.linspace(1 + 2j, -3 + 0.5j, 0, device=d),
+    lambda d: torch.logspace(1 + 2j, -3 + 0.5j, 5, dtype=torch.complex64, device=d),
+    lambda d: torch.logspace(0, 2, 3, base=2, dtype=torch.complex128, device=d)])
+def test_complex_linspace_logspace_compute(call):
+    # refused before (fuzz 134:1368, 134:1287, 136:262, 132:248): each part
+    # spaced as CPU's kernel spaces it; logspace raises base to it
+    same_as_cpu(lambda d: _parts(call(d)), atol=1e-5, rtol=1.3e-6)
