@@ -406,11 +406,13 @@ static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t op) {
   if (tt_graph_failed(L->g)) return NULL;
   if (dt == TT_BOOL) return tt_op_refuse_dtype(dt, "%s_out_cpu", op == TT_RED_SUM ? "cumsum" : "cumprod");
   if (!tt_dtype_is_complex(dt)) {
-    tt_val_t x = tt_b_convert(L->g, real_of(L->g, tt_l_tensor(L, 0), dt), tt_op_math_type(dt));
+    tt_val_t x = tt_b_convert(L->g, real_of(L->g, tt_l_tensor(L, 0), dt), dt == TT_F32 ? TT_F64 : tt_op_math_type(dt));
     tt_l_output(L, tt_b_convert(L->g, tt_op_scan(L->g, op, x, dim), dt));
     return NULL;
   }
-  tt_l_output(L, tt_op_scan(L->g, op, tt_b_convert(L->g, tt_l_tensor(L, 0), dt), dim));
+  /* complex128 running values for complex64, as CPU's acc_type */
+  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), dt), TT_C128);
+  tt_l_output(L, tt_b_convert(L->g, tt_op_scan(L->g, op, x, dim), dt));
   return NULL;
 }
 tt_status_t tt_complex_cumsum(tt_lower_t *L) { return cumulative(L, TT_RED_SUM); }

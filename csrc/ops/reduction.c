@@ -541,7 +541,10 @@ static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t kind) {
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
   tt_dtype_t out = int_promoting_type(tt_l_arg_dtype(L, 0), tt_l_dtype(L, 2));
-  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), tt_op_math_type(out));
+  /* CPU's running value is acc_type's: float64 for float32 (a float32 running
+   * product through 1e39 comes back into range there: fuzz 144:867) */
+  tt_dtype_t acc = out == TT_F32 ? TT_F64 : tt_op_math_type(out);
+  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc);
   tt_l_output(L, tt_b_convert(L->g, tt_op_scan(L->g, kind, x, dim), out));
   return NULL;
 }

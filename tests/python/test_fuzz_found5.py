@@ -258,3 +258,20 @@ def test_complex_linspace_logspace_compute(call):
     # refused before (fuzz 134:1368, 134:1287, 136:262, 132:248): each part
     # spaced as CPU's kernel spaces it; logspace raises base to it
     same_as_cpu(lambda d: _parts(call(d)), atol=1e-5, rtol=1.3e-6)
+
+
+@pytest.mark.parametrize("op", [torch.cumprod, torch.cumsum])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.complex64])
+def test_float32_running_values_in_cpus_accumulation_type(op, dtype):
+    # fuzz 144:867: CPU's float32 cumprod runs in float64 (acc_type), so a
+    # product through 1e40 comes back into range (1222.57); tpu's float32
+    # running product stayed inf. complex64 runs in complex128 likewise
+    x = torch.tensor([[1e30, 1e10, 1e-20, 1e-15, 3.0], [3e38, 3e38, -3e38, -3e38, 1.0]], dtype=torch.float32)
+    x = x.to(dtype) if not dtype.is_complex else torch.complex(x, x / 7)
+
+    def f(d):
+        y = x.to(d).clone()
+        y.cumprod_(1) if op is torch.cumprod else y.cumsum_(1)
+        return _parts(op(x.to(d), 1), y) if dtype.is_complex else (op(x.to(d), 1), y)
+
+    same_as_cpu(f)
