@@ -345,8 +345,18 @@ static int empty_baddbmm(tt_lower_t *L) {
   if (tt_l_arg_rank(L, 1) != 3 || tt_l_arg_rank(L, 2) != 3 || tt_l_arg_dtype(L, 1) == tt_l_arg_dtype(L, 2)) return 0;
   const int64_t *sa = tt_l_arg_sizes(L, 1), *sb = tt_l_arg_sizes(L, 2);
   int64_t dims[3] = {sa[0], sa[1], sb[2]};
-  if (sa[0] != sb[0] || sa[2] != sb[1] || dims[0] * dims[1] * dims[2] != 0) return 0;
-  tt_l_output(L, tt_b_full_i(L->g, tt_l_arg_dtype(L, 2), 3, dims, 0));
+  tt_dtype_t dt = tt_l_arg_dtype(L, 2);
+  if (sa[0] != sb[0] || sa[2] != sb[1]) return 0;
+  if (dims[0] * dims[1] * dims[2] == 0) {
+    tt_l_output(L, tt_b_full_i(L->g, dt, 3, dims, 0));
+    return 1;
+  }
+  /* an empty contraction: self copied into the result (beta 1), or zeros
+   * (beta 0); other betas go the usual way (CPU's mul_ of the result) */
+  if (sa[2] != 0 || tt_l_arg_dtype(L, 0) != tt_l_arg_dtype(L, 1)) return 0;
+  int beta1 = tt_l_is_none(L, 3) || scalar_is(L, 3, 1.0, dt);
+  if (!beta1 && !scalar_is(L, 3, 0.0, dt)) return 0;
+  tt_l_output(L, beta1 ? tt_op_fit(L, tt_l_tensor(L, 0), dt, 3, dims) : tt_b_full_i(L->g, dt, 3, dims, 0));
   return 1;
 }
 
