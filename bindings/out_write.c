@@ -137,7 +137,27 @@ static PyObject *py_out_input_dtype(PyObject *self, PyObject *args) {
   return tt_py.dtypes[convert];
 }
 
+/* out_into(name[, input_dtype, out_dtype, default_dtype]): the name of the
+ * core op computing that out overload into out's dtype, or None
+ * (api/out_write.h); with the name alone, whether it has one. Pure: no lock. */
+static PyObject *py_out_into(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *name;
+  PyObject *id = Py_None, *od = Py_None, *dd = Py_None;
+  if (!PyArg_ParseTuple(args, "s|OOO", &name, &id, &od, &dd)) return NULL;
+  tt_dtype_t in = TT_DTYPE_INVALID, out = TT_DTYPE_INVALID, dflt = TT_DTYPE_INVALID;
+  if (id != Py_None) {
+    in = tt_py_dtype(id), out = tt_py_dtype(od), dflt = tt_py_dtype(dd);
+    if (in == TT_DTYPE_INVALID || out == TT_DTYPE_INVALID || dflt == TT_DTYPE_INVALID) Py_RETURN_NONE;
+  }
+  const char *op = tt_call_out_into(name, in, out, dflt);
+  if (!op) Py_RETURN_NONE;
+  return PyUnicode_FromString(op);
+}
+
 PyMethodDef tt_py_out_write_methods[] = {
+    {"out_into", py_out_into, METH_VARARGS,
+     "out_into(name[, input_dtype, out_dtype, default_dtype]): the core op computing the overload into out's dtype, or None"},
     {"check_out_write", py_check_out_write_entry, METH_VARARGS,
      "check_out_write(name, outs, results, inputs): out= checks; per output, whether out is resized first"},
     {"check_out_dtype_arg", py_check_out_dtype_arg, METH_VARARGS, "check_out_dtype_arg(name, dtype, out_dtype)"},

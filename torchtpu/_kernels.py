@@ -349,21 +349,19 @@ def _out_input(functional, name, args, kwargs, out):
     return args if dtype is None else (_C.call(_IDS["_tt_iterator_cast"], (x, dtype)),) + tuple(args[1:])
 
 
-# out= overloads whose CPU kernel computes part of the op in out's type (not
-# the functional result cast into out): the core's lowering taking out's dtype
-# last, used for a floating out of another type than the functional result.
-_OUT_INTO = {"logsumexp.out": ("_tt_logsumexp_into", ("dim", "keepdim"), (None, False))}
-
-
-def _out_into(row, args, kwargs, out):
-    """The row's lowering into out's type, or None (the functional op then runs)."""
+def _out_into(name, functional, args, kwargs, out):
+    """The out= overload computed into out's dtype by the core op its out=
+    rule names (ops/out_rules.h: CPU's kernel runs part of the op in out's
+    type), or None (the functional op then runs). That op takes the
+    functional's arguments, in its schema's order, and out's dtype last."""
     x = args[0] if args else None
     if not isinstance(x, torch.Tensor) or not isinstance(out, torch.Tensor):
         return None
-    if not out.dtype.is_floating_point or out.dtype == (x.dtype if x.dtype.is_floating_point else torch.get_default_dtype()):
+    op = _C.out_into(name, x.dtype, out.dtype, torch.get_default_dtype())
+    if op is None:
         return None
-    op, names, defaults = row
-    rest = [args[1 + i] if 1 + i < len(args) else kwargs.get(n, d) for i, (n, d) in enumerate(zip(names, defaults))]
+    rest = [args[i] if i < len(args) else kwargs.get(a.name, a.default_value)
+            for i, a in enumerate(functional._schema.arguments) if i > 0]
     return _C.call(_IDS[op], (x, *rest, out.dtype))
 
 
@@ -377,7 +375,7 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, 
     argument left None computes in out's dtype (CPU's reductions); one
     without (any/all, std/var) may read its input in out's type (_out_input)."""
 
-    into = _OUT_INTO.get(name)  # resolved once: the other out= kernels never look
+    into = _C.out_into(name) is not None  # resolved once: the other out= kernels never look
 
     def kernel(*args, **kwargs):
         outs = [kwargs.pop(n) for n in out_names]
@@ -389,7 +387,7 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, 
                 _C.check_out_dtype_arg(name, kwargs["dtype"], outs[0].dtype)
         _check_out_dtypes_first(functional, args, kwargs, outs, name)
         fargs = _out_input(functional, name, args, kwargs, outs[0]) if input_from_out else args
-        result = _out_into(into, fargs, kwargs, outs[0]) if into else None
+        result = _out_into(name, functional, fargs, kwargs, outs[0]) if into else None
         if result is None:
             result = functional(*fargs, **kwargs)
         results = (result,) if len(outs) == 1 else result

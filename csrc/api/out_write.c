@@ -39,6 +39,10 @@ tt_status_t tt_call_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_
   return tt_op_out_input_dtype(name, in, in_numel, res_numel, out, convert);
 }
 
+const char *tt_call_out_into(const char *name, tt_dtype_t in, tt_dtype_t out, tt_dtype_t default_float) {
+  return tt_op_out_into(name, in, out, default_float);
+}
+
 tt_status_t tt_call_check_out_write(const char *name, int k, const tt_tensor_ref_t *out, tt_dtype_t result,
                                     const int64_t *res, int res_rank, const tt_tensor_ref_t *ins, int nins,
                                     tt_out_resize_t *resize, char *warn, size_t cap) {

@@ -36,4 +36,8 @@ int tt_call_out_input_from_out(const char *name);
 tt_status_t tt_call_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_numel, int64_t res_numel, tt_dtype_t out,
                                     tt_dtype_t *convert);
 
+/* The core op computing out overload `name` into out's dtype, or NULL
+ * (ops/out_rules.h, tt_op_out_into). */
+const char *tt_call_out_into(const char *name, tt_dtype_t in, tt_dtype_t out, tt_dtype_t default_float);
+
 #endif

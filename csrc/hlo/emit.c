@@ -20,7 +20,9 @@ static const char *unary_name(int op) {
       [TT_UN_IS_FINITE] = "is_finite", [TT_UN_CBRT] = "cbrt", [TT_UN_ERF] = "chlo.erf",
       [TT_UN_LGAMMA] = "chlo.lgamma", [TT_UN_DIGAMMA] = "chlo.digamma", [TT_UN_ERF_INV] = "chlo.erf_inv",
       [TT_UN_ERFC] = "chlo.erfc", [TT_UN_BESSEL_I1E] = "chlo.bessel_i1e",
-      [TT_UN_REAL] = "real", [TT_UN_IMAG] = "imag",
+      [TT_UN_REAL] = "real", [TT_UN_IMAG] = "imag", [TT_UN_ACOS] = "chlo.acos", [TT_UN_ASIN] = "chlo.asin",
+      [TT_UN_ATAN] = "chlo.atan", [TT_UN_ACOSH] = "chlo.acosh", [TT_UN_ASINH] = "chlo.asinh",
+      [TT_UN_ATANH] = "chlo.atanh",
   };
   return op >= 0 && op < TT_UN_COUNT ? names[op] : NULL;
 }

@@ -78,6 +78,9 @@ typedef enum tt_unary_e {
   TT_UN_LGAMMA, TT_UN_DIGAMMA, TT_UN_ERF_INV, TT_UN_ERFC, TT_UN_BESSEL_I1E,
   /* complex -> its real type */
   TT_UN_REAL, TT_UN_IMAG,
+  /* CHLO's inverse trigonometric and hyperbolic functions, used for complex
+   * values (XLA's expansions follow C99's branch cuts) */
+  TT_UN_ACOS, TT_UN_ASIN, TT_UN_ATAN, TT_UN_ACOSH, TT_UN_ASINH, TT_UN_ATANH,
   TT_UN_COUNT
 } tt_unary_t;
 

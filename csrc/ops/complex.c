@@ -5,6 +5,7 @@
 
 #include "ops/common.h"
 #include "ops/complex.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/linalg_util.h"
 #include "ops/scan.h"
@@ -101,7 +102,7 @@ tt_status_t tt_complex_neg(tt_lower_t *L) {
 }
 tt_status_t tt_complex_exp(tt_lower_t *L) {
   tt_dtype_t dt;
-  tt_l_output(L, tt_b_unary(L->g, TT_UN_EXP, complex_arg(L, 0, &dt)));
+  tt_l_output(L, tt_cx_exp(L->g, complex_arg(L, 0, &dt)));
   return NULL;
 }
 tt_status_t tt_complex_reciprocal(tt_lower_t *L) {
@@ -142,8 +143,11 @@ tt_status_t tt_complex_rsqrt(tt_lower_t *L) {
   tt_l_output(L, tt_b_binary(L->g, TT_BIN_DIV, tt_b_like_f(L->g, r, 1.0), r));
   return NULL;
 }
-tt_status_t tt_complex_log(tt_lower_t *L) { return unary(L, TT_UN_LOG); }
-tt_status_t tt_complex_log1p(tt_lower_t *L) { return unary(L, TT_UN_LOG1P); }
+tt_status_t tt_complex_log(tt_lower_t *L) {
+  tt_dtype_t dt;
+  tt_l_output(L, tt_cx_log(L->g, complex_arg(L, 0, &dt)));
+  return NULL;
+}
 tt_status_t tt_complex_expm1(tt_lower_t *L) { return unary(L, TT_UN_EXPM1); }
 tt_status_t tt_complex_sin(tt_lower_t *L) { return unary(L, TT_UN_SIN); }
 tt_status_t tt_complex_cos(tt_lower_t *L) { return unary(L, TT_UN_COS); }
@@ -336,7 +340,21 @@ static tt_status_t lower_polar(tt_lower_t *L) {
   return NULL;
 }
 
-/* sum/mean/prod over dims (all when none given): the dims argument index, or -1. */
+/* A complex z converted to real dtype dt as CPU's iterator casts an input
+ * (c10::convert): its real part, or for bool whether either part is nonzero.
+ * For the reductions with a real dtype= (sum(z, dtype=torch.int64) sums the
+ * truncated real parts). */
+static tt_val_t real_of(tt_graph_t *g, tt_val_t z, tt_dtype_t dt) {
+  if (z < 0) return -1;
+  if (dt != TT_BOOL) return tt_b_convert(g, re_of(g, z), dt);
+  tt_val_t r = re_of(g, z), i = im_of(g, z);
+  return tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_NE, r, tt_b_like_f(g, r, 0.0)),
+                     tt_b_compare(g, TT_CMP_NE, i, tt_b_like_f(g, i, 0.0)));
+}
+
+/* sum/mean/prod over dims (all when none given), in the complex type or a
+ * real dtype= (the input cast into it first, then reduced as the real ops
+ * do): the dims argument index, or -1. */
 static tt_status_t reduce(tt_lower_t *L, tt_reduce_t op, int dimi, int keepi, int dtypei, int mean) {
   tt_graph_t *g = L->g;
   int rank = tt_l_arg_rank(L, 0);
@@ -347,9 +365,6 @@ static tt_status_t reduce(tt_lower_t *L, tt_reduce_t op, int dimi, int keepi, in
     return tt_status_make(TT_INVALID_ARGUMENT,
                           "mean(): could not infer output dtype. Optional dtype must be either a floating point or "
                           "complex dtype. Got: %s", tt_op_type_name(dt));
-  if (!tt_dtype_is_complex(dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: complex input reduced to dtype %s is not supported on TPU yet",
-                          L->op, tt_dtype_name(dt));
   int64_t list[TT_MAX_RANK], dims[TT_MAX_RANK];
   int cnt = dimi < 0 ? 0 : tt_l_ints(L, dimi, list, TT_MAX_RANK);
   int mask[TT_MAX_RANK] = {0}, n = 0, keep = keepi < 0 ? 0 : tt_l_bool(L, keepi, 0);
@@ -365,28 +380,39 @@ static tt_status_t reduce(tt_lower_t *L, tt_reduce_t op, int dimi, int keepi, in
     if (mask[d]) dims[n++] = d, count *= sizes[d];
     kept[d] = mask[d] ? 1 : sizes[d];
   }
-  tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), dt);
+  int real = !tt_dtype_is_complex(dt);
+  /* CPU's mean in a half dtype sums in float32 (the input cast straight there) */
+  tt_dtype_t cast = mean && real ? tt_op_math_type(dt) : dt;
+  tt_val_t x = real ? tt_b_convert(g, real_of(g, tt_l_tensor(L, 0), cast), tt_op_math_type(dt)) : tt_b_convert(g, tt_l_tensor(L, 0), dt);
   tt_val_t s;
-  if (op == TT_RED_SUM) /* each part on its own: XLA turns the sum of an expanded (broadcast) value into a
+  if (real)
+    s = tt_b_reduce(g, op, x, n, dims);
+  else if (op == TT_RED_SUM) /* each part on its own: XLA turns the sum of an expanded (broadcast) value into a
                          * complex multiply by the count, whose inf * 0 cross terms CPU's sum does not have */
     s = tt_b_binary(g, TT_BIN_COMPLEX, tt_b_reduce(g, op, re_of(g, x), n, dims), tt_b_reduce(g, op, im_of(g, x), n, dims));
   else
     s = tt_b_reduce(g, op, x, n, dims);
   if (mean) s = tt_b_binary(g, TT_BIN_DIV, s, tt_b_like_f(g, s, (double)count));
   if (keep) s = tt_b_reshape(g, s, rank, kept);
-  tt_l_output(L, s);
+  tt_l_output(L, tt_b_convert(g, s, dt));
   return NULL;
 }
-/* cumsum/cumprod(self, dim, *, dtype): the real ops' prefix scan, in the complex type. */
+/* cumsum/cumprod(self, dim, *, dtype): the real ops' prefix scan, in the complex type or a real
+ * dtype= (the input cast into it first, CPU's; bool has no CPU kernel). */
 static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t op) {
   tt_dtype_t dt = tt_l_dtype(L, 2);
   if (dt == TT_DTYPE_INVALID) dt = tt_l_arg_dtype(L, 0);
-  if (!tt_dtype_is_complex(dt))
-    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: complex input to dtype %s is not supported on TPU yet", L->op,
-                          tt_dtype_name(dt));
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), tt_l_arg_rank(L, 0));
   if (tt_graph_failed(L->g)) return NULL;
-  tt_l_output(L, tt_op_scan(L->g, op, tt_b_convert(L->g, tt_l_tensor(L, 0), dt), dim));
+  if (dt == TT_BOOL) return tt_op_refuse_dtype(dt, "%s_out_cpu", op == TT_RED_SUM ? "cumsum" : "cumprod");
+  if (!tt_dtype_is_complex(dt)) {
+    tt_val_t x = tt_b_convert(L->g, real_of(L->g, tt_l_tensor(L, 0), dt), dt == TT_F32 ? TT_F64 : tt_op_math_type(dt));
+    tt_l_output(L, tt_b_convert(L->g, tt_op_scan(L->g, op, x, dim), dt));
+    return NULL;
+  }
+  /* complex128 running values for complex64, as CPU's acc_type */
+  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), dt), TT_C128);
+  tt_l_output(L, tt_b_convert(L->g, tt_op_scan(L->g, op, x, dim), dt));
   return NULL;
 }
 tt_status_t tt_complex_cumsum(tt_lower_t *L) { return cumulative(L, TT_RED_SUM); }

@@ -69,6 +69,7 @@ static const row_t kRows[] = {
     {"isposinf", NULL, K_RUNTIME, "isposinf does not support complex inputs."},
     {"isneginf", NULL, K_RUNTIME, "isneginf does not support complex inputs."},
     {"deg2rad", NULL, K_RUNTIME, "deg2rad is not supported for complex tensors."},
+    {"signbit", NULL, K_NOT_IMPL, "signbit is not implemented for complex tensors."}, /* before out's dtype check too */
     {"rad2deg", NULL, K_RUNTIME, "rad2deg is not supported for complex tensors."},
 };
 
@@ -154,6 +155,45 @@ static int wrap(int64_t d, int rank) {
   return (int)(d < 0 ? d + rank : d);
 }
 
+/* maybe_wrap_dim's IndexError (a 0-dim tensor takes -1 and 0), or NULL. */
+static tt_status_t dim_range(int64_t d, int rank) {
+  int r = rank ? rank : 1;
+  if (d >= -r && d < r) return NULL;
+  return tt_status_make(TT_INDEX_ERROR, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)", -r,
+                        r - 1, (long long)d);
+}
+
+/* The checks CPU makes on dims (and kthvalue's k) before its kernel
+ * dispatches on the dtype, whatever the numel: a dim out of range, a dim
+ * listed twice, k out of the slice. */
+static tt_status_t dims_first(const zrow_t *z, const tt_view_t *v, const tt_arg_t *args, int nargs, int64_t numel) {
+  const tt_arg_t *a = z->dim_arg < nargs ? &args[z->dim_arg] : NULL;
+  if (z->kind == Z_LIST && a && a->kind == TT_ARG_INTS) {
+    /* zero_numel_check_dims' pass first (each dim wrapped, then its size), then the dim mask's */
+    int seen[TT_MAX_RANK] = {0};
+    for (int k = 0; k < a->n; k++) {
+      tt_status_t e = dim_range(a->ints[k], v->rank);
+      if (e) return e;
+      if (numel == 0 && v->rank && v->sizes[wrap(a->ints[k], v->rank)] == 0) return NULL; /* the empty-dim error below */
+    }
+    for (int k = 0; k < a->n; k++) {
+      int w = v->rank ? wrap(a->ints[k], v->rank) : 0;
+      if (seen[w]++) return tt_status_make(TT_INVALID_ARGUMENT, "dim %d appears multiple times in the list of dims", w);
+    }
+  }
+  int given = a && a->kind == TT_ARG_INT, kth = !strcmp(z->packet, "kthvalue");
+  if (z->kind != Z_DIM || (!given && !kth)) return NULL;
+  int64_t d = given ? a->i : z->dim_default;
+  tt_status_t e = dim_range(d, v->rank);
+  if (e || !kth) return e;
+  int w = v->rank ? wrap(d, v->rank) : 0;
+  int64_t slice = v->rank ? v->sizes[w] : 1, k = nargs > 1 && args[1].kind == TT_ARG_INT ? args[1].i : 1;
+  if (numel == 0 && slice == 0) return NULL; /* the empty-dim error below comes first */
+  if (k < 1 || k > slice)
+    return tt_status_make(TT_INVALID_ARGUMENT, "kthvalue(): selected number k out of range for dimension %d", w);
+  return NULL;
+}
+
 tt_status_t tt_complex_empty_dims_first(const tt_op_def_t *def, const tt_arg_t *args, int nargs) {
   const zrow_t *z = NULL;
   for (size_t i = 0; i < sizeof kEmptyFirst / sizeof kEmptyFirst[0] && !z; i++)
@@ -162,7 +202,8 @@ tt_status_t tt_complex_empty_dims_first(const tt_op_def_t *def, const tt_arg_t *
   const tt_view_t *v = &args[0].t->view;
   int64_t numel = 1;
   for (int d = 0; d < v->rank; d++) numel *= v->sizes[d];
-  if (numel != 0) return NULL;
+  tt_status_t first = dims_first(z, v, args, nargs, numel);
+  if (first || numel != 0) return first;
   const tt_arg_t *a = z->dim_arg < nargs ? &args[z->dim_arg] : NULL;
   int given = a && (a->kind == TT_ARG_INT || (a->kind == TT_ARG_INTS && a->n > 0));
   if (z->kind == Z_ALL || (z->kind == Z_LIST && !given))

@@ -23,10 +23,11 @@ int tt_complex_refusal_before_shapes(const tt_op_def_t *def);
  * a dispatch refusal (raised after that check) or no row. */
 tt_status_t tt_complex_refusal_of_out(const char *out_name);
 
-/* CPU's error for an empty complex input to a reduction (amax, max.dim,
- * kthvalue, median.dim, mode, aminmax, max(), ...) that checks the input's
- * empty dims before its kernel's dispatch refuses the dtype; NULL when the
- * op has no such check or the check passes. */
+/* CPU's error for a complex input to a reduction (amax, max.dim, kthvalue,
+ * median.dim, mode, aminmax, max(), ...) from the checks it makes before its
+ * kernel's dispatch refuses the dtype: a dim out of range (IndexError), a
+ * dim listed twice, kthvalue's k out of the slice, and for an empty input
+ * its empty dims; NULL when the op has no such check or the checks pass. */
 tt_status_t tt_complex_empty_dims_first(const tt_op_def_t *def, const tt_arg_t *args, int nargs);
 
 /* nansum's refusal of a complex input (CPU's nansum_out; after the dims'

@@ -654,19 +654,25 @@ static tt_status_t lower_isfinite(tt_lower_t *L) { return classify(L, 2); }
 static tt_status_t lower_isposinf(tt_lower_t *L) { return classify(L, 3); }
 static tt_status_t lower_isneginf(tt_lower_t *L) { return classify(L, 4); }
 
-static tt_status_t lower_nan_to_num(tt_lower_t *L) {
+/* nan_to_num of a floating x (one part of a complex value too: CPU replaces
+ * in each part with the part type's limits): NaN -> arg 1 (0), +inf -> arg 2
+ * (the type's max), -inf -> arg 3 (its lowest). */
+tt_val_t tt_ew_nan_to_num(tt_lower_t *L, tt_val_t x) {
   tt_graph_t *g = L->g;
-  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  tt_val_t x = tt_l_tensor(L, 0);
-  if (!tt_dtype_is_float(dt) || x < 0) { tt_l_output(L, x); return NULL; }
+  if (x < 0) return x;
+  tt_dtype_t dt = tt_graph_type(g, x)->dtype;
   double big = dt == TT_F16 ? 65504.0 : dt == TT_BF16 ? 3.3895313892515355e38 : dt == TT_F64 ? 1.7976931348623157e308 : 3.4028234663852886e38;
   tt_val_t nanv = tt_l_is_none(L, 1) ? tt_b_like_f(g, x, 0) : tt_ew_scalar_like(L, 1, x);
   tt_val_t pos = tt_l_is_none(L, 2) ? tt_b_like_f(g, x, big) : tt_ew_scalar_like(L, 2, x);
   tt_val_t neg = tt_l_is_none(L, 3) ? tt_b_like_f(g, x, -big) : tt_ew_scalar_like(L, 3, x);
   tt_val_t r = tt_b_select(g, is_nan(g, x), nanv, x);
   r = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, x, tt_b_like_f(g, x, 1.0 / 0.0)), pos, r);
-  r = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, x, tt_b_like_f(g, x, -1.0 / 0.0)), neg, r);
-  tt_l_output(L, r);
+  return tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, x, tt_b_like_f(g, x, -1.0 / 0.0)), neg, r);
+}
+static tt_status_t lower_nan_to_num(tt_lower_t *L) {
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  tt_val_t x = tt_l_tensor(L, 0);
+  tt_l_output(L, tt_dtype_is_float(dt) ? tt_ew_nan_to_num(L, x) : x);
   return NULL;
 }
 
@@ -785,12 +791,12 @@ static tt_val_t half_exp_abs(tt_graph_t *g, tt_val_t x) {
   double lim = tt_graph_type(g, x)->dtype == TT_F64 ? 709.0 : 88.0; /* exp(lim) finite */
   return tt_b_select(g, ew_lt(g, a, lim), near, far);
 }
-static tt_val_t f_cosh(tt_graph_t *g, tt_val_t x) {
+tt_val_t tt_ew_cosh(tt_graph_t *g, tt_val_t x) {
   tt_val_t e = half_exp_abs(g, x);
   return ew_add(g, e, ew_div(g, ew_c(g, x, 0.25), e));
 }
 /* |x| < 1: (expm1(x) - expm1(-x)) / 2; else sign(x) (e - 1/(4e)), e = e^|x|/2. */
-static tt_val_t f_sinh(tt_graph_t *g, tt_val_t x) {
+tt_val_t tt_ew_sinh(tt_graph_t *g, tt_val_t x) {
   tt_val_t small = ew_mul(g, ew_c(g, x, 0.5), ew_sub(g, tt_b_unary(g, TT_UN_EXPM1, x), tt_b_unary(g, TT_UN_EXPM1, tt_b_unary(g, TT_UN_NEG, x))));
   tt_val_t e = half_exp_abs(g, x);
   tt_val_t big = ew_mul(g, tt_b_unary(g, TT_UN_SIGN, x), ew_sub(g, e, ew_div(g, ew_c(g, x, 0.25), e)));
@@ -822,8 +828,8 @@ static tt_val_t f_rad2deg(tt_graph_t *g, tt_val_t x) { return ew_mul(g, x, ew_c(
 static tt_status_t lower_atan(tt_lower_t *L) { return unary_float_fn(L, f_atan); }
 static tt_status_t lower_asin(tt_lower_t *L) { return unary_float_fn(L, f_asin); }
 static tt_status_t lower_acos(tt_lower_t *L) { return unary_float_fn(L, f_acos); }
-static tt_status_t lower_sinh(tt_lower_t *L) { return unary_float_fn(L, f_sinh); }
-static tt_status_t lower_cosh(tt_lower_t *L) { return unary_float_fn(L, f_cosh); }
+static tt_status_t lower_sinh(tt_lower_t *L) { return unary_float_fn(L, tt_ew_sinh); }
+static tt_status_t lower_cosh(tt_lower_t *L) { return unary_float_fn(L, tt_ew_cosh); }
 static tt_status_t lower_asinh(tt_lower_t *L) { return unary_float_fn(L, f_asinh); }
 static tt_status_t lower_acosh(tt_lower_t *L) { return unary_float_fn(L, f_acosh); }
 static tt_status_t lower_atanh(tt_lower_t *L) { return unary_float_fn(L, f_atanh); }
@@ -1034,9 +1040,9 @@ const tt_op_def_t tt_ops_elementwise[] = {
 #define EW_UNARY_X(name, fn) {name, fn, TT_OPF_COMPLEX}, {name "_", fn, TT_OPF_INPLACE | TT_OPF_COMPLEX}
     EW_UNARY_C("neg", lower_neg, tt_complex_neg), {"abs", lower_abs, 0, .complex = tt_complex_abs}, /* abs_ stays refused: CPU refuses an in-place abs of complex values */
     {"abs_", lower_abs, TT_OPF_INPLACE},
-    EW_UNARY_C("exp", lower_exp, tt_complex_exp), EW_UNARY_C("expm1", lower_expm1, tt_complex_expm1), EW_UNARY("exp2", lower_exp2),
-    EW_UNARY_C("log", lower_log, tt_complex_log), EW_UNARY_C("log1p", lower_log1p, tt_complex_log1p), EW_UNARY("log2", lower_log2),
-    EW_UNARY("log10", lower_log10), EW_UNARY_C("sqrt", lower_sqrt, tt_complex_sqrt), EW_UNARY_C("rsqrt", lower_rsqrt, tt_complex_rsqrt),
+    EW_UNARY_C("exp", lower_exp, tt_complex_exp), EW_UNARY_C("expm1", lower_expm1, tt_complex_expm1), EW_UNARY_C("exp2", lower_exp2, tt_complex_exp2),
+    EW_UNARY_C("log", lower_log, tt_complex_log), EW_UNARY_C("log1p", lower_log1p, tt_complex_log1p), EW_UNARY_C("log2", lower_log2, tt_complex_log2),
+    EW_UNARY_C("log10", lower_log10, tt_complex_log10), EW_UNARY_C("sqrt", lower_sqrt, tt_complex_sqrt), EW_UNARY_C("rsqrt", lower_rsqrt, tt_complex_rsqrt),
     EW_UNARY_C("reciprocal", lower_reciprocal, tt_complex_reciprocal), EW_UNARY_C("sin", lower_sin, tt_complex_sin), EW_UNARY_C("cos", lower_cos, tt_complex_cos),
     EW_UNARY_C("tan", lower_tan, tt_complex_tan), EW_UNARY_C("tanh", lower_tanh, tt_complex_tanh), EW_UNARY_C("sigmoid", lower_sigmoid, tt_complex_sigmoid),
     EW_UNARY_U("floor", lower_floor), EW_UNARY_U("ceil", lower_ceil), EW_UNARY_U("round", lower_round),
@@ -1068,7 +1074,7 @@ const tt_op_def_t tt_ops_elementwise[] = {
     EW_UNARY("bitwise_not", lower_bitwise_not),
     {"isnan", lower_isnan, 0, .complex = tt_complex_isnan}, {"isinf", lower_isinf, 0, .complex = tt_complex_isinf}, {"isfinite", lower_isfinite, 0, .complex = tt_complex_isfinite},
     {"isposinf", lower_isposinf, 0}, {"isneginf", lower_isneginf, 0},
-    EW_UNARY("nan_to_num", lower_nan_to_num),
+    EW_UNARY_C("nan_to_num", lower_nan_to_num, tt_complex_nan_to_num),
     {"remainder.Tensor", lower_remainder, TT_OPF_UNORDERED}, {"remainder_.Tensor", lower_remainder, TT_OPF_INPLACE | TT_OPF_UNORDERED},
     {"remainder.Scalar", lower_remainder, TT_OPF_UNORDERED}, {"remainder_.Scalar", lower_remainder, TT_OPF_INPLACE | TT_OPF_UNORDERED},
     {"remainder.Scalar_Tensor", lower_remainder, TT_OPF_UNORDERED},
@@ -1078,9 +1084,9 @@ const tt_op_def_t tt_ops_elementwise[] = {
     {"lerp.Tensor", lower_lerp, TT_OPF_COMPLEX}, {"lerp_.Tensor", lower_lerp, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     /* complex: self + (value * t1) * t2 (or / t2), CPU's order */
     EW_UNARY_X("addcmul", lower_addcmul), EW_UNARY_X("addcdiv", lower_addcdiv),
-    EW_UNARY("atan", lower_atan), EW_UNARY("asin", lower_asin), EW_UNARY("acos", lower_acos),
-    EW_UNARY("sinh", lower_sinh), EW_UNARY("cosh", lower_cosh), EW_UNARY("asinh", lower_asinh),
-    EW_UNARY("acosh", lower_acosh), EW_UNARY("atanh", lower_atanh),
+    EW_UNARY_C("atan", lower_atan, tt_complex_atan), EW_UNARY_C("asin", lower_asin, tt_complex_asin), EW_UNARY_C("acos", lower_acos, tt_complex_acos),
+    EW_UNARY_C("sinh", lower_sinh, tt_complex_sinh), EW_UNARY_C("cosh", lower_cosh, tt_complex_cosh), EW_UNARY_C("asinh", lower_asinh, tt_complex_asinh),
+    EW_UNARY_C("acosh", lower_acosh, tt_complex_acosh), EW_UNARY_C("atanh", lower_atanh, tt_complex_atanh),
     EW_UNARY("deg2rad", lower_deg2rad), EW_UNARY("rad2deg", lower_rad2deg), EW_UNARY("frac", lower_frac),
     {"signbit", lower_signbit, 0},
     EW_UNARY("atan2", lower_atan2), EW_UNARY("hypot", lower_hypot),

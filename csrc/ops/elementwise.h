@@ -1,5 +1,5 @@
 /* Element-function helpers shared by the elementwise, activation and foreach
- * lowerings (erf, NaN-propagating max/min, half-precision upcasting). */
+ * lowerings (erf, sinh/cosh, nan_to_num, NaN-propagating max/min). */
 #ifndef TT_OPS_ELEMENTWISE_H
 #define TT_OPS_ELEMENTWISE_H
 
@@ -10,6 +10,12 @@ tt_val_t tt_ew_erf(tt_graph_t *g, tt_val_t x);
 /* max/min that return NaN when either operand is NaN (PyTorch's maximum). */
 tt_val_t tt_ew_max(tt_graph_t *g, tt_val_t x, tt_val_t y);
 tt_val_t tt_ew_min(tt_graph_t *g, tt_val_t x, tt_val_t y);
+/* sinh/cosh of a floating x in its own type, accurate and overflow-free
+ * up to the largest finite result. */
+tt_val_t tt_ew_sinh(tt_graph_t *g, tt_val_t x);
+tt_val_t tt_ew_cosh(tt_graph_t *g, tt_val_t x);
+/* nan_to_num(x, nan=arg 1, posinf=arg 2, neginf=arg 3) of a floating x. */
+tt_val_t tt_ew_nan_to_num(tt_lower_t *L, tt_val_t x);
 /* Runtime scalar argument i in dtype, broadcast like x. */
 tt_val_t tt_ew_scalar_like(tt_lower_t *L, int i, tt_val_t x);
 

@@ -179,6 +179,66 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
 static tt_status_t lower_linspace_out(tt_lower_t *L) { return space_common(L, 0); }
 static tt_status_t lower_logspace_out(tt_lower_t *L) { return space_common(L, 1); }
 
+/* The real and imaginary parts of scalar argument i (a real one: part 0). */
+static double scalar_part(tt_lower_t *L, int i, int imag) {
+  const tt_arg_t *a = &L->args[i];
+  if (a->kind == TT_ARG_COMPLEX) return imag ? a->f_im : a->f;
+  return imag ? 0.0 : tt_l_float(L, i, 0);
+}
+
+/* One part of a complex linspace, as CPU's kernel fills it: start + step i
+ * up to halfway, end - step (steps - 1 - i) after, step (end - start) /
+ * (steps - 1), all in the part type pt. */
+static tt_val_t space_part(tt_lower_t *L, tt_dtype_t pt, double start, double end, int64_t steps) {
+  tt_graph_t *g = L->g;
+  tt_val_t i = tt_b_iota(g, pt, 1, &steps, 0);
+  double step = (end - start) / (double)(steps - 1);
+  if (pt == TT_F32) step = (double)(((float)end - (float)start) / (float)(steps - 1));
+  tt_val_t s0 = tt_b_broadcast(g, tt_l_scalar(L, pt, start, 0, 1), 1, &steps, NULL);
+  tt_val_t e0 = tt_b_broadcast(g, tt_l_scalar(L, pt, end, 0, 1), 1, &steps, NULL);
+  tt_val_t st = tt_b_broadcast(g, tt_l_scalar(L, pt, step, 0, 1), 1, &steps, NULL);
+  tt_val_t lo = tt_b_binary(g, TT_BIN_ADD, s0, tt_b_binary(g, TT_BIN_MUL, st, i));
+  tt_val_t back = tt_b_binary(g, TT_BIN_SUB, tt_b_like_f(g, i, (double)(steps - 1)), i);
+  tt_val_t hi = tt_b_binary(g, TT_BIN_SUB, e0, tt_b_binary(g, TT_BIN_MUL, st, back));
+  return tt_b_select(g, tt_b_compare(g, TT_CMP_LT, i, tt_b_like_f(g, i, (double)(steps / 2))), lo, hi);
+}
+
+/* linspace.out / logspace.out into a complex out: each part spaced as the
+ * real kernel spaces it (complex start and end, or real ones with 0
+ * imaginary parts); logspace raises base to it (exp(v log base), complex
+ * pow). Zero and one steps as the real forms. */
+static tt_status_t space_complex(tt_lower_t *L, int is_log) {
+  int outi = is_log ? 4 : 3;
+  const tt_tensor_ref_t *out = tt_l_ref(L, outi);
+  if (!out || !tt_dtype_is_complex(out->dtype))
+    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: complex start or end into a real out is not supported on TPU yet", L->op);
+  int64_t steps = tt_l_int(L, 2, 0);
+  if (steps < 0) return tt_status_make(TT_INVALID_ARGUMENT, "number of steps must be non-negative");
+  if (out->view.rank != 1 || out->view.sizes[0] != steps)
+    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: resizing `out` is not supported on TPU yet; pass an out tensor of shape [%lld]",
+                          L->op, (long long)steps);
+  L->returns_arg = outi;
+  if (steps == 0) return NULL;
+  tt_graph_t *g = L->g;
+  tt_dtype_t dt = out->dtype, pt = tt_dtype_real_part(dt);
+  tt_val_t v;
+  if (steps == 1) {
+    tt_val_t re = tt_l_scalar(L, pt, scalar_part(L, 0, 0), 0, 1), im = tt_l_scalar(L, pt, scalar_part(L, 0, 1), 0, 1);
+    v = tt_b_broadcast(g, tt_b_binary(g, TT_BIN_COMPLEX, re, im), 1, &steps, NULL);
+  } else {
+    v = tt_b_binary(g, TT_BIN_COMPLEX, space_part(L, pt, scalar_part(L, 0, 0), scalar_part(L, 1, 0), steps),
+                    space_part(L, pt, scalar_part(L, 0, 1), scalar_part(L, 1, 1), steps));
+  }
+  if (is_log) {
+    tt_val_t b = tt_b_convert(g, tt_l_scalar(L, pt, tt_l_float(L, 3, 10.0), 0, 1), dt);
+    v = tt_b_binary(g, TT_BIN_POW, tt_b_broadcast(g, b, 1, &steps, NULL), v);
+  }
+  tt_l_write(L, outi, 0, tt_b_convert(g, v, dt));
+  return NULL;
+}
+static tt_status_t linspace_complex(tt_lower_t *L) { return space_complex(L, 0); }
+static tt_status_t logspace_complex(tt_lower_t *L) { return space_complex(L, 1); }
+
 /* eye(n[, m]) and their out= forms (which take the dtype from out). */
 static tt_val_t eye_value(tt_lower_t *L, int64_t n, int64_t m, tt_dtype_t dt) {
   if (n < 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "n must be greater or equal to 0, got %lld", (long long)n);
@@ -222,8 +282,8 @@ const tt_op_def_t tt_ops_factory[] = {
     {"arange", lower_arange, 0},
     {"arange.start", lower_arange_start, 0},
     {"arange.start_step", lower_arange_start_step, 0},
-    {"linspace.out", lower_linspace_out, 0},
-    {"logspace.out", lower_logspace_out, 0},
+    {"linspace.out", lower_linspace_out, 0, .complex = linspace_complex},
+    {"logspace.out", lower_logspace_out, 0, .complex = logspace_complex},
     {"eye", lower_eye, TT_OPF_COMPLEX},
     {"eye.m", lower_eye_m, TT_OPF_COMPLEX},
     {"eye.out", lower_eye_out, TT_OPF_COMPLEX},

@@ -338,8 +338,35 @@ static tt_status_t lower_bmm(tt_lower_t *L) {
   return NULL;
 }
 
+/* baddbmm with an empty result: CPU's kernel returns before its dtype check
+ * of batch1 against batch2, the result in batch2's dtype (its meta's
+ * options): fuzz 132:292, 137:1196, 138:778 (int32 batch1, float32 batch2). */
+static int empty_baddbmm(tt_lower_t *L) {
+  if (tt_l_arg_rank(L, 1) != 3 || tt_l_arg_rank(L, 2) != 3 || tt_l_arg_dtype(L, 1) == tt_l_arg_dtype(L, 2)) return 0;
+  const int64_t *sa = tt_l_arg_sizes(L, 1), *sb = tt_l_arg_sizes(L, 2);
+  int64_t dims[3] = {sa[0], sa[1], sb[2]};
+  tt_dtype_t dt = tt_l_arg_dtype(L, 2);
+  if (sa[0] != sb[0] || sa[2] != sb[1]) return 0;
+  if (dims[0] * dims[1] * dims[2] == 0) {
+    tt_l_output(L, tt_b_full_i(L->g, dt, 3, dims, 0));
+    return 1;
+  }
+  /* an empty contraction: self copied into the result (beta 1), or zeros
+   * (beta 0); other betas go the usual way (CPU's mul_ of the result) */
+  if (sa[2] != 0 || tt_l_arg_dtype(L, 0) != tt_l_arg_dtype(L, 1)) return 0;
+  /* a floating self into an integral result is C's undefined conversion for
+   * out-of-range values (x86 wraps -5 to 251, XLA saturates: fuzz 140:428):
+   * left to the dtype error rather than a different answer */
+  tt_dtype_t st = tt_l_arg_dtype(L, 0);
+  if ((tt_dtype_is_float(st) || tt_dtype_is_complex(st)) && !tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt)) return 0;
+  int beta1 = tt_l_is_none(L, 3) || scalar_is(L, 3, 1.0, dt);
+  if (!beta1 && !scalar_is(L, 3, 0.0, dt)) return 0;
+  tt_l_output(L, beta1 ? tt_op_fit(L, tt_l_tensor(L, 0), dt, 3, dims) : tt_b_full_i(L->g, dt, 3, dims, 0));
+  return 1;
+}
+
 static tt_status_t lower_baddbmm(tt_lower_t *L) {
-  if (bool_trivial_add(L, 1)) return NULL;
+  if (bool_trivial_add(L, 1) || empty_baddbmm(L)) return NULL;
   tt_dtype_t dt;
   tt_val_t p = bmm_prod(L, 1, 2, &dt);
   if (p < 0) return NULL;

@@ -42,6 +42,11 @@ typedef struct {
   names_t names;
   args_t args;
   tt_code_t code; /* the error's class (TT_INVALID_ARGUMENT: RuntimeError) */
+  /* "lower into out's dtype": a core op computing the overload as its CPU
+   * kernel does where part of it runs in out's type (not the functional
+   * result cast into out), taking the functional's arguments and out's dtype
+   * last; NULL for the other rows (tt_op_out_into) */
+  const char *into;
 } out_rule_t;
 
 /* The structured-kernel check of non-TensorIterator ops (set_output). */
@@ -60,7 +65,9 @@ static const out_rule_t rules[] = {
     EX("sum.out"), EX("prod.out"),
     {"all", -1, R_BOOL_OR_U8, "all only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
     {"any", -1, R_BOOL_OR_U8, "any only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
-    {"logsumexp", -1, R_FLOAT, "logsumexp(): Expected floating point type for result tensor, but got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
+    /* logsumexp_out sums the exp terms and takes their log in out's type */
+    {"logsumexp", -1, R_FLOAT, "logsumexp(): Expected floating point type for result tensor, but got: %s", N_PT, A_O,
+     TT_INVALID_ARGUMENT, "_tt_logsumexp_into"},
     {"amax", -1, R_EXACT, "Expected the dtype for input and out to match, but got %s for input's dtype and %s for out's dtype.", N_PT, A_RO, TT_INVALID_ARGUMENT},
     {"amin", -1, R_EXACT, "Expected the dtype for input and out to match, but got %s for input's dtype and %s for out's dtype.", N_PT, A_RO, TT_INVALID_ARGUMENT},
     {"cholesky_inverse", -1, R_CAST, "cholesky_inverse: Expected result to be safely castable from %s dtype, but got result with dtype %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
@@ -270,4 +277,12 @@ tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dty
   int checks = tt_op_out_dtype_from_out(name) || !strcmp(name, "nansum.out") || !strcmp(name, "mean.out");
   if (!checks || dtype == out) return TT_OK_STATUS;
   return tt_status_make(TT_INVALID_ARGUMENT, EXACT_TM, tt_op_typemeta_name(dtype), tt_op_typemeta_name(out));
+}
+
+const char *tt_op_out_into(const char *name, tt_dtype_t in, tt_dtype_t out, tt_dtype_t default_float) {
+  const out_rule_t *r = find_rule(name, 0);
+  if (!r || !r->into) return NULL;
+  if (in == TT_DTYPE_INVALID) return r->into; /* whether the overload has one at all */
+  if (tt_dtype_is_complex(in) || !tt_dtype_is_float(out)) return NULL; /* the functional result, cast or refused */
+  return out != (tt_dtype_is_float(in) ? in : default_float) ? r->into : NULL;
 }

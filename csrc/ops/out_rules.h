@@ -52,4 +52,14 @@ int tt_op_out_input_from_out(const char *name);
 tt_status_t tt_op_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_numel, int64_t res_numel, tt_dtype_t out,
                                   tt_dtype_t *convert);
 
+/* The "lower into out's dtype" rule: the core op (its name) that computes out
+ * overload `name` into an out of dtype `out` as CPU's kernel does, where
+ * that kernel runs part of the op in out's type (logsumexp.out sums and
+ * takes the log there): used for a floating out of another type than the
+ * functional result (that of a real input `in`, or default_float for an
+ * integral one), called with the functional's arguments and out's dtype
+ * last. NULL where the functional result cast into out is CPU's answer. With
+ * `in` TT_DTYPE_INVALID: whether the overload has such an op at all. */
+const char *tt_op_out_into(const char *name, tt_dtype_t in, tt_dtype_t out, tt_dtype_t default_float);
+
 #endif

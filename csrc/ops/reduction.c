@@ -139,6 +139,21 @@ static tt_status_t lower_prod_dim(tt_lower_t *L) {
   return NULL;
 }
 
+/* Whether XLA would fold mean's division away: the sum over an expanded
+ * (stride 0) dim of a broadcast becomes a product by the count c, and for
+ * a power of two the division by c a product by 1 / c, which its
+ * simplifier then cancels against c: mean(x.expand(4, 5), 0) gave x where
+ * 4 x overflows (CPU: -inf for x = -finfo.max, fuzz 133:1103). A runtime
+ * count keeps the division. */
+static int mean_count_folds(tt_lower_t *L, const red_t *r) {
+  int64_t c = red_count(r);
+  if (c < 2 || (c & (c - 1)) || L->args[0].kind != TT_ARG_TENSOR) return 0;
+  const tt_view_t *v = &L->args[0].t->view;
+  for (int k = 0; k < r->n; k++)
+    if (r->dims[k] < v->rank && v->strides[r->dims[k]] == 0 && v->sizes[r->dims[k]] > 1) return 1;
+  return 0;
+}
+
 /* mean over r: float (or requested float dtype) only, accumulating in f32 for halves. */
 static tt_val_t mean_of(tt_lower_t *L, int dimi, int keepdim, int dtypei) {
   tt_dtype_t in = tt_l_arg_dtype(L, 0), req = tt_l_dtype(L, dtypei);
@@ -154,6 +169,10 @@ static tt_val_t mean_of(tt_lower_t *L, int dimi, int keepdim, int dtypei) {
   tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc);
   tt_val_t s = red_apply(L, &r, TT_RED_SUM, x);
   tt_val_t n = tt_b_like_f(L->g, s, (double)red_count(&r));
+  if (mean_count_folds(L, &r) && s >= 0) { /* the count as a runtime scalar */
+    const tt_type_t *st = tt_graph_type(L->g, s);
+    n = tt_b_broadcast_to(L->g, tt_l_scalar(L, acc, (double)red_count(&r), 0, 1), st->rank, st->dims);
+  }
   return tt_b_convert(L->g, tt_b_binary(L->g, TT_BIN_DIV, s, n), out);
 }
 
@@ -425,10 +444,29 @@ static tt_status_t lower_all(tt_lower_t *L) { return any_all(L, TT_RED_AND, -1, 
 static tt_status_t lower_any_dim(tt_lower_t *L) { return any_all(L, TT_RED_OR, 1, 2); }
 static tt_status_t lower_all_dim(tt_lower_t *L) { return any_all(L, TT_RED_AND, 1, 2); }
 
+/* logsumexp(self, dim=(), keepdim=False) of a non-empty self of rank >= 1:
+ * CPU's logsumexp_out sums over all dims into a 0-dim result and then adds
+ * its maxes, kept as [1, ..., 1] (amax keepdim, squeezing no dim), in place:
+ * the broadcast check of that add_ raises. Its words, for out= too. */
+static tt_status_t lse_empty_dims_check(tt_lower_t *L) {
+  const tt_arg_t *d = &L->args[1];
+  int rank = tt_l_arg_rank(L, 0);
+  if (d->kind != TT_ARG_INTS || d->n != 0 || tt_l_bool(L, 2, 0) || rank == 0) return NULL;
+  const int64_t *sizes = tt_l_arg_sizes(L, 0);
+  for (int k = 0; k < rank; k++)
+    if (sizes[k] == 0) return NULL; /* CPU's empty-input branch sums exp(self): no add_ */
+  char shape[3 * TT_MAX_RANK + 2] = "[";
+  for (int k = 0; k < rank; k++) strcat(shape, k ? ", 1" : "1");
+  strcat(shape, "]");
+  return tt_status_make(TT_INVALID_ARGUMENT, "output with shape [] doesn't match the broadcast shape %s", shape);
+}
+
 /* logsumexp(self, dim, keepdim): max-shifted for stability; an infinite max
  * is replaced by 0 so that all -inf rows give -inf and +inf gives +inf. A
  * complex self is shifted by the max of its real parts (CPU's). */
 static tt_status_t lower_logsumexp(tt_lower_t *L) {
+  tt_status_t st = lse_empty_dims_check(L);
+  if (st) return st;
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
@@ -461,6 +499,8 @@ static tt_status_t lower_logsumexp(tt_lower_t *L) {
  * it), the log taken in out's type and the max added in the common type of
  * the two, rounded into out. The functional op computes in self's type. */
 static tt_status_t lower_logsumexp_into(tt_lower_t *L) {
+  tt_status_t st = lse_empty_dims_check(L);
+  if (st) return st;
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0), into = tt_l_dtype(L, 3);
@@ -501,7 +541,10 @@ static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t kind) {
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
   tt_dtype_t out = int_promoting_type(tt_l_arg_dtype(L, 0), tt_l_dtype(L, 2));
-  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), tt_op_math_type(out));
+  /* CPU's running value is acc_type's: float64 for float32 (a float32 running
+   * product through 1e39 comes back into range there: fuzz 144:867) */
+  tt_dtype_t acc = out == TT_F32 ? TT_F64 : tt_op_math_type(out);
+  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc);
   tt_l_output(L, tt_b_convert(L->g, tt_op_scan(L->g, kind, x, dim), out));
   return NULL;
 }
@@ -566,16 +609,19 @@ static tt_status_t lower_nansum(tt_lower_t *L) {
   tt_dtype_t in = tt_l_arg_dtype(L, 0), want = tt_l_dtype(L, 3);
   /* CPU refuses a complex input after the dims' checks, a float one summed
    * in a complex dtype= in its kernel's dispatch (an integral one sums as
-   * sum does: not on TPU yet) */
+   * sum does) */
   if (tt_dtype_is_complex(in)) return tt_status_make(TT_INVALID_ARGUMENT, TT_NANSUM_COMPLEX_MSG);
   if (tt_dtype_is_complex(want)) {
     if (tt_dtype_is_float(in)) return tt_op_refuse_dtype(want, "nansum_cpu");
-    return tt_status_make(TT_NOT_IMPLEMENTED, "%s: complex dtype %s is not supported on TPU yet", L->op, tt_dtype_name(want));
+    return tt_complex_sum_dim(L); /* an integral input: CPU's sum (same arguments) */
   }
   tt_dtype_t out = int_promoting_type(in, want);
   tt_graph_t *g = L->g;
-  tt_val_t x = tt_b_convert(g, tt_b_convert(g, tt_l_tensor(L, 0), out), tt_op_math_type(out));
-  if (tt_dtype_is_float(out)) x = tt_b_select(g, tt_b_compare(g, TT_CMP_NE, x, x), tt_b_like_f(g, x, 0), x);
+  /* NaNs count as 0 before the conversion into out's type: a NaN into a
+   * bool dtype= is False on CPU, not True (fuzz 135:286) */
+  tt_val_t x = tt_l_tensor(L, 0);
+  if (tt_dtype_is_float(in)) x = tt_b_select(g, tt_b_compare(g, TT_CMP_NE, x, x), tt_b_like_f(g, x, 0), x);
+  x = tt_b_convert(g, tt_b_convert(g, x, out), tt_op_math_type(out));
   tt_l_output(L, tt_b_convert(g, red_apply(L, &r, TT_RED_SUM, x), out));
   return NULL;
 }
