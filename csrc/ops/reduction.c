@@ -9,6 +9,7 @@
 #include "ops/common.h"
 #include "ops/scan.h"
 #include "ops/families.h"
+#include "ops/moments.h"
 
 /* A reduction's geometry: which dims of the input go away. */
 typedef struct {
@@ -153,8 +154,7 @@ static tt_val_t mean_of(tt_lower_t *L, int dimi, int keepdim, int dtypei) {
   tt_dtype_t acc = tt_op_math_type(out);
   tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc);
   tt_val_t s = red_apply(L, &r, TT_RED_SUM, x);
-  tt_val_t n = tt_b_like_f(L->g, s, (double)red_count(&r));
-  return tt_b_convert(L->g, tt_b_binary(L->g, TT_BIN_DIV, s, n), out);
+  return tt_b_convert(L->g, tt_div_count(L, s, red_count(&r)), out);
 }
 
 static tt_status_t lower_mean(tt_lower_t *L) {
@@ -295,13 +295,16 @@ static tt_val_t moments(tt_lower_t *L, const red_t *rp, tt_val_t x, double corr,
   tt_val_t scale = -1;
   if (acc == TT_F32) scale = pow2_scale(g, red_apply(L, &flat, TT_RED_MAX, tt_b_unary(g, TT_UN_ABS, x)));
   if (scale >= 0) x = tt_b_binary(g, TT_BIN_DIV, x, red_kept(L, &r, scale));
-  tt_val_t s = red_apply(L, &flat, TT_RED_SUM, x);
-  tt_val_t mean = tt_b_binary(g, TT_BIN_DIV, s, tt_b_like_f(g, s, (double)n));
-  tt_val_t dev = tt_b_binary(g, TT_BIN_SUB, x, red_kept(L, &r, mean));
-  tt_val_t ss = red_apply(L, &r, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, dev, dev));
+  tt_val_t ss = -1;
+  tt_val_t mean = tt_moments(L, x, r.n, r.dims, n, &ss);
+  if (r.keepdim && r.n) {
+    int64_t shape[TT_MAX_RANK];
+    int rk = red_keep_shape(&r, shape);
+    ss = tt_b_reshape(g, ss, rk, shape);
+  }
   double div = (double)n - corr;
   if (div < 0) div = 0;
-  tt_val_t var = tt_b_binary(g, TT_BIN_DIV, ss, tt_b_like_f(g, ss, div));
+  tt_val_t var = tt_div_count(L, ss, div);
   if (want_std) var = tt_b_unary(g, TT_UN_SQRT, var);
   if (scale >= 0) { /* std * scale; var * scale * scale (overflows only where the result does) */
     tt_val_t so = scale;
