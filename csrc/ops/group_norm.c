@@ -1,6 +1,7 @@
 /* Lowerings of native_group_norm and its backward. (The forward used to run
  * PyTorch's composite, whose input.view() fails on channels_last input.) */
 #include "ops/dispatch_refusal.h"
+#include "ops/exact_diff.h"
 #include "ops/families.h"
 #include "ops/moments.h"
 #include "ops/nn_util.h"
@@ -84,7 +85,7 @@ static tt_status_t lower_group_norm(tt_lower_t *L) {
     mean = tt_b_like_f(g, mean, 0.0);
     m2 = tt_b_like_f(g, m2, 0.0);
   }
-  tt_val_t xc = tt_b_binary(g, TT_BIN_SUB, x, tt_b_broadcast(g, mean, 4, d4, bd2));
+  tt_val_t xc = tt_exact_diff(g, x, tt_b_broadcast(g, mean, 4, d4, bd2));
   tt_val_t var = tt_div_count(L, m2, cg * hw != 0 ? (double)(cg * hw) : 1.0);
   tt_val_t rstd = tt_b_unary(g, TT_UN_RSQRT, tt_nn_addc(g, var, eps));
   tt_val_t y = tt_b_binary(g, TT_BIN_MUL, xc, tt_b_broadcast(g, rstd, 4, d4, bd2));

@@ -5,6 +5,7 @@
 
 #include "ops/common.h"
 #include "ops/dispatch_refusal.h"
+#include "ops/exact_diff.h"
 #include "ops/families.h"
 #include "ops/moments.h"
 #include "ops/norm_mixed.h"
@@ -46,19 +47,12 @@ static tt_status_t softmax_common(tt_lower_t *L, int log) {
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt));
   int64_t d = dim;
   int nd = rank > 0 ? 1 : 0;
-  tt_val_t sh = tt_b_binary(g, TT_BIN_SUB, x, max_kept(g, x, dim));
+  /* x - max: exactly 0 at the max (tt_exact_diff), so exp gives 1 there,
+   * the sum is >= 1 and log_softmax <= 0, softmax <= 1 as on CPU */
+  tt_val_t sh = tt_exact_diff(g, x, max_kept(g, x, dim));
   tt_val_t e = tt_b_unary(g, TT_UN_EXP, sh);
   tt_val_t s = sum_kept(g, e, nd, &d);
   tt_val_t r = log ? tt_b_binary(g, TT_BIN_SUB, sh, tt_b_unary(g, TT_UN_LOG, s)) : tt_b_binary(g, TT_BIN_DIV, e, s);
-  /* log_softmax is <= 0 (CPU's is: x - max <= 0 and the sum holds exp(0)).
-   * In XLA CPU's fused programs the input recomputed for the max and for
-   * x - max can differ in the last bit, so the largest entry came out
-   * +1e-8 where CPU gives 0 (graph fuzzer dynamic 6:96: `log_softmax(v) > 0`
-   * counted it); kept at <= 0 (NaN passes). */
-  if (log && r >= 0) {
-    const tt_type_t *rt = tt_graph_type(g, r);
-    r = tt_b_binary(g, TT_BIN_MIN, r, tt_b_full_f(g, rt->dtype, rt->rank, rt->dims, 0.0));
-  }
   tt_l_output(L, tt_b_convert(g, r, out));
   return NULL;
 }
@@ -165,7 +159,7 @@ static tt_status_t lower_layer_norm(tt_lower_t *L) {
   tt_val_t rstd_r = tt_b_unary(g, TT_UN_RSQRT, tt_b_binary(g, TT_BIN_ADD, var, eps));
   tt_val_t mean = tt_b_broadcast(g, mean_r, xt.rank, xt.dims, outer);
   tt_val_t rstd = tt_b_broadcast(g, rstd_r, xt.rank, xt.dims, outer);
-  tt_val_t y = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_SUB, x, mean), rstd);
+  tt_val_t y = tt_b_binary(g, TT_BIN_MUL, tt_exact_diff(g, x, mean), rstd);
   if (!tt_l_is_none(L, 2)) y = tt_b_binary(g, TT_BIN_MUL, y, optional_param(L, 2, acc, &xt, 0, 1));
   if (!tt_l_is_none(L, 3)) y = tt_b_binary(g, TT_BIN_ADD, y, optional_param(L, 3, acc, &xt, 0, 0));
   /* Stats: one per outer index, normalized dims kept as 1s. */
@@ -294,7 +288,7 @@ static tt_status_t lower_batch_norm(tt_lower_t *L) {
     mean = tt_b_convert(g, tt_l_tensor(L, 3), p.acc);
     invstd = tt_b_unary(g, TT_UN_RSQRT, tt_b_binary(g, TT_BIN_ADD, tt_b_convert(g, tt_l_tensor(L, 4), p.acc), eps));
   }
-  tt_val_t y = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_SUB, x, per_channel(g, mean, &xt)), per_channel(g, invstd, &xt));
+  tt_val_t y = tt_b_binary(g, TT_BIN_MUL, tt_exact_diff(g, x, per_channel(g, mean, &xt)), per_channel(g, invstd, &xt));
   if (!tt_l_is_none(L, 1)) y = tt_b_binary(g, TT_BIN_MUL, y, optional_param(L, 1, p.acc, &xt, 1, 1));
   if (!tt_l_is_none(L, 2)) y = tt_b_binary(g, TT_BIN_ADD, y, optional_param(L, 2, p.acc, &xt, 1, 0));
   tt_l_output(L, tt_b_convert(g, y, p.dt));

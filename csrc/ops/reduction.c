@@ -6,6 +6,7 @@
 #include "ops/complex.h"
 #include "ops/complex_refusal.h"
 #include "ops/dispatch_refusal.h"
+#include "ops/exact_diff.h"
 #include "ops/common.h"
 #include "ops/scan.h"
 #include "ops/families.h"
@@ -446,7 +447,8 @@ static tt_status_t lower_logsumexp(tt_lower_t *L) {
   tt_val_t finite = tt_b_unary(g, TT_UN_IS_FINITE, m);
   m = tt_b_select(g, finite, m, tt_b_like_f(g, m, 0));
   if (cx) m = tt_b_convert(g, m, acc); /* (m, 0) */
-  tt_val_t e = tt_b_unary(g, TT_UN_EXP, tt_b_binary(g, TT_BIN_SUB, x, red_kept(L, &r, m)));
+  tt_val_t mk = red_kept(L, &r, m); /* x - max exactly 0 at the max: the sum >= 1, the result >= max */
+  tt_val_t e = tt_b_unary(g, TT_UN_EXP, cx ? tt_b_binary(g, TT_BIN_SUB, x, mk) : tt_exact_diff(g, x, mk));
   tt_val_t res = tt_b_binary(g, TT_BIN_ADD, tt_b_unary(g, TT_UN_LOG, red_apply(L, &flat, TT_RED_SUM, e)), m);
   if (r.keepdim && r.n) {
     int64_t shape[TT_MAX_RANK];

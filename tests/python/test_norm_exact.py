@@ -82,3 +82,51 @@ def test_mean_of_ones_is_one():
     assert torch.equal(x.mean(1).cpu(), torch.ones(3))
     f = torch.compile(lambda x: x.mean(1), backend="tpu")
     assert torch.equal(f(x).cpu(), torch.ones(3))
+
+
+# XLA CPU fuses a multiply into the subtraction of a max or mean taken from
+# its own result (one FMA, the product unrounded): (a*b) - max(a*b) came out
+# +-1e-8 where CPU gives exactly 0 (graph fuzzer dynamic 6:96).
+def _product_runs(f):
+    torch.manual_seed(1)
+    a, b = torch.randn(64, 5, 33) * 4, torch.randn(64, 5, 33) * 4
+    want = f(a, b)
+    with torch.tpu.eager_mode("defer_and_fuse"):
+        fused = f(a.to("tpu"), b.to("tpu")).cpu()
+    compiled = torch.compile(f, backend="tpu")(a.to("tpu"), b.to("tpu")).cpu()
+    return want, fused, compiled
+
+
+def test_softmax_of_a_product_is_exactly_one_where_cpu_is():
+    want, fused, compiled = _product_runs(lambda a, b: (torch.softmax(a * b, 1) == 1).sum())
+    assert want.item() > 0
+    assert fused.item() == want.item() and compiled.item() == want.item()  # 6 fewer before
+
+
+def test_log_softmax_and_cross_entropy_of_a_product_never_exceed_their_bounds():
+    want, fused, compiled = _product_runs(lambda a, b: (torch.log_softmax(a * b, 1) > 0).sum())
+    assert want.item() == fused.item() == compiled.item() == 0
+    ce = lambda a, b: (F.cross_entropy(a * b, torch.zeros(64, 33, dtype=torch.long, device=a.device),
+                                       reduction="none") < 0).sum()
+    assert [r.item() for r in _product_runs(ce)] == [0, 0, 0]
+
+
+def test_logsumexp_of_a_product_is_never_below_its_max():
+    want, fused, compiled = _product_runs(lambda a, b: (torch.logsumexp(a * b, 1) < (a * b).amax(1)).sum())
+    assert want.item() == fused.item() == compiled.item() == 0  # 8 below before
+
+
+def test_layer_norm_of_a_constant_product_row_is_exactly_zero_fused():
+    a, b = torch.full((8, 16), 0.7), torch.full((8, 16), 0.3)
+    f = lambda a, b: F.layer_norm(a * b, (16,)).abs().amax()
+    with torch.tpu.eager_mode("defer_and_fuse"):
+        assert f(a.to("tpu"), b.to("tpu")).item() == 0.0
+    assert torch.compile(f, backend="tpu")(a.to("tpu"), b.to("tpu")).item() == 0.0  # 1.1e-6 before
+
+
+def test_softmax_of_infinite_rows_stays_nan():
+    x = torch.tensor([[-float("inf")] * 3, [float("inf"), 1.0, 2.0], [1.0, 2.0, float("nan")]])
+    for f in (torch.softmax, torch.log_softmax):
+        assert torch.equal(f(x.to("tpu"), 1).cpu().isnan(), f(x, 1).isnan())
+    lse = torch.logsumexp(x.to("tpu"), 1).cpu()
+    assert lse[0].item() == -float("inf") and lse[1].item() == float("inf") and lse[2].isnan()
