@@ -130,3 +130,12 @@ def test_softmax_of_infinite_rows_stays_nan():
         assert torch.equal(f(x.to("tpu"), 1).cpu().isnan(), f(x, 1).isnan())
     lse = torch.logsumexp(x.to("tpu"), 1).cpu()
     assert lse[0].item() == -float("inf") and lse[1].item() == float("inf") and lse[2].isnan()
+
+
+def test_avg_pool_of_ones_is_one():
+    # its divisor was folded to a constant and the division turned into a
+    # product with 1/41: 0.99999994
+    x = torch.ones(2, 3, 41)
+    for f in (lambda x: F.avg_pool1d(x, 41), lambda x: F.avg_pool2d(x, (1, 41), divisor_override=41),
+              lambda x: F.avg_pool1d(x, 41, stride=1, padding=20, count_include_pad=False)):
+        assert torch.equal(f(x.to("tpu")).cpu(), f(x))
