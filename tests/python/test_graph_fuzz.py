@@ -240,3 +240,14 @@ def test_gelu_of_negative_inputs_keeps_its_digits():
     assert float(((got - want).abs() / want.abs()).max()) < 1e-5
     rec = D.check(DP.make_program(8, 48))
     assert rec["kind"] == "pass", rec
+
+
+def test_a_wrong_answer_pytorch_gives_in_aot_eager_too_is_reported_apart():
+    """Static 129:18 (found in seeds 127-129): x0.addcdiv_(x2, |x3| + 1) with x2
+    an alias of x0 holding -inf, no output reading x0: compiled, x3's gradient
+    is NaN (AOTAutograd multiplies the write's zero tangent by an infinite
+    derivative) where eager gives 0; aot_eager on CPU gives the same NaN."""
+    rec = C.check(make_program(129, 18))
+    assert rec["kind"] == "pytorch", rec
+    assert {"compile-grad", "replay-grad", "fused-grad"} <= set(rec["detail"]), rec
+    assert all(m.startswith("aot_eager on CPU gives it too") for m in rec["detail"].values())
