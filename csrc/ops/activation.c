@@ -77,7 +77,6 @@ static int gelu_tanh(tt_lower_t *L, int i) {
   return 0;
 }
 
-#define SQRT1_2 0.70710678118654752440
 #define SQRT_2_OVER_PI 0.79788456080286535588 /* sqrt(2/pi) */
 #define INV_SQRT_2PI 0.39894228040143267794   /* 1/sqrt(2 pi) */
 #define GELU_K 0.044715
@@ -97,7 +96,7 @@ static tt_status_t lower_gelu(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   tt_val_t x = act_in(L, &p, 0), cdf;
   if (tanh_form) cdf = mul(g, cst(g, x, 0.5), add(g, cst(g, x, 1), tt_b_unary(g, TT_UN_TANH, gelu_inner(g, x))));
-  else cdf = mul(g, cst(g, x, 0.5), add(g, cst(g, x, 1), tt_ew_erf(g, mul(g, x, cst(g, x, SQRT1_2)))));
+  else cdf = tt_ew_normal_cdf(g, x);
   act_out(L, &p, mul(g, x, cdf));
   return NULL;
 }
@@ -117,7 +116,7 @@ static tt_status_t lower_gelu_backward(tt_lower_t *L) {
     d = add(g, left, right);
   } else {
     /* Phi(x) + x phi(x). */
-    tt_val_t cdf = mul(g, cst(g, x, 0.5), add(g, cst(g, x, 1), tt_ew_erf(g, mul(g, x, cst(g, x, SQRT1_2)))));
+    tt_val_t cdf = tt_ew_normal_cdf(g, x);
     tt_val_t pdf = mul(g, cst(g, x, INV_SQRT_2PI), tt_b_unary(g, TT_UN_EXP, mul(g, cst(g, x, -0.5), mul(g, x, x))));
     d = add(g, cdf, mul(g, x, pdf));
   }

@@ -7,6 +7,9 @@
 
 /* erf(x) for a floating x, accurate to a few ulp in f32. */
 tt_val_t tt_ew_erf(tt_graph_t *g, tt_val_t x);
+/* The standard normal CDF (1 + erf(x / sqrt 2)) / 2 for a floating x, as
+ * erfc(-x / sqrt 2) / 2: the sum cancels for negative x (GELU). */
+tt_val_t tt_ew_normal_cdf(tt_graph_t *g, tt_val_t x);
 /* max/min that return NaN when either operand is NaN (PyTorch's maximum). */
 tt_val_t tt_ew_max(tt_graph_t *g, tt_val_t x, tt_val_t y);
 tt_val_t tt_ew_min(tt_graph_t *g, tt_val_t x, tt_val_t y);

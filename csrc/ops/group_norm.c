@@ -1,7 +1,9 @@
 /* Lowerings of native_group_norm and its backward. (The forward used to run
  * PyTorch's composite, whose input.view() fails on channels_last input.) */
 #include "ops/dispatch_refusal.h"
+#include "ops/exact_diff.h"
 #include "ops/families.h"
+#include "ops/moments.h"
 #include "ops/nn_util.h"
 #include "ops/norm_mixed.h"
 
@@ -46,9 +48,9 @@ static tt_status_t lower_group_norm_backward(tt_lower_t *L) {
   tt_val_t w = has_w ? tt_b_broadcast(g, tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 4), ct), 2, dgc), 4, d4, bdc) : -1;
   tt_val_t gw = has_w ? tt_b_binary(g, TT_BIN_MUL, go, w) : go;
   int64_t red[2] = {2, 3};
-  double inv = (cg * hw) != 0 ? 1.0 / (double)(cg * hw) : 0;
-  tt_val_t m1 = tt_b_broadcast(g, tt_nn_mulc(g, tt_b_reduce(g, TT_RED_SUM, gw, 2, red), inv), 4, d4, bd2);
-  tt_val_t m2 = tt_b_broadcast(g, tt_nn_mulc(g, tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, gw, xhat), 2, red), inv), 4, d4, bd2);
+  double cnt = (cg * hw) != 0 ? (double)(cg * hw) : 1.0; /* empty groups: sums of nothing, 0 */
+  tt_val_t m1 = tt_b_broadcast(g, tt_div_count(L, tt_b_reduce(g, TT_RED_SUM, gw, 2, red), cnt), 4, d4, bd2);
+  tt_val_t m2 = tt_b_broadcast(g, tt_div_count(L, tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, gw, xhat), 2, red), cnt), 4, d4, bd2);
   tt_val_t dx = tt_b_binary(g, TT_BIN_SUB, tt_b_binary(g, TT_BIN_SUB, gw, m1), tt_b_binary(g, TT_BIN_MUL, xhat, m2));
   dx = tt_b_binary(g, TT_BIN_MUL, dx, rstd);
   tt_l_output(L, tt_b_convert(g, tt_b_reshape(g, dx, tt_l_arg_rank(L, 1), tt_l_arg_sizes(L, 1)), dt));
@@ -77,10 +79,14 @@ static tt_status_t lower_group_norm(tt_lower_t *L) {
   int64_t d4[4] = {n, grp, cg, hw}, d2[2] = {n, grp}, dgc[2] = {grp, cg};
   int64_t bd2[2] = {0, 1}, bdc[2] = {1, 2}, red[2] = {2, 3};
   tt_val_t x = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 0), ct), 4, d4);
-  double inv = (cg * hw) != 0 ? 1.0 / (double)(cg * hw) : 0;
-  tt_val_t mean = tt_nn_mulc(g, tt_b_reduce(g, TT_RED_SUM, x, 2, red), inv);
-  tt_val_t xc = tt_b_binary(g, TT_BIN_SUB, x, tt_b_broadcast(g, mean, 4, d4, bd2));
-  tt_val_t var = tt_nn_mulc(g, tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, xc, xc), 2, red), inv);
+  tt_val_t m2 = -1;
+  tt_val_t mean = tt_moments(L, x, 2, red, cg * hw, &m2);
+  if (cg * hw == 0) { /* CPU's empty groups: mean 0, rstd 1/sqrt(eps) */
+    mean = tt_b_like_f(g, mean, 0.0);
+    m2 = tt_b_like_f(g, m2, 0.0);
+  }
+  tt_val_t xc = tt_exact_diff(g, x, tt_b_broadcast(g, mean, 4, d4, bd2));
+  tt_val_t var = tt_div_count(L, m2, cg * hw != 0 ? (double)(cg * hw) : 1.0);
   tt_val_t rstd = tt_b_unary(g, TT_UN_RSQRT, tt_nn_addc(g, var, eps));
   tt_val_t y = tt_b_binary(g, TT_BIN_MUL, xc, tt_b_broadcast(g, rstd, 4, d4, bd2));
   if (!tt_l_is_none(L, 1))

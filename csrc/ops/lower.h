@@ -111,6 +111,10 @@ int64_t tt_l_storage_numel(tt_lower_t *L, const tt_storage_t *s);
  * or a constant where the environment says numbers are fixed (a compiled
  * graph's capture: exec/lower_env.c). */
 tt_val_t tt_l_scalar(tt_lower_t *L, tt_dtype_t dtype, double f, int64_t iv, int is_float);
+/* A real number passed at run time even where numbers are baked in: for
+ * values the compiler must not fold (a count XLA would turn a division by
+ * into a product with its rounded reciprocal: ops/moments.h). */
+tt_val_t tt_l_scalar_runtime(tt_lower_t *L, tt_dtype_t dtype, double f);
 /* A complex number re + im*1j as a runtime scalar of complex dtype (of its
  * real part type when dtype is real). */
 tt_val_t tt_l_scalar_c(tt_lower_t *L, tt_dtype_t dtype, double re, double im);

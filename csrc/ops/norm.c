@@ -6,7 +6,9 @@
 
 #include "ops/common.h"
 #include "ops/dispatch_refusal.h"
+#include "ops/exact_diff.h"
 #include "ops/families.h"
+#include "ops/moments.h"
 #include "ops/norm_mixed.h"
 
 
@@ -46,19 +48,12 @@ static tt_status_t softmax_common(tt_lower_t *L, int log) {
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt));
   int64_t d = dim;
   int nd = rank > 0 ? 1 : 0;
-  tt_val_t sh = tt_b_binary(g, TT_BIN_SUB, x, max_kept(g, x, dim));
+  /* x - max: exactly 0 at the max (tt_exact_diff), so exp gives 1 there,
+   * the sum is >= 1 and log_softmax <= 0, softmax <= 1 as on CPU */
+  tt_val_t sh = tt_exact_diff(g, x, max_kept(g, x, dim));
   tt_val_t e = tt_b_unary(g, TT_UN_EXP, sh);
   tt_val_t s = sum_kept(g, e, nd, &d);
   tt_val_t r = log ? tt_b_binary(g, TT_BIN_SUB, sh, tt_b_unary(g, TT_UN_LOG, s)) : tt_b_binary(g, TT_BIN_DIV, e, s);
-  /* log_softmax is <= 0 (CPU's is: x - max <= 0 and the sum holds exp(0)).
-   * In XLA CPU's fused programs the input recomputed for the max and for
-   * x - max can differ in the last bit, so the largest entry came out
-   * +1e-8 where CPU gives 0 (graph fuzzer dynamic 6:96: `log_softmax(v) > 0`
-   * counted it); kept at <= 0 (NaN passes). */
-  if (log && r >= 0) {
-    const tt_type_t *rt = tt_graph_type(g, r);
-    r = tt_b_binary(g, TT_BIN_MIN, r, tt_b_full_f(g, rt->dtype, rt->rank, rt->dims, 0.0));
-  }
   tt_l_output(L, tt_b_convert(g, r, out));
   return NULL;
 }
@@ -194,20 +189,25 @@ static tt_status_t lower_layer_norm(tt_lower_t *L) {
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), acc);
   if (tt_graph_failed(g)) return NULL;
   const tt_type_t xt = *tt_graph_type(g, x);
-  tt_val_t inv_n = tt_b_full_f(g, acc, xt.rank, xt.dims, 1.0 / (double)(p.n ? p.n : 1));
-  tt_val_t mean = tt_b_binary(g, TT_BIN_MUL, sum_kept(g, x, p.nd, p.dims), inv_n);
-  tt_val_t dev = tt_b_binary(g, TT_BIN_SUB, x, mean);
-  tt_val_t var = tt_b_binary(g, TT_BIN_MUL, sum_kept(g, tt_b_binary(g, TT_BIN_MUL, dev, dev), p.nd, p.dims), inv_n);
-  tt_val_t eps = tt_b_broadcast(g, tt_l_scalar_arg(L, 4, acc), xt.rank, xt.dims, NULL);
-  tt_val_t rstd = tt_b_unary(g, TT_UN_RSQRT, tt_b_binary(g, TT_BIN_ADD, var, eps));
-  tt_val_t y = tt_b_binary(g, TT_BIN_MUL, dev, rstd);
+  int64_t outer[TT_MAX_RANK];
+  for (int j = 0; j < p.axis; j++) outer[j] = j;
+  tt_val_t m2 = -1;
+  tt_val_t mean_r = tt_moments(L, x, p.nd, p.dims, p.n, &m2); /* outer shape */
+  if (p.n == 0) { /* empty rows: mean 0, rstd 1/sqrt(eps) */
+    mean_r = tt_b_like_f(g, mean_r, 0.0);
+    m2 = tt_b_like_f(g, m2, 0.0);
+  }
+  tt_val_t var = tt_div_count(L, m2, p.n ? (double)p.n : 1.0);
+  tt_val_t eps = tt_b_broadcast(g, tt_l_scalar_arg(L, 4, acc), p.axis, xt.dims, NULL);
+  tt_val_t rstd_r = tt_b_unary(g, TT_UN_RSQRT, tt_b_binary(g, TT_BIN_ADD, var, eps));
+  tt_val_t mean = tt_b_broadcast(g, mean_r, xt.rank, xt.dims, outer);
+  tt_val_t rstd = tt_b_broadcast(g, rstd_r, xt.rank, xt.dims, outer);
+  tt_val_t y = tt_b_binary(g, TT_BIN_MUL, tt_exact_diff(g, x, mean), rstd);
   if (!tt_l_is_none(L, 2)) y = tt_b_binary(g, TT_BIN_MUL, y, optional_param(L, 2, acc, &xt, 0, 1));
   if (!tt_l_is_none(L, 3)) y = tt_b_binary(g, TT_BIN_ADD, y, optional_param(L, 3, acc, &xt, 0, 0));
-  /* Stats: one per outer index; slicing element 0 of each group. */
-  int64_t zero[TT_MAX_RANK] = {0}, ones[TT_MAX_RANK];
-  for (int j = 0; j < xt.rank; j++) ones[j] = 1;
-  tt_val_t m = tt_b_slice(g, mean, zero, p.stat_shape, ones);
-  tt_val_t r = tt_b_slice(g, rstd, zero, p.stat_shape, ones);
+  /* Stats: one per outer index, normalized dims kept as 1s. */
+  tt_val_t m = tt_b_reshape(g, mean_r, xt.rank, p.stat_shape);
+  tt_val_t r = tt_b_reshape(g, rstd_r, xt.rank, p.stat_shape);
   tt_l_output(L, tt_b_convert(g, y, dt));
   tt_l_output(L, tt_b_convert(g, m, dt));
   tt_l_output(L, tt_b_convert(g, r, dt));
@@ -231,9 +231,10 @@ static tt_status_t lower_layer_norm_bwd(tt_lower_t *L) {
   tt_val_t xhat = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_SUB, x, mean), rstd);
   tt_val_t gw = tt_l_is_none(L, 5) ? go : tt_b_binary(g, TT_BIN_MUL, go, optional_param(L, 5, acc, &xt, 0, 1));
   /* dx = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)) */
-  tt_val_t inv_n = tt_b_full_f(g, acc, xt.rank, xt.dims, 1.0 / (double)(p.n ? p.n : 1));
-  tt_val_t m1 = tt_b_binary(g, TT_BIN_MUL, sum_kept(g, gw, p.nd, p.dims), inv_n);
-  tt_val_t m2 = tt_b_binary(g, TT_BIN_MUL, sum_kept(g, tt_b_binary(g, TT_BIN_MUL, gw, xhat), p.nd, p.dims), inv_n);
+  /* divided by n, not times 1/n: a row of ones (a sum's gradient) then gives
+   * gw - mean(gw) = 0 exactly, where n * fl(1/n) can miss 1 by an ulp */
+  tt_val_t m1 = tt_div_count(L, sum_kept(g, gw, p.nd, p.dims), p.n ? (double)p.n : 1.0);
+  tt_val_t m2 = tt_div_count(L, sum_kept(g, tt_b_binary(g, TT_BIN_MUL, gw, xhat), p.nd, p.dims), p.n ? (double)p.n : 1.0);
   tt_val_t dx = tt_b_binary(g, TT_BIN_SUB, tt_b_binary(g, TT_BIN_SUB, gw, m1), tt_b_binary(g, TT_BIN_MUL, xhat, m2));
   dx = tt_b_binary(g, TT_BIN_MUL, dx, rstd);
   int64_t outer[TT_MAX_RANK];
@@ -309,11 +310,9 @@ static tt_status_t lower_batch_norm(tt_lower_t *L) {
     if (p.n <= 1 && p.n >= 0)
       return tt_status_make(TT_VALUE_ERROR, "Expected more than 1 value per channel when training, got input size [%lld, %lld]",
                             (long long)tt_l_arg_sizes(L, 0)[0], (long long)p.c);
-    tt_val_t inv_n = tt_b_full_f(g, p.acc, 1, &p.c, 1.0 / (double)p.n);
-    mean = tt_b_binary(g, TT_BIN_MUL, tt_b_reduce(g, TT_RED_SUM, x, p.nd, p.dims), inv_n);
-    tt_val_t dev = tt_b_binary(g, TT_BIN_SUB, x, per_channel(g, mean, &xt));
-    tt_val_t ss = tt_b_reduce(g, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, dev, dev), p.nd, p.dims);
-    tt_val_t var = tt_b_binary(g, TT_BIN_MUL, ss, inv_n);
+    tt_val_t ss = -1;
+    mean = tt_moments(L, x, p.nd, p.dims, p.n, &ss);
+    tt_val_t var = tt_div_count(L, ss, (double)p.n);
     invstd = tt_b_unary(g, TT_UN_RSQRT, tt_b_binary(g, TT_BIN_ADD, var, eps));
     if (!tt_l_is_none(L, 3) || !tt_l_is_none(L, 4)) {
       tt_val_t mom = tt_b_broadcast(g, tt_l_scalar_arg(L, 6, p.acc), 1, &p.c, NULL);
@@ -321,7 +320,7 @@ static tt_status_t lower_batch_norm(tt_lower_t *L) {
       for (int k = 3; k <= 4; k++) {
         if (tt_l_is_none(L, k)) continue;
         tt_val_t old = tt_b_convert(g, tt_l_tensor(L, k), p.acc);
-        tt_val_t cur = k == 3 ? mean : tt_b_binary(g, TT_BIN_MUL, ss, tt_b_full_f(g, p.acc, 1, &p.c, 1.0 / (double)(p.n - 1)));
+        tt_val_t cur = k == 3 ? mean : tt_div_count(L, ss, (double)(p.n - 1));
         tt_val_t upd = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, keep, old), tt_b_binary(g, TT_BIN_MUL, mom, cur));
         tt_l_write(L, k, 0, tt_b_convert(g, upd, tt_l_arg_dtype(L, k)));
       }
@@ -332,7 +331,7 @@ static tt_status_t lower_batch_norm(tt_lower_t *L) {
     mean = tt_b_convert(g, tt_l_tensor(L, 3), p.acc);
     invstd = tt_b_unary(g, TT_UN_RSQRT, tt_b_binary(g, TT_BIN_ADD, tt_b_convert(g, tt_l_tensor(L, 4), p.acc), eps));
   }
-  tt_val_t y = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_SUB, x, per_channel(g, mean, &xt)), per_channel(g, invstd, &xt));
+  tt_val_t y = tt_b_binary(g, TT_BIN_MUL, tt_exact_diff(g, x, per_channel(g, mean, &xt)), per_channel(g, invstd, &xt));
   if (!tt_l_is_none(L, 1)) y = tt_b_binary(g, TT_BIN_MUL, y, optional_param(L, 1, p.acc, &xt, 1, 1));
   if (!tt_l_is_none(L, 2)) y = tt_b_binary(g, TT_BIN_ADD, y, optional_param(L, 2, p.acc, &xt, 1, 0));
   tt_l_output(L, tt_b_convert(g, y, p.dt));
@@ -380,9 +379,8 @@ static tt_status_t lower_batch_norm_bwd(tt_lower_t *L) {
   tt_val_t dx;
   if (train) {
     /* dx = w * invstd * (go - mean(go) - xhat * mean(go * xhat)) */
-    tt_val_t inv_n = tt_b_full_f(g, p.acc, 1, &p.c, 1.0 / (double)p.n);
-    tt_val_t m1 = per_channel(g, tt_b_binary(g, TT_BIN_MUL, db, inv_n), &xt);
-    tt_val_t m2 = per_channel(g, tt_b_binary(g, TT_BIN_MUL, dw, inv_n), &xt);
+    tt_val_t m1 = per_channel(g, tt_div_count(L, db, (double)p.n), &xt);
+    tt_val_t m2 = per_channel(g, tt_div_count(L, dw, (double)p.n), &xt);
     dx = tt_b_binary(g, TT_BIN_SUB, tt_b_binary(g, TT_BIN_SUB, go, m1), tt_b_binary(g, TT_BIN_MUL, xhat, m2));
     dx = tt_b_binary(g, TT_BIN_MUL, dx, per_channel(g, scale, &xt));
   } else {

@@ -6,9 +6,11 @@
 #include "ops/complex.h"
 #include "ops/complex_refusal.h"
 #include "ops/dispatch_refusal.h"
+#include "ops/exact_diff.h"
 #include "ops/common.h"
 #include "ops/scan.h"
 #include "ops/families.h"
+#include "ops/moments.h"
 
 /* A reduction's geometry: which dims of the input go away. */
 typedef struct {
@@ -139,21 +141,6 @@ static tt_status_t lower_prod_dim(tt_lower_t *L) {
   return NULL;
 }
 
-/* Whether XLA would fold mean's division away: the sum over an expanded
- * (stride 0) dim of a broadcast becomes a product by the count c, and for
- * a power of two the division by c a product by 1 / c, which its
- * simplifier then cancels against c: mean(x.expand(4, 5), 0) gave x where
- * 4 x overflows (CPU: -inf for x = -finfo.max, fuzz 133:1103). A runtime
- * count keeps the division. */
-static int mean_count_folds(tt_lower_t *L, const red_t *r) {
-  int64_t c = red_count(r);
-  if (c < 2 || (c & (c - 1)) || L->args[0].kind != TT_ARG_TENSOR) return 0;
-  const tt_view_t *v = &L->args[0].t->view;
-  for (int k = 0; k < r->n; k++)
-    if (r->dims[k] < v->rank && v->strides[r->dims[k]] == 0 && v->sizes[r->dims[k]] > 1) return 1;
-  return 0;
-}
-
 /* mean over r: float (or requested float dtype) only, accumulating in f32 for halves. */
 static tt_val_t mean_of(tt_lower_t *L, int dimi, int keepdim, int dtypei) {
   tt_dtype_t in = tt_l_arg_dtype(L, 0), req = tt_l_dtype(L, dtypei);
@@ -168,12 +155,7 @@ static tt_val_t mean_of(tt_lower_t *L, int dimi, int keepdim, int dtypei) {
   tt_dtype_t acc = tt_op_math_type(out);
   tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc);
   tt_val_t s = red_apply(L, &r, TT_RED_SUM, x);
-  tt_val_t n = tt_b_like_f(L->g, s, (double)red_count(&r));
-  if (mean_count_folds(L, &r) && s >= 0) { /* the count as a runtime scalar */
-    const tt_type_t *st = tt_graph_type(L->g, s);
-    n = tt_b_broadcast_to(L->g, tt_l_scalar(L, acc, (double)red_count(&r), 0, 1), st->rank, st->dims);
-  }
-  return tt_b_convert(L->g, tt_b_binary(L->g, TT_BIN_DIV, s, n), out);
+  return tt_b_convert(L->g, tt_div_count(L, s, red_count(&r)), out);
 }
 
 static tt_status_t lower_mean(tt_lower_t *L) {
@@ -314,13 +296,16 @@ static tt_val_t moments(tt_lower_t *L, const red_t *rp, tt_val_t x, double corr,
   tt_val_t scale = -1;
   if (acc == TT_F32) scale = pow2_scale(g, red_apply(L, &flat, TT_RED_MAX, tt_b_unary(g, TT_UN_ABS, x)));
   if (scale >= 0) x = tt_b_binary(g, TT_BIN_DIV, x, red_kept(L, &r, scale));
-  tt_val_t s = red_apply(L, &flat, TT_RED_SUM, x);
-  tt_val_t mean = tt_b_binary(g, TT_BIN_DIV, s, tt_b_like_f(g, s, (double)n));
-  tt_val_t dev = tt_b_binary(g, TT_BIN_SUB, x, red_kept(L, &r, mean));
-  tt_val_t ss = red_apply(L, &r, TT_RED_SUM, tt_b_binary(g, TT_BIN_MUL, dev, dev));
+  tt_val_t ss = -1;
+  tt_val_t mean = tt_moments(L, x, r.n, r.dims, n, &ss);
+  if (r.keepdim && r.n) {
+    int64_t shape[TT_MAX_RANK];
+    int rk = red_keep_shape(&r, shape);
+    ss = tt_b_reshape(g, ss, rk, shape);
+  }
   double div = (double)n - corr;
   if (div < 0) div = 0;
-  tt_val_t var = tt_b_binary(g, TT_BIN_DIV, ss, tt_b_like_f(g, ss, div));
+  tt_val_t var = tt_div_count(L, ss, div);
   if (want_std) var = tt_b_unary(g, TT_UN_SQRT, var);
   if (scale >= 0) { /* std * scale; var * scale * scale (overflows only where the result does) */
     tt_val_t so = scale;
@@ -481,7 +466,8 @@ static tt_status_t lower_logsumexp(tt_lower_t *L) {
   tt_val_t finite = tt_b_unary(g, TT_UN_IS_FINITE, m);
   m = tt_b_select(g, finite, m, tt_b_like_f(g, m, 0));
   if (cx) m = tt_b_convert(g, m, acc); /* (m, 0) */
-  tt_val_t e = tt_b_unary(g, TT_UN_EXP, tt_b_binary(g, TT_BIN_SUB, x, red_kept(L, &r, m)));
+  tt_val_t mk = red_kept(L, &r, m); /* x - max exactly 0 at the max: the sum >= 1, the result >= max */
+  tt_val_t e = tt_b_unary(g, TT_UN_EXP, cx ? tt_b_binary(g, TT_BIN_SUB, x, mk) : tt_exact_diff(g, x, mk));
   tt_val_t res = tt_b_binary(g, TT_BIN_ADD, tt_b_unary(g, TT_UN_LOG, red_apply(L, &flat, TT_RED_SUM, e)), m);
   if (r.keepdim && r.n) {
     int64_t shape[TT_MAX_RANK];

@@ -132,3 +132,21 @@ def test_plans_per_integer_argument_share_one_program():
     # n = 2: the static graph; n = 3: the symbolic one (a new program); then none
     assert seen[2:] == [seen[1]] * 4, seen
     assert torch.tpu.plan_stats()["size_calls"] >= 5
+
+
+def test_counts_stay_runtime_values_in_a_compiled_graph():
+    """Means, norms and avg_pool divide by a count XLA must not see as a
+    constant (it would multiply by the rounded reciprocal: ones(3, 41)'s mean
+    0.99999994, a constant row's layer norm off 0): baked numbers leave them
+    out (tt_l_scalar_runtime)."""
+
+    def f(x, c):
+        return (x.mean(1), F.layer_norm(c, (41,)), F.avg_pool1d(x.unsqueeze(0), 41), x.var(1),
+                F.group_norm(c.view(3, 1, 41), 1))
+
+    x = torch.ones(3, 41)
+    c = torch.full((3, 41), 0.3)
+    want = f(x, c)
+    got = torch.compile(f, backend="tpu", fullgraph=True)(x.to("tpu"), c.to("tpu"))
+    for a, b in zip(want, got):
+        assert torch.equal(b.cpu(), a), (a, b)

@@ -121,6 +121,7 @@ def check(spec):
                     return {"id": spec["id"], "kind": "invalid", "detail": {f"cpu n={n}": f"{want[1]}: {want[2]}"}}
                 break  # autograd refuses this program
             spreads = C._spread(want, [C.run(fn, at, C._perturbed(inputs, j), "cpu", grad) for j in range(2)])
+            spreads = C.with_moment_spread(spreads, want, at, inputs, grad)
             ref = C.run(fn64, at, [t.double() if t.is_floating_point() else t for t in inputs], "cpu", grad)
             wants[k] = (want, spreads, ref)
         if len(wants) < len(spec["lengths"]):
