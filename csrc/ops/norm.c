@@ -88,7 +88,7 @@ static tt_status_t lower_safe_softmax(tt_lower_t *L) {
   tt_val_t x0 = tt_l_tensor(L, 0);
   tt_val_t x = tt_b_convert(g, x0, tt_op_math_type(out));
   tt_val_t m = max_nan_high(g, x, dim);
-  tt_val_t e = tt_b_unary(g, TT_UN_EXP, tt_b_binary(g, TT_BIN_SUB, x, m));
+  tt_val_t e = tt_b_unary(g, TT_UN_EXP, tt_exact_diff(g, x, m)); /* 0 at the max, as softmax (tt_exact_diff) */
   int64_t d = dim;
   tt_val_t r = tt_b_binary(g, TT_BIN_DIV, e, sum_kept(g, e, rank > 0 ? 1 : 0, &d));
   if (tt_dtype_is_float(dt) && r >= 0) {
