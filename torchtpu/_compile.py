@@ -251,10 +251,10 @@ class _Graph:
                 return self._capture(run, bound, key, bounded)
 
     def _capture(self, graph, bound, key, bounded):
-        # The graph's Python numbers (and offsets of views into what it makes)
-        # are constants of its program, which the compiler folds; except in
-        # plans kept per value of integer arguments (key, unpadded): those
-        # share one program with the numbers as arguments.
+        # Offsets of views into the tensors the graph makes are constants of
+        # its program (static slices); except in plans kept per value of
+        # integer arguments (key, unpadded), where they may follow the value
+        # (y[n]): those plans share one program with the offsets as arguments.
         bake = bounded or not key
 
         def run():

@@ -28,13 +28,13 @@ int tt_engine_matmul_precision(const tt_engine_t *e) {
 
 static int env_matmul_precision(void *self) { return tt_engine_matmul_precision(self); }
 
-/* In a capture that bakes its constants (exec/plan.h), Python numbers and the
- * offsets of views into storages the graph made are the same at every
- * replay: constants. Offsets into the graph's arguments stay runtime values
- * (plans of one graph called on x[i] for each i share a program). */
+/* In a capture that bakes its constants (exec/plan.h), the offsets of views
+ * into storages the graph made are the same at every replay: constants.
+ * Offsets into the graph's arguments stay runtime values (plans of one
+ * graph called on x[i] for each i share a program). */
 static int env_fixed(void *self, const tt_storage_t *s) {
   const tt_region_capture_t *c = &((tt_engine_t *)self)->region.capture;
-  return c->active && c->bake && (!s || s->serial >= c->first_serial);
+  return s && c->active && c->bake && s->serial >= c->first_serial;
 }
 
 tt_lower_env_t tt_engine_lower_env(tt_engine_t *e) {

@@ -49,11 +49,12 @@
 
 
 /* Runs the open region, then starts capturing (error if a capture is open).
- * bake: the graph's Python numbers and the offsets of views into storages
- * it makes are constants of its program (the compiler folds them: a slice
- * at a known offset is a slice, not a padded dynamic slice); pass 0 when
- * plans of the graph differ only in such numbers (one plan per value of an
- * integer argument) and should share one program. */
+ * bake: the offsets of views into storages the graph makes are constants
+ * of its program (a slice at a known offset is a static slice, not a
+ * padded copy and a dynamic slice); pass 0 when plans of the graph differ
+ * in such offsets (one plan per value of an integer argument: y[n] of a y
+ * the graph made) and should share one program. Python numbers stay
+ * runtime arguments either way (ops/lower.h tt_l_scalar). */
 tt_status_t tt_plan_capture_begin(tt_engine_t *e, int bake);
 /* Drops an open or abandoned capture (the graph raised): ops recorded stay
  * in the region, which runs as the mode says. */

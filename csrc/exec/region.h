@@ -31,7 +31,7 @@
 typedef struct tt_region_capture_s {
   int active;
   int failed;
-  int bake; /* Python numbers and offsets into storages the graph made are constants (exec/lower_env.c) */
+  int bake; /* offsets of views into storages the graph made are constants (exec/lower_env.c) */
   char why[200];
   uint64_t first_serial; /* storages with a serial from here on were made by the graph */
 } tt_region_capture_t;

@@ -54,18 +54,9 @@ static tt_val_t runtime_scalar(tt_lower_t *L, tt_dtype_t dtype, uint64_t bits) {
   return add_param(L, &t, b);
 }
 
-tt_val_t tt_l_scalar_runtime(tt_lower_t *L, tt_dtype_t dtype, double f) {
-  if (tt_dtype_is_complex(dtype)) return tt_l_fail(L, TT_INTERNAL, "%s: a complex runtime-only scalar", L->op);
-  return runtime_scalar(L, dtype, tt_scalar_bits(dtype, f, 0, 1));
-}
-
 tt_val_t tt_l_scalar(tt_lower_t *L, tt_dtype_t dtype, double f, int64_t iv, int is_float) {
   if (tt_dtype_is_complex(dtype)) return tt_l_scalar_c(L, dtype, is_float ? f : (double)iv, 0.0);
-  uint64_t bits = tt_scalar_bits(dtype, f, iv, is_float);
-  if (!fixed(L, NULL)) return runtime_scalar(L, dtype, bits);
-  /* the value the parameter would hold, exactly (rounded to dtype as its bits were) */
-  return tt_dtype_is_float(dtype) ? tt_b_const_f(L->g, dtype, tt_scalar_bits_float(dtype, bits))
-                                  : tt_b_const_i(L->g, dtype, tt_scalar_bits_int(dtype, bits));
+  return runtime_scalar(L, dtype, tt_scalar_bits(dtype, f, iv, is_float));
 }
 
 tt_val_t tt_l_scalar_c(tt_lower_t *L, tt_dtype_t dtype, double re, double im) {

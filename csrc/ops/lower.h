@@ -31,9 +31,9 @@ typedef struct tt_lower_env_s {
   /* The float32 matmul precision (tt_precision_t) of the call in progress,
    * asked only by the lowerings that contract float32 values. */
   int (*matmul_precision)(void *self);
-  /* Whether a value this op would pass at run time is fixed for the program
-   * being recorded, so that it can be a constant the compiler folds: a
-   * Python number (s NULL) or a view's offset into storage s. NULL: never. */
+  /* Whether the offsets of views into storage s are fixed for the program
+   * being recorded, so that they can be constants the compiler folds
+   * (static slices). NULL: never. */
   int (*fixed)(void *self, const tt_storage_t *s);
 } tt_lower_env_t;
 
@@ -107,14 +107,11 @@ tt_val_t tt_l_storage_base(tt_lower_t *L, tt_storage_t *s);
 /* The storage's element type and its length in elements. */
 tt_dtype_t tt_l_storage_dtype(tt_lower_t *L, const tt_storage_t *s);
 int64_t tt_l_storage_numel(tt_lower_t *L, const tt_storage_t *s);
-/* A Python number as a runtime rank-0 parameter of dtype (not baked in),
- * or a constant where the environment says numbers are fixed (a compiled
- * graph's capture: exec/lower_env.c). */
+/* A Python number as a runtime rank-0 parameter of dtype (not baked in: a
+ * new value compiles nothing new, and XLA cannot fold it: a division by a
+ * constant would become a product with its rounded reciprocal, 1 ulp off
+ * CPU's division for a third of the values of x / 3). */
 tt_val_t tt_l_scalar(tt_lower_t *L, tt_dtype_t dtype, double f, int64_t iv, int is_float);
-/* A real number passed at run time even where numbers are baked in: for
- * values the compiler must not fold (a count XLA would turn a division by
- * into a product with its rounded reciprocal: ops/moments.h). */
-tt_val_t tt_l_scalar_runtime(tt_lower_t *L, tt_dtype_t dtype, double f);
 /* A complex number re + im*1j as a runtime scalar of complex dtype (of its
  * real part type when dtype is real). */
 tt_val_t tt_l_scalar_c(tt_lower_t *L, tt_dtype_t dtype, double re, double im);

@@ -16,8 +16,7 @@
 tt_val_t tt_moments(tt_lower_t *L, tt_val_t x, int nd, const int64_t *dims, int64_t n, tt_val_t *m2);
 
 /* v / n, a true division as CPU's mean's: n enters the program as a runtime
- * scalar (tt_l_scalar_runtime: in compiled graphs too, which bake their
- * other numbers in), since XLA turns a division by a constant into a multiplication
+ * scalar, since XLA turns a division by a constant into a multiplication
  * by its rounded reciprocal (ones(3, 41).mean(1) came out 0.99999994). */
 tt_val_t tt_div_count(tt_lower_t *L, tt_val_t v, double n);
 

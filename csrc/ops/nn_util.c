@@ -220,12 +220,12 @@ tt_val_t tt_nn_avg_divisor(tt_lower_t *L, const tt_nn_pool_t *q, int count_inclu
   if (!tt_l_is_none(L, idiv)) {
     int64_t dv = tt_l_int(L, idiv, 1);
     if (dv == 0) return tt_l_fail(L, TT_INVALID_ARGUMENT, "divisor must be not zero");
-    return tt_b_broadcast(g, tt_l_scalar_runtime(L, ct, (double)dv), n, q->out, NULL);
+    return tt_b_broadcast(g, tt_l_scalar(L, ct, (double)dv, 0, 1), n, q->out, NULL);
   }
   /* From a runtime 1, not a constant: XLA folds a constant divisor and turns
    * the division into a product with its rounded reciprocal (avg_pool1d of
    * ones with kernel 41 gave 0.99999994 where CPU gives 1). */
-  tt_val_t ones = tt_b_broadcast(g, tt_l_scalar_runtime(L, ct, 1.0), n, q->in, NULL);
+  tt_val_t ones = tt_b_broadcast(g, tt_l_scalar(L, ct, 1.0, 0, 1), n, q->in, NULL);
   int64_t lo[3], hi[3];
   if (count_include_pad) {
     /* Padding counts, but not the extra ceil-mode area past in + pad. */

@@ -1,9 +1,10 @@
-"""A compiled graph's Python numbers and the offsets of views into the tensors
-it makes are constants of its program (csrc/exec/lower_env.c env_fixed), so
-XLA folds them: a view read at a known offset is a static slice instead of a
-padded copy and a dynamic slice (csrc/views/view.c digit_box). Values must be
-those of CPU PyTorch; plans kept per value of an integer argument still share
-one program (the number stays an argument there)."""
+"""The offsets of views into the tensors a compiled graph makes are constants
+of its program (csrc/exec/lower_env.c env_fixed): a view read at a known
+offset is a static slice instead of a padded copy and a dynamic slice
+(csrc/views/view.c digit_box). Values must be those of CPU PyTorch; plans
+kept per value of an integer argument still share one program (the offset
+stays an argument there); Python numbers stay runtime arguments (XLA would
+fold a constant divisor into a product with its rounded reciprocal)."""
 import random
 
 import pytest
@@ -99,28 +100,32 @@ def test_unbind_of_qkv_in_a_compiled_attention_block():
         torch.testing.assert_close(wt.grad.cpu(), w.grad, **TOL)
 
 
-def test_python_numbers_are_constants_with_their_dtype_rounding():
-    """Numbers baked in as the dtype's value (bfloat16 and float16 round as
-    the runtime scalar did), integers exactly, booleans as such."""
+def test_python_numbers_stay_runtime_values_so_division_is_exact():
+    """x / c in a graph is CPU's division bit for bit: as a constant, XLA
+    would multiply by the rounded 1 / c (a third to a half of the values 1
+    ulp off); in every dtype the number keeps its rounding."""
 
-    def f(xb, xh, xi, xf):
-        return xb * 0.1 + 3.3, xh * 0.1 - 1e-4, xi * 1000003 + (2**40 + 7), xf.clamp(min=-0.25) + 1 / 3
+    def f(x, xb, xh, xi):
+        # (no product feeding a sum: XLA CPU contracts those into one FMA)
+        return x / 3.0, x / 41.0, x / 0.1, xb / 3.0, xh / 7.0, xi * 1000003 + (2**40 + 7)
 
-    args = (torch.randn(8).bfloat16(), torch.randn(8).half(), torch.randint(-9, 9, (8,)), torch.randn(8))
+    x = torch.randn(20000)
+    args = (x, torch.randn(64).bfloat16(), torch.randn(64).half(), torch.randint(-9, 9, (64,)))
     want = f(*args)
     got = torch.compile(f, backend="tpu", fullgraph=True)(*[a.to("tpu") for a in args])
     for a, b in zip(want, got):
         assert a.dtype == b.dtype
-        torch.testing.assert_close(b.cpu(), a, atol=0, rtol=0)
+        assert torch.equal(b.cpu(), a), (a, b)
 
 
 def test_plans_per_integer_argument_share_one_program():
     """An integer argument Dynamo made symbolic, with every tensor shape
-    static, gets a plan per value: its numbers stay program arguments, so the
-    plans after the first symbolic one compile nothing new."""
+    static, gets a plan per value: the offsets that follow it stay program
+    arguments, so the plans after the first symbolic one compile nothing new."""
 
     def f(x, n):
-        return (x * n + 1).sum(0) + x[n]
+        y = x * 2  # made by the graph: y[n]'s offset follows n
+        return (y * n + 1).sum(0) + y[n]
 
     fc = torch.compile(f, backend="tpu")
     x = torch.randn(40, 3)
@@ -137,8 +142,8 @@ def test_plans_per_integer_argument_share_one_program():
 def test_counts_stay_runtime_values_in_a_compiled_graph():
     """Means, norms and avg_pool divide by a count XLA must not see as a
     constant (it would multiply by the rounded reciprocal: ones(3, 41)'s mean
-    0.99999994, a constant row's layer norm off 0): baked numbers leave them
-    out (tt_l_scalar_runtime)."""
+    0.99999994, a constant row's layer norm off 0): a runtime number in
+    compiled graphs too."""
 
     def f(x, c):
         return (x.mean(1), F.layer_norm(c, (41,)), F.avg_pool1d(x.unsqueeze(0), 41), x.var(1),
