@@ -388,7 +388,7 @@ static PyObject *py_plan_run_entry(PyObject *self, PyObject *const *argv, Py_ssi
 PyMethodDef tt_py_plan_methods[] = {
     {"plan_capture_begin", py_plan_capture_begin_entry, METH_O,
      "plan_capture_begin(bake): start capturing a compiled graph (holds the engine until plan_capture_end or "
-     "plan_capture_abort); bake: its Python numbers and offsets into tensors it makes are constants of its program"},
+     "plan_capture_abort); bake: offsets of views into tensors it makes are constants of its program"},
     {"plan_capture_end", py_plan_capture_end_entry, METH_VARARGS,
      "plan_capture_end(args, outputs, name) -> (Plan or None, why it was not captured)"},
     {"plan_capture_abort", py_plan_capture_abort_entry, METH_NOARGS, "drop the open capture (the graph raised)"},
