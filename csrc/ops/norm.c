@@ -35,6 +35,18 @@ static tt_val_t max_kept(tt_graph_t *g, tt_val_t x, int dim) {
   return tt_b_broadcast_to(g, tt_b_reshape(g, m, t.rank, kept), t.rank, t.dims);
 }
 
+/* softmax (log: log_softmax) of x along dim, shifted by m, x's row maximum
+ * kept as size 1. x - m is exactly 0 at the max (tt_exact_diff), so exp
+ * gives 1 there, the sum is >= 1 and log_softmax <= 0, softmax <= 1 as on
+ * CPU. */
+static tt_val_t softmax_rows(tt_graph_t *g, tt_val_t x, tt_val_t m, int dim, int rank, int log) {
+  int64_t d = dim;
+  tt_val_t sh = tt_exact_diff(g, x, m);
+  tt_val_t e = tt_b_unary(g, TT_UN_EXP, sh);
+  tt_val_t s = sum_kept(g, e, rank > 0 ? 1 : 0, &d);
+  return log ? tt_b_binary(g, TT_BIN_SUB, sh, tt_b_unary(g, TT_UN_LOG, s)) : tt_b_binary(g, TT_BIN_DIV, e, s);
+}
+
 /* _softmax / _log_softmax(self, dim, half_to_float) */
 static tt_status_t softmax_common(tt_lower_t *L, int log) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
@@ -46,15 +58,7 @@ static tt_status_t softmax_common(tt_lower_t *L, int log) {
   tt_dtype_t out = tt_l_bool(L, 2, 0) && (dt == TT_F16 || dt == TT_BF16) ? TT_F32 : dt;
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt));
-  int64_t d = dim;
-  int nd = rank > 0 ? 1 : 0;
-  /* x - max: exactly 0 at the max (tt_exact_diff), so exp gives 1 there,
-   * the sum is >= 1 and log_softmax <= 0, softmax <= 1 as on CPU */
-  tt_val_t sh = tt_exact_diff(g, x, max_kept(g, x, dim));
-  tt_val_t e = tt_b_unary(g, TT_UN_EXP, sh);
-  tt_val_t s = sum_kept(g, e, nd, &d);
-  tt_val_t r = log ? tt_b_binary(g, TT_BIN_SUB, sh, tt_b_unary(g, TT_UN_LOG, s)) : tt_b_binary(g, TT_BIN_DIV, e, s);
-  tt_l_output(L, tt_b_convert(g, r, out));
+  tt_l_output(L, tt_b_convert(g, softmax_rows(g, x, max_kept(g, x, dim), dim, rank, log), out));
   return NULL;
 }
 static tt_status_t lower_softmax(tt_lower_t *L) { return softmax_common(L, 0); }
@@ -88,9 +92,7 @@ static tt_status_t lower_safe_softmax(tt_lower_t *L) {
   tt_val_t x0 = tt_l_tensor(L, 0);
   tt_val_t x = tt_b_convert(g, x0, tt_op_math_type(out));
   tt_val_t m = max_nan_high(g, x, dim);
-  tt_val_t e = tt_b_unary(g, TT_UN_EXP, tt_exact_diff(g, x, m)); /* 0 at the max, as softmax (tt_exact_diff) */
-  int64_t d = dim;
-  tt_val_t r = tt_b_binary(g, TT_BIN_DIV, e, sum_kept(g, e, rank > 0 ? 1 : 0, &d));
+  tt_val_t r = softmax_rows(g, x, m, dim, rank, 0);
   if (tt_dtype_is_float(dt) && r >= 0) {
     int narrows = tt_dtype_size(tt_op_math_type(out)) < tt_dtype_size(dt);
     tt_val_t m0 = narrows ? max_nan_high(g, x0, dim) : m;
