@@ -80,6 +80,19 @@ def test_an_answer_closer_to_float64_than_cpus_is_not_wrong():
     assert C.compare(want, steady, [torch.tensor([-0.0542487, 1.1])], ref) is not None
 
 
+def test_an_infinity_equal_to_float64s_is_not_wrong():
+    """30:55 on an AVX-512 host: CPU's vectorized float32 GELU(+inf) is NaN (inf on AVX2, in its scalar path and
+    in float64); tpu's inf equals the float64 run. An infinity of the other sign, or a NaN, is still wrong."""
+    inf, nan = float("inf"), float("nan")
+    want, ref = [torch.tensor([nan, 1.0])], [torch.tensor([inf, 1.0], dtype=torch.float64)]
+    steady = C._spread(want, [[torch.tensor([nan, 1.0])]])
+    assert C.compare(want, steady, [torch.tensor([inf, 1.0])], ref) is None
+    assert C.compare(want, steady, [torch.tensor([-inf, 1.0])], ref) is not None
+    assert C.compare(want, steady, [torch.tensor([inf, 1.0])]) is not None
+    want = [torch.tensor([inf, 1.0])]
+    assert C.compare(want, steady, [torch.tensor([nan, 1.0])], ref) is not None
+
+
 # Programs that found something (20 statements each): 30:55 XLA's erf short of +-1 (fixed), 22:43 CPU's rounding
 # noise, 20:13 the sign of a zero, 30:9 a backward AOTAutograd refuses on CPU too (fuzzer rules)
 @pytest.mark.parametrize("pid", ["30:55", "22:43", "20:13", "30:9"])

@@ -184,7 +184,8 @@ def compare(want, spreads, got, ref=None):
     from the float64 reference `ref` (the same program in float64 on CPU)
     than CPU's float32 answer is matches too: CPU's rounding noise amplified
     (a layer norm over one element, whose exact gradient is 0) is not the
-    answer tpu must give."""
+    answer tpu must give; nor is a non-finite value that depends on CPU's
+    instruction set where the reference has tpu's."""
     import torch
     if isinstance(got, tuple):
         return f"raised {got[1]}: {got[2]}"
@@ -202,6 +203,9 @@ def compare(want, spreads, got, ref=None):
         if ref is not None and not isinstance(ref, tuple) and i < len(ref) and ref[i].shape == w.shape:
             rd = ref[i].double()
             ok |= (gd - rd).abs() <= (wd - rd).abs() + ATOL + RTOL * rd.abs()
+            # equal to it, infinities included: CPU's vectorized GELU(+inf) is NaN with AVX-512 (30:55), inf
+            # with AVX2, in its scalar path and in float64
+            ok |= (gd == rd) | (torch.isnan(gd) & torch.isnan(rd))
         if not bool(ok.all()):
             j = int((~ok).flatten().nonzero()[0])
             return (f"result {i} {w.dtype}{list(w.shape)}: {int((~ok).sum())} of {w.numel()} elements differ, "
