@@ -3,11 +3,12 @@ against the graph run op by op as deferred work (the backend before plans),
 eager DeferAndFuse and PyTorch on CPU, in one run:
 
 1. host overhead per call of a compiled 10-op graph on small tensors: the
-   whole call (Dynamo's guards, AOTAutograd's wrapper, our replay), the one
+   whole call (Dynamo's guards and our replay; the inputs need no gradient,
+   so the graph skips AOTAutograd: _compile._Inference), the one
    _C.plan_run call alone, Dynamo alone (a backend whose graph returns its
    first input: guards and frame, the floor of any backend here) and Dynamo
-   calling _C.plan_run directly (no AOTAutograd, no Python of ours: what
-   AOTAutograd and _compile._Graph add is the difference to the first row);
+   calling _C.plan_run directly (no Python of ours: what _compile adds is
+   the difference to the first row);
 2. step times of the MLP training step and of the small transformer's
    inference step (the model compiled; loss, backward and optimizer eager);
 3. a whole training step compiled (forward, loss, backward and

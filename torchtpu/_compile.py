@@ -130,6 +130,7 @@ class _Graph:
         # AOTAutograd passes the arguments as one list (an instance attribute:
         # the wrappers around the backward copy __dict__, not class attributes)
         self._boxed_call = True
+        self.no_grad = False  # captures and op-by-op runs with autograd off (_Inference)
         self.gm = gm
         self.settings = settings
         self.name = name
@@ -236,7 +237,7 @@ class _Graph:
                         if plan in now:
                             self.plans = {**self.plans, key: [plan] + [p for p in now if p is not plan]}
                     return out
-        with _cpu_fallback(self.settings["cpu_fallback"]):
+        with _cpu_fallback(self.settings["cpu_fallback"]), _no_grad(self.no_grad):
             if self._refused(plans):
                 return _deferred(self.gm, args)
             with self.lock:
@@ -277,6 +278,63 @@ class _Graph:
             return run()
         with torch.tpu.eager_mode("defer_and_fuse"):  # a failed capture goes on deferring
             return run()
+
+
+def _no_grad(on):
+    return torch.no_grad() if on and torch.is_grad_enabled() else contextlib.nullcontext()
+
+
+class _Inference(_Graph):
+    """A graph Dynamo gives that needs no autograd (see _inference_only),
+    captured and replayed as it is, without AOTAutograd: its ops run through
+    the dispatcher as in eager (in-place ops, views and aliasing between
+    arguments with eager's semantics; the plan writes written arguments back
+    and returns views of arguments as views), so AOTAutograd's tracing and
+    its runtime wrappers (about a quarter of a small graph's call) are not
+    needed. Dynamo calls it with the arguments unpacked. Captures run with
+    autograd off, as AOTAutograd runs an inference graph: outputs never
+    require grad, replayed or not."""
+
+    def __init__(self, gm, settings, name):
+        super().__init__(gm, settings, name)
+        del self._boxed_call
+        self.no_grad = True
+        self.first = None  # the graph's one plan, when it has neither sizes nor host scalars
+
+    def __call__(self, *args):
+        plan = self.first
+        if plan is not None:
+            out = _C.plan_run(plan, args, False)
+            if out is not None:
+                return out
+        out = _Graph.__call__(self, args)
+        if self.first is None and not self.sizes and not self.scalars:
+            plans = self.plans.get(())
+            self.first = plans[0] if plans else None
+        return out
+
+
+def _inference_only(gm, example_inputs):
+    """Whether Dynamo's graph can skip AOTAutograd: nothing needs a gradient
+    (autograd is off, or no input requires grad: AOTAutograd's own test for
+    an inference graph; Dynamo guards on both, so a call that needs one
+    recompiles), every input a plain tensor of static shape (symbolic sizes
+    go through AOTAutograd's ATen graphs, which _bounded pads; subclasses
+    such as DTensor need its desugaring), and no collectives (the SPMD
+    handshake reads AOTAutograd's graphs)."""
+    from torch.utils._python_dispatch import is_traceable_wrapper_subclass
+
+    from .distributed import _handshake
+
+    grad = torch.is_grad_enabled()
+    for x in example_inputs:
+        if not isinstance(x, torch.Tensor) or is_traceable_wrapper_subclass(x):
+            return False
+        if grad and x.requires_grad:
+            return False
+        if any(not isinstance(d, int) for d in x.shape) or any(not isinstance(d, int) for d in x.stride()):
+            return False
+    return not _handshake.collectives(gm)
 
 
 def _planned_with(settings, kind):
@@ -359,6 +417,9 @@ def backend(gm, example_inputs, mode=None, options=None, **kwargs):
     from .distributed import _handshake
 
     settings = _settings(mode, options)
+    if _inference_only(gm, example_inputs):
+        _C.plan_set_view_fn(_plan_view)
+        return _Inference(gm, settings, f"inference graph {id(gm):#x}")
     # keep_inference_input_mutations: a graph that writes its inputs (the
     # optimizer's parameters and state, BatchNorm's running statistics) does
     # it inside the graph (copy_ at its end), so the plan writes them back on
