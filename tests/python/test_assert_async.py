@@ -84,14 +84,31 @@ def test_compiled_one_hot_int64_equals_cpu(x, classes):
 
 
 def test_compiled_one_hot_out_of_range_raises_cpus_message():
-    """The decomposition's assert carries CPU's words (prefixed "one_hot: ")."""
+    """In a graph AOTAutograd traces (one that needs a gradient), one_hot is its decomposition, whose assert
+    carries CPU's words (prefixed "one_hot: ")."""
     torch._dynamo.reset()
     x = torch.tensor([0, 7])
     with pytest.raises(RuntimeError) as cpu:
         F.one_hot(x, 4)
-    f = torch.compile(lambda t: F.one_hot(t, 4), backend="tpu")
+    f = torch.compile(lambda t, w: F.one_hot(t, 4) * w, backend="tpu")
+    w = torch.ones(4, device="tpu", requires_grad=True)
     with pytest.raises(RuntimeError, match=r"^(one_hot: )?" + re.escape(str(cpu.value)) + r" \(aten::_assert_async"):
-        f(x.to("tpu")).cpu()
+        f(x.to("tpu"), w).cpu()
+
+
+def test_compiled_inference_one_hot_out_of_range_raises_as_eager():
+    """A graph that needs no gradient runs its ops as eager does (_compile._Inference): one_hot's out-of-range
+    class raises eager tpu's error (PyTorch's one_hot for PrivateUse1 relies on scatter's index check, as
+    CUDA's does on its device assert), not a wrong answer."""
+    torch._dynamo.reset()
+    x = torch.tensor([0, 7]).to("tpu")
+    with pytest.raises(RuntimeError) as eager:
+        F.one_hot(x, 4).cpu()
+    f = torch.compile(lambda t: F.one_hot(t, 4), backend="tpu")
+    with pytest.raises(RuntimeError) as compiled:
+        f(x).cpu()
+    assert str(compiled.value) == str(eager.value)
+    assert "index 7 is out of bounds for dimension 1 with size 4" in str(compiled.value)
 
 
 def test_compiled_assert_async_with_a_message():
