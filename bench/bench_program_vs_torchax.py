@@ -27,7 +27,8 @@ and the Python numbers the plan keeps as arguments (LayerNorm's count and eps,
 SDPA's scale split over q and k, the causal mask's fill values); replaying it
 must give the plan's output bit for bit, or the script stops. Not part of
 `make test`; needs the peer venv of bench_peers.py (skips with a message
-without it). Timings on a shared 2-core host are noisy: read the CPU ratios
+without it). TORCH_TPU_PJRT_PLUGIN=<plugin.so> runs comparisons 1 and 2 on
+another XLA CPU plugin (e.g. lammps-jax-pjrt-cpu's, a newer XLA). Timings on a shared 2-core host are noisy: read the CPU ratios
 and the paired medians, and rerun.
 """
 import argparse
