@@ -254,11 +254,13 @@ def main():
                 torch.tpu.synchronize()
         W, C = paired(fns, args.rounds, args.steps, torch.tpu.synchronize)
     report(f"On our plugin ({args.rounds} rounds of {args.steps} steps)", W, C, "our program")
+    print(f"(both program texts and their arguments are in {work})")
 
     if args.no_jax:
         return 0
     np.savez(os.path.join(work, "ours_args.npz"), *[a.cpu().numpy() for a in ours_args])
-    open(os.path.join(work, "ours.mlir"), "w").write(ours_text)
+    with open(os.path.join(work, "ours.mlir"), "w") as fh:
+        fh.write(ours_text)
     np.savez(os.path.join(work, "torchax_args.npz"), *[a.cpu().numpy() for a in theirs_args])
     p = subprocess.run([args.peer_python, "-c", PEER_RUN, HERE, work, str(args.rounds), str(args.steps)],
                        capture_output=True, text=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
