@@ -25,6 +25,9 @@ static const tt_env_decl_t kDecls[TT_ENV_COUNT] = {
                                 "ops in DeferAndFuse's first chunk of a step (0: no chunks)"},
     [TT_ENV_DUMP_HLO_ON_ERROR] = {"TORCH_TPU_DUMP_HLO_ON_ERROR", TT_ENV_FLAG, "off",
                                   "append the StableHLO module text to compile errors"},
+    [TT_ENV_DUMP_MODULES_TO] = {"TORCH_TPU_DUMP_MODULES_TO", TT_ENV_TEXT, "unset",
+                                "a directory: the StableHLO text of every module compiled (not those found in the "
+                                "compile cache) is written there, one file per compile"},
     [TT_ENV_CPU_FALLBACK] = {"TORCH_TPU_CPU_FALLBACK", TT_ENV_FLAG, "off",
                              "run ops with no TPU lowering on the CPU"},
     [TT_ENV_EAGER_BUCKETS] = {"TORCH_TPU_EAGER_BUCKETS", TT_ENV_FLAG, "off",

@@ -88,6 +88,8 @@ struct tt_engine_s {
                                           as every other program (exec/find.c) */
   const char *_Atomic compile_fault;   /* tests: fail compiles whose name contains this */
   atomic_int refuse_classic;           /* tests: compiles asking for classic emitters fail as a newer plugin's */
+  atomic_int modules_dumped;           /* TORCH_TPU_DUMP_MODULES_TO: files written (exec/module_dump.c) */
+  atomic_int module_dump_warned;       /* ... and whether a failure to write one has been said */
   /* RNG (Philox key and offset) and the CPU fallback's bookkeeping. */
   uint64_t rng_seed, rng_offset;
   tt_fallback_t fallback;

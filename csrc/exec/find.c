@@ -15,6 +15,7 @@
 #include "base/hash.h"
 #include "base/strbuf.h"
 #include "cache/claim.h"
+#include "exec/module_dump.h"
 #include "exec/opt_level.h"
 #include "exec/tiered.h"
 #include "hlo/emit.h"
@@ -94,6 +95,7 @@ static tt_status_t compile_without_classic(tt_engine_t *c, tt_status_t s, const 
 
 static tt_status_t compile(tt_engine_t *c, tt_cache_stats_t *st, const tt_strbuf_t *text, const char *what,
                            int dump_text, const tt_pjrt_compile_options_t *o, tt_pjrt_executable_t **out_exe) {
+  tt_module_dump(c, what, text);
   double t0 = now_seconds();
   const char *fault = atomic_load(&c->compile_fault);
   tt_status_t s = fault && strstr(what, fault)
