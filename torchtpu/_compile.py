@@ -1,5 +1,6 @@
 """torch.compile(model, backend="tpu"): Dynamo captures the model's graphs,
-AOTAutograd splits them into a forward and a backward graph of ATen ops, and
+AOTAutograd splits them into a forward and a backward graph of ATen ops (a
+graph that needs no autograd skips it: _Inference), and
 each graph is captured on its first call into one executable (a plan,
 csrc/exec/plan.h): its ops run once through the dispatcher into one region
 that nothing closes, which runs as one program; every later call is one call
