@@ -192,3 +192,28 @@ def test_dynamic_sizes_keep_aotautograd(inference_graphs):
             x = torch.randn(3, n)
             torch.testing.assert_close(g(x.to("tpu")).cpu(), f(x))
     assert not inference_graphs
+
+
+def test_inference_mode_and_a_buffer_written_in_forward(inference_graphs):
+    class Counter(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(4, 4)
+            self.register_buffer("count", torch.zeros(()))
+
+        def forward(self, x):
+            self.count += 1
+            return self.lin(x).relu() * self.count
+
+    torch.manual_seed(0)
+    m, mt = Counter(), Counter()
+    mt.load_state_dict(m.state_dict())
+    g = torch.compile(mt.to("tpu"), backend="tpu")
+    x = torch.randn(3, 4)
+    with torch.inference_mode():
+        for _ in range(3):
+            want, got = m(x), g(x.to("tpu"))
+            assert got.is_inference()
+            torch.testing.assert_close(got.cpu(), want, rtol=1e-6, atol=1e-6)
+    assert mt.count.item() == 3
+    assert inference_graphs
