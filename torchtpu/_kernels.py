@@ -412,6 +412,37 @@ def _arange_out(*args, out):
     return out
 
 
+def _space_out(fn):
+    """linspace.out / logspace.out: CPU resizes out to [steps] (silently)
+    when its numel differs, and fills an out of another shape with the same
+    numel in its row-major order; the core writes a 1-D out of steps."""
+
+    def kernel(start, end, steps, *rest, out):
+        if steps >= 0 and out.numel() != steps:
+            out.resize_((steps,))
+        if steps < 0 or out.dim() == 1:
+            return fn(start, end, steps, *rest, out=out)
+        flat = fn(start, end, steps, *rest, out=out.new_empty((steps,)))
+        out.copy_(flat.view(out.shape))
+        return out
+
+    return kernel
+
+
+def _eye_out(fn):
+    """eye.out / eye.m_out: CPU resizes out to [n, m] (silently, restrided
+    row-major when the shape changes) before it writes; the core writes an out
+    of that shape."""
+
+    def kernel(n, *m, out):
+        shape = (n, m[0] if m else n)
+        if min(shape) >= 0 and tuple(out.shape) != shape:
+            out.resize_(shape)
+        return fn(n, *m, out=out)
+
+    return kernel
+
+
 def _write_out(out, result, resize):
     if resize:
         out.resize_(result.shape)
@@ -475,6 +506,10 @@ def _ctc_loss_backward_tensor(grad, log_probs, targets, input_lengths, target_le
 _COPY_ID = _TO_COPY_ID = None
 
 
+_RESIZING_OUT = {"linspace.out": _space_out, "logspace.out": _space_out,
+                 "eye.out": _eye_out, "eye.m_out": _eye_out}
+
+
 def register_all():
     global _lib, _COPY_ID, _TO_COPY_ID
     _lib = torch.library.Library("aten", "IMPL")
@@ -522,6 +557,8 @@ def register_all():
         fn = _trampoline(op_id, schema, _C.op_size_companion(op_id))
         if fn is None:
             continue
+        if name in _RESIZING_OUT:
+            fn = _RESIZING_OUT[name](fn)
         packet, _, overload = name.partition(".")
         aten_op = getattr(getattr(torch.ops.aten, packet), overload or "default")
         if _is_pointwise(aten_op):
