@@ -54,3 +54,23 @@ def test_half_logspace_like_cpu(dtype, args):
         pytest.xfail("CPU's bfloat16 logspace(-2, 3.3, 33, 2) rounds differently (docs/fuzz_known.md)")
     same_as_cpu(lambda d: torch.logspace(*args, dtype=dtype, device=d), atol=0, rtol=0)
     same_as_cpu(lambda d: torch.logspace(*args, out=torch.empty(args[2], dtype=dtype, device=d)), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("mkn", [(3, 5, 7), (1, 2, 2), (8, 16, 8), (1, 5, 7)])
+@pytest.mark.parametrize("alpha", [-0.5, 0.25, 2.0, -0.5 + 0.25j])
+def test_complex_addmm_scales_before_the_products(mkn, alpha):
+    # fuzz 139:525: CPU's complex gemm multiplies mat2 by alpha before the
+    # products, so (1.74+1.88j) * 3.4e38j scaled by -0.5 stays finite; tpu
+    # summed first (the product overflows to -inf+infj) and alpha's complex
+    # multiply made it nan+nanj
+    m, k, n = mkn
+    g = torch.Generator().manual_seed(6)
+    a = torch.randn(m, k, dtype=torch.complex64, generator=g)
+    b = torch.randn(k, n, dtype=torch.complex64, generator=g)
+    c = torch.randn(m, n, dtype=torch.complex64, generator=g)
+    a[0, 0], b[0, 0] = 1.74 + 1.88j, complex(-0.0, 3.4e38)
+
+    def f(d):
+        return torch.view_as_real(torch.addmm(c.to(d), a.to(d), b.to(d), beta=0.5, alpha=alpha))
+
+    same_as_cpu(f, atol=1e-5, rtol=2e-6)
