@@ -94,3 +94,19 @@ def test_where_number_overflow_as_cpu(dtype):
     same_as_cpu(lambda d: torch.where(c.to(d), x.to(d), 1e300))
     same_as_cpu(lambda d: torch.where(c.to(d), 1e300, x.to(d)))
     same_as_cpu(lambda d: torch.where(c.to(d), x.to(d), 2 ** 40))
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+@pytest.mark.parametrize("op", ["atan", "atanh"])
+def test_complex_atan_atanh_next_to_the_branch_point(op, dtype):
+    # fuzz 158:706: atan(1.18e-38 + 1j) is 0.785+44.01j on CPU; XLA's
+    # expansion squares the tiny part into 0 and gave inf j (every |x| below
+    # ~1e-19 in complex64, ~1e-154 in complex128)
+    tiny = [1.1754943508222875e-38, 1e-30, 1e-20, 1e-19, 1e-18, 1e-10, 0.0, 0.5]
+    if dtype == torch.complex128:
+        tiny += [1e-300, 1e-170, 1e-160]
+    z = torch.tensor([complex(a, b) for a in tiny for b in (1.0, -1.0, 1.0000001, 0.99999994, 2.0)], dtype=dtype)
+    z = torch.cat([z, -z])
+    if op == "atanh":
+        z = z * 1j
+    same_as_cpu(lambda d: torch.view_as_real(getattr(torch, op)(z.to(d))), atol=1e-6, rtol=1e-5)
