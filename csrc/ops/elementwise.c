@@ -532,7 +532,8 @@ static tt_status_t clamp_args(tt_lower_t *L, int lo_i, int hi_i) {
     int one = has_lo ? lo_i : hi_i;
     if (has_lo && has_hi)
       return tt_op_refuse_dtype(TT_BOOL, "clamp_cpu");
-    if (L->args[one].kind != TT_ARG_TENSOR || L->args[one].t->is_host_scalar)
+    /* a 0-dim CPU tensor bound is a tensor bound there too (fuzz 155:104) */
+    if (L->args[one].kind != TT_ARG_TENSOR)
       return tt_op_refuse_dtype(TT_BOOL, "%s_scalar_cpu", has_lo ? "clamp_min" : "clamp_max");
   }
   /* number bounds convert to the result type with CPU's overflow check */

@@ -110,3 +110,34 @@ def test_complex_atan_atanh_next_to_the_branch_point(op, dtype):
     if op == "atanh":
         z = z * 1j
     same_as_cpu(lambda d: torch.view_as_real(getattr(torch, op)(z.to(d))), atol=1e-6, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 3), (0, 3)])
+@pytest.mark.parametrize("op,k", [("tril_", 0), ("triu_", 1), ("tril_", -1), ("triu_", -2)])
+def test_complex_tril_triu_inplace(op, k, shape, dtype):
+    # fuzz 162:1386: tril_/triu_ refused complex ("complex dtype complex128
+    # is not supported on TPU yet") where tril/triu and CPU compute
+    z = torch.randn(shape, dtype=dtype)
+
+    def f(d):
+        y = z.to(d).clone()
+        r = getattr(y, op)(k)
+        assert r is y
+        return torch.view_as_real(y)
+
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("call", [
+    lambda b, d: torch.clamp_min(b.to(d), torch.tensor(True)),
+    lambda b, d: torch.clamp_max(b.to(d), torch.tensor(False)),
+    lambda b, d: torch.clamp(b.to(d), min=torch.tensor(True)),
+    lambda b, d: torch.clamp(b.to(d), max=torch.tensor(False)),
+    lambda b, d: torch.clamp_min(b.to(d), True),  # CPU's refusal (a number bound)
+])
+def test_bool_clamp_with_a_cpu_tensor_bound(call):
+    # fuzz 155:104: a 0-dim CPU tensor bound is a tensor bound, which CPU
+    # computes for bool; tpu took it for a number and refused
+    b = torch.tensor([[False, True], [True, False]])
+    same_as_cpu(lambda d: call(b, d))
