@@ -141,3 +141,13 @@ def test_bool_clamp_with_a_cpu_tensor_bound(call):
     # computes for bool; tpu took it for a number and refused
     b = torch.tensor([[False, True], [True, False]])
     same_as_cpu(lambda d: call(b, d))
+
+
+@pytest.mark.parametrize("shape,dim", [((0, 3), -1), ((2, 0), -1), ((0, 3), None), ((2, 3), -1)])
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_nansum_empty_float_into_complex_dtype(shape, dim, dtype):
+    # fuzz 156:1343: CPU's nansum of a float input in a complex dtype= is
+    # refused by its kernel, which an empty input never reaches (zeros)
+    x = torch.randn(shape, dtype=torch.float64)
+    kw = {} if dim is None else {"dim": dim, "keepdim": True}
+    same_as_cpu(lambda d: torch.nansum(x.to(d), dtype=dtype, **kw))
