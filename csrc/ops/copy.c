@@ -72,8 +72,7 @@ static tt_status_t lower_fill_(tt_lower_t *L) {
    * where(mask, float32, 1e300) raises on CPU) */
   int64_t numel = 1;
   for (int i = 0; i < self->view.rank; i++) numel *= self->view.sizes[i];
-  int unchecked = numel == 1 && (self->dtype == TT_F16 || self->dtype == TT_BF16) && L->args[1].kind == TT_ARG_FLOAT;
-  if (L->args[1].kind != TT_ARG_TENSOR && !unchecked && !tt_op_check_scalar_fits(L, 1, self->dtype)) return NULL;
+  if (L->args[1].kind != TT_ARG_TENSOR && !tt_op_check_fill_fits(L, 1, self->dtype, numel)) return NULL;
   tt_val_t c = tt_op_complex_fill(L, 1, self->dtype);
   if (tt_graph_failed(L->g)) return NULL;
   tt_l_write(L, 0, 0, c >= 0 ? tt_b_broadcast(L->g, c, self->view.rank, self->view.sizes, NULL)

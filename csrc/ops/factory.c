@@ -17,7 +17,10 @@ static tt_status_t lower_full(tt_lower_t *L) {
   if (dt == TT_DTYPE_INVALID) dt = tt_op_arg_dtype(L, 1);
   if (dt == TT_DTYPE_INVALID)
     return tt_status_make(TT_NOT_IMPLEMENTED, "full: the result type is complex32 (ComplexHalf), which is not supported on TPU");
-  if (!tt_op_check_scalar_fits(L, 1, dt)) return NULL;
+  int64_t numel = 1;
+  for (int i = 0; i < rank; i++) numel *= dims[i];
+  /* empty(size).fill_(value): fill_'s check (one float16 element: unchecked, fuzz 168:736) */
+  if (!tt_op_check_fill_fits(L, 1, dt, numel)) return NULL;
   for (int i = 0; i < rank; i++)
     if (dims[i] < 0)
       return tt_status_make(TT_INVALID_ARGUMENT, "Trying to create tensor with negative dimension %lld: [%lld]",

@@ -151,3 +151,14 @@ def test_nansum_empty_float_into_complex_dtype(shape, dim, dtype):
     x = torch.randn(shape, dtype=torch.float64)
     kw = {} if dim is None else {"dim": dim, "keepdim": True}
     same_as_cpu(lambda d: torch.nansum(x.to(d), dtype=dtype, **kw))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.int8])
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1), (2,)])
+@pytest.mark.parametrize("value", [100000, -2147483649, 2 ** 62, 1e5, 1e300, 3])
+def test_full_and_fill_of_one_half_element_unchecked(dtype, shape, value):
+    # fuzz 168:736: full((1,), -2147483649, dtype=float16) is -inf on CPU
+    # (empty(size).fill_(v), whose one-element path converts unchecked for
+    # the half types, integers too); tpu raised the overflow error
+    same_as_cpu(lambda d: torch.full(shape, value, dtype=dtype, device=d))
+    same_as_cpu(lambda d: torch.empty(shape, dtype=dtype, device=d).fill_(value))
