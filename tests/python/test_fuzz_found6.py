@@ -1,10 +1,16 @@
 """Differences of the sixth fuzzing session, each checked against CPU:
-linspace/logspace/eye into an out= of another shape resize it as CPU does
-(they were refused)."""
+linspace/logspace/eye into an out= of another shape resize it (they were
+refused), half logspace computes as CPU's kernel, complex addmm scales mat2
+by alpha before the products, complex atan/atanh next to the branch point,
+fill_/full's overflow check on one element, where with an overflowing
+number, complex tril_/triu_, bool clamp with a CPU tensor bound, clamp with
+a NaN number bound, and nansum of an empty float input in a complex dtype."""
 import pytest
 import torch
 
 from cpu_same import same_as_cpu
+
+NAN = float("nan")
 
 
 @pytest.mark.parametrize("op", ["linspace", "logspace"])
@@ -162,3 +168,14 @@ def test_full_and_fill_of_one_half_element_unchecked(dtype, shape, value):
     # the half types, integers too); tpu raised the overflow error
     same_as_cpu(lambda d: torch.full(shape, value, dtype=dtype, device=d))
     same_as_cpu(lambda d: torch.empty(shape, dtype=dtype, device=d).fill_(value))
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("lo,hi", [(1e300, NAN), (NAN, 1e300), (NAN, NAN), (-1e300, NAN), (2 ** 40, NAN),
+                                   (1e300, 2.0), (NAN, None), (1e300, None)])
+def test_clamp_nan_number_bound_before_conversion(dtype, lo, hi):
+    # fuzz 170:369: clamp(int64, 1e300, nan) is all NaN on CPU (two number
+    # bounds, one NaN: filled before any conversion); tpu raised 1e300's
+    # overflow error first. One bound, or no NaN: the overflow error on both
+    x = torch.tensor([[1, -2, 3], [0, 5, -7]]).to(dtype)
+    same_as_cpu(lambda d: torch.clamp(x.to(d), lo, hi))
