@@ -2,6 +2,7 @@
 trampoline that passes its arguments, in schema order, to `_C.call`. The few
 kernels written here only move data between host and device or ask PyTorch's
 Meta kernels for view metadata; none computes anything."""
+import functools
 import keyword
 import warnings
 
@@ -443,6 +444,26 @@ def _eye_out(fn):
     return kernel
 
 
+def _cat_out(generic):
+    """cat.out: CPU checks that the inputs' result type casts into out's,
+    then copies each input into its slice of out, converting from the
+    input's own dtype (an int32 -2147483648 cat with float16 tensors into a
+    float64 out stays exact; through the float16 result type it was -inf:
+    fuzz 178:1063). Inputs of another dtype are converted to out's first
+    where that cast is allowed; the out= path does the rest (its checks
+    and errors, the resize)."""
+
+    def kernel(tensors, dim=0, *, out):
+        dtypes = [t.dtype for t in tensors if isinstance(t, torch.Tensor)]
+        if dtypes and len(dtypes) == len(tensors) and any(d != out.dtype for d in dtypes):
+            common = functools.reduce(torch.promote_types, dtypes)
+            if torch.can_cast(common, out.dtype):
+                tensors = [t if t.dtype == out.dtype else t.to(out.dtype) for t in tensors]
+        return generic(tensors, dim, out=out)
+
+    return kernel
+
+
 def _write_out(out, result, resize):
     if resize:
         out.resize_(result.shape)
@@ -540,6 +561,7 @@ def register_all():
     # out= overload has no lowered functional to pair with: CPU's unary op
     # with its same-dtype rule (ops/out_rules.c)
     special["conj_physical.out"] = _out_variant(torch.ops.aten.conj_physical.default, ("out",), "conj_physical.out")
+    special["cat.out"] = _cat_out(_out_variant(torch.ops.aten.cat.default, ("out",), "cat.out"))
     if "_ctc_loss" in ids:
         special.update({"_ctc_loss.Tensor": _ctc_loss_tensor, "_ctc_loss_backward.Tensor": _ctc_loss_backward_tensor})
     for view in ("view", "_reshape_alias", "unfold", "alias", "view_as_real", "view_as_complex"):

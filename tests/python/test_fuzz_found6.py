@@ -179,3 +179,27 @@ def test_clamp_nan_number_bound_before_conversion(dtype, lo, hi):
     # overflow error first. One bound, or no NaN: the overflow error on both
     x = torch.tensor([[1, -2, 3], [0, 5, -7]]).to(dtype)
     same_as_cpu(lambda d: torch.clamp(x.to(d), lo, hi))
+
+
+@pytest.mark.parametrize("dtypes,out_dtype", [((torch.float16, torch.float16, torch.int32), torch.float64),
+                                              ((torch.float16, torch.int32), torch.float32),
+                                              ((torch.int32, torch.int32), torch.float16),
+                                              ((torch.bfloat16, torch.int64), torch.float64),
+                                              ((torch.float16, torch.int32), torch.int32),  # CPU's cast error
+                                              ((torch.float32, torch.float32), torch.float32)])
+def test_cat_out_converts_each_input_into_out(dtypes, out_dtype):
+    # fuzz 178:1063: cat of float16 tensors and an int32 -2147483648 into a
+    # float64 out is exact on CPU (each input copied into out); tpu went
+    # through the float16 result type and gave -inf
+    g = torch.Generator().manual_seed(3)
+    ts = [(torch.randn(5, generator=g) * 3).to(dt) for dt in dtypes]
+    ts[-1][0] = -2147483648 if not ts[-1].is_floating_point() else ts[-1][0]
+    ts[-1][1] = 70000 if not ts[-1].is_floating_point() else ts[-1][1]
+
+    def f(d):
+        out = torch.empty(0, dtype=out_dtype, device=d)
+        r = torch.cat([t.to(d) for t in ts], out=out)
+        assert r is out
+        return out
+
+    same_as_cpu(f)
