@@ -2,6 +2,7 @@
 trampoline that passes its arguments, in schema order, to `_C.call`. The few
 kernels written here only move data between host and device or ask PyTorch's
 Meta kernels for view metadata; none computes anything."""
+import functools
 import keyword
 import warnings
 
@@ -412,6 +413,57 @@ def _arange_out(*args, out):
     return out
 
 
+def _space_out(fn):
+    """linspace.out / logspace.out: CPU resizes out to [steps] (silently)
+    when its numel differs, and fills an out of another shape with the same
+    numel in its row-major order; the core writes a 1-D out of steps."""
+
+    def kernel(start, end, steps, *rest, out):
+        if steps >= 0 and out.numel() != steps:
+            out.resize_((steps,))
+        if steps < 0 or out.dim() == 1:
+            return fn(start, end, steps, *rest, out=out)
+        flat = fn(start, end, steps, *rest, out=out.new_empty((steps,)))
+        out.copy_(flat.view(out.shape))
+        return out
+
+    return kernel
+
+
+def _eye_out(fn):
+    """eye.out / eye.m_out: CPU resizes out to [n, m] (silently, restrided
+    row-major when the shape changes) before it writes; the core writes an out
+    of that shape."""
+
+    def kernel(n, *m, out):
+        shape = (n, m[0] if m else n)
+        if min(shape) >= 0 and tuple(out.shape) != shape:
+            out.resize_(shape)
+        return fn(n, *m, out=out)
+
+    return kernel
+
+
+def _cat_out(generic):
+    """cat.out: CPU checks that the inputs' result type casts into out's,
+    then copies each input into its slice of out, converting from the
+    input's own dtype (an int32 -2147483648 cat with float16 tensors into a
+    float64 out stays exact; through the float16 result type it was -inf:
+    fuzz 178:1063). Inputs of another dtype are converted to out's first
+    where that cast is allowed; the out= path does the rest (its checks
+    and errors, the resize)."""
+
+    def kernel(tensors, dim=0, *, out):
+        dtypes = [t.dtype for t in tensors if isinstance(t, torch.Tensor)]
+        if dtypes and len(dtypes) == len(tensors) and any(d != out.dtype for d in dtypes):
+            common = functools.reduce(torch.promote_types, dtypes)
+            if torch.can_cast(common, out.dtype):
+                tensors = [t if t.dtype == out.dtype else t.to(out.dtype) for t in tensors]
+        return generic(tensors, dim, out=out)
+
+    return kernel
+
+
 def _write_out(out, result, resize):
     if resize:
         out.resize_(result.shape)
@@ -475,6 +527,10 @@ def _ctc_loss_backward_tensor(grad, log_probs, targets, input_lengths, target_le
 _COPY_ID = _TO_COPY_ID = None
 
 
+_RESIZING_OUT = {"linspace.out": _space_out, "logspace.out": _space_out,
+                 "eye.out": _eye_out, "eye.m_out": _eye_out}
+
+
 def register_all():
     global _lib, _COPY_ID, _TO_COPY_ID
     _lib = torch.library.Library("aten", "IMPL")
@@ -505,6 +561,7 @@ def register_all():
     # out= overload has no lowered functional to pair with: CPU's unary op
     # with its same-dtype rule (ops/out_rules.c)
     special["conj_physical.out"] = _out_variant(torch.ops.aten.conj_physical.default, ("out",), "conj_physical.out")
+    special["cat.out"] = _cat_out(_out_variant(torch.ops.aten.cat.default, ("out",), "cat.out"))
     if "_ctc_loss" in ids:
         special.update({"_ctc_loss.Tensor": _ctc_loss_tensor, "_ctc_loss_backward.Tensor": _ctc_loss_backward_tensor})
     for view in ("view", "_reshape_alias", "unfold", "alias", "view_as_real", "view_as_complex"):
@@ -522,6 +579,8 @@ def register_all():
         fn = _trampoline(op_id, schema, _C.op_size_companion(op_id))
         if fn is None:
             continue
+        if name in _RESIZING_OUT:
+            fn = _RESIZING_OUT[name](fn)
         packet, _, overload = name.partition(".")
         aten_op = getattr(getattr(torch.ops.aten, packet), overload or "default")
         if _is_pointwise(aten_op):

@@ -289,6 +289,13 @@ int tt_op_check_scalar_fits(tt_lower_t *L, int i, tt_dtype_t dt) {
   return 0;
 }
 
+int tt_op_check_fill_fits(tt_lower_t *L, int i, tt_dtype_t dt, int64_t numel) {
+  if (i < 0 || i >= L->nargs) return 1;
+  tt_arg_kind_t k = L->args[i].kind;
+  if (numel == 1 && (dt == TT_F16 || dt == TT_BF16) && (k == TT_ARG_FLOAT || k == TT_ARG_INT)) return 1;
+  return tt_op_check_scalar_fits(L, i, dt);
+}
+
 tt_val_t tt_op_complex_fill(tt_lower_t *L, int i, tt_dtype_t dt) {
   if (i < 0 || i >= L->nargs || L->args[i].kind != TT_ARG_COMPLEX || tt_dtype_is_complex(dt)) return -1;
   double re = L->args[i].f, im = L->args[i].f_im;

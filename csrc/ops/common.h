@@ -56,6 +56,11 @@ int tt_op_matmul_precision_for(const tt_lower_t *L, tt_dtype_t dt);
  * tensor) argument i that does not fit dt records CPU's "value cannot be
  * converted to type int8_t without overflow"; returns 0 then. */
 int tt_op_check_scalar_fits(tt_lower_t *L, int i, tt_dtype_t dt);
+/* The same check as fill_ (and full, an empty tensor filled) makes it on a
+ * tensor of numel elements: a float16/bfloat16 one of one element takes
+ * CPU's scalar_fill path, which converts a real number unchecked
+ * (full((1,), 1e5, dtype=float16) is inf; (2,) raises). */
+int tt_op_check_fill_fits(tt_lower_t *L, int i, tt_dtype_t dt, int64_t numel);
 /* A complex number argument i filling a real dt (fill_, full, masked_fill:
  * CPU's value.to<scalar_t>()): a bool is true where either part is nonzero,
  * another type takes the real part of a number with a zero imaginary part

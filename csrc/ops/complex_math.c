@@ -186,6 +186,33 @@ static void atanh_nan(tt_graph_t *g, tt_val_t x, tt_val_t y, tt_val_t *re, tt_va
   *im = tt_b_select(g, yn, nan, tt_b_select(g, xn, tt_b_select(g, y_inf, half_pi, nan), *im));
 }
 
+/* |(a, b)| without squaring: max * sqrt(1 + (min / max)^2), 0 at (0, 0). */
+static tt_val_t hypot2(tt_graph_t *g, tt_val_t a, tt_val_t b) {
+  tt_val_t m = tt_b_binary(g, TT_BIN_MAX, a, b), n = tt_b_binary(g, TT_BIN_MIN, a, b);
+  tt_val_t zero = is_zero(g, m), one = tt_b_like_f(g, m, 1.0);
+  tt_val_t r = tt_b_binary(g, TT_BIN_DIV, n, tt_b_select(g, zero, one, m));
+  tt_val_t h = tt_b_binary(g, TT_BIN_MUL, m, tt_b_unary(g, TT_UN_SQRT, tt_b_binary(g, TT_BIN_ADD, one, tt_b_binary(g, TT_BIN_MUL, r, r))));
+  return tt_b_select(g, zero, m, h);
+}
+
+/* atanh(p + iq)'s real part for p, q >= 0 next to the branch point 1, as
+ * C99's catanh gives it: 1/4 log(((1+p)^2 + q^2) / ((1-p)^2 + q^2)), whose
+ * denominator XLA's expansion squares into 0 (or a flushed subnormal) when
+ * q is below ~1e-19 (float32): atan(1e-20 + 1j) was inf j, CPU 23.37j
+ * (fuzz 158:706). There: 1/2 (log |(1+p, q)| - log |(1-p, q)|), no squares;
+ * elsewhere XLA's value v. */
+static tt_val_t atanh_near_one(tt_graph_t *g, tt_val_t p, tt_val_t q, tt_val_t v) {
+  int f64 = tt_graph_type(g, p)->dtype == TT_F64;
+  tt_val_t one = tt_b_like_f(g, p, 1.0);
+  tt_val_t dp = tt_b_binary(g, TT_BIN_SUB, one, p);
+  tt_val_t d = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, q, q), tt_b_binary(g, TT_BIN_MUL, dp, dp));
+  tt_val_t near = tt_b_compare(g, TT_CMP_LT, d, tt_b_like_f(g, d, f64 ? 1e-290 : 1e-30));
+  tt_val_t hi = tt_b_unary(g, TT_UN_LOG, hypot2(g, tt_b_binary(g, TT_BIN_ADD, one, p), q));
+  tt_val_t lo = tt_b_unary(g, TT_UN_LOG, hypot2(g, tt_b_unary(g, TT_UN_ABS, dp), q));
+  tt_val_t alt = tt_b_binary(g, TT_BIN_MUL, tt_b_like_f(g, p, 0.5), tt_b_binary(g, TT_BIN_SUB, hi, lo));
+  return tt_b_select(g, near, alt, v);
+}
+
 static tt_status_t inverse_fn(tt_lower_t *L, tt_unary_t op) {
   tt_graph_t *g = L->g;
   tt_val_t z = complex_arg(L);
@@ -194,7 +221,10 @@ static tt_status_t inverse_fn(tt_lower_t *L, tt_unary_t op) {
   int odd = op == TT_UN_ASINH || op == TT_UN_ATAN || op == TT_UN_ATANH;
   tt_val_t ax = odd ? tt_b_unary(g, TT_UN_ABS, x) : x;
   tt_val_t w = tt_b_unary(g, op, cplx(g, ax, tt_b_unary(g, TT_UN_ABS, y)));
-  tt_val_t re = re_of(g, w), im = neg_if(g, sy, im_of(g, w));
+  tt_val_t wr = re_of(g, w), wi = im_of(g, w), ay = tt_b_unary(g, TT_UN_ABS, y);
+  if (op == TT_UN_ATANH) wr = atanh_near_one(g, ax, ay, wr);
+  if (op == TT_UN_ATAN) wi = atanh_near_one(g, ay, ax, wi); /* atan(x + iy) = -i atanh(-y + ix) */
+  tt_val_t re = wr, im = neg_if(g, sy, wi);
   if (odd) re = neg_if(g, sx, re);
   if (op == TT_UN_ATANH) atanh_nan(g, x, y, &re, &im);
   if (op == TT_UN_ATAN) { /* atan(z) = -i atanh(iz): with atanh(-y + ix) = a + ib, atan(z) = b - ia */

@@ -66,12 +66,13 @@ static tt_status_t lower_fill_(tt_lower_t *L) {
     return tt_status_make(TT_INVALID_ARGUMENT,
                           "fill_ only supports 0-dimension value tensor but got tensor with %d dimensions.", v->view.rank);
   /* fill_.Scalar converts with CPU's overflow check; fill_.Tensor copies. A
-   * floating tensor of one element takes CPU's scalar_fill path, unchecked
-   * (fuzz 117:126: where(mask, bf16, 1e300) builds its 0-dim 1e300 so: inf) */
+   * float16/bfloat16 tensor of one element takes CPU's scalar_fill path,
+   * unchecked (fuzz 117:126: where(mask, bf16, 1e300) builds its 0-dim 1e300
+   * so: inf); a float32 one is checked there too (fuzz 157:1363:
+   * where(mask, float32, 1e300) raises on CPU) */
   int64_t numel = 1;
   for (int i = 0; i < self->view.rank; i++) numel *= self->view.sizes[i];
-  int unchecked = numel == 1 && tt_dtype_is_float(self->dtype) && L->args[1].kind == TT_ARG_FLOAT;
-  if (L->args[1].kind != TT_ARG_TENSOR && !unchecked && !tt_op_check_scalar_fits(L, 1, self->dtype)) return NULL;
+  if (L->args[1].kind != TT_ARG_TENSOR && !tt_op_check_fill_fits(L, 1, self->dtype, numel)) return NULL;
   tt_val_t c = tt_op_complex_fill(L, 1, self->dtype);
   if (tt_graph_failed(L->g)) return NULL;
   tt_l_write(L, 0, 0, c >= 0 ? tt_b_broadcast(L->g, c, self->view.rank, self->view.sizes, NULL)

@@ -532,12 +532,19 @@ static tt_status_t clamp_args(tt_lower_t *L, int lo_i, int hi_i) {
     int one = has_lo ? lo_i : hi_i;
     if (has_lo && has_hi)
       return tt_op_refuse_dtype(TT_BOOL, "clamp_cpu");
-    if (L->args[one].kind != TT_ARG_TENSOR || L->args[one].t->is_host_scalar)
+    /* a 0-dim CPU tensor bound is a tensor bound there too (fuzz 155:104) */
+    if (L->args[one].kind != TT_ARG_TENSOR)
       return tt_op_refuse_dtype(TT_BOOL, "%s_scalar_cpu", has_lo ? "clamp_min" : "clamp_max");
   }
-  /* number bounds convert to the result type with CPU's overflow check */
-  if ((has_lo && L->args[lo_i].kind != TT_ARG_TENSOR && !tt_op_check_scalar_fits(L, lo_i, rt)) ||
-      (has_hi && L->args[hi_i].kind != TT_ARG_TENSOR && !tt_op_check_scalar_fits(L, hi_i, rt)))
+  /* number bounds convert to the result type with CPU's overflow check;
+   * with two number bounds one of which is NaN, CPU fills NaN before any
+   * conversion (clamp(x, 1e300, nan) is all NaN, fuzz 170:369), which the
+   * NaN-propagating max/min below give */
+  int both_numbers = has_lo && has_hi && L->args[lo_i].kind != TT_ARG_TENSOR && L->args[hi_i].kind != TT_ARG_TENSOR;
+  int nan_bound = both_numbers && ((L->args[lo_i].kind == TT_ARG_FLOAT && L->args[lo_i].f != L->args[lo_i].f) ||
+                                   (L->args[hi_i].kind == TT_ARG_FLOAT && L->args[hi_i].f != L->args[hi_i].f));
+  if (!nan_bound && ((has_lo && L->args[lo_i].kind != TT_ARG_TENSOR && !tt_op_check_scalar_fits(L, lo_i, rt)) ||
+                     (has_hi && L->args[hi_i].kind != TT_ARG_TENSOR && !tt_op_check_scalar_fits(L, hi_i, rt))))
     return NULL;
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 3, dims);

@@ -1,7 +1,9 @@
 /* Factories computed on device: full, arange, linspace, logspace, eye. Uninitialized
  * tensors (empty) need no program: the binding makes a lazy storage. */
 #include <math.h>
+#include <string.h>
 
+#include "base/scalar_bits.h"
 #include "ops/common.h"
 #include "ops/dispatch_refusal.h"
 #include "ops/families.h"
@@ -15,7 +17,10 @@ static tt_status_t lower_full(tt_lower_t *L) {
   if (dt == TT_DTYPE_INVALID) dt = tt_op_arg_dtype(L, 1);
   if (dt == TT_DTYPE_INVALID)
     return tt_status_make(TT_NOT_IMPLEMENTED, "full: the result type is complex32 (ComplexHalf), which is not supported on TPU");
-  if (!tt_op_check_scalar_fits(L, 1, dt)) return NULL;
+  int64_t numel = 1;
+  for (int i = 0; i < rank; i++) numel *= dims[i];
+  /* empty(size).fill_(value): fill_'s check (one float16 element: unchecked, fuzz 168:736) */
+  if (!tt_op_check_fill_fits(L, 1, dt, numel)) return NULL;
   for (int i = 0; i < rank; i++)
     if (dims[i] < 0)
       return tt_status_make(TT_INVALID_ARGUMENT, "Trying to create tensor with negative dimension %lld: [%lld]",
@@ -99,6 +104,21 @@ static double wrap_to(double v, tt_dtype_t dt) {
   }
 }
 
+/* v rounded to float16 or bfloat16 as c10::Half / c10::BFloat16 round a
+ * double (through float). */
+static double round_half(double v, tt_dtype_t dt) {
+  uint16_t h = (uint16_t)tt_scalar_bits(dt, v, 0, 1);
+  if (dt == TT_BF16) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+  }
+  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  double r = e == 31 ? (m ? NAN : INFINITY) : e == 0 ? ldexp(m, -24) : ldexp(m | 0x400, e - 25);
+  return (h & 0x8000) ? -r : r;
+}
+
 /* end - start of two values of integral type dt as C computes it: promoted
  * to int for the narrow types, wrapping in int32/int64. */
 static double int_diff(double end, double start, tt_dtype_t dt) {
@@ -128,6 +148,8 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
   int is_float = tt_dtype_is_float(dt);
   tt_graph_t *g = L->g;
   tt_dtype_t ct = is_float ? dt : TT_F64;
+  /* float16/bfloat16 logspace: step and exponent in float (CPU's opmath) */
+  if (is_log && (dt == TT_F16 || dt == TT_BF16)) ct = TT_F32;
   if (steps == 1) {
     /* CPU fills the one step: linspace with fill_(start) (end unchecked),
      * logspace with fill_(pow(base, start)) computed in double; fill_'s
@@ -146,6 +168,10 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
   if (!tt_op_check_scalar_fits(L, 0, dt) || !tt_op_check_scalar_fits(L, 1, dt)) return NULL;
   double start = tt_l_float(L, 0, 0), end = tt_l_float(L, 1, 0);
   double base = is_log ? tt_l_float(L, 3, 10.0) : 0;
+  if (ct == TT_F32 && dt != TT_F32) { /* start.to<scalar_t>(), then computed in float */
+    start = round_half(start, dt);
+    end = round_half(end, dt);
+  }
   if (!is_float) { /* start.to<scalar_t>(): truncated, then wrapped into the type (uint8: -1 is 255) */
     start = wrap_to(trunc(start), dt);
     end = wrap_to(trunc(end), dt);
@@ -158,9 +184,9 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
   double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0;
   if (!is_float && is_log) /* CPU's integral logspace: scalar_end - scalar_start in C's integer arithmetic */
     step = steps > 1 ? int_diff(end, start, dt) / (double)(steps - 1) : 0;
-  if (dt == TT_F32 && steps > 1) step = (double)(((float)end - (float)start) / (float)(steps > 1 ? steps - 1 : 1));
+  if ((dt == TT_F32 || ct == TT_F32) && steps > 1) step = (double)(((float)end - (float)start) / (float)(steps > 1 ? steps - 1 : 1));
   tt_val_t st;
-  if (dt == TT_BF16 && steps > 1) /* matches CPU's bf16 rounding: the quotient computed in bf16 */
+  if (ct == TT_BF16 && steps > 1) /* matches CPU's bf16 rounding: the quotient computed in bf16 */
     st = tt_b_binary(g, TT_BIN_DIV, tt_b_binary(g, TT_BIN_SUB, e0, s0), tt_b_like_f(g, s0, steps > 1 ? (double)(steps - 1) : 1.0));
   else
     st = tt_b_broadcast(g, tt_l_scalar(L, ct, step, 0, 1), 1, &steps, NULL);
@@ -169,8 +195,11 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
   tt_val_t hi = tt_b_binary(g, TT_BIN_SUB, e0, tt_b_binary(g, TT_BIN_MUL, st, back));
   tt_val_t v = tt_b_select(g, tt_b_compare(g, TT_CMP_LT, i, tt_b_like_f(g, i, steps == 1 ? 1.0 : (double)(steps / 2))), lo, hi);
   if (is_log) {
-    tt_val_t b = tt_b_broadcast(g, tt_l_scalar(L, ct, base, 0, 1), 1, &steps, NULL);
-    v = tt_b_binary(g, TT_BIN_POW, b, v);
+    /* std::pow(double base, scalar_t exponent): the exponent in the result
+     * type, the power in double, then rounded once to the result type (a
+     * float16 power computed in float16 is ulps off, test_fuzz_found6) */
+    tt_val_t b = tt_b_broadcast(g, tt_l_scalar(L, TT_F64, base, 0, 1), 1, &steps, NULL);
+    v = tt_b_binary(g, TT_BIN_POW, b, tt_b_convert(g, v, TT_F64));
   }
   tt_l_write(L, outi, 0, tt_b_convert(g, v, dt));
   L->returns_arg = outi;
@@ -264,6 +293,8 @@ static tt_status_t lower_eye_m(tt_lower_t *L) {
 static tt_status_t eye_out(tt_lower_t *L, int64_t n, int64_t m, int outi) {
   const tt_tensor_ref_t *out = tt_l_ref(L, outi);
   if (!out) return tt_status_make(TT_TYPE_ERROR, "%s: out must be a Tensor", L->op);
+  if (n < 0) return tt_status_make(TT_INVALID_ARGUMENT, "n must be greater or equal to 0, got %lld", (long long)n);
+  if (m < 0) return tt_status_make(TT_INVALID_ARGUMENT, "m must be greater or equal to 0, got %lld", (long long)m);
   if (out->view.rank != 2 || out->view.sizes[0] != n || out->view.sizes[1] != m)
     return tt_status_make(TT_NOT_IMPLEMENTED, "%s: resizing `out` is not supported on TPU yet; pass an out tensor of shape [%lld, %lld]",
                           L->op, (long long)n, (long long)m);

@@ -69,13 +69,21 @@ static tt_dtype_t compute_type(tt_dtype_t dt) {
  * (inf+0j)*(1+0j) + 1*0 is inf+nanj), where XLA's complex dot gives NaN in
  * both parts; each sum holds the same infinite terms with the same signs,
  * so only the finite rounding order differs. */
-static tt_val_t contract(tt_lower_t *L, int ia, int ib, tt_dtype_t dt, int nb, const int64_t *lb,
-                         const int64_t *rb, int nc, const int64_t *lc, const int64_t *rc) {
+static tt_val_t scalar_in(tt_lower_t *L, int i, tt_dtype_t dt, int in_dt, int rank, const int64_t *dims);
+
+/* As contract below, with b first multiplied by scalar argument iscale
+ * (-1: none). */
+static tt_val_t contract_scaled(tt_lower_t *L, int ia, int ib, int iscale, tt_dtype_t dt, int nb, const int64_t *lb,
+                                const int64_t *rb, int nc, const int64_t *lc, const int64_t *rc) {
   tt_dtype_t ct = compute_type(dt);
   tt_graph_t *g = L->g;
   int prec = tt_op_matmul_precision_for(L, dt);
   tt_val_t a = tt_b_convert(g, tt_l_tensor(L, ia), ct);
   tt_val_t b = tt_b_convert(g, tt_l_tensor(L, ib), ct);
+  if (iscale >= 0 && !tt_graph_failed(g)) {
+    const tt_type_t *bt = tt_graph_type(g, b);
+    b = tt_b_binary(g, TT_BIN_MUL, b, scalar_in(L, iscale, dt, 0, bt->rank, bt->dims));
+  }
   if (!tt_dtype_is_complex(ct)) return tt_b_dot_prec(g, prec, a, b, nb, lb, rb, nc, lc, rc);
   tt_val_t ar = tt_b_unary(g, TT_UN_REAL, a), ai = tt_b_unary(g, TT_UN_IMAG, a);
   tt_val_t br = tt_b_unary(g, TT_UN_REAL, b), bi = tt_b_unary(g, TT_UN_IMAG, b);
@@ -86,11 +94,16 @@ static tt_val_t contract(tt_lower_t *L, int ia, int ib, tt_dtype_t dt, int nb, c
   return tt_b_binary(g, TT_BIN_COMPLEX, tt_b_binary(g, TT_BIN_SUB, rr, ii), tt_b_binary(g, TT_BIN_ADD, ri, ir));
 }
 
+static tt_val_t contract(tt_lower_t *L, int ia, int ib, tt_dtype_t dt, int nb, const int64_t *lb,
+                         const int64_t *rb, int nc, const int64_t *lc, const int64_t *rc) {
+  return contract_scaled(L, ia, ib, -1, dt, nb, lb, rb, nc, lc, rc);
+}
+
 /* The scalar as the CPU kernel sees it: integral dtypes truncate a float
  * beta/alpha toward zero (a C++ cast), so 0.2 acts as 0; a complex one is
  * its real part where its imaginary part is 0, else NaN (neither 0 nor 1). */
 static double scalar_val(tt_lower_t *L, int i, tt_dtype_t dt) {
-  if (i >= L->nargs || L->args[i].kind == TT_ARG_NONE) return 1.0;
+  if (i < 0 || i >= L->nargs || L->args[i].kind == TT_ARG_NONE) return 1.0;
   const tt_arg_t *a = &L->args[i];
   if (a->kind == TT_ARG_FLOAT) return tt_dtype_is_float(dt) || tt_dtype_is_complex(dt) ? a->f : (double)(int64_t)a->f;
   if (a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL) return (double)a->i;
@@ -209,7 +222,16 @@ static int want_rank(tt_lower_t *L, int i, int rank, const char *msg) {
   return 1;
 }
 
-static tt_val_t mm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
+/* mat1 @ mat2; with ialpha >= 0, alpha * mat1 @ mat2 where CPU's gemm
+ * scales first, else returns with *scaled 0 (alpha left to finish_add).
+ * CPU's complex gemm multiplies each mat2 element by alpha before its
+ * products (addmm(beta=.5, alpha=-.5) of (1.74+1.88j) * 3.4e38j is the
+ * finite 3.2e38-2.96e38j, where the product first overflows to -inf+infj
+ * and alpha's complex multiply then gives nan+nanj: fuzz 139:525); with one
+ * column (n == 1) it scales the sum as the real form does. Real products
+ * scale after the sum (the FMA and BLAS orders of docs/fuzz_known.md). */
+static tt_val_t mm_prod_scaled(tt_lower_t *L, int ia, int ib, int ialpha, int *scaled, tt_dtype_t *dt) {
+  *scaled = 0;
   if (!want_rank(L, ia, 2, "self must be a matrix") || !want_rank(L, ib, 2, "mat2 must be a matrix")) return -1;
   *dt = check_pair(L, ia, ib, "mat1 and mat2", 1);
   if (*dt == TT_DTYPE_INVALID) return -1;
@@ -218,8 +240,14 @@ static tt_val_t mm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
     return tt_l_fail(L, TT_INVALID_ARGUMENT, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                      (long long)a[0], (long long)a[1], (long long)b[0], (long long)b[1]);
   if (refuse_bool(L, *dt)) return -1;
+  *scaled = ialpha >= 0 && tt_dtype_is_complex(*dt) && b[1] > 1 && a[1] > 0 && !scalar_is(L, ialpha, 1.0, *dt);
   int64_t lc = 1, rc = 0;
-  return contract(L, ia, ib, *dt, 0, NULL, NULL, 1, &lc, &rc);
+  return contract_scaled(L, ia, ib, *scaled ? ialpha : -1, *dt, 0, NULL, NULL, 1, &lc, &rc);
+}
+
+static tt_val_t mm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
+  int scaled;
+  return mm_prod_scaled(L, ia, ib, -1, &scaled, dt);
 }
 
 /* CPU's mm/bmm/mv return zeros without running their kernel when the
@@ -302,9 +330,10 @@ static int bool_trivial_add(tt_lower_t *L, int batched) {
 static tt_status_t lower_addmm(tt_lower_t *L) {
   if (bool_trivial_add(L, 0)) return NULL;
   tt_dtype_t dt;
-  tt_val_t p = mm_prod(L, 1, 2, &dt);
+  int scaled;
+  tt_val_t p = mm_prod_scaled(L, 1, 2, 4, &scaled, &dt);
   if (p < 0) return NULL;
-  return finish_add(L, 0, 3, 4, p, dt, ADD_ONCE, tt_l_arg_sizes(L, 1)[1]);
+  return finish_add(L, 0, 3, scaled ? -1 : 4, p, dt, ADD_ONCE, tt_l_arg_sizes(L, 1)[1]);
 }
 
 static tt_val_t bmm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {

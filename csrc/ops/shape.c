@@ -464,7 +464,7 @@ const tt_op_def_t tt_ops_shape[] = {
     {"repeat", lower_repeat, TT_OPF_COMPLEX},
     {"tril", lower_tril, TT_OPF_COMPLEX},
     {"triu", lower_triu, TT_OPF_COMPLEX},
-    {"tril_", lower_tril, TT_OPF_INPLACE},
-    {"triu_", lower_triu, TT_OPF_INPLACE},
+    {"tril_", lower_tril, TT_OPF_INPLACE | TT_OPF_COMPLEX},
+    {"triu_", lower_triu, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {NULL, NULL, 0},
 };
