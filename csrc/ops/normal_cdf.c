@@ -8,17 +8,18 @@
  *   q = exp(-x^2 / 2) P(a) / Q(a),  a = |x|,
  * P/Q a degree-4/4 rational with positive coefficients fitted by
  * tools/fit_normal_cdf.py (run it for the coefficients and the error by
- * band). That is one exp, one divide and 12 multiply-adds where
+ * band). That is one exp, one divide and about 12 multiply-adds where
  * chlo.erfc expands into erf's rational, an exp, a second rational and
- * selects (about 2.4x chlo.erf on XLA CPU, and GELU's share of a
- * transformer's compiled program). The variable is |x| itself, exact; the
- * divide is applied once, at the end, and read once: XLA CPU does not fuse
- * a divide into more than one reader (a Horner loop in t = 1 / (1 + p|x|)
- * had it written out as a second pass, slower than chlo.erfc). x^2 / 2 is rounded once (0.5 x x), not through
- * a rounded x / sqrt 2: exp(-x^2/2) is within 0.5 ulp of 15 (5e-7
- * relative) at the saturation point below, less closer in.
+ * selects (1.2-2.7x chlo.erf on XLA CPU in bench/bench_gelu_cdf.py, and
+ * GELU's share of a transformer's compiled program). The variable is |x|
+ * itself, exact; the divide is applied once, at the end, and read once:
+ * XLA CPU does not fuse a divide into more than one reader (a Horner loop
+ * in t = 1 / (1 + p|x|) had it written out as a second pass, slower than
+ * chlo.erfc). x^2 / 2 is rounded once (0.5 x x), not through a rounded
+ * x / sqrt 2: at the saturation point below (x^2 / 2 = 15.4) that is
+ * 4.8e-7 relative in exp(-x^2 / 2) at most, less closer in.
  * bench/gelu_accuracy.py gives the GELU error by band against float64,
- * CPU's alongside; bench/bench_gelu_cdf.py the speed. */
+ * CPU's alongside. */
 static const double NCDF_P[] = {0.5, 0.30594417452812195, 0.09089462459087372, 0.01084828469902277,
                                 1.4682448181702057e-06};
 /* D = (0.5 Q - P) / a: for x > 0, P/Q = 0.5 - a D / Q (below). */
@@ -27,7 +28,7 @@ static const double NCDF_Q[] = {1.0, 1.4097723960876465, 0.8066318035125732, 0.2
                                 0.027302628383040428};
 #define NCDF_DEG 4
 /* |x| past this only needs q -> 0: P/Q of +inf would be inf/inf, NaN,
- * where GELU(+inf) is inf; exp(-x^2/2) is 0 from 14.1 on. */
+ * where GELU(+inf) is inf; float32 exp(-x^2/2) is 0 past 14.4. */
 #define NCDF_ABS_CLAMP 64.0
 
 static tt_val_t k(tt_graph_t *g, tt_val_t like, double v) { return tt_b_like_f(g, like, v); }
