@@ -262,10 +262,6 @@ static tt_val_t minmax(tt_graph_t *g, tt_val_t x, tt_val_t y, int is_max) {
 tt_val_t tt_ew_max(tt_graph_t *g, tt_val_t x, tt_val_t y) { return minmax(g, x, y, 1); }
 tt_val_t tt_ew_min(tt_graph_t *g, tt_val_t x, tt_val_t y) { return minmax(g, x, y, 0); }
 
-/* float32 erf is +-1 exactly from here on (CPU's erff, and the true value
- * rounded to float32). */
-#define ERF_F32_SATURATES 3.9277801513671875
-
 /* erf is CHLO's (chlo.erf, which XLA's PJRT compile expands on every
  * plugin), computed in the op's math type: on XLA's CPU plugin it is within
  * 2-4 ulp of CPU's in float32 and to the last bit in float64, and cheaper
@@ -281,25 +277,10 @@ tt_val_t tt_ew_erf(tt_graph_t *g, tt_val_t x) {
   tt_val_t xc = tt_b_convert(g, x, ct);
   tt_val_t y = tt_b_unary(g, TT_UN_ERF, xc);
   if (ct == TT_F32) {
-    tt_val_t far = tt_b_compare(g, TT_CMP_GE, tt_b_unary(g, TT_UN_ABS, xc), tt_b_like_f(g, xc, ERF_F32_SATURATES));
+    tt_val_t far = tt_b_compare(g, TT_CMP_GE, tt_b_unary(g, TT_UN_ABS, xc), tt_b_like_f(g, xc, TT_ERF_F32_SATURATES));
     y = tt_b_select(g, far, tt_b_unary(g, TT_UN_SIGN, xc), y);
   }
   return tt_b_convert(g, y, dt);
-}
-
-/* In float32, 1 + erf(z) lost its digits for z < -2: GELU(-4.25) came out
- * -4.4742e-5 where float64 gives -4.4855e-5 (0.25% off; CPU's own erff form
- * 0.03%), and an atan2 of it amplified that (graph fuzzer dynamic 8:48).
- * Where CPU's float32 erf is -1 (z <= -ERF_F32_SATURATES) its sum is exactly
- * 0 and so is this, as CPU (GELU gives -0 there, and NaN at -inf). */
-tt_val_t tt_ew_normal_cdf(tt_graph_t *g, tt_val_t x) {
-  if (x < 0) return -1;
-  tt_dtype_t dt = tt_graph_type(g, x)->dtype, ct = tt_op_math_type(dt);
-  tt_val_t z = tt_b_binary(g, TT_BIN_MUL, tt_b_convert(g, x, ct), tt_b_like_f(g, tt_b_convert(g, x, ct), -0.70710678118654752440));
-  tt_val_t c = tt_b_binary(g, TT_BIN_MUL, tt_b_like_f(g, z, 0.5), tt_b_unary(g, TT_UN_ERFC, z));
-  if (ct == TT_F32)
-    c = tt_b_select(g, tt_b_compare(g, TT_CMP_GE, z, tt_b_like_f(g, z, ERF_F32_SATURATES)), tt_b_like_f(g, z, 0.0), c);
-  return tt_b_convert(g, c, dt);
 }
 
 tt_val_t tt_ew_scalar_like(tt_lower_t *L, int i, tt_val_t x) {

@@ -7,8 +7,11 @@
 
 /* erf(x) for a floating x, accurate to a few ulp in f32. */
 tt_val_t tt_ew_erf(tt_graph_t *g, tt_val_t x);
-/* The standard normal CDF (1 + erf(x / sqrt 2)) / 2 for a floating x, as
- * erfc(-x / sqrt 2) / 2: the sum cancels for negative x (GELU). */
+/* float32 erf is +-1 exactly from here on (CPU's erff, and the true value
+ * rounded to float32). */
+#define TT_ERF_F32_SATURATES 3.9277801513671875
+/* The standard normal CDF (1 + erf(x / sqrt 2)) / 2 for a floating x, not
+ * through that sum, which cancels for negative x (GELU); ops/normal_cdf.c. */
 tt_val_t tt_ew_normal_cdf(tt_graph_t *g, tt_val_t x);
 /* max/min that return NaN when either operand is NaN (PyTorch's maximum). */
 tt_val_t tt_ew_max(tt_graph_t *g, tt_val_t x, tt_val_t y);
