@@ -132,6 +132,9 @@ class _Graph:
         # the wrappers around the backward copy __dict__, not class attributes)
         self._boxed_call = True
         self.no_grad = False  # captures and op-by-op runs with autograd off (_Inference)
+        # The graph's one plan once it has one and neither sizes nor host
+        # scalars: calls try it before anything else (set once, read unlocked)
+        self.first = None
         self.gm = gm
         self.settings = settings
         self.name = name
@@ -194,6 +197,18 @@ class _Graph:
         return pos
 
     def __call__(self, args):
+        plan = self.first
+        if plan is not None:  # the common case, first
+            out = _C.plan_run(plan, args, False)
+            if out is not None:
+                return out
+        out = self._call_any(args)
+        if self.first is None and not self.sizes and not self.scalars:
+            plans = self.plans.get(())
+            self.first = plans[0] if plans else None
+        return out
+
+    def _call_any(self, args):
         pos = self._host_scalars(args)
         if pos:  # on the device, they are arguments of the plan, not values baked into its program
             dev = next((a.device for a in args if isinstance(a, torch.Tensor) and a.device.type == "tpu"), None)
@@ -220,7 +235,7 @@ class _Graph:
             if self.bounding is not b:
                 raise
             self.bounding, self.unbounded = None, f"{type(e).__name__}: {e}"
-            return self(args)
+            return self._call_any(args)
         bounded_stats["padded_calls"] += 1
         return b.finish(outs, args, sizes)
 
@@ -300,19 +315,9 @@ class _Inference(_Graph):
         super().__init__(gm, settings, name)
         del self._boxed_call
         self.no_grad = True
-        self.first = None  # the graph's one plan, when it has neither sizes nor host scalars
 
     def __call__(self, *args):
-        plan = self.first
-        if plan is not None:
-            out = _C.plan_run(plan, args, False)
-            if out is not None:
-                return out
-        out = _Graph.__call__(self, args)
-        if self.first is None and not self.sizes and not self.scalars:
-            plans = self.plans.get(())
-            self.first = plans[0] if plans else None
-        return out
+        return _Graph.__call__(self, args)
 
 
 def _inference_only(gm, example_inputs):
