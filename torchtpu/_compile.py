@@ -423,9 +423,9 @@ def backend(gm, example_inputs, mode=None, options=None, **kwargs):
     from .distributed import _handshake
 
     settings = _settings(mode, options)
-    if _inference_only(gm, example_inputs):
+    if _inference_only(gm, example_inputs):  # no collectives: the handshake only records the graph
         _C.plan_set_view_fn(_plan_view)
-        return _Inference(gm, settings, f"inference graph {id(gm):#x}")
+        return _handshake.wrap(gm, example_inputs, _Inference(gm, settings, f"inference graph {id(gm):#x}"))
     # keep_inference_input_mutations: a graph that writes its inputs (the
     # optimizer's parameters and state, BatchNorm's running statistics) does
     # it inside the graph (copy_ at its end), so the plan writes them back on
