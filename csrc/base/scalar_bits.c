@@ -52,3 +52,28 @@ uint64_t tt_scalar_bits(tt_dtype_t dtype, double f, int64_t i, int is_float) {
   }
   return out;
 }
+
+static float f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, u;
+  if (exp == 0x1f) {
+    u = sign | 0x7f800000 | (mant << 13);
+  } else if (exp == 0) { /* zero or subnormal: mant * 2^-24, exact in float32 */
+    float f = (float)mant * 0x1p-24f;
+    return sign ? -f : f;
+  } else {
+    u = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+double tt_scalar_bits_float(tt_dtype_t dtype, uint64_t bits) {
+  switch (dtype) {
+    case TT_F64: { double d; memcpy(&d, &bits, 8); return d; }
+    case TT_F32: { float f; uint32_t u = (uint32_t)bits; memcpy(&f, &u, 4); return f; }
+    case TT_BF16: { float f; uint32_t u = (uint32_t)(bits & 0xffff) << 16; memcpy(&f, &u, 4); return f; }
+    case TT_F16: return f16_to_f32((uint16_t)bits);
+    default: return 0.0 / 0.0;
+  }
+}

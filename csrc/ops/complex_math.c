@@ -186,15 +186,6 @@ static void atanh_nan(tt_graph_t *g, tt_val_t x, tt_val_t y, tt_val_t *re, tt_va
   *im = tt_b_select(g, yn, nan, tt_b_select(g, xn, tt_b_select(g, y_inf, half_pi, nan), *im));
 }
 
-/* |(a, b)| without squaring: max * sqrt(1 + (min / max)^2), 0 at (0, 0). */
-static tt_val_t hypot2(tt_graph_t *g, tt_val_t a, tt_val_t b) {
-  tt_val_t m = tt_b_binary(g, TT_BIN_MAX, a, b), n = tt_b_binary(g, TT_BIN_MIN, a, b);
-  tt_val_t zero = is_zero(g, m), one = tt_b_like_f(g, m, 1.0);
-  tt_val_t r = tt_b_binary(g, TT_BIN_DIV, n, tt_b_select(g, zero, one, m));
-  tt_val_t h = tt_b_binary(g, TT_BIN_MUL, m, tt_b_unary(g, TT_UN_SQRT, tt_b_binary(g, TT_BIN_ADD, one, tt_b_binary(g, TT_BIN_MUL, r, r))));
-  return tt_b_select(g, zero, m, h);
-}
-
 /* atanh(p + iq)'s real part for p, q >= 0 next to the branch point 1, as
  * C99's catanh gives it: 1/4 log(((1+p)^2 + q^2) / ((1-p)^2 + q^2)), whose
  * denominator XLA's expansion squares into 0 (or a flushed subnormal) when
@@ -207,8 +198,8 @@ static tt_val_t atanh_near_one(tt_graph_t *g, tt_val_t p, tt_val_t q, tt_val_t v
   tt_val_t dp = tt_b_binary(g, TT_BIN_SUB, one, p);
   tt_val_t d = tt_b_binary(g, TT_BIN_ADD, tt_b_binary(g, TT_BIN_MUL, q, q), tt_b_binary(g, TT_BIN_MUL, dp, dp));
   tt_val_t near = tt_b_compare(g, TT_CMP_LT, d, tt_b_like_f(g, d, f64 ? 1e-290 : 1e-30));
-  tt_val_t hi = tt_b_unary(g, TT_UN_LOG, hypot2(g, tt_b_binary(g, TT_BIN_ADD, one, p), q));
-  tt_val_t lo = tt_b_unary(g, TT_UN_LOG, hypot2(g, tt_b_unary(g, TT_UN_ABS, dp), q));
+  tt_val_t hi = tt_b_unary(g, TT_UN_LOG, tt_ew_hypot(g, tt_b_binary(g, TT_BIN_ADD, one, p), q));
+  tt_val_t lo = tt_b_unary(g, TT_UN_LOG, tt_ew_hypot(g, dp, q));
   tt_val_t alt = tt_b_binary(g, TT_BIN_MUL, tt_b_like_f(g, p, 0.5), tt_b_binary(g, TT_BIN_SUB, hi, lo));
   return tt_b_select(g, near, alt, v);
 }

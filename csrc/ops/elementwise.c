@@ -875,8 +875,7 @@ static tt_status_t binary_float(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, tt_v
   return NULL;
 }
 static tt_val_t f_atan2(tt_graph_t *g, tt_val_t x, tt_val_t y) { return tt_b_binary(g, TT_BIN_ATAN2, x, y); }
-/* m sqrt(1 + (n/m)^2) with m = max(|x|,|y|): no overflow; inf wins over NaN. */
-static tt_val_t f_hypot(tt_graph_t *g, tt_val_t x, tt_val_t y) {
+tt_val_t tt_ew_hypot(tt_graph_t *g, tt_val_t x, tt_val_t y) {
   tt_val_t ax = tt_b_unary(g, TT_UN_ABS, x), ay = tt_b_unary(g, TT_UN_ABS, y);
   tt_val_t m = tt_b_binary(g, TT_BIN_MAX, ax, ay), n = tt_b_binary(g, TT_BIN_MIN, ax, ay);
   tt_val_t q = ew_div(g, n, m);
@@ -921,7 +920,7 @@ static tt_status_t binary_float_kernel(tt_lower_t *L, const char *kernel, tt_val
     return tt_op_refuse_dtype(rt, "%s", kernel);
   return binary_float(L, fn);
 }
-static tt_status_t lower_hypot(tt_lower_t *L) { return binary_float_kernel(L, "hypot_cpu", f_hypot); }
+static tt_status_t lower_hypot(tt_lower_t *L) { return binary_float_kernel(L, "hypot_cpu", tt_ew_hypot); }
 static tt_status_t lower_copysign(tt_lower_t *L) { return binary_float(L, f_copysign); }
 static tt_status_t lower_logaddexp(tt_lower_t *L) { return binary_float_kernel(L, "logaddexp_cpu", f_logaddexp); }
 static tt_status_t lower_logaddexp2(tt_lower_t *L) { return binary_float_kernel(L, "logaddexp2_cpu", f_logaddexp2); }

@@ -13,6 +13,9 @@ tt_val_t tt_ew_erf(tt_graph_t *g, tt_val_t x);
 /* The standard normal CDF (1 + erf(x / sqrt 2)) / 2 for a floating x, not
  * through that sum, which cancels for negative x (GELU); ops/normal_cdf.c. */
 tt_val_t tt_ew_normal_cdf(tt_graph_t *g, tt_val_t x);
+/* hypot(x, y) as C's: m sqrt(1 + (n/m)^2) with m = max(|x|, |y|), no
+ * overflow or squares; inf wins over NaN. */
+tt_val_t tt_ew_hypot(tt_graph_t *g, tt_val_t x, tt_val_t y);
 /* max/min that return NaN when either operand is NaN (PyTorch's maximum). */
 tt_val_t tt_ew_max(tt_graph_t *g, tt_val_t x, tt_val_t y);
 tt_val_t tt_ew_min(tt_graph_t *g, tt_val_t x, tt_val_t y);

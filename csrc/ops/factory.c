@@ -1,7 +1,6 @@
 /* Factories computed on device: full, arange, linspace, logspace, eye. Uninitialized
  * tensors (empty) need no program: the binding makes a lazy storage. */
 #include <math.h>
-#include <string.h>
 
 #include "base/scalar_bits.h"
 #include "ops/common.h"
@@ -104,21 +103,6 @@ static double wrap_to(double v, tt_dtype_t dt) {
   }
 }
 
-/* v rounded to float16 or bfloat16 as c10::Half / c10::BFloat16 round a
- * double (through float). */
-static double round_half(double v, tt_dtype_t dt) {
-  uint16_t h = (uint16_t)tt_scalar_bits(dt, v, 0, 1);
-  if (dt == TT_BF16) {
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-  }
-  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  double r = e == 31 ? (m ? NAN : INFINITY) : e == 0 ? ldexp(m, -24) : ldexp(m | 0x400, e - 25);
-  return (h & 0x8000) ? -r : r;
-}
-
 /* end - start of two values of integral type dt as C computes it: promoted
  * to int for the narrow types, wrapping in int32/int64. */
 static double int_diff(double end, double start, tt_dtype_t dt) {
@@ -169,8 +153,8 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
   double start = tt_l_float(L, 0, 0), end = tt_l_float(L, 1, 0);
   double base = is_log ? tt_l_float(L, 3, 10.0) : 0;
   if (ct == TT_F32 && dt != TT_F32) { /* start.to<scalar_t>(), then computed in float */
-    start = round_half(start, dt);
-    end = round_half(end, dt);
+    start = tt_scalar_bits_float(dt, tt_scalar_bits(dt, start, 0, 1));
+    end = tt_scalar_bits_float(dt, tt_scalar_bits(dt, end, 0, 1));
   }
   if (!is_float) { /* start.to<scalar_t>(): truncated, then wrapped into the type (uint8: -1 is 255) */
     start = wrap_to(trunc(start), dt);
