@@ -29,20 +29,18 @@ def _is_tpu_device(device):
     return torch.device(device).type == "tpu"
 
 
-_IS_TPU = []  # [True] once tpu was found the accelerator
+_is_tpu = False  # tpu was found the accelerator
 
 
 def _tpu_accelerator():
     # The accelerator is the device type PyTorch was built for or the one
     # registered as PrivateUse1 (tpu, once and for good): once tpu, always.
     # Dynamo's compiled code asks through current_stream at every call.
-    if _IS_TPU:
-        return True
-    acc = torch._C._accelerator_getAccelerator()
-    if acc is not None and acc.type == "tpu":
-        _IS_TPU.append(True)
-        return True
-    return False
+    global _is_tpu
+    if not _is_tpu:
+        acc = torch._C._accelerator_getAccelerator()
+        _is_tpu = acc is not None and acc.type == "tpu"
+    return _is_tpu
 
 
 def _device_arg(device_index):
