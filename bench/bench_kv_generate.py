@@ -3,9 +3,11 @@ config classes) vs the second call in the same process (issue 15, part 5):
 every new token's KV length is new, so a first call compiles per length
 unless eager buckets (torch.tpu.set_eager_buckets) let programs serve a
 bucket. Prints first/second wall time, programs compiled by each, and
-whether the greedy tokens equal CPU's.
+whether the greedy tokens equal CPU's. --bucket-min gives the buckets'
+least capacity for small tensors (TORCH_TPU_EAGER_BUCKET_MIN; 1: every
+power of two a bucket, the mechanism before the least capacity).
 
-    .venv/bin/python bench/bench_kv_generate.py [--tokens 64] [--models gpt2,llama] [--buckets 0,1]
+    .venv/bin/python bench/bench_kv_generate.py [--tokens 64] [--models gpt2,llama] [--buckets 0,1] [--bucket-min 1,128]
 
 Each (model, buckets) row runs in a fresh process, tiers 2 and 3 off.
 """
@@ -64,22 +66,28 @@ def main():
     ap.add_argument("--tokens", type=int, default=64)
     ap.add_argument("--models", default="gpt2,llama")
     ap.add_argument("--buckets", default="0,1")
+    ap.add_argument("--bucket-min", default="128", help="comma list of least capacities (rows with buckets on)")
     ap.add_argument("--child", nargs=3)
     a = ap.parse_args()
     if a.child:
         child(a.child[0], int(a.child[1]), int(a.child[2]))
         return
     print(f"generate(max_new_tokens={a.tokens}), Strict, fresh process per row, tiers 2/3 off")
-    print(f"{'model':6} {'buckets':>7} {'first s':>8} {'programs':>8} {'second s':>8} {'programs':>8} {'ratio':>6} CPU's tokens")
+    print(f"{'model':6} {'buckets':>7} {'least':>5} {'first s':>8} {'programs':>8} {'second s':>8} {'programs':>8} "
+          f"{'ratio':>6} CPU's tokens")
+    rows = [(b, m) for b in a.buckets.split(",") for m in (a.bucket_min.split(",") if b != "0" else ["-"])]
     for name in a.models.split(","):
-        for b in a.buckets.split(","):
+        for b, m in rows:
+            env = dict(os.environ)
+            if m != "-":
+                env["TORCH_TPU_EAGER_BUCKET_MIN"] = m
             p = subprocess.run([sys.executable, __file__, "--tokens", str(a.tokens), "--child", name, str(a.tokens), b],
-                               capture_output=True, text=True, check=False)
+                               capture_output=True, text=True, check=False, env=env)
             if p.returncode:
-                print(f"{name} buckets={b}: failed: {p.stderr[-1500:]}")
+                print(f"{name} buckets={b} least={m}: failed: {p.stderr[-1500:]}")
                 continue
             r = json.loads(p.stdout.strip().splitlines()[-1])
-            print(f"{name:6} {b:>7} {r['first']:8.2f} {r['first_programs']:8d} {r['second']:8.2f} "
+            print(f"{name:6} {b:>7} {m:>5} {r['first']:8.2f} {r['first_programs']:8d} {r['second']:8.2f} "
                   f"{r['second_programs']:8d} {r['first'] / r['second']:6.1f} {r['same_tokens']}")
 
 

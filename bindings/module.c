@@ -680,6 +680,25 @@ static PyObject *py_get_eager_buckets(PyObject *self, PyObject *unused) {
   return PyBool_FromLong(tt_engine_eager_buckets(e));
 }
 
+/* set_eager_bucket_min(n): the least capacity of a small tensor's grown dim (ops/bucket.h). */
+static PyObject *py_set_eager_bucket_min(PyObject *self, PyObject *arg) {
+  (void)self;
+  long long n = PyLong_AsLongLong(arg);
+  if (n == -1 && PyErr_Occurred()) return NULL;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  tt_engine_set_eager_bucket_min(e, n > ((long long)1 << 40) ? ((long long)1 << 40) : n);
+  Py_RETURN_NONE;
+}
+
+static PyObject *py_get_eager_bucket_min(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  tt_engine_t *e = tt_py_engine();
+  if (!e) return NULL;
+  return PyLong_FromLongLong(tt_engine_eager_bucket_min(e));
+}
+
 /* set_tiered_compile(n): tiered compilation's threshold (0 off, -1 the environment's). */
 static PyObject *py_set_tiered_compile(PyObject *self, PyObject *arg) {
   (void)self;
@@ -823,6 +842,8 @@ ENGINE_ENTRY(py_set_eager_buckets)
 ENGINE_ENTRY(py_set_launch_timing)
 ENGINE_ENTRY(py_launch_timing)
 ENGINE_ENTRY(py_get_eager_buckets)
+ENGINE_ENTRY(py_set_eager_bucket_min)
+ENGINE_ENTRY(py_get_eager_bucket_min)
 ENGINE_ENTRY(py_set_tiered_compile)
 ENGINE_ENTRY(py_get_tiered_compile)
 ENGINE_ENTRY(py_get_defer_chunk_ops)
@@ -965,6 +986,9 @@ static PyMethodDef methods[] = {
     {"set_eager_buckets", py_set_eager_buckets_entry, METH_O,
      "set_eager_buckets(bool): eager cat grows tensors in power-of-two buckets; ops on them compile once per bucket"},
     {"get_eager_buckets", py_get_eager_buckets_entry, METH_NOARGS, "whether eager buckets are on"},
+    {"set_eager_bucket_min", py_set_eager_bucket_min_entry, METH_O,
+     "set_eager_bucket_min(n): the least capacity of a small tensor's grown dim (1: every power of two)"},
+    {"get_eager_bucket_min", py_get_eager_bucket_min_entry, METH_NOARGS, "the setting above"},
     {"set_launch_timing", py_set_launch_timing_entry, METH_O,
      "set_launch_timing(bool): each launch waits for its program; its time is summed (for benchmarks)"},
     {"launch_timing", py_launch_timing_entry, METH_NOARGS, "{enabled, launches, seconds} of launch timing"},

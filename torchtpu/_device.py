@@ -277,21 +277,37 @@ class eager_mode(contextlib.ContextDecorator):
         return False
 
 
-def set_eager_buckets(enabled):
+def set_eager_buckets(enabled, min_capacity=None):
     """Eager cat grows a tensor in power-of-two buckets (a view of the first
     n elements along the grown dim of a storage sized for the bucket), and
     cat, elementwise ops, mm/bmm and softmax on such tensors compile once per
     bucket instead of once per length (a KV cache that grows every step).
     Results are CPU's; such tensors are not contiguous (is_contiguous() is
     False, .view() may need .reshape()). Off by default; also
-    TORCH_TPU_EAGER_BUCKETS=1."""
+    TORCH_TPU_EAGER_BUCKETS=1.
+
+    min_capacity (default 128, TORCH_TPU_EAGER_BUCKET_MIN): the least
+    capacity of the grown dim while the tensor stays within 65536 elements,
+    so a small cache's first 127 lengths share one bucket; 1 makes every
+    power of two a bucket. None keeps the current value."""
     _lazy_init()
+    if min_capacity is not None:
+        n = int(min_capacity)
+        if n < 1:
+            raise ValueError(f"set_eager_buckets: min_capacity must be >= 1, got {min_capacity}")
+        _C.set_eager_bucket_min(n)
     _C.set_eager_buckets(bool(enabled))
 
 
 def get_eager_buckets():
     _lazy_init()
     return _C.get_eager_buckets()
+
+
+def get_eager_bucket_min():
+    """The least capacity eager buckets give a small tensor's grown dim."""
+    _lazy_init()
+    return _C.get_eager_bucket_min()
 
 
 def set_tiered_compile(threshold):
@@ -382,7 +398,7 @@ def module():
         "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
         "get_device_name", "get_device_properties", "runtime_info", "cache_stats", "_is_in_bad_fork",
         "is_initialized", "_lazy_init", "get_eager_mode",
-        "set_eager_mode", "eager_mode", "set_eager_buckets", "get_eager_buckets", "set_tiered_compile", "get_tiered_compile", "region_stats", "plan_stats",
+        "set_eager_mode", "eager_mode", "set_eager_buckets", "get_eager_buckets", "get_eager_bucket_min", "set_tiered_compile", "get_tiered_compile", "region_stats", "plan_stats",
         "set_launch_timing", "launch_timing",
         "set_cpu_fallback", "get_cpu_fallback", "fallback_counts", "reset_fallback_counts",
         "device", "get_amp_supported_dtype", "is_bf16_supported",

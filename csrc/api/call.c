@@ -272,7 +272,7 @@ static int lower_bucketed(tt_engine_t *e, struct tt_call_scratch_s *sc, const tt
   tt_lower_t *L = &sc->L;
   tt_bucket_plan_t *p = &sc->bucket;
   if (!e->eager_buckets || (def->flags & TT_OPF_INPLACE) || e->region.capture.active ||
-      !tt_bucket_prepare(L, def->name, p))
+      !tt_bucket_prepare(L, def->name, e->eager_bucket_min, p))
     return 0;
   tt_arg_t *args = L->args;
   L->args = p->args;

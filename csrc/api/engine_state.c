@@ -83,6 +83,10 @@ void tt_engine_set_eager_buckets(tt_engine_t *e, int on) { e->eager_buckets = on
 
 int tt_engine_eager_buckets(const tt_engine_t *e) { return e->eager_buckets; }
 
+void tt_engine_set_eager_bucket_min(tt_engine_t *e, int64_t n) { e->eager_bucket_min = n < 1 ? 1 : n; }
+
+int64_t tt_engine_eager_bucket_min(const tt_engine_t *e) { return e->eager_bucket_min; }
+
 void tt_engine_set_tiered_compile(tt_engine_t *e, int threshold) { tt_tiered_set_threshold(e, threshold); }
 
 int tt_engine_tiered_compile(tt_engine_t *e) { return tt_tiered_threshold(e); }

@@ -56,6 +56,10 @@ int tt_engine_defer_chunk_ops(tt_engine_t *e);
  * their bucket's shape (ops/bucket.h). */
 void tt_engine_set_eager_buckets(tt_engine_t *e, int on);
 int tt_engine_eager_buckets(const tt_engine_t *e);
+/* The least capacity of a small tensor's grown dim (TORCH_TPU_EAGER_BUCKET_MIN,
+ * ops/bucket.h); values below 1 are 1. */
+void tt_engine_set_eager_bucket_min(tt_engine_t *e, int64_t n);
+int64_t tt_engine_eager_bucket_min(const tt_engine_t *e);
 
 /* Tiered compilation's threshold (exec/tiered.h; 0 off, -1 the
  * environment's TORCH_TPU_TIERED_COMPILE) and its current value. */

@@ -32,6 +32,9 @@ static const tt_env_decl_t kDecls[TT_ENV_COUNT] = {
                              "run ops with no TPU lowering on the CPU"},
     [TT_ENV_EAGER_BUCKETS] = {"TORCH_TPU_EAGER_BUCKETS", TT_ENV_FLAG, "off",
                               "eager cat grows tensors in power-of-two buckets; ops on them compile once per bucket"},
+    [TT_ENV_EAGER_BUCKET_MIN] = {"TORCH_TPU_EAGER_BUCKET_MIN", TT_ENV_COUNT_VALUE, "128",
+                                 "eager buckets: the least capacity of a grown dim while the tensor stays within "
+                                 "65536 elements (1: every power of two is a bucket)"},
     [TT_ENV_FUSE_COMPILED_CALLS] = {"TORCH_TPU_FUSE_COMPILED_CALLS", TT_ENV_FLAG, "on",
                                     "torch.compile'd graphs called one after another (a training step's forward, "
                                     "backward and optimizer step) run as one program at the next sync"},

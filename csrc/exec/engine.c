@@ -6,6 +6,7 @@
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "exec/opt_level.h"
+#include "ops/bucket.h"
 
 /* A cache tier that cannot be opened is left off with a warning: the
  * engine still runs correctly, only compiles more. */
@@ -52,6 +53,7 @@ tt_status_t tt_engine_create(const char *fallback_plugin, tt_engine_t **out_engi
   e->default_float = TT_F32;
   e->matmul_precision = TT_PREC_HIGHEST;
   e->eager_buckets = tt_env_flag(&e->env, TT_ENV_EAGER_BUCKETS, 0);
+  e->eager_bucket_min = tt_env_count(&e->env, TT_ENV_EAGER_BUCKET_MIN, TT_BUCKET_MIN_DEFAULT);
   e->fuse_plans = tt_env_flag(&e->env, TT_ENV_FUSE_COMPILED_CALLS, 1);
   e->fallback.enabled = tt_env_flag(&e->env, TT_ENV_CPU_FALLBACK, 0); /* off by default, as in TorchTPU */
   tt_region_init(&e->region, &e->env);

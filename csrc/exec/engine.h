@@ -58,6 +58,7 @@ struct tt_engine_s {
   tt_eager_mode_t mode;
   tt_dtype_t default_float; /* torch.get_default_dtype() of the embedding: F32, F64, F16 or BF16 */
   int eager_buckets;        /* ops on padded tensors run at their bucket's shape (ops/bucket.h) */
+  int64_t eager_bucket_min; /* the least capacity of a small tensor's grown dim (ops/bucket.h) */
   int fuse_plans;           /* replays of compiled graphs join the open region (exec/plan_defer.h) */
   /* Per op id: 1 for the ops the embedding's framework tags pointwise
    * (TensorIterator's result layout, ops/result_layout.h); NULL: none. */

@@ -6,10 +6,27 @@
 
 #include "ops/common.h"
 
-int64_t tt_bucket_capacity(int64_t len) {
+static int64_t pow2_above(int64_t len) {
   int64_t c = 1;
   while (c <= len) c *= 2;
   return c;
+}
+
+int64_t tt_bucket_capacity(int64_t len, int64_t row, int64_t min_len) {
+  int64_t c = pow2_above(len);
+  while (c < min_len && row > 0 && c * 2 * row <= TT_BUCKET_SMALL_ELEMS) c *= 2;
+  return c;
+}
+
+/* Whether cap is a capacity tt_bucket_capacity gives len under some least
+ * capacity up to min_len (a tensor made under another setting, or whose
+ * row grew by broadcasting, still reads as padded). */
+static int is_capacity(int64_t cap, int64_t len, int64_t row, int64_t min_len) {
+  int64_t c = pow2_above(len);
+  if (cap == c) return 1;
+  if (cap < c || cap > min_len || cap * row > TT_BUCKET_SMALL_ELEMS) return 0;
+  while (c < cap) c *= 2;
+  return c == cap;
 }
 
 typedef enum rule_e { R_NONE, R_ELEM, R_MM, R_BMM, R_SOFTMAX, R_CAT, R_CLONE, R_ARANGE } rule_t;
@@ -65,29 +82,47 @@ static int fits(const tt_view_t *w, int64_t n) {
   return 1;
 }
 
-/* The one dim along which r is a prefix of its length's capacity that
- * spans its storage, or -1. A size-1 dim has an arbitrary stride (PyTorch
- * gives views one), so it is taken only when no longer dim qualifies. */
-static int padded_dim(tt_lower_t *L, const tt_tensor_ref_t *r, int64_t *out_cap) {
+/* The elements one index of dim d of view v holds in its storage: the
+ * product of the other dims' sizes, broadcast (stride-0) dims left out. */
+static int64_t row_of(const tt_view_t *v, int d) {
+  int64_t row = 1;
+  for (int i = 0; i < v->rank; i++)
+    if (i != d && v->strides[i] != 0) row *= v->sizes[i];
+  return row;
+}
+
+/* The one dim along which r is a prefix of a capacity of its length
+ * (is_capacity) that spans its storage, or -1. A size-1 dim has an
+ * arbitrary stride (PyTorch gives views one), so it is taken only when no
+ * longer dim qualifies. */
+static int padded_dim(tt_lower_t *L, const tt_tensor_ref_t *r, int64_t min_len, int64_t *out_cap) {
   if (!r->storage || r->is_host_scalar || r->dtype != tt_l_storage_dtype(L, r->storage)) return -1;
   int64_t n = tt_l_storage_numel(L, r->storage);
   int found = -1, ones = 0, one = -1;
+  int64_t found_cap = 0, one_cap = 0;
   for (int d = 0; d < r->view.rank; d++) {
-    int64_t len = r->view.sizes[d], cap = tt_bucket_capacity(len);
-    if (len < 1 || r->view.strides[d] <= 0 || cap == len) continue;
+    int64_t len = r->view.sizes[d], row = row_of(&r->view, d);
+    if (len < 1 || r->view.strides[d] <= 0 || row < 1 || n % row) continue;
+    int64_t cap = n / row;
+    if (cap <= len || !is_capacity(cap, len, row, min_len)) continue;
     tt_view_t w = r->view;
     w.sizes[d] = cap;
     if (!fits(&w, n)) continue;
     if (len == 1) {
       ones++;
       one = d;
+      one_cap = cap;
       continue;
     }
     if (found >= 0) return -1; /* two candidates: not ours */
     found = d;
+    found_cap = cap;
   }
-  if (found < 0 && ones == 1) found = one;
-  if (found >= 0) *out_cap = tt_bucket_capacity(r->view.sizes[found]);
+  if (found < 0 && ones == 1) {
+    found = one;
+    found_cap = one_cap;
+  }
+  if (found >= 0) *out_cap = found_cap;
   return found;
 }
 
@@ -95,12 +130,12 @@ static int padded_dim(tt_lower_t *L, const tt_tensor_ref_t *r, int64_t *out_cap)
  * b written at a's logical length (a runtime scalar). */
 static tt_status_t lower_cat_bucketed(tt_lower_t *L) {
   tt_graph_t *g = L->g;
-  const tt_tensor_ref_t *ra = &L->args[0].t[0], *rb = &L->args[0].t[1];
+  const tt_tensor_ref_t *ra = &L->args[0].t[0];
   int d = (int)L->args[1].i, rank = ra->view.rank;
   int64_t la = ra->view.sizes[d];
   for (int k = 0; k < L->npads; k++)
     if (L->pad_ref[k] == ra) la = L->pad_len[k];
-  int64_t cap = tt_bucket_capacity(la + rb->view.sizes[d]);
+  int64_t cap = L->pad_cap;
   int64_t dims[TT_MAX_RANK];
   memcpy(dims, ra->view.sizes, sizeof(int64_t) * (size_t)rank);
   dims[d] = cap;
@@ -131,7 +166,7 @@ static void widen(tt_lower_t *L, tt_tensor_ref_t *r, int d, int64_t cap, int64_t
   L->npads++;
 }
 
-static int prepare_cat(tt_lower_t *L, tt_bucket_plan_t *p, const int *pd, const int64_t *cap) {
+static int prepare_cat(tt_lower_t *L, tt_bucket_plan_t *p, const int *pd, const int64_t *cap, int64_t min_len) {
   if (L->nargs < 2 || p->args[0].kind != TT_ARG_TENSORS || p->args[0].n != 2 || p->args[1].kind != TT_ARG_INT) return 0;
   tt_tensor_ref_t *a = &p->args[0].t[0], *b = &p->args[0].t[1];
   int rank = a->view.rank;
@@ -146,8 +181,12 @@ static int prepare_cat(tt_lower_t *L, tt_bucket_plan_t *p, const int *pd, const 
   if (b->view.sizes[d] < 1) return 0;
   /* b is read as it is (whatever padding it may have), a too unless it is
    * padded along d at the result's capacity */
-  int64_t la = a->view.sizes[d], out_cap = tt_bucket_capacity(la + b->view.sizes[d]);
+  int64_t row = 1;
+  for (int i = 0; i < rank; i++)
+    if (i != d) row *= a->view.sizes[i];
+  int64_t la = a->view.sizes[d], out_cap = tt_bucket_capacity(la + b->view.sizes[d], row, min_len);
   p->args[1].i = d;
+  L->pad_cap = out_cap;
   if (pd[0] == d && cap[0] == out_cap) widen(L, a, (int)d, cap[0], la);
   p->fn = lower_cat_bucketed;
   p->out_dim = (int)d;
@@ -158,21 +197,21 @@ static int prepare_cat(tt_lower_t *L, tt_bucket_plan_t *p, const int *pd, const 
 /* arange with integer start, end and step: `end` moved to the capacity's
  * end; the values before it are the same. Its length is the only shape in
  * its program (start and step are runtime scalars already). */
-static int prepare_arange(tt_lower_t *L, tt_bucket_plan_t *p, const char *name) {
+static int prepare_arange(tt_lower_t *L, tt_bucket_plan_t *p, const char *name, int64_t min_len) {
   int istart = strcmp(name, "arange") ? 0 : -1, iend = istart + 1, istep = strcmp(name, "arange.start_step") ? -1 : 2;
   if (L->nargs <= iend || p->args[iend].kind != TT_ARG_INT || (istart >= 0 && p->args[istart].kind != TT_ARG_INT) ||
       (istep >= 0 && p->args[istep].kind != TT_ARG_INT))
     return 0;
   int64_t s = istart >= 0 ? p->args[istart].i : 0, e = p->args[iend].i, st = istep >= 0 ? p->args[istep].i : 1;
   if (st <= 0 || e <= s || e - s > ((int64_t)1 << 40)) return 0;
-  int64_t n = (e - s + st - 1) / st, cap = tt_bucket_capacity(n);
+  int64_t n = (e - s + st - 1) / st, cap = tt_bucket_capacity(n, 1, min_len);
   p->args[iend].i = s + cap * st;
   p->out_dim = 0;
   p->out_len = n;
   return 1;
 }
 
-int tt_bucket_prepare(tt_lower_t *L, const char *name, tt_bucket_plan_t *p) {
+int tt_bucket_prepare(tt_lower_t *L, const char *name, int64_t min_len, tt_bucket_plan_t *p) {
   rule_t rule = find_rule(name);
   if (rule == R_NONE || L->nargs > TT_BUCKET_MAX_ARGS) return 0;
   /* Copies of the arguments, each tensor ref in p->refs. */
@@ -193,7 +232,7 @@ int tt_bucket_prepare(tt_lower_t *L, const char *name, tt_bucket_plan_t *p) {
   int64_t cap[TT_BUCKET_MAX_REFS], len = -1, bucket = -1;
   int any = 0;
   for (int j = 0; j < nrefs; j++) {
-    pd[j] = padded_dim(L, refs[j], &cap[j]);
+    pd[j] = padded_dim(L, refs[j], min_len, &cap[j]);
     if (pd[j] < 0) continue;
     int64_t l = refs[j]->view.sizes[pd[j]];
     if (any && (l != len || cap[j] != bucket)) return 0; /* one logical length per op */
@@ -206,8 +245,8 @@ int tt_bucket_prepare(tt_lower_t *L, const char *name, tt_bucket_plan_t *p) {
   p->out_len = len;
   L->npads = 0;
   L->pad_mask = 0;
-  if (rule == R_CAT) return prepare_cat(L, p, pd, cap);
-  if (rule == R_ARANGE) return prepare_arange(L, p, name);
+  if (rule == R_CAT) return prepare_cat(L, p, pd, cap, min_len);
+  if (rule == R_ARANGE) return prepare_arange(L, p, name, min_len);
   if (!any) return 0;
   int od = -1;
   if (rule == R_CLONE) { /* only where the padded result is still contiguous, as clone's must be */

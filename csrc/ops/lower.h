@@ -77,6 +77,7 @@ typedef struct tt_lower_s {
   int pad_dim[TT_LOWER_MAX_PADS];
   int64_t pad_len[TT_LOWER_MAX_PADS];
   int pad_mask;
+  int64_t pad_cap; /* a bucketed cat's result capacity (ops/bucket.c) */
 } tt_lower_t;
 
 /* Argument readers. Each checks the kind and records a graph error naming

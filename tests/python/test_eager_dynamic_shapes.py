@@ -1,8 +1,10 @@
 """Eager with changing shapes (issue 15, part 5): with eager buckets on, cat
 grows a tensor inside a power-of-two capacity and the ops of a KV-cache loop
 (cat, elementwise, mm/bmm, softmax) on such padded tensors compile once per
-bucket. Results are compared with PyTorch on CPU at every length; the count
-of programs compiled is compared across loop lengths."""
+bucket. Small tensors start at a least capacity (128 by default), so a small
+cache's first 127 lengths share one bucket. Results are compared with PyTorch
+on CPU at every length; the count of programs compiled is compared across
+loop lengths."""
 import math
 
 import pytest
@@ -14,9 +16,10 @@ import torchtpu  # noqa: F401
 @pytest.fixture
 def buckets():
     mode = torch.tpu.get_eager_mode()
+    least = torch.tpu.get_eager_bucket_min()
     torch.tpu.set_eager_buckets(True)
     yield
-    torch.tpu.set_eager_buckets(False)
+    torch.tpu.set_eager_buckets(False, min_capacity=least)
     torch.tpu.set_eager_mode(mode)
 
 
@@ -53,7 +56,9 @@ def test_kv_loop_matches_cpu_at_every_length(buckets, mode):
 
 
 def test_kv_loop_compiles_once_per_bucket(buckets):
+    """Every power of two a bucket (min_capacity=1)."""
     torch.tpu.set_eager_mode("strict")
+    torch.tpu.set_eager_buckets(True, min_capacity=1)
     # Shapes of their own (3 heads, dims 5 and 7) so no earlier test compiled these programs.
     counts = {}
     for steps, dim in ((16, 5), (64, 7)):
@@ -66,6 +71,56 @@ def test_kv_loop_compiles_once_per_bucket(buckets):
     assert counts[64] <= 1.5 * counts[16], counts
     # Lengths 34..63 share the bucket of capacity 64 that length 32 opened (and 33 finished).
     assert per_step[62] == per_step[33], per_step
+
+
+def test_small_caches_start_at_the_least_capacity(buckets):
+    """The default least capacity (128): lengths 1..127 of a small cache
+    are one bucket (64 steps compile what 16 do, nothing after the third
+    step); length 128 opens the next, a power of two as before."""
+    torch.tpu.set_eager_mode("strict")
+    assert torch.tpu.get_eager_bucket_min() == 128
+    counts = {}
+    for steps, dim in ((16, 9), (64, 11), (140, 13)):  # shapes of their own
+        before = misses()
+        per_step = []
+        for k, o in kv_steps("tpu", steps, 3, dim):
+            per_step.append(misses())
+        o.cpu()
+        counts[steps] = per_step[-1] - before
+        assert k.untyped_storage().nbytes() == 3 * dim * (128 if steps < 128 else 256) * 4
+        assert per_step[min(steps, 127) - 1] == per_step[2], per_step
+    assert counts[64] <= counts[16], counts  # the scale of scores (no dim in its shape) is shared
+    assert counts[16] < counts[140] <= 2 * counts[16], counts
+
+
+def test_large_tensors_keep_powers_of_two(buckets):
+    """The least capacity applies while the tensor stays within 65536
+    elements: a larger row is raised only as far as that allows, and a row
+    of more than 65536 / 16 elements keeps the plain power of two."""
+    for row_dims, cap in (((2, 4), 128), ((4, 200), 64), ((4, 4096), 8)):
+        a, b = torch.randn(1, row_dims[0], 5, row_dims[1]), torch.randn(1, row_dims[0], 1, row_dims[1])
+        c = torch.cat([a.to("tpu"), b.to("tpu")], dim=2)
+        assert c.untyped_storage().nbytes() == row_dims[0] * cap * row_dims[1] * 4, row_dims
+        torch.testing.assert_close(c.cpu(), torch.cat([a, b], dim=2), rtol=0, atol=0)
+
+
+def test_a_tensor_bucketed_under_another_least_capacity_still_runs_padded(buckets):
+    """A cache grown with min_capacity=1 (capacity 8) meets ops after the
+    default is back: read as padded (no compile per length) and equal to CPU."""
+    torch.tpu.set_eager_mode("strict")
+    torch.tpu.set_eager_buckets(True, min_capacity=1)
+    g = torch.Generator().manual_seed(4)
+    kc = torch.randn(1, 2, 5, 6, generator=g)
+    k = torch.cat([kc[:, :, :4].to("tpu"), kc[:, :, 4:].to("tpu")], dim=2)
+    assert k.untyped_storage().nbytes() == 2 * 8 * 6 * 4
+    torch.tpu.set_eager_buckets(True, min_capacity=128)
+    for n in range(6, 10):
+        new = torch.randn(1, 2, 1, 6, generator=g)
+        k, kc = torch.cat([k, new.to("tpu")], dim=2), torch.cat([kc, new], dim=2)
+        torch.testing.assert_close(torch.softmax(k @ k.transpose(-1, -2), -1).cpu(),
+                                   torch.softmax(kc @ kc.transpose(-1, -2), -1))
+    with pytest.raises(ValueError, match="min_capacity must be >= 1"):
+        torch.tpu.set_eager_buckets(True, min_capacity=0)
 
 
 def test_padding_never_reaches_a_result(buckets):
