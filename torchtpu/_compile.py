@@ -340,7 +340,37 @@ def _inference_only(gm, example_inputs):
             return False
         if any(not isinstance(d, int) for d in x.shape) or any(not isinstance(d, int) for d in x.stride()):
             return False
-    return not _handshake.collectives(gm)
+    return not _touches_autograd(gm) and not _handshake.collectives(gm)
+
+
+# Modules whose functions in a Dynamo graph change autograd's or functorch's
+# state, or differentiate: torch.func transforms (grad, vjp, vmap: the graph
+# holds their nesting and wrapping calls and an autograd.grad), grad-mode
+# switches (torch._C._set_grad_enabled), saved-tensor hooks.
+_AUTOGRAD_MODULES = ("torch._functorch", "torch._C._functorch", "torch.autograd", "torch._C._autograd")
+
+
+def _touches_autograd(gm):
+    """Whether Dynamo's graph differentiates or switches grad mode inside
+    itself: such a graph needs autograd while it runs even when nothing
+    outside it needs a gradient (torch.func.grad_and_value of a loss and an
+    in-place parameter update, all in one compiled step), so it keeps
+    AOTAutograd, which traces those calls into plain ATen ops. Higher-order
+    ops (cond, checkpoint, autograd.Function bodies...) keep it too."""
+    from torch._ops import HigherOrderOperator
+
+    for n in gm.graph.nodes:
+        if n.op == "call_method" and n.target in ("requires_grad_", "retain_grad", "register_hook"):
+            return True
+        if n.op != "call_function":
+            continue
+        t = n.target
+        if isinstance(t, HigherOrderOperator) or t is torch._C._set_grad_enabled:
+            return True
+        mod = getattr(t, "__module__", None) or ""
+        if mod.startswith(_AUTOGRAD_MODULES):
+            return True
+    return False
 
 
 def _planned_with(settings, kind):

@@ -217,3 +217,66 @@ def test_inference_mode_and_a_buffer_written_in_forward(inference_graphs):
             torch.testing.assert_close(got.cpu(), want, rtol=1e-6, atol=1e-6)
     assert mt.count.item() == 3
     assert inference_graphs
+
+
+def test_torch_func_grad_inside_the_graph_keeps_aotautograd(inference_graphs):
+    """A whole functional training step in one graph: torch.func's
+    grad_and_value of a loss and an in-place SGD update. No input requires
+    grad, but the graph differentiates inside itself (functorch's wrapping
+    and an autograd.grad call), so it must not be captured with autograd off
+    (the gradients came out zero and only the update's other terms ran)."""
+    from torch.func import functional_call, grad_and_value
+
+    torch.manual_seed(0)
+    base = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.GELU(), torch.nn.Linear(8, 3))
+    x, y = torch.randn(5, 6), torch.randint(0, 3, (5,))
+    runs = {}
+    for dev, compiled in (("cpu", False), ("tpu", True)):
+        model = __import__("copy").deepcopy(base).to(dev)
+        params = {k: v.detach() for k, v in model.named_parameters()}
+
+        def loss_of(p, x, y):
+            return torch.nn.functional.cross_entropy(functional_call(model, p, (x,)), y)
+
+        def step(params, x, y):
+            grads, loss = grad_and_value(loss_of)(params, x, y)
+            for k in params:
+                params[k].mul_(0.99).sub_(grads[k], alpha=0.5)
+            return loss
+
+        f = torch.compile(step, backend="tpu") if compiled else step
+        losses = [f(params, x.to(dev), y.to(dev)).item() for _ in range(4)]
+        runs[dev] = losses, {k: v.cpu() for k, v in params.items()}
+    assert runs["tpu"][0] == pytest.approx(runs["cpu"][0], rel=1e-5)
+    assert runs["cpu"][0][3] < runs["cpu"][0][0] - 1e-3  # the step does learn
+    for k, v in runs["cpu"][1].items():
+        torch.testing.assert_close(runs["tpu"][1][k], v, rtol=1e-5, atol=1e-6)
+    assert not inference_graphs
+
+
+def test_grad_mode_switched_inside_the_graph_keeps_aotautograd(inference_graphs):
+    """enable_grad inside a function compiled and called under no_grad: its
+    output needs a gradient, which the inference path never gives."""
+    w0, x0 = torch.randn(3, 4), torch.randn(2, 3)
+
+    def f(x, w):
+        with torch.enable_grad():
+            return (x @ w).tanh()
+
+    grads = []
+    for dev, fn in (("cpu", f), ("tpu", torch.compile(f, backend="tpu"))):
+        w = w0.detach().to(dev).requires_grad_()
+        with torch.no_grad():
+            out = fn(x0.to(dev), w)
+        assert out.requires_grad
+        out.sum().backward()
+        grads.append(w.grad.cpu())
+    torch.testing.assert_close(grads[1], grads[0])
+    assert not inference_graphs
+
+
+def test_vmap_inside_a_no_grad_graph_matches_eager():
+    def f(x, w):
+        return torch.func.vmap(lambda r: (r * w).sin().sum())(x)
+
+    _same(f, [torch.randn(4, 5), torch.randn(5)])
