@@ -22,6 +22,12 @@ What a step is, per framework (each in its own best form):
   tpu compile    torch.compile(step, backend="tpu") of that whole step (zero_grad, forward, loss,
                  backward, optimizer.step()); inference: torch.compile(model, backend="tpu").
   tpu defer      the eager step under torch.tpu.eager_mode("defer_and_fuse").
+  tpu compile functional
+                 torch.compile(backend="tpu") of the functional step, torchax jit's form in
+                 PyTorch's own API: torch.func.grad_and_value of the loss over the parameters
+                 (torch.func.functional_call), then torch.optim.adamw.adamw (the functional AdamW
+                 torch.optim.AdamW runs, capturable) updating parameters and state in place: one
+                 Dynamo graph, one program; inference: as tpu compile.
   torchax jit    one jax.jit of the functional step: interop.jax_value_and_grad of the loss over
                  the parameters, optax.adamw, parameters and optimizer state donated;
                  inference: jax.jit of the functional forward.
@@ -70,6 +76,7 @@ FRAMEWORKS = [
     ("torch_cpu", "PyTorch CPU eager", "ours"),
     ("tpu_compile", "torchtpu compile", "ours"),
     ("tpu_defer", "torchtpu defer_and_fuse", "ours"),
+    ("tpu_compile_func", "torchtpu compile functional", "ours"),
     ("torchax_jit", "torchax jit", "peer"),
     ("xla_openxla", "torch-xla openxla", "peer"),
     ("xla_lazy", "torch-xla lazy", "peer"),
@@ -154,7 +161,7 @@ def torch_runner(fw, workload):
     if fw == "torch_cpu":
         dev, version = "cpu", f"torch {torch.__version__}"
         wait = lambda out: None  # noqa: E731
-    elif fw in ("tpu_compile", "tpu_defer"):
+    elif fw in ("tpu_compile", "tpu_defer", "tpu_compile_func"):
         import torchtpu  # noqa: F401
         dev, version = "tpu", f"torch {torch.__version__}"
         wait = lambda out: torch.tpu.synchronize()  # noqa: E731
@@ -169,6 +176,8 @@ def torch_runner(fw, workload):
         wait = lambda out: xm.wait_device_ops()  # noqa: E731
     model = model.to(dev)
     x, y = x.to(dev), y.to(dev)
+    if train and fw == "tpu_compile_func":
+        return functional_step(torch, model, x, y) + (version,)
     if train:
         opt = adamw(torch, model.parameters())
 
@@ -196,7 +205,7 @@ def torch_runner(fw, workload):
     else:
         model.eval()
         fwd = model
-        if fw == "tpu_compile":
+        if fw in ("tpu_compile", "tpu_compile_func"):
             fwd = torch.compile(model, backend="tpu")
         elif fw == "xla_openxla":
             fwd = torch.compile(model, backend="openxla")
@@ -209,6 +218,37 @@ def torch_runner(fw, workload):
             return out
         check = lambda out: out.float().mean().item()  # noqa: E731
     return step, wait, check, version
+
+
+def functional_step(torch, model, x, y):
+    """(step, wait, check): torchax jit's functional training step written with torch.func and
+    the functional AdamW of torch.optim (the same update as adamw() above), compiled whole."""
+    from torch.func import functional_call, grad_and_value
+    from torch.optim.adamw import adamw as adamw_update
+
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    buffers = {k: v for k, v in model.named_buffers()}
+    names = list(params)
+    plist = [params[k] for k in names]
+    exp_avg = [torch.zeros_like(p) for p in plist]
+    exp_avg_sq = [torch.zeros_like(p) for p in plist]
+    steps = [torch.zeros((), device=p.device) for p in plist]
+
+    def loss(params, x, y):
+        return loss_of(functional_call(model, {**params, **buffers}, (x,)), y)
+
+    def train_step(params, exp_avg, exp_avg_sq, steps, x, y):
+        grads, value = grad_and_value(loss)(params, x, y)
+        adamw_update([params[k] for k in names], [grads[k] for k in names], exp_avg, exp_avg_sq, [], steps,
+                     foreach=False, capturable=True, amsgrad=False, beta1=0.9, beta2=0.999, lr=1e-3,
+                     weight_decay=0.01, eps=1e-8, maximize=False)
+        return value
+
+    jstep = torch.compile(train_step, backend="tpu")
+
+    def step():
+        return jstep(params, exp_avg, exp_avg_sq, steps, x, y)
+    return step, lambda out: torch.tpu.synchronize(), lambda out: out.item()
 
 
 def torchax_runner(workload):
@@ -425,6 +465,30 @@ def paired(a, b):
     return statistics.median(x / y for x, y in zip(a, b))
 
 
+def verdict(w, ours, procs, frameworks, wanted):
+    """The line for one of our rows of workload w: its paired ratio against the XLA peer it is
+    slowest against (the verdict is that ratio <= 1). A row not asked for prints nothing."""
+    base = next((q for q in procs if q.fw == ours), None)
+    label = next((lbl for f, lbl, _ in FRAMEWORKS if f == ours), ours)
+    if base is None and not wanted:
+        return
+    peers = [q for q in procs if q.fw in XLA_PEERS and q.wall and not q.error]
+    if base is None or base.error or not base.wall:
+        print(f"{WORKLOADS[w]}: {label} n/a ({base.error if base else 'not run'}): no verdict")
+        return
+    if not peers:
+        print(f"{WORKLOADS[w]}: no XLA peer ran: no verdict")
+        return
+    # paired ratios (a noisy round moves both times)
+    ratios = {q.fw: paired(base.wall, q.wall) for q in peers}
+    fastest = max(peers, key=lambda q: ratios[q.fw])
+    r = ratios[fastest.fw]
+    missing = [lbl for f, lbl, _ in frameworks if f in XLA_PEERS and f not in ratios]
+    print(f"{WORKLOADS[w]}: {label} no slower than the fastest XLA peer? {'yes' if r <= 1.0 else 'NO'}: "
+          f"{r:.2f}x the time of {fastest.label} (paired; medians {statistics.median(base.wall):.3f} against "
+          f"{statistics.median(fastest.wall):.3f} ms)" + (f" (peers n/a: {', '.join(missing)})" if missing else ""))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--worker", nargs=2, metavar=("FRAMEWORK", "WORKLOAD"), help=argparse.SUPPRESS)
@@ -486,23 +550,8 @@ def main():
             print(f"|   {label} {n}")
     print()
     for w in workloads:
-        base = next((q for q in results[w] if q.fw == BASELINE), None)
-        peers = [q for q in results[w] if q.fw in XLA_PEERS and q.wall and not q.error]
-        if base is None or base.error or not base.wall:
-            print(f"{WORKLOADS[w]}: torchtpu compile n/a ({base.error if base else 'not run'}): no verdict")
-            continue
-        if not peers:
-            print(f"{WORKLOADS[w]}: no XLA peer ran: no verdict")
-            continue
-        # paired ratios (a noisy round moves both times); the peer torchtpu compile is slowest against
-        # decides, and the verdict is that ratio <= 1
-        ratios = {q.fw: paired(base.wall, q.wall) for q in peers}
-        fastest = max(peers, key=lambda q: ratios[q.fw])
-        r = ratios[fastest.fw]
-        missing = [lbl for f, lbl, _ in frameworks if f in XLA_PEERS and f not in ratios]
-        print(f"{WORKLOADS[w]}: torchtpu compile no slower than the fastest XLA peer? {'yes' if r <= 1.0 else 'NO'}: "
-              f"{r:.2f}x the time of {fastest.label} (paired; medians {statistics.median(base.wall):.3f} against "
-              f"{statistics.median(fastest.wall):.3f} ms)" + (f" (peers n/a: {', '.join(missing)})" if missing else ""))
+        for ours in (BASELINE, "tpu_compile_func"):
+            verdict(w, ours, results[w], frameworks, wanted=ours == BASELINE)
     cpu_lines = []
     for w in workloads:
         base = next((q for q in results[w] if q.fw == BASELINE), None)
