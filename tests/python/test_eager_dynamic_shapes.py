@@ -193,3 +193,38 @@ def test_off_by_default_and_cat_stays_contiguous():
     assert torch.tpu.get_eager_buckets() is False
     a, b = torch.randn(1, 2, 3, 4, device="tpu"), torch.randn(1, 2, 1, 4, device="tpu")
     assert torch.cat([a, b], dim=2).is_contiguous()
+
+
+@pytest.mark.parametrize("family", ["gpt2", "llama"])
+def test_generate_with_buckets_gives_cpus_greedy_tokens(buckets, family):
+    """transformers' generate() with a growing KV cache, Strict with
+    buckets: CPU's greedy tokens for a batch of 2 with left padding (the
+    attention mask grows by cat too), and for a batch of 1 no program
+    compiled per new length once the first decode steps have run."""
+    transformers = pytest.importorskip("transformers")
+    torch.tpu.set_eager_mode("strict")
+    torch.manual_seed(0)
+    if family == "gpt2":
+        cfg = transformers.GPT2Config(n_layer=1, n_head=2, n_embd=16, vocab_size=64, n_positions=64)
+        cls = transformers.GPT2LMHeadModel
+    else:
+        cfg = transformers.LlamaConfig(num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
+                                       hidden_size=16, intermediate_size=32, vocab_size=64, max_position_embeddings=64)
+        cls = transformers.LlamaForCausalLM
+    model = cls(cfg).eval()
+    model.config._attn_implementation = "eager"
+    ids = torch.randint(3, 64, (2, 5), generator=torch.Generator().manual_seed(1))
+    mask = torch.ones_like(ids)
+    mask[1, :2] = 0
+    kw = dict(do_sample=False, pad_token_id=0, eos_token_id=None)
+    with torch.no_grad():
+        want = model.generate(ids, attention_mask=mask, max_new_tokens=24, **kw)
+        want1 = model.generate(ids[:1], max_new_tokens=40, **kw)
+        model.to("tpu")
+        got = model.generate(ids.to("tpu"), attention_mask=mask.to("tpu"), max_new_tokens=24, **kw).cpu()
+        assert torch.equal(got, want)
+        got1 = model.generate(ids[:1].to("tpu"), max_new_tokens=24, **kw).cpu()
+        before = misses()
+        again = model.generate(ids[:1].to("tpu"), max_new_tokens=40, **kw).cpu()
+        assert misses() == before  # lengths 30-45 are in the bucket lengths 6-29 ran in
+        assert torch.equal(again, want1) and torch.equal(got1, want1[:, :29])
