@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/result_layout.h"
 
 static int64_t pow2_above(int64_t len) {
   int64_t c = 1;
@@ -29,7 +30,7 @@ static int is_capacity(int64_t cap, int64_t len, int64_t row, int64_t min_len) {
   return c == cap;
 }
 
-typedef enum rule_e { R_NONE, R_ELEM, R_MM, R_BMM, R_SOFTMAX, R_CAT, R_CLONE, R_ARANGE } rule_t;
+typedef enum rule_e { R_NONE, R_ELEM, R_MM, R_BMM, R_SOFTMAX, R_CAT, R_CLONE, R_ARANGE, R_CONVERT, R_INDEX } rule_t;
 
 /* Elementwise ops need no mask: a padded element only reaches padded
  * elements of the result. Contractions over the padded dim read zeros there,
@@ -49,6 +50,7 @@ static const struct {
     {"bitwise_and.Tensor", R_ELEM}, {"bitwise_or.Tensor", R_ELEM}, {"bitwise_not", R_ELEM},
     {"masked_fill.Scalar", R_ELEM}, {"rsub.Scalar", R_ELEM}, {"clone", R_CLONE},
     {"arange", R_ARANGE},   {"arange.start", R_ARANGE}, {"arange.start_step", R_ARANGE},
+    {"_to_copy", R_CONVERT}, {"index.Tensor", R_INDEX},
 };
 
 static rule_t find_rule(const char *name) {
@@ -211,6 +213,47 @@ static int prepare_arange(tt_lower_t *L, tt_bucket_plan_t *p, const char *name, 
   return 1;
 }
 
+/* index.Tensor(self, indices) with self padded along an indexed dim (a
+ * mask indexed by a batch index and a growing position index): self and
+ * the index tensors of its length and capacity are widened, their padding
+ * masked to zeros (index 0, so padding never fails the bounds check, which
+ * uses the logical length at run time: ops/index.c); index tensors of
+ * other lengths are read as they are and must broadcast along the result's
+ * padded dim. Only indices on the leading dims, none None, so the result is
+ * their broadcast shape followed by self's other dims. */
+static int prepare_index(tt_lower_t *L, tt_bucket_plan_t *p, tt_tensor_ref_t **refs, int nrefs, const int *pd,
+                         const int64_t *cap) {
+  if (L->nargs != 2 || p->args[0].kind != TT_ARG_TENSOR || p->args[1].kind != TT_ARG_TENSORS) return 0;
+  int n = p->args[1].n;
+  if (nrefs != 1 + n || pd[0] < 0 || pd[0] >= n) return 0;
+  int64_t len = refs[0]->view.sizes[pd[0]], c = cap[0];
+  int brank = 0;
+  for (int j = 1; j <= n; j++) {
+    if (!refs[j]->storage || refs[j]->is_host_scalar || refs[j]->conj || refs[j]->neg) return 0;
+    if (refs[j]->view.rank > brank) brank = refs[j]->view.rank;
+  }
+  int od = -1;
+  for (int j = 1; j <= n; j++) {
+    if (pd[j] < 0 || refs[j]->view.sizes[pd[j]] != len || cap[j] != c) continue;
+    int o = brank - refs[j]->view.rank + pd[j];
+    if (od >= 0 && o != od) return 0;
+    od = o;
+  }
+  if (od < 0) return 0;
+  for (int j = 1; j <= n; j++) {
+    if (pd[j] >= 0 && refs[j]->view.sizes[pd[j]] == len && cap[j] == c) continue;
+    int a = od - (brank - refs[j]->view.rank);
+    if (a >= 0 && refs[j]->view.sizes[a] != 1) return 0;
+  }
+  widen(L, refs[0], pd[0], c, len);
+  for (int j = 1; j <= n; j++)
+    if (pd[j] >= 0 && refs[j]->view.sizes[pd[j]] == len && cap[j] == c) widen(L, refs[j], pd[j], c, len);
+  L->pad_mask = 1;
+  p->out_dim = od;
+  p->out_len = len;
+  return 1;
+}
+
 int tt_bucket_prepare(tt_lower_t *L, const char *name, int64_t min_len, tt_bucket_plan_t *p) {
   rule_t rule = find_rule(name);
   if (rule == R_NONE || L->nargs > TT_BUCKET_MAX_ARGS) return 0;
@@ -231,8 +274,14 @@ int tt_bucket_prepare(tt_lower_t *L, const char *name, int64_t min_len, tt_bucke
   int pd[TT_BUCKET_MAX_REFS];
   int64_t cap[TT_BUCKET_MAX_REFS], len = -1, bucket = -1;
   int any = 0;
+  for (int j = 0; j < nrefs; j++) pd[j] = padded_dim(L, refs[j], min_len, &cap[j]);
+  L->npads = 0;
+  L->pad_mask = 0;
+  if (rule == R_INDEX) {
+    p->fn = NULL;
+    return prepare_index(L, p, refs, nrefs, pd, cap);
+  }
   for (int j = 0; j < nrefs; j++) {
-    pd[j] = padded_dim(L, refs[j], min_len, &cap[j]);
     if (pd[j] < 0) continue;
     int64_t l = refs[j]->view.sizes[pd[j]];
     if (any && (l != len || cap[j] != bucket)) return 0; /* one logical length per op */
@@ -249,6 +298,11 @@ int tt_bucket_prepare(tt_lower_t *L, const char *name, int64_t min_len, tt_bucke
   if (rule == R_ARANGE) return prepare_arange(L, p, name, min_len);
   if (!any) return 0;
   int od = -1;
+  if (rule == R_CONVERT) { /* a dtype conversion: elementwise, unless a memory format is asked for */
+    tt_memory_format_t fmt = tt_layout_memory_format_arg(p->args, L->nargs);
+    if (fmt != TT_MEMORY_FORMAT_PRESERVE && fmt != TT_MEMORY_FORMAT_CONTIGUOUS) return 0;
+    rule = fmt == TT_MEMORY_FORMAT_PRESERVE ? R_ELEM : R_CLONE;
+  }
   if (rule == R_CLONE) { /* only where the padded result is still contiguous, as clone's must be */
     if (nrefs != 1 || pd[0] < 0) return 0;
     for (int i = 0; i < pd[0]; i++)

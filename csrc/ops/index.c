@@ -28,6 +28,8 @@ typedef struct {
   tt_check_kind_t check;        /* debug mode: the error an out-of-range index raises */
   int check_nonneg;             /* debug mode: negative indices are out of range too */
   int unchecked;                /* nothing is read or written: CPU checks no index */
+  int rt_dim;                   /* a dim of self read at its bucket's capacity (ops/bucket.h), or -1: */
+  int64_t rt_len;               /* its logical length, which bounds and wraps indices at run time */
 } adv_t;
 
 static int adv_add(tt_lower_t *L, adv_t *a, int dim, tt_val_t idx) {
@@ -78,10 +80,17 @@ static int adv_finish(tt_lower_t *L, adv_t *a) {
     int64_t dsize = a->sizes[a->dims[k]];
     /* PyTorch's message counts the index tensors, not self's dims (x[:, i]
      * reports dimension 0); index_select/index_add name self's dim. */
-    if (!a->unchecked)
-      tt_l_check_index(L, a->idx[k], a->check_nonneg ? 0 : -dsize, dsize, a->check == TT_CHECK_INDEX ? k : a->dims[k], a->check);
+    int cdim = a->check == TT_CHECK_INDEX ? k : a->dims[k];
+    tt_val_t size;
+    if (a->dims[k] == a->rt_dim) { /* padded self: the logical length bounds, not the capacity */
+      tt_val_t n = tt_l_scalar(L, TT_I64, 0.0, a->rt_len, 0);
+      if (!a->unchecked) tt_l_check_index_rt(L, a->idx[k], n, a->check_nonneg, a->rt_len, cdim, a->check);
+      size = tt_b_broadcast_to(g, n, a->brank, a->bdims);
+    } else {
+      if (!a->unchecked) tt_l_check_index(L, a->idx[k], a->check_nonneg ? 0 : -dsize, dsize, cdim, a->check);
+      size = tt_b_full_i(g, TT_I64, a->brank, a->bdims, dsize);
+    }
     tt_val_t v = tt_b_broadcast_to(g, a->idx[k], a->brank, a->bdims);
-    tt_val_t size = tt_b_full_i(g, TT_I64, a->brank, a->bdims, a->sizes[a->dims[k]]);
     tt_val_t neg = tt_b_compare(g, TT_CMP_LT, v, tt_b_full_i(g, TT_I64, a->brank, a->bdims, 0));
     v = tt_b_select(g, neg, tt_b_binary(g, TT_BIN_ADD, v, size), v);
     cols[k] = tt_b_reshape(g, v, a->brank + 1, cd);
@@ -206,6 +215,7 @@ static tt_val_t adv_scatter(tt_lower_t *L, const adv_t *a, tt_val_t x, tt_val_t 
 
 static void adv_init(adv_t *a, int rank, const int64_t *sizes) {
   memset(a, 0, sizeof *a);
+  a->rt_dim = -1;
   a->check = TT_CHECK_INDEX;
   a->rank = rank;
   memcpy(a->sizes, sizes, sizeof(int64_t) * (size_t)rank);
@@ -214,6 +224,12 @@ static void adv_init(adv_t *a, int rank, const int64_t *sizes) {
 /* Reads a Tensor?[] index list (argument i) against self (argument 0). */
 static int adv_from_list(tt_lower_t *L, adv_t *a, int i) {
   adv_init(a, tt_l_arg_rank(L, 0), tt_l_arg_sizes(L, 0));
+  const tt_tensor_ref_t *self = tt_l_ref(L, 0);
+  for (int k = 0; self && k < L->npads; k++) /* index.Tensor at a bucket's shape (ops/bucket.c) */
+    if (L->pad_ref[k] == self) {
+      a->rt_dim = L->pad_dim[k];
+      a->rt_len = L->pad_len[k];
+    }
   const tt_arg_t *arg = &L->args[i];
   if (arg->kind == TT_ARG_NONE || (arg->kind == TT_ARG_INTS && arg->n == 0)) /* [] arrives as an empty list */
     return adv_finish(L, a);

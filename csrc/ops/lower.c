@@ -335,6 +335,19 @@ void tt_l_check_index(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, int
   tt_l_check_index_mask(L, idx, bad, size, dim, kind);
 }
 
+void tt_l_check_index_rt(tt_lower_t *L, tt_val_t idx, tt_val_t size, int nonneg, int64_t size_now, int dim,
+                         tt_check_kind_t kind) {
+  if (tt_graph_failed(L->g)) return;
+  tt_graph_t *g = L->g;
+  idx = tt_b_convert(g, idx, TT_I64);
+  const tt_type_t *t = tt_graph_type(g, idx);
+  if (!t) return;
+  tt_val_t high = tt_b_broadcast_to(g, size, t->rank, t->dims);
+  tt_val_t low = nonneg ? tt_b_full_i(g, TT_I64, t->rank, t->dims, 0) : tt_b_unary(g, TT_UN_NEG, high);
+  tt_val_t bad = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_LT, idx, low), tt_b_compare(g, TT_CMP_GE, idx, high));
+  tt_l_check_index_mask(L, idx, bad, size_now, dim, kind);
+}
+
 tt_status_t tt_l_check_result(const tt_lower_t *L, const int64_t *flags) {
   for (int i = 0; i < L->nchecks; i++) {
     tt_status_t s = tt_index_check_status(&L->checks[i], flags[2 * i], flags[2 * i + 1], 0);

@@ -141,6 +141,12 @@ void tt_l_write(tt_lower_t *L, int i, int j, tt_val_t v);
  * The _mask form takes the "bad" predicate (idx's shape) computed by the op. */
 void tt_l_check_index(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, int dim, tt_check_kind_t kind);
 void tt_l_check_index_mask(tt_lower_t *L, tt_val_t idx, tt_val_t bad, int64_t size, int dim, tt_check_kind_t kind);
+/* tt_l_check_index against a size known at run time (`size`, a 0-d i64
+ * value: a bucketed tensor's logical length, ops/bucket.h): indices in
+ * [-size, size), or [0, size) when nonneg; size_now is this call's value,
+ * for the message. */
+void tt_l_check_index_rt(tt_lower_t *L, tt_val_t idx, tt_val_t size, int nonneg, int64_t size_now, int dim,
+                         tt_check_kind_t kind);
 /* Checks a device-side condition as _assert_async does: `bad` (a bool of
  * any shape) true anywhere raises RuntimeError `msg` (copied; see
  * TT_CHECK_MSG_MAX), at this op in Debug mode, else at the next

@@ -228,3 +228,39 @@ def test_generate_with_buckets_gives_cpus_greedy_tokens(buckets, family):
         again = model.generate(ids[:1].to("tpu"), max_new_tokens=40, **kw).cpu()
         assert misses() == before  # lengths 30-45 are in the bucket lengths 6-29 ran in
         assert torch.equal(again, want1) and torch.equal(got1, want1[:, :29])
+        # the padded batch's mask chain (a bool copy of the grown mask, indexed by
+        # batch and position) runs at the bucket's shape too
+        # (llama's grouped-query repeat of 2-row caches is a clone that must be contiguous:
+        # it still compiles per length)
+        before = misses()
+        again2 = model.generate(ids.to("tpu"), attention_mask=mask.to("tpu"), max_new_tokens=40, **kw).cpu()
+        assert family != "gpt2" or misses() == before
+        torch.testing.assert_close(again2[:, :29], want, rtol=0, atol=0)
+
+
+def test_index_at_a_bucket_shape_bounds_by_the_logical_length(buckets):
+    """index.Tensor of a padded tensor by a batch index and a padded position
+    index: equal to CPU at every length with one program for the bucket;
+    negative indices wrap by the logical length, and an index past it
+    raises CPU's IndexError even though the capacity would hold it."""
+    torch.tpu.set_eager_mode("strict")
+    g = torch.Generator().manual_seed(5)
+    m = torch.randint(0, 2, (3, 4), generator=g)
+    mt = m.to("tpu")
+    counts = []
+    for n in range(5, 12):
+        new = torch.randint(0, 2, (3, 1), generator=g)
+        m, mt = torch.cat([m, new], dim=1), torch.cat([mt, new.to("tpu")], dim=1)
+        b, kv = torch.arange(3)[:, None, None], torch.arange(n)[None, None, :]
+        bt, kvt = torch.arange(3, device="tpu")[:, None, None], torch.arange(n, device="tpu")[None, None, :]
+        before = misses()
+        got = mt.bool()[bt, kvt]
+        assert torch.equal(got.cpu(), m.bool()[b, kv])
+        assert torch.equal(mt[bt, kvt - n].cpu(), m[b, kv - n])  # negative: wrapped by n, not the capacity
+        counts.append(misses() - before)
+    assert counts[-1] == 0 and counts[-2] == 0, counts
+    with pytest.raises(IndexError, match=f"index {n} is out of bounds for dimension 1 with size {n}"):
+        mt[bt, kvt + 1].cpu()
+        torch.tpu.synchronize()
+    c = mt.to(torch.float64, memory_format=torch.contiguous_format)
+    assert c.is_contiguous() and torch.equal(c.cpu(), m.double())
