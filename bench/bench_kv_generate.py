@@ -8,6 +8,7 @@ least capacity for small tensors (TORCH_TPU_EAGER_BUCKET_MIN; 1: every
 power of two a bucket, the mechanism before the least capacity).
 
     .venv/bin/python bench/bench_kv_generate.py [--tokens 64] [--models gpt2,llama] [--buckets 0,1] [--bucket-min 1,128]
+        [--batch 2]  (rows after the first left-padded by 2: the attention mask path of padded batches)
 
 Each (model, buckets) row runs in a fresh process, tiers 2 and 3 off.
 """
@@ -35,7 +36,7 @@ def build(name):
     return model.eval()
 
 
-def child(name, tokens, buckets):
+def child(name, tokens, buckets, batch=1):
     os.environ["TORCH_TPU_TIER2_COMPILATION_CACHE"] = "0"
     os.environ["TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT"] = "off"
     import torch
@@ -44,16 +45,18 @@ def child(name, tokens, buckets):
     torch.tpu.set_eager_mode("strict")
     torch.tpu.set_eager_buckets(bool(buckets))
     model = build(name)
-    ids = torch.randint(0, 128, (1, 5), generator=torch.Generator().manual_seed(1))
+    ids = torch.randint(0, 128, (batch, 5), generator=torch.Generator().manual_seed(1))
+    mask = torch.ones_like(ids)
+    mask[1:, :2] = 0  # rows after the first left-padded by 2
     kw = dict(max_new_tokens=tokens, do_sample=False, pad_token_id=0)
     with torch.no_grad():
-        ref = model.generate(ids, attention_mask=torch.ones_like(ids), **kw)
+        ref = model.generate(ids, attention_mask=mask, **kw)
         model.to("tpu")
         out = {}
         for call in ("first", "second"):
             before = torch.tpu.cache_stats()["misses"]
             t0 = time.perf_counter()
-            got = model.generate(ids.to("tpu"), attention_mask=torch.ones_like(ids).to("tpu"), **kw).cpu()
+            got = model.generate(ids.to("tpu"), attention_mask=mask.to("tpu"), **kw).cpu()
             out[call] = time.perf_counter() - t0
             torch.tpu.synchronize()
             out[call + "_programs"] = torch.tpu.cache_stats()["misses"] - before
@@ -67,12 +70,13 @@ def main():
     ap.add_argument("--models", default="gpt2,llama")
     ap.add_argument("--buckets", default="0,1")
     ap.add_argument("--bucket-min", default="128", help="comma list of least capacities (rows with buckets on)")
-    ap.add_argument("--child", nargs=3)
+    ap.add_argument("--batch", type=int, default=1, help="rows; rows after the first are left-padded by 2")
+    ap.add_argument("--child", nargs=4)
     a = ap.parse_args()
     if a.child:
-        child(a.child[0], int(a.child[1]), int(a.child[2]))
+        child(a.child[0], int(a.child[1]), int(a.child[2]), int(a.child[3]))
         return
-    print(f"generate(max_new_tokens={a.tokens}), Strict, fresh process per row, tiers 2/3 off")
+    print(f"generate(max_new_tokens={a.tokens}), batch {a.batch}, Strict, fresh process per row, tiers 2/3 off")
     print(f"{'model':6} {'buckets':>7} {'least':>5} {'first s':>8} {'programs':>8} {'second s':>8} {'programs':>8} "
           f"{'ratio':>6} CPU's tokens")
     rows = [(b, m) for b in a.buckets.split(",") for m in (a.bucket_min.split(",") if b != "0" else ["-"])]
@@ -81,7 +85,8 @@ def main():
             env = dict(os.environ)
             if m != "-":
                 env["TORCH_TPU_EAGER_BUCKET_MIN"] = m
-            p = subprocess.run([sys.executable, __file__, "--tokens", str(a.tokens), "--child", name, str(a.tokens), b],
+            p = subprocess.run([sys.executable, __file__, "--tokens", str(a.tokens), "--child", name, str(a.tokens), b,
+                                str(a.batch)],
                                capture_output=True, text=True, check=False, env=env)
             if p.returncode:
                 print(f"{name} buckets={b} least={m}: failed: {p.stderr[-1500:]}")
