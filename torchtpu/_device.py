@@ -280,8 +280,10 @@ class eager_mode(contextlib.ContextDecorator):
 def set_eager_buckets(enabled, min_capacity=None):
     """Eager cat grows a tensor in power-of-two buckets (a view of the first
     n elements along the grown dim of a storage sized for the bucket), and
-    cat, elementwise ops, mm/bmm and softmax on such tensors compile once per
-    bucket instead of once per length (a KV cache that grows every step).
+    cat, elementwise ops, dtype copies, mm/bmm, softmax and indexing by a
+    position index of the same length on such tensors compile once per
+    bucket instead of once per length (a KV cache and an attention mask that
+    grow every step).
     Results are CPU's; such tensors are not contiguous (is_contiguous() is
     False, .view() may need .reshape()). Off by default; also
     TORCH_TPU_EAGER_BUCKETS=1.
