@@ -55,6 +55,16 @@ def test_kv_loop_matches_cpu_at_every_length(buckets, mode):
         torch.testing.assert_close(ot.cpu(), oc, msg=f"attention at length {n}")
 
 
+def counted_kv_loop(steps, dim):
+    """(programs compiled, misses after each step, the last keys) of a tpu KV loop with 3 heads."""
+    before = misses()
+    per_step = []
+    for k, o in kv_steps("tpu", steps, 3, dim):
+        per_step.append(misses())
+    o.cpu()
+    return per_step[-1] - before, per_step, k
+
+
 def test_kv_loop_compiles_once_per_bucket(buckets):
     """Every power of two a bucket (min_capacity=1)."""
     torch.tpu.set_eager_mode("strict")
@@ -62,12 +72,7 @@ def test_kv_loop_compiles_once_per_bucket(buckets):
     # Shapes of their own (3 heads, dims 5 and 7) so no earlier test compiled these programs.
     counts = {}
     for steps, dim in ((16, 5), (64, 7)):
-        before = misses()
-        per_step = []
-        for _, o in kv_steps("tpu", steps, 3, dim):
-            per_step.append(misses())
-        o.cpu()
-        counts[steps] = per_step[-1] - before
+        counts[steps], per_step, _ = counted_kv_loop(steps, dim)
     assert counts[64] <= 1.5 * counts[16], counts
     # Lengths 34..63 share the bucket of capacity 64 that length 32 opened (and 33 finished).
     assert per_step[62] == per_step[33], per_step
@@ -81,12 +86,7 @@ def test_small_caches_start_at_the_least_capacity(buckets):
     assert torch.tpu.get_eager_bucket_min() == 128
     counts = {}
     for steps, dim in ((16, 9), (64, 11), (140, 13)):  # shapes of their own
-        before = misses()
-        per_step = []
-        for k, o in kv_steps("tpu", steps, 3, dim):
-            per_step.append(misses())
-        o.cpu()
-        counts[steps] = per_step[-1] - before
+        counts[steps], per_step, k = counted_kv_loop(steps, dim)
         assert k.untyped_storage().nbytes() == 3 * dim * (128 if steps < 128 else 256) * 4
         assert per_step[min(steps, 127) - 1] == per_step[2], per_step
     assert counts[64] <= counts[16], counts  # the scale of scores (no dim in its shape) is shared
