@@ -3,7 +3,7 @@ device module `torch.tpu`, the kernels, and printing."""
 
 import torch
 
-from . import _C, _accelerator, _backward, _precision, _autocast, _device, _dlpack, _fast_paths, _compiler_hooks, _kernels, _pinned, _printing, _shallow_copy, _storage
+from . import _C, _accelerator, _backward, _precision, _autocast, _device, _dlpack, _fast_paths, _compiler_hooks, _kernels, _matmul, _pinned, _printing, _shallow_copy, _storage
 
 
 def register():
@@ -20,6 +20,7 @@ def register():
     _dlpack.install()
     _shallow_copy.install()
     _fast_paths.install()
+    _matmul.install()
     _precision.install()
     _backward.install()
     _compiler_hooks.install()
