@@ -277,10 +277,18 @@ int tt_bucket_prepare(tt_lower_t *L, const char *name, int64_t min_len, tt_bucke
   for (int j = 0; j < nrefs; j++) pd[j] = padded_dim(L, refs[j], min_len, &cap[j]);
   L->npads = 0;
   L->pad_mask = 0;
-  if (rule == R_INDEX) {
-    p->fn = NULL;
-    return prepare_index(L, p, refs, nrefs, pd, cap);
-  }
+  p->fn = NULL;
+  p->out_dim = -1;
+  if (rule == R_INDEX) return prepare_index(L, p, refs, nrefs, pd, cap);
+  if (rule == R_CAT) return prepare_cat(L, p, pd, cap, min_len); /* a's padding alone counts (b is read as it is) */
+  if (rule == R_ARANGE) return prepare_arange(L, p, name, min_len);
+  /* A length-1 view that happens to span a capacity (a one-token slice of a
+   * larger storage) is no padded operand beside longer ones: it broadcasts. */
+  int64_t longest = 0;
+  for (int j = 0; j < nrefs; j++)
+    if (pd[j] >= 0 && refs[j]->view.sizes[pd[j]] > longest) longest = refs[j]->view.sizes[pd[j]];
+  for (int j = 0; j < nrefs; j++)
+    if (pd[j] >= 0 && longest > 1 && refs[j]->view.sizes[pd[j]] == 1) pd[j] = -1;
   for (int j = 0; j < nrefs; j++) {
     if (pd[j] < 0) continue;
     int64_t l = refs[j]->view.sizes[pd[j]];
@@ -289,13 +297,9 @@ int tt_bucket_prepare(tt_lower_t *L, const char *name, int64_t min_len, tt_bucke
     bucket = cap[j];
     any = 1;
   }
-  p->fn = NULL;
-  p->out_dim = -1;
   p->out_len = len;
   L->npads = 0;
   L->pad_mask = 0;
-  if (rule == R_CAT) return prepare_cat(L, p, pd, cap, min_len);
-  if (rule == R_ARANGE) return prepare_arange(L, p, name, min_len);
   if (!any) return 0;
   int od = -1;
   if (rule == R_CONVERT) { /* a dtype conversion: elementwise, unless a memory format is asked for */
