@@ -324,6 +324,18 @@ tt_val_t tt_b_dslice(tt_graph_t *g, tt_val_t operand, const tt_val_t *starts, co
   return node1(g, TT_OPK_DSLICE, 0, in, 1 + o->rank, sizes, o->rank, 0.0, t);
 }
 
+/* a and b hold the same values: the same node, or reshapes of the same
+ * shape of such values (stack's unsqueezes of one input). */
+static int same_value(tt_graph_t *g, tt_val_t a, tt_val_t b) {
+  while (a != b) {
+    const tt_node_t *na = tt_graph_node(g, a), *nb = tt_graph_node(g, b);
+    if (na->kind != TT_OPK_RESHAPE || nb->kind != TT_OPK_RESHAPE || !same_shape(T(a), T(b))) return 0;
+    a = na->inputs[0];
+    b = nb->inputs[0];
+  }
+  return 1;
+}
+
 tt_val_t tt_b_concat(tt_graph_t *g, int n, const tt_val_t *xs, int dim) {
   if (n <= 0) return tt_graph_fail(g, TT_INTERNAL, "concatenate of nothing");
   for (int i = 0; i < n; i++) CHECK_VAL(xs[i]);
@@ -331,6 +343,15 @@ tt_val_t tt_b_concat(tt_graph_t *g, int n, const tt_val_t *xs, int dim) {
   tt_type_t t = *T(xs[0]);
   t.dims[dim] = 0;
   for (int i = 0; i < n; i++) t.dims[dim] += T(xs[i])->dims[dim];
+  /* n copies of one value of size 1 along dim (stack([x, x])) are a
+   * broadcast, which a reduce after it can see through (tt_b_reduce) */
+  int copies = T(xs[0])->dims[dim] == 1;
+  for (int i = 1; i < n && copies; i++) copies = same_value(g, xs[0], xs[i]);
+  if (copies) {
+    int64_t id[TT_MAX_RANK];
+    for (int i = 0; i < t.rank; i++) id[i] = i;
+    return tt_b_broadcast(g, xs[0], t.rank, t.dims, id);
+  }
   int64_t d = dim;
   return node1(g, TT_OPK_CONCAT, 0, xs, n, &d, 1, 0.0, t);
 }
@@ -391,9 +412,76 @@ static tt_val_t reduce_init(tt_graph_t *g, tt_reduce_t kind, tt_dtype_t dt) {
   }
 }
 
+/* x seen through reshapes that come back to x's own shape: the node of
+ * x's type at the start of such a chain (a reshape of a reshape of y with
+ * y's shape is y). */
+static tt_val_t through_reshapes(tt_graph_t *g, tt_val_t x) {
+  tt_val_t v = x;
+  while (tt_graph_node(g, v)->kind == TT_OPK_RESHAPE) {
+    v = tt_graph_node(g, v)->inputs[0];
+    if (same_shape(T(v), T(x))) return v;
+  }
+  return x;
+}
+
+static int in_list(int64_t v, int n, const int64_t *list) {
+  for (int i = 0; i < n; i++)
+    if (list[i] == v) return 1;
+  return 0;
+}
+
+/* reduce(broadcast_in_dim(y)) as broadcast(reduce(y)), or -1 where that is
+ * not the same reduction. Why: a max/min reduce whose operand repeats along
+ * a kept dim (x.expand(12, 2, 30).softmax(-1), or stack([x, x])) makes
+ * LLVM's loop vectorizer in XLA's CPU plugin recurse exponentially through
+ * the unrolled NaN-aware max chain (rows of 26-32: seconds, then hours; graph
+ * fuzzer dynamic 16:13). Reducing y itself avoids the pattern and the
+ * repeated work. A reduced dim that the broadcast added or stretched from 1
+ * only repeats values: dropped for max/min/and/or (idempotent), not for
+ * sum/prod (which count the copies), nor when it is empty (the init). */
+static tt_val_t reduce_before_broadcast(tt_graph_t *g, tt_reduce_t kind, tt_val_t x, int ndims,
+                                        const int64_t *dims) {
+  tt_val_t b = through_reshapes(g, x);
+  const tt_node_t *n = tt_graph_node(g, b);
+  if (n->kind != TT_OPK_BROADCAST) return -1;
+  tt_val_t y = n->inputs[0];
+  const tt_type_t *yt = T(y), *bt = T(b);
+  int idem = kind == TT_RED_MAX || kind == TT_RED_MIN || kind == TT_RED_AND || kind == TT_RED_OR;
+  int64_t ydims[TT_MAX_RANK];
+  int ny = 0;
+  for (int j = 0; j < ndims; j++) {
+    int src = -1;
+    for (int i = 0; i < yt->rank; i++)
+      if (n->ints[i] == dims[j]) src = i;
+    int repeats = src < 0 || yt->dims[src] != bt->dims[dims[j]];
+    if (repeats && (!idem || bt->dims[dims[j]] == 0)) return -1;
+    if (src >= 0) ydims[ny++] = src;
+  }
+  for (int a = 1; a < ny; a++) /* ascending, as reduce's dims */
+    for (int c = a; c > 0 && ydims[c - 1] > ydims[c]; c--) {
+      int64_t t = ydims[c];
+      ydims[c] = ydims[c - 1];
+      ydims[c - 1] = t;
+    }
+  tt_val_t r = tt_b_reduce(g, kind, y, ny, ydims);
+  /* y's kept dims go where the broadcast put them, less the reduced dims before */
+  int64_t bd[TT_MAX_RANK];
+  int nb = 0;
+  for (int i = 0; i < yt->rank; i++) {
+    if (in_list(i, ny, ydims)) continue;
+    int64_t before = 0;
+    for (int j = 0; j < ndims; j++) before += dims[j] < n->ints[i];
+    bd[nb++] = n->ints[i] - before;
+  }
+  tt_type_t t = drop_dims(bt, ndims, dims);
+  return tt_b_broadcast(g, r, t.rank, t.dims, bd);
+}
+
 tt_val_t tt_b_reduce(tt_graph_t *g, tt_reduce_t kind, tt_val_t x, int ndims, const int64_t *dims) {
   CHECK_VAL(x);
   if (ndims == 0) return x;
+  tt_val_t rb = reduce_before_broadcast(g, kind, x, ndims, dims);
+  if (rb >= 0 || tt_graph_failed(g)) return rb;
   tt_val_t init = reduce_init(g, kind, T(x)->dtype);
   CHECK_VAL(init);
   tt_type_t t = drop_dims(T(x), ndims, dims);

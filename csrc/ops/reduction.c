@@ -267,15 +267,32 @@ static tt_status_t arg_max_min(tt_lower_t *L, tt_reduce_t kind, const char *name
 static tt_status_t lower_argmax(tt_lower_t *L) { return arg_max_min(L, TT_RED_ARGMAX, "argmax"); }
 static tt_status_t lower_argmin(tt_lower_t *L) { return arg_max_min(L, TT_RED_ARGMIN, "argmin"); }
 
-/* The power of two with m's exponent (float32 m >= 0): x / it is exact;
- * 1 where m is 0, subnormal, infinite or NaN (nothing to gain there). */
+/* A splat of the integer v shaped like x, in x's (integer) dtype. */
+static tt_val_t like_i(tt_graph_t *g, tt_val_t x, int64_t v) {
+  const tt_type_t *t = tt_graph_type(g, x);
+  return tt_b_full_i(g, t->dtype, t->rank, t->dims, v);
+}
+
+/* The power of two with m's exponent (float32 or float64 m >= 0): x / it is
+ * exact; 1 where m is 0, subnormal, infinite or NaN (nothing to gain there). */
 static tt_val_t pow2_scale(tt_graph_t *g, tt_val_t m) {
-  tt_val_t bits = tt_b_bitcast(g, m, TT_I32);
-  tt_val_t e = tt_b_binary(g, TT_BIN_AND, bits, tt_b_like_f(g, bits, (double)0x7f800000));
-  tt_val_t s = tt_b_bitcast(g, e, TT_F32);
-  tt_val_t ok = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_NE, e, tt_b_like_f(g, e, 0.0)),
-                            tt_b_compare(g, TT_CMP_NE, e, tt_b_like_f(g, e, (double)0x7f800000)));
+  tt_dtype_t ft = tt_graph_type(g, m)->dtype;
+  int wide = ft == TT_F64;
+  int64_t emask = wide ? INT64_C(0x7ff0000000000000) : INT64_C(0x7f800000);
+  tt_val_t bits = tt_b_bitcast(g, m, wide ? TT_I64 : TT_I32);
+  tt_val_t e = tt_b_binary(g, TT_BIN_AND, bits, like_i(g, bits, emask));
+  tt_val_t s = tt_b_bitcast(g, e, ft);
+  tt_val_t ok = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_NE, e, like_i(g, e, 0)),
+                            tt_b_compare(g, TT_CMP_NE, e, like_i(g, e, emask)));
   return tt_b_select(g, ok, s, tt_b_like_f(g, s, 1.0));
+}
+
+/* v (reduced, flat) in the keepdim shape where r keeps its dims. */
+static tt_val_t keep_shaped(tt_lower_t *L, const red_t *r, tt_val_t v) {
+  if (!r->keepdim || !r->n) return v;
+  int64_t shape[TT_MAX_RANK];
+  int rk = red_keep_shape(r, shape);
+  return tt_b_reshape(L->g, v, rk, shape);
 }
 
 /* var/std.correction(self, dim=None, *, correction=None, keepdim): the
@@ -291,33 +308,34 @@ static tt_val_t moments(tt_lower_t *L, const red_t *rp, tt_val_t x, double corr,
   flat.keepdim = 0;
   int64_t n = red_count(&r);
   /* CPU accumulates in double; in float32 the squares (and the sum) of values
-   * near finfo.max overflow. Each group is scaled by a power of two near its
-   * largest |x| first (exact), the moments taken, and the scale put back. */
+   * near finfo.max overflow. In float64 CPU's Welford mean stays finite where
+   * the pivot's deviations overflow (var([max, -3, 7]): their sum -2 max is
+   * -inf, so the mean was -inf and the variance NaN, fuzz 180:1162). Each
+   * group is scaled by a power of two near its largest |x| first (exact), the
+   * moments taken, and the scale put back. */
   tt_val_t scale = -1;
-  if (acc == TT_F32) scale = pow2_scale(g, red_apply(L, &flat, TT_RED_MAX, tt_b_unary(g, TT_UN_ABS, x)));
+  if (acc == TT_F32 || acc == TT_F64) scale = pow2_scale(g, red_apply(L, &flat, TT_RED_MAX, tt_b_unary(g, TT_UN_ABS, x)));
   if (scale >= 0) x = tt_b_binary(g, TT_BIN_DIV, x, red_kept(L, &r, scale));
   tt_val_t ss = -1;
   tt_val_t mean = tt_moments(L, x, r.n, r.dims, n, &ss);
-  if (r.keepdim && r.n) {
-    int64_t shape[TT_MAX_RANK];
-    int rk = red_keep_shape(&r, shape);
-    ss = tt_b_reshape(g, ss, rk, shape);
+  ss = keep_shaped(L, &r, ss);
+  tt_val_t so = scale >= 0 ? keep_shaped(L, &r, scale) : -1;
+  if (acc == TT_F64 && so >= 0) {
+    /* CPU's m2 is itself a double sum that overflows (std([max, -3, 7]) is
+     * inf on CPU, though the true std is 1.04e308): the scale goes back on
+     * m2 before the division, so it overflows where CPU's does. */
+    ss = tt_b_binary(g, TT_BIN_MUL, tt_b_binary(g, TT_BIN_MUL, ss, so), so);
+    so = -1;
   }
   double div = (double)n - corr;
   if (div < 0) div = 0;
   tt_val_t var = tt_div_count(L, ss, div);
   if (want_std) var = tt_b_unary(g, TT_UN_SQRT, var);
-  if (scale >= 0) { /* std * scale; var * scale * scale (overflows only where the result does) */
-    tt_val_t so = scale;
-    if (r.keepdim && r.n) {
-      int64_t shape[TT_MAX_RANK];
-      int rk = red_keep_shape(&r, shape);
-      so = tt_b_reshape(g, scale, rk, shape);
-    }
+  if (so >= 0) { /* float32 (CPU's double m2 does not overflow): std * scale; var * scale * scale */
     var = tt_b_binary(g, TT_BIN_MUL, var, so);
     if (!want_std) var = tt_b_binary(g, TT_BIN_MUL, var, so);
-    mean = tt_b_binary(g, TT_BIN_MUL, mean, scale);
   }
+  if (scale >= 0) mean = tt_b_binary(g, TT_BIN_MUL, mean, scale);
   *out_mean = mean;
   return var;
 }
