@@ -17,8 +17,10 @@ def test_var_std_near_max_as_cpu(op, values, dtype):
     # cpu inf, tpu nan. The float64 moments pivot on the first value, and the
     # deviations -3 - max and 7 - max summed to -inf: the mean came out -inf
     # and the variance NaN (std the same; var_mean's mean -inf)
-    if op.endswith("_mean") and values[0] == 1e300:
-        pytest.skip("the mean 5/3 next to +-1e300 is cancellation: CPU's Welford order keeps it, the pivot's loses it")
+    # The mean of [1e300, -1e300, 5] is cancellation: CPU's Welford order keeps
+    # 5/3, tpu's pivoted sum loses it (open: a wrong mean, left); there only
+    # the variance is compared.
+    only_var = op.endswith("_mean") and values[0] == 1e300
     x = torch.tensor(values, dtype=torch.float64)
     if dtype == torch.float32:
         x = x.clamp(-3e38, 3e38)
@@ -28,7 +30,8 @@ def test_var_std_near_max_as_cpu(op, values, dtype):
 
     def f(d):
         r = getattr(torch, op)(x.to(d), 0)
-        return [torch.view_as_real(t) if t.is_complex() else t for t in (r if isinstance(r, tuple) else (r,))]
+        out = [torch.view_as_real(t) if t.is_complex() else t for t in (r if isinstance(r, tuple) else (r,))]
+        return out[:1] if only_var else out
 
     same_as_cpu(f, rtol=1e-12 if dtype != torch.float32 else 1e-6, atol=0)
 
