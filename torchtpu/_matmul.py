@@ -7,7 +7,8 @@ must be contiguous, so a program per new KV length). Here the repeat folds
 into the first operand's rows instead, the way grouped-query kernels do:
 a [B, H, M, K] @ b [B, H, K, N] with b's H dim of stride 0 is
 bmm(a as [B, H*M, K], b[:, 0] as [B, K, N]) viewed as [B, H, M, N], with
-no copy of b. The same products, summed in the same order.
+no copy of b. The same products (XLA's dot may group their sums
+differently for the other shape, within the last bits).
 
 Only when no gradient is needed (autograd would need the composite's
 graph) and the shapes are exactly that; everything else runs PyTorch's own
