@@ -114,7 +114,7 @@ static const out_rule_t rules[] = {
     FD("abs"), FD("conj_physical"), FD("neg"), FD("sign"), FD("sgn"), FD("ceil"), FD("floor"), FD("round"), FD("trunc"), FD("frac"),
     FD("bitwise_not"), FD("clamp.out"), FD("clamp_min.out"), FD("clamp_max.out"), FD("elu"), FD("gelu"), FD("hardshrink"),
     FD("hardsigmoid"), FD("hardswish"), FD("hardtanh"), FD("leaky_relu"), FD("mish"), FD("silu"), FD("softplus"),
-    FD("softshrink"), FD("rrelu_with_noise"), FD("binary_cross_entropy"), FD("lerp"),
+    FD("softshrink"), FD("rrelu_with_noise"), FD("binary_cross_entropy"), FD("lerp.Tensor_out"),
     /* structured and composite kernels without TensorIterator: exact dtype */
     EX("argmax"), EX("argmin"), EX("mm"), EX("bmm"), EX("addmm"), EX("baddbmm"), EX("addmv"),
     EX("sort"), EX("msort"), EX("topk"), EX("take_along_dim"), EX("gather"), EX("index_add"), EX("index_copy"),

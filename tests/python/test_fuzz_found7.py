@@ -114,3 +114,31 @@ for n in (12, 16, 31, 24):
     x = torch.randn(2, 6, n, generator=g)
     same_as_cpu(lambda d: (cf if d == "tpu" else f)(x.to(d)), rtol=1e-5, atol=1e-6)
 """)
+
+
+@pytest.mark.parametrize("in_dt,out_dt", [(torch.float32, torch.complex64), (torch.float32, torch.float64),
+                                          (torch.float64, torch.float32), (torch.float32, torch.float16),
+                                          (torch.float16, torch.float32), (torch.float32, torch.int32),
+                                          (torch.complex64, torch.float32), (torch.float32, torch.float32)])
+@pytest.mark.parametrize("weight", ["scalar", "0-dim", "(1,)", "(4, 5)"])
+def test_lerp_out_dtype_as_cpu(in_dt, out_dt, weight):
+    # fuzz 183:684: lerp(float32, float32, -1.71, out=complex64) computes on
+    # CPU (lerp.Scalar_out is a binary op: out takes the result by canCast),
+    # tpu refused it with lerp.Tensor_out's same-dtype rule ('Found dtype
+    # ComplexFloat but expected Float'); a 0-dim weight tensor takes the
+    # Scalar rule too, any other weight the same-dtype one
+    g = torch.Generator().manual_seed(3)
+    a, b = torch.randn(4, 5, generator=g).to(in_dt), torch.randn(1, 5, generator=g).to(in_dt)
+    w = {"scalar": -1.71, "0-dim": torch.tensor(0.3), "(1,)": torch.tensor([0.3]),
+         "(4, 5)": torch.rand(4, 5, generator=g)}[weight]
+    if isinstance(w, torch.Tensor):
+        w = w.to(in_dt)
+
+    def f(d):
+        ww = w.to(d) if isinstance(w, torch.Tensor) else w
+        out = torch.empty(0, dtype=out_dt, device=d)
+        r = torch.lerp(a.to(d), b.to(d), ww, out=out)
+        assert r is out
+        return torch.view_as_real(out) if out.is_complex() else out
+
+    same_as_cpu(f, rtol=2e-3 if torch.float16 in (in_dt, out_dt) else 1e-6, atol=1e-3 if torch.float16 in (in_dt, out_dt) else 1e-6)
