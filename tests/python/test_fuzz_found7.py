@@ -142,3 +142,53 @@ def test_lerp_out_dtype_as_cpu(in_dt, out_dt, weight):
         return torch.view_as_real(out) if out.is_complex() else out
 
     same_as_cpu(f, rtol=2e-3 if torch.float16 in (in_dt, out_dt) else 1e-6, atol=1e-3 if torch.float16 in (in_dt, out_dt) else 1e-6)
+
+
+@pytest.mark.parametrize("shifts,dims", [(1, 3), ((1, 2), (3, 5)), ((1, 2), (3,)), ((), ()), (1, -3), (2, None)])
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0, 4), (2, 3)])
+def test_roll_of_empty_before_its_dims_as_cpu(shape, shifts, dims):
+    # fuzz 183:928, 192:376: CPU returns an empty tensor's clone before it
+    # wraps any dim (roll(empty(0, 3), 1, 3) is empty(0, 3)); tpu raised the
+    # IndexError. The shifts/dims count checks still come first
+    x = torch.randn(shape)
+    same_as_cpu(lambda d: torch.roll(x.to(d), shifts, dims) if dims is not None else torch.roll(x.to(d), shifts))
+
+
+@pytest.mark.parametrize("op", ["index_fill", "index_copy"])
+@pytest.mark.parametrize("shape,dim,index", [((0, 3), 1, [-6, 5]), ((0, 3), -1, [7]), ((2, 0), 0, [7, -9]),
+                                             ((0, 3), 1, [0, 2]), ((2, 3), 1, [0, 2])])
+def test_index_fill_copy_into_empty_self_as_cpu(op, shape, dim, index):
+    # fuzz 200:884: index_fill of a (0, 3) complex64 along dim 1 at -6
+    # computes on CPU (its kernel checks each index as it writes, and writes
+    # nothing); tpu raised an IndexError at the next synchronization
+    x = torch.randn(shape)
+    i = torch.tensor(index)
+
+    def f(d):
+        if op == "index_fill":
+            return x.to(d).index_fill(dim, i.to(d), 1.5)
+        src_shape = list(shape)
+        src_shape[dim] = len(index)
+        return x.to(d).index_copy(dim, i.to(d), torch.ones(src_shape, device=d))
+
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("op,index", [("index_fill", 5), ("index_fill", -4), ("index_copy", 3), ("index_copy", -1)])
+def test_index_fill_copy_out_of_range_still_raises(op, index):
+    # a self with elements keeps the check (CPU's IndexError); index_copy
+    # refuses a negative index, which tpu wrapped (index_copy(1, [-1]) wrote
+    # the last column where CPU raises "index -1 is out of bounds")
+    x = torch.randn(2, 3)
+    for d in ("cpu", "tpu"):
+        i = torch.tensor([index], device=d)
+        with pytest.raises(IndexError):
+            if op == "index_fill":
+                x.to(d).index_fill(1, i, 1.0).cpu()
+            else:
+                x.to(d).index_copy(1, i, torch.ones(2, 1, device=d)).cpu()
+
+
+def test_index_fill_negative_index_wraps_as_cpu():
+    x = torch.randn(2, 3)
+    same_as_cpu(lambda d: x.to(d).index_fill(1, torch.tensor([-1, -3], device=d), 2.5))
