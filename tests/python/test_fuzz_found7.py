@@ -192,3 +192,33 @@ def test_index_fill_copy_out_of_range_still_raises(op, index):
 def test_index_fill_negative_index_wraps_as_cpu():
     x = torch.randn(2, 3)
     same_as_cpu(lambda d: x.to(d).index_fill(1, torch.tensor([-1, -3], device=d), 2.5))
+
+
+@pytest.mark.parametrize("out_dt", [torch.float32, torch.float64, torch.bfloat16])
+@pytest.mark.parametrize("dim", [None, 0, (1, 2)])
+def test_mean_dtype_out_checks_dtype_as_cpu(dim, out_dt):
+    # fuzz 229:233: mean(x, dtype=bfloat16, out=float32) over everything
+    # (mean.dtype_out) raises on CPU ('Expected out tensor to have dtype
+    # c10::BFloat16, but got float instead'); tpu wrote the mean
+    x = torch.randn(2, 3, 4)
+
+    def f(d):
+        out = torch.empty(0, dtype=out_dt, device=d)
+        if dim is None:
+            return torch.mean(x.to(d), dtype=torch.bfloat16, out=out)
+        return torch.mean(x.to(d), dim, dtype=torch.bfloat16, out=out)
+
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("in_dt", [torch.float32, torch.float64, torch.int32])
+@pytest.mark.parametrize("out_dt", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("dim", [None, 0, 1, (0, 2)])
+def test_mean_into_half_sums_unrounded_input_as_cpu(dim, out_dt, in_dt):
+    # found beside fuzz 229:233: CPU's mean with a half dtype= sums self
+    # converted straight to float32 and rounds the mean once; tpu rounded
+    # each element to the half type first (cpu 0.010437, tpu 0.010620)
+    g = torch.Generator().manual_seed(11)
+    x = (torch.randn(7, 33, 5, generator=g) * 3).to(in_dt)
+    same_as_cpu(lambda d: torch.mean(x.to(d), dtype=out_dt) if dim is None else torch.mean(x.to(d), dim, dtype=out_dt),
+                atol=0, rtol=0)
