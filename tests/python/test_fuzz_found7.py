@@ -222,3 +222,27 @@ def test_mean_into_half_sums_unrounded_input_as_cpu(dim, out_dt, in_dt):
     x = (torch.randn(7, 33, 5, generator=g) * 3).to(in_dt)
     same_as_cpu(lambda d: torch.mean(x.to(d), dtype=out_dt) if dim is None else torch.mean(x.to(d), dim, dtype=out_dt),
                 atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128, torch.float32, torch.float64])
+def test_logsumexp_special_rows_as_cpu(dtype):
+    # fuzz 226:526, 239:1205: complex logsumexp of a row holding
+    # -finfo.max + NaN j (or -inf + NaN j) beside +finfo.max: the shifted
+    # term is exp(-inf + NaN j), C99's 0 (CPU's std::exp), NaN in XLA's exp
+    # (tpu nan+nanj, cpu 3.4e38-1j); and a row whose max real part is NaN
+    # kept its NaN on CPU where tpu replaced it by 0 (tpu inf+nanj, cpu nan+nanj)
+    inf, nan = float("inf"), float("nan")
+    big = torch.finfo(torch.float32 if dtype in (torch.complex64, torch.float32) else torch.float64).max
+    rows = [[complex(-big, nan), complex(2.8, 0.03), complex(big, -1.0), complex(-big, -inf), complex(1.0, 2.0)],
+            [complex(-inf, nan), complex(1.0, -big), complex(-1.0, 0.5), complex(0.5, big), complex(1.2, 0.6)],
+            [complex(nan, -0.0), complex(0.5, big), complex(big, -1.0), complex(-inf, nan), complex(2.0, 1.0)],
+            [complex(-inf, 0.0)] * 5, [complex(inf, 1.0), complex(1.0, 1.0), complex(2.0, 0.0), complex(-1.0, 3.0), 0j],
+            [complex(0.3, 0.1), complex(-1.0, 2.0), complex(2.5, -0.5), complex(1.0, 1.0), complex(-2.0, 0.0)]]
+    x = torch.tensor(rows, dtype=torch.complex128)
+    x = x.to(dtype) if dtype.is_complex else x.real.to(dtype)
+
+    def f(d):
+        r = torch.logsumexp(x.to(d), 1)
+        return torch.view_as_real(r) if r.is_complex() else r
+
+    same_as_cpu(f, rtol=1e-5, atol=1e-5)
