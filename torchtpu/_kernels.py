@@ -310,6 +310,16 @@ def _meta_like(x):
     return x
 
 
+def _out_rule_name(name, args):
+    """The overload whose out= rule applies: CPU's lerp.Tensor_out with a
+    0-dim weight lets out take the result by canCast, as lerp.Scalar_out does
+    (a float16 out of float32 inputs), where any other weight makes its
+    iterator require one dtype ('Found dtype Half but expected Float')."""
+    if name == "lerp.Tensor_out" and len(args) > 2 and isinstance(args[2], torch.Tensor) and args[2].dim() == 0:
+        return "lerp.Scalar_out"
+    return name
+
+
 def _check_out_dtypes_first(functional, args, kwargs, outs, name):
     """CPU checks out's dtype before its kernel runs: the result dtypes come
     from PyTorch's meta kernel, so a refused out= raises before the
@@ -379,20 +389,21 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, 
     into = _C.out_into(name) is not None  # resolved once: the other out= kernels never look
 
     def kernel(*args, **kwargs):
+        rule = _out_rule_name(name, args)
         outs = [kwargs.pop(n) for n in out_names]
         if len(outs) == 1:
             if kwargs.get("dtype") is None:
                 if dtype_from_out:
                     kwargs["dtype"] = outs[0].dtype  # reductions compute in out's type (CPU's infer_dtype_from_optional)
             else:  # the core's check of an explicit dtype= against out's
-                _C.check_out_dtype_arg(name, kwargs["dtype"], outs[0].dtype)
-        _check_out_dtypes_first(functional, args, kwargs, outs, name)
-        fargs = _out_input(functional, name, args, kwargs, outs[0]) if input_from_out else args
-        result = _out_into(name, functional, fargs, kwargs, outs[0]) if into else None
+                _C.check_out_dtype_arg(rule, kwargs["dtype"], outs[0].dtype)
+        _check_out_dtypes_first(functional, args, kwargs, outs, rule)
+        fargs = _out_input(functional, rule, args, kwargs, outs[0]) if input_from_out else args
+        result = _out_into(rule, functional, fargs, kwargs, outs[0]) if into else None
         if result is None:
             result = functional(*fargs, **kwargs)
         results = (result,) if len(outs) == 1 else result
-        for o, r, resize in zip(outs, results, _C.check_out_write(name, outs, results, _tensors(args))):
+        for o, r, resize in zip(outs, results, _C.check_out_write(rule, outs, results, _tensors(args))):
             _write_out(o, r, resize)
         return outs[0] if len(outs) == 1 else outs
 

@@ -152,8 +152,12 @@ static tt_val_t mean_of(tt_lower_t *L, int dimi, int keepdim, int dtypei) {
                      req != TT_DTYPE_INVALID ? "Optional" : "Input", tt_op_type_name(out));
   red_t r;
   if (!red_prepare(L, 0, dimi, keepdim, 1, &r)) return -1;
+  /* CPU's mean into a half type sums self converted straight to float32,
+   * not rounded to the half type first (mean(float32 x, dtype=bfloat16):
+   * cpu 0.010437, tpu was 0.010620, the mean of x rounded to bfloat16);
+   * for every other type acc is out itself */
   tt_dtype_t acc = tt_op_math_type(out);
-  tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc);
+  tt_val_t x = tt_b_convert(L->g, tt_l_tensor(L, 0), acc);
   tt_val_t s = red_apply(L, &r, TT_RED_SUM, x);
   return tt_b_convert(L->g, tt_div_count(L, s, red_count(&r)), out);
 }
@@ -481,12 +485,19 @@ static tt_status_t lower_logsumexp(tt_lower_t *L) {
   flat.keepdim = 0;
   int cx = tt_dtype_is_complex(out);
   tt_val_t m = red_apply(L, &flat, TT_RED_MAX, cx ? tt_b_unary(g, TT_UN_REAL, x) : x);
-  tt_val_t finite = tt_b_unary(g, TT_UN_IS_FINITE, m);
-  m = tt_b_select(g, finite, m, tt_b_like_f(g, m, 0));
+  /* only an infinite max becomes 0, as CPU's masked_fill_(|max| == inf, 0):
+   * a NaN max stays, so a complex row with a NaN real part gives nan+nanj
+   * (fuzz 226:526 row 29; the sum's C99 log was inf+nanj) */
+  tt_val_t is_inf = tt_b_compare(g, TT_CMP_EQ, tt_b_unary(g, TT_UN_ABS, m), tt_b_like_f(g, m, 1.0 / 0.0));
+  m = tt_b_select(g, is_inf, tt_b_like_f(g, m, 0), m);
   if (cx) m = tt_b_convert(g, m, acc); /* (m, 0) */
   tt_val_t mk = red_kept(L, &r, m); /* x - max exactly 0 at the max: the sum >= 1, the result >= max */
-  tt_val_t e = tt_b_unary(g, TT_UN_EXP, cx ? tt_b_binary(g, TT_BIN_SUB, x, mk) : tt_exact_diff(g, x, mk));
-  tt_val_t res = tt_b_binary(g, TT_BIN_ADD, tt_b_unary(g, TT_UN_LOG, red_apply(L, &flat, TT_RED_SUM, e)), m);
+  /* complex terms take C99's exp and log as CPU's std::exp/std::log: a term
+   * -inf + NaN j (-finfo.max + NaN j shifted by +max) is 0 there, NaN in
+   * XLA's exp (fuzz 226:526, 239:1205: cpu 3.4e38-1j, tpu nan+nanj) */
+  tt_val_t e = cx ? tt_cx_exp(g, tt_b_binary(g, TT_BIN_SUB, x, mk)) : tt_b_unary(g, TT_UN_EXP, tt_exact_diff(g, x, mk));
+  tt_val_t sum = red_apply(L, &flat, TT_RED_SUM, e);
+  tt_val_t res = tt_b_binary(g, TT_BIN_ADD, cx ? tt_cx_log(g, sum) : tt_b_unary(g, TT_UN_LOG, sum), m);
   if (r.keepdim && r.n) {
     int64_t shape[TT_MAX_RANK];
     int rk = red_keep_shape(&r, shape);

@@ -129,6 +129,11 @@ static tt_status_t lower_roll(tt_lower_t *L) {
     return NULL;
   }
   if (ns != nd) return tt_status_make(TT_INVALID_ARGUMENT, "shifts and dimensions must align. shifts: %d, dims:%d", ns, nd);
+  /* CPU returns an empty tensor's clone before it wraps any dim: roll(empty(0, 3), 1, 3) is empty(0, 3) */
+  if (tt_type_numel(tt_graph_type(L->g, x)) == 0) {
+    tt_l_output(L, x);
+    return NULL;
+  }
   if (rank == 0) /* CPU wraps each dim with wrap_scalar off: a 0-dim tensor has none to roll */
     return tt_status_make(TT_INDEX_ERROR, "Dimension specified as %lld but tensor has no dimensions", (long long)dims[0]);
   for (int i = 0; i < nd; i++) {

@@ -117,3 +117,135 @@ for n in (12, 16, 31, 24):
     x = torch.randn(2, 6, n, generator=g)
     same_as_cpu(lambda d: (cf if d == "tpu" else f)(x.to(d)), rtol=1e-5, atol=1e-6)
 """)
+
+
+@pytest.mark.parametrize("in_dt,out_dt", [(torch.float32, torch.complex64), (torch.float32, torch.float64),
+                                          (torch.float64, torch.float32), (torch.float32, torch.float16),
+                                          (torch.float16, torch.float32), (torch.float32, torch.int32),
+                                          (torch.complex64, torch.float32), (torch.float32, torch.float32)])
+@pytest.mark.parametrize("weight", ["scalar", "0-dim", "(1,)", "(4, 5)"])
+def test_lerp_out_dtype_as_cpu(in_dt, out_dt, weight):
+    # fuzz 183:684: lerp(float32, float32, -1.71, out=complex64) computes on
+    # CPU (lerp.Scalar_out is a binary op: out takes the result by canCast),
+    # tpu refused it with lerp.Tensor_out's same-dtype rule ('Found dtype
+    # ComplexFloat but expected Float'); a 0-dim weight tensor takes the
+    # Scalar rule too, any other weight the same-dtype one
+    g = torch.Generator().manual_seed(3)
+    a, b = torch.randn(4, 5, generator=g).to(in_dt), torch.randn(1, 5, generator=g).to(in_dt)
+    w = {"scalar": -1.71, "0-dim": torch.tensor(0.3), "(1,)": torch.tensor([0.3]),
+         "(4, 5)": torch.rand(4, 5, generator=g)}[weight]
+    if isinstance(w, torch.Tensor):
+        w = w.to(in_dt)
+
+    def f(d):
+        ww = w.to(d) if isinstance(w, torch.Tensor) else w
+        out = torch.empty(0, dtype=out_dt, device=d)
+        r = torch.lerp(a.to(d), b.to(d), ww, out=out)
+        assert r is out
+        return torch.view_as_real(out) if out.is_complex() else out
+
+    same_as_cpu(f, rtol=2e-3 if torch.float16 in (in_dt, out_dt) else 1e-6, atol=1e-3 if torch.float16 in (in_dt, out_dt) else 1e-6)
+
+
+@pytest.mark.parametrize("shifts,dims", [(1, 3), ((1, 2), (3, 5)), ((1, 2), (3,)), ((), ()), (1, -3), (2, None)])
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0, 4), (2, 3)])
+def test_roll_of_empty_before_its_dims_as_cpu(shape, shifts, dims):
+    # fuzz 183:928, 192:376: CPU returns an empty tensor's clone before it
+    # wraps any dim (roll(empty(0, 3), 1, 3) is empty(0, 3)); tpu raised the
+    # IndexError. The shifts/dims count checks still come first
+    x = torch.randn(shape)
+    same_as_cpu(lambda d: torch.roll(x.to(d), shifts, dims) if dims is not None else torch.roll(x.to(d), shifts))
+
+
+@pytest.mark.parametrize("op", ["index_fill", "index_copy"])
+@pytest.mark.parametrize("shape,dim,index", [((0, 3), 1, [-6, 5]), ((0, 3), -1, [7]), ((2, 0), 0, [7, -9]),
+                                             ((0, 3), 1, [0, 2]), ((2, 3), 1, [0, 2])])
+def test_index_fill_copy_into_empty_self_as_cpu(op, shape, dim, index):
+    # fuzz 200:884: index_fill of a (0, 3) complex64 along dim 1 at -6
+    # computes on CPU (its kernel checks each index as it writes, and writes
+    # nothing); tpu raised an IndexError at the next synchronization
+    x = torch.randn(shape)
+    i = torch.tensor(index)
+
+    def f(d):
+        if op == "index_fill":
+            return x.to(d).index_fill(dim, i.to(d), 1.5)
+        src_shape = list(shape)
+        src_shape[dim] = len(index)
+        return x.to(d).index_copy(dim, i.to(d), torch.ones(src_shape, device=d))
+
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("op,index", [("index_fill", 5), ("index_fill", -4), ("index_copy", 3), ("index_copy", -1)])
+def test_index_fill_copy_out_of_range_still_raises(op, index):
+    # a self with elements keeps the check (CPU's IndexError); index_copy
+    # refuses a negative index, which tpu wrapped (index_copy(1, [-1]) wrote
+    # the last column where CPU raises "index -1 is out of bounds")
+    x = torch.randn(2, 3)
+    for d in ("cpu", "tpu"):
+        i = torch.tensor([index], device=d)
+        with pytest.raises(IndexError):
+            if op == "index_fill":
+                x.to(d).index_fill(1, i, 1.0).cpu()
+            else:
+                x.to(d).index_copy(1, i, torch.ones(2, 1, device=d)).cpu()
+
+
+def test_index_fill_negative_index_wraps_as_cpu():
+    x = torch.randn(2, 3)
+    same_as_cpu(lambda d: x.to(d).index_fill(1, torch.tensor([-1, -3], device=d), 2.5))
+
+
+@pytest.mark.parametrize("out_dt", [torch.float32, torch.float64, torch.bfloat16])
+@pytest.mark.parametrize("dim", [None, 0, (1, 2)])
+def test_mean_dtype_out_checks_dtype_as_cpu(dim, out_dt):
+    # fuzz 229:233: mean(x, dtype=bfloat16, out=float32) over everything
+    # (mean.dtype_out) raises on CPU ('Expected out tensor to have dtype
+    # c10::BFloat16, but got float instead'); tpu wrote the mean
+    x = torch.randn(2, 3, 4)
+
+    def f(d):
+        out = torch.empty(0, dtype=out_dt, device=d)
+        if dim is None:
+            return torch.mean(x.to(d), dtype=torch.bfloat16, out=out)
+        return torch.mean(x.to(d), dim, dtype=torch.bfloat16, out=out)
+
+    same_as_cpu(f)
+
+
+@pytest.mark.parametrize("in_dt", [torch.float32, torch.float64, torch.int32])
+@pytest.mark.parametrize("out_dt", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("dim", [None, 0, 1, (0, 2)])
+def test_mean_into_half_sums_unrounded_input_as_cpu(dim, out_dt, in_dt):
+    # found beside fuzz 229:233: CPU's mean with a half dtype= sums self
+    # converted straight to float32 and rounds the mean once; tpu rounded
+    # each element to the half type first (cpu 0.010437, tpu 0.010620)
+    g = torch.Generator().manual_seed(11)
+    x = (torch.randn(7, 33, 5, generator=g) * 3).to(in_dt)
+    same_as_cpu(lambda d: torch.mean(x.to(d), dtype=out_dt) if dim is None else torch.mean(x.to(d), dim, dtype=out_dt),
+                atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128, torch.float32, torch.float64])
+def test_logsumexp_special_rows_as_cpu(dtype):
+    # fuzz 226:526, 239:1205: complex logsumexp of a row holding
+    # -finfo.max + NaN j (or -inf + NaN j) beside +finfo.max: the shifted
+    # term is exp(-inf + NaN j), C99's 0 (CPU's std::exp), NaN in XLA's exp
+    # (tpu nan+nanj, cpu 3.4e38-1j); and a row whose max real part is NaN
+    # kept its NaN on CPU where tpu replaced it by 0 (tpu inf+nanj, cpu nan+nanj)
+    inf, nan = float("inf"), float("nan")
+    big = torch.finfo(torch.float32 if dtype in (torch.complex64, torch.float32) else torch.float64).max
+    rows = [[complex(-big, nan), complex(2.8, 0.03), complex(big, -1.0), complex(-big, -inf), complex(1.0, 2.0)],
+            [complex(-inf, nan), complex(1.0, -big), complex(-1.0, 0.5), complex(0.5, big), complex(1.2, 0.6)],
+            [complex(nan, -0.0), complex(0.5, big), complex(big, -1.0), complex(-inf, nan), complex(2.0, 1.0)],
+            [complex(-inf, 0.0)] * 5, [complex(inf, 1.0), complex(1.0, 1.0), complex(2.0, 0.0), complex(-1.0, 3.0), 0j],
+            [complex(0.3, 0.1), complex(-1.0, 2.0), complex(2.5, -0.5), complex(1.0, 1.0), complex(-2.0, 0.0)]]
+    x = torch.tensor(rows, dtype=torch.complex128)
+    x = x.to(dtype) if dtype.is_complex else x.real.to(dtype)
+
+    def f(d):
+        r = torch.logsumexp(x.to(d), 1)
+        return torch.view_as_real(r) if r.is_complex() else r
+
+    same_as_cpu(f, rtol=1e-5, atol=1e-5)
