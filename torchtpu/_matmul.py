@@ -18,6 +18,7 @@ import torch
 _lib = None
 _op = torch.ops.aten.matmul.default
 _COMPOSITE = torch._C.DispatchKey.CompositeImplicitAutograd  # PyTorch's C++ matmul, not a Python decomposition
+_PYTHON_DISPATCHER = torch._C.DispatchKey.PythonDispatcher
 
 
 def _folds(a, b):
@@ -36,6 +37,10 @@ def _matmul(a, b):
         n = b.shape[3]
         out = torch.bmm(a.reshape(bs, h * m, k), b.select(1, 0))
         return out.view(bs, h, m, n)
+    if torch._C._dispatch_tls_is_dispatch_key_included(_PYTHON_DISPATCHER):
+        # tracing (AOTAutograd, make_fx): what the dispatcher would have run, the
+        # Python decomposition where PyTorch has one (it keeps symbolic sizes unguarded)
+        return _op.decompose(a, b)
     return _op._op_dk(_COMPOSITE, a, b)
 
 
