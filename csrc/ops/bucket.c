@@ -221,6 +221,11 @@ static int prepare_arange(tt_lower_t *L, tt_bucket_plan_t *p, const char *name, 
  * other lengths are read as they are and must broadcast along the result's
  * padded dim. Only indices on the leading dims, none None, so the result is
  * their broadcast shape followed by self's other dims. */
+/* Whether ref j is padded at length len and capacity c. */
+static int at_bucket(tt_tensor_ref_t **refs, const int *pd, const int64_t *cap, int j, int64_t len, int64_t c) {
+  return pd[j] >= 0 && refs[j]->view.sizes[pd[j]] == len && cap[j] == c;
+}
+
 static int prepare_index(tt_lower_t *L, tt_bucket_plan_t *p, tt_tensor_ref_t **refs, int nrefs, const int *pd,
                          const int64_t *cap) {
   if (L->nargs != 2 || p->args[0].kind != TT_ARG_TENSOR || p->args[1].kind != TT_ARG_TENSORS) return 0;
@@ -234,20 +239,20 @@ static int prepare_index(tt_lower_t *L, tt_bucket_plan_t *p, tt_tensor_ref_t **r
   }
   int od = -1;
   for (int j = 1; j <= n; j++) {
-    if (pd[j] < 0 || refs[j]->view.sizes[pd[j]] != len || cap[j] != c) continue;
+    if (!at_bucket(refs, pd, cap, j, len, c)) continue;
     int o = brank - refs[j]->view.rank + pd[j];
     if (od >= 0 && o != od) return 0;
     od = o;
   }
   if (od < 0) return 0;
   for (int j = 1; j <= n; j++) {
-    if (pd[j] >= 0 && refs[j]->view.sizes[pd[j]] == len && cap[j] == c) continue;
+    if (at_bucket(refs, pd, cap, j, len, c)) continue;
     int a = od - (brank - refs[j]->view.rank);
     if (a >= 0 && refs[j]->view.sizes[a] != 1) return 0;
   }
   widen(L, refs[0], pd[0], c, len);
   for (int j = 1; j <= n; j++)
-    if (pd[j] >= 0 && refs[j]->view.sizes[pd[j]] == len && cap[j] == c) widen(L, refs[j], pd[j], c, len);
+    if (at_bucket(refs, pd, cap, j, len, c)) widen(L, refs[j], pd[j], c, len);
   L->pad_mask = 1;
   p->out_dim = od;
   p->out_len = len;
@@ -298,8 +303,6 @@ int tt_bucket_prepare(tt_lower_t *L, const char *name, int64_t min_len, tt_bucke
     any = 1;
   }
   p->out_len = len;
-  L->npads = 0;
-  L->pad_mask = 0;
   if (!any) return 0;
   int od = -1;
   if (rule == R_CONVERT) { /* a dtype conversion: elementwise, unless a memory format is asked for */

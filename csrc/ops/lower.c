@@ -323,29 +323,28 @@ void tt_l_check_assert(tt_lower_t *L, tt_val_t bad, const char *msg) {
   if (L->nchecks > n) snprintf(L->checks[n].msg, sizeof L->checks[n].msg, "%s", msg);
 }
 
-void tt_l_check_index(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, int dim, tt_check_kind_t kind) {
-  if (tt_graph_failed(L->g)) return;
-  tt_graph_t *g = L->g;
-  idx = tt_b_convert(g, idx, TT_I64);
-  const tt_type_t *t = tt_graph_type(g, idx);
-  if (!t) return;
-  tt_val_t low = tt_b_full_i(g, TT_I64, t->rank, t->dims, lo);
-  tt_val_t high = tt_b_full_i(g, TT_I64, t->rank, t->dims, size);
-  tt_val_t bad = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_LT, idx, low), tt_b_compare(g, TT_CMP_GE, idx, high));
-  tt_l_check_index_mask(L, idx, bad, size, dim, kind);
-}
-
-void tt_l_check_index_rt(tt_lower_t *L, tt_val_t idx, tt_val_t size, int nonneg, int64_t size_now, int dim,
+/* Flags idx outside [lo, size) (static bounds), or, with a run-time size
+ * (a 0-d i64 value, rt >= 0), outside [-size or 0, size). */
+static void check_bounds(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, tt_val_t rt, int nonneg, int dim,
                          tt_check_kind_t kind) {
   if (tt_graph_failed(L->g)) return;
   tt_graph_t *g = L->g;
   idx = tt_b_convert(g, idx, TT_I64);
   const tt_type_t *t = tt_graph_type(g, idx);
   if (!t) return;
-  tt_val_t high = tt_b_broadcast_to(g, size, t->rank, t->dims);
-  tt_val_t low = nonneg ? tt_b_full_i(g, TT_I64, t->rank, t->dims, 0) : tt_b_unary(g, TT_UN_NEG, high);
+  tt_val_t high = rt >= 0 ? tt_b_broadcast_to(g, rt, t->rank, t->dims) : tt_b_full_i(g, TT_I64, t->rank, t->dims, size);
+  tt_val_t low = rt < 0 || nonneg ? tt_b_full_i(g, TT_I64, t->rank, t->dims, rt < 0 ? lo : 0) : tt_b_unary(g, TT_UN_NEG, high);
   tt_val_t bad = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_LT, idx, low), tt_b_compare(g, TT_CMP_GE, idx, high));
-  tt_l_check_index_mask(L, idx, bad, size_now, dim, kind);
+  tt_l_check_index_mask(L, idx, bad, size, dim, kind);
+}
+
+void tt_l_check_index(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, int dim, tt_check_kind_t kind) {
+  check_bounds(L, idx, lo, size, -1, 0, dim, kind);
+}
+
+void tt_l_check_index_rt(tt_lower_t *L, tt_val_t idx, tt_val_t size, int nonneg, int64_t size_now, int dim,
+                         tt_check_kind_t kind) {
+  check_bounds(L, idx, 0, size_now, size, nonneg, dim, kind);
 }
 
 tt_status_t tt_l_check_result(const tt_lower_t *L, const int64_t *flags) {
