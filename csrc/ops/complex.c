@@ -148,7 +148,25 @@ tt_status_t tt_complex_log(tt_lower_t *L) {
   tt_l_output(L, tt_cx_log(L->g, complex_arg(L, 0, &dt)));
   return NULL;
 }
-tt_status_t tt_complex_expm1(tt_lower_t *L) { return unary(L, TT_UN_EXPM1); }
+/* expm1(x + iy) by CPU's formula (c10's complex expm1): expm1(x) cos(y) -
+ * 2 sin(y/2)^2 + i exp(x) sin(y). XLA's complex expm1 lost digits of the
+ * real part where cos(y) is near 0 (expm1(6.8 - 4.702j): cpu -10.337498,
+ * tpu -10.337462, exact -10.337498; fuzz 262:965), and gave inf + 0j where
+ * CPU's exp(x) sin(0) is inf * 0 = NaN (expm1(100 + 0j) in complex64). */
+static tt_val_t expm1_like_cpu(tt_graph_t *g, tt_val_t z) {
+  tt_val_t x = re_of(g, z), y = im_of(g, z);
+  tt_val_t a = tt_b_unary(g, TT_UN_SIN, tt_b_binary(g, TT_BIN_MUL, y, tt_b_like_f(g, y, 0.5)));
+  tt_val_t two_a2 = tt_b_binary(g, TT_BIN_MUL, tt_b_like_f(g, a, 2.0), tt_b_binary(g, TT_BIN_MUL, a, a));
+  tt_val_t re = tt_b_binary(g, TT_BIN_SUB, tt_b_binary(g, TT_BIN_MUL, tt_b_unary(g, TT_UN_EXPM1, x), tt_b_unary(g, TT_UN_COS, y)),
+                            two_a2);
+  tt_val_t im = tt_b_binary(g, TT_BIN_MUL, tt_b_unary(g, TT_UN_EXP, x), tt_b_unary(g, TT_UN_SIN, y));
+  return tt_b_binary(g, TT_BIN_COMPLEX, re, im);
+}
+tt_status_t tt_complex_expm1(tt_lower_t *L) {
+  tt_dtype_t dt;
+  tt_l_output(L, expm1_like_cpu(L->g, complex_arg(L, 0, &dt)));
+  return NULL;
+}
 tt_status_t tt_complex_sin(tt_lower_t *L) { return unary(L, TT_UN_SIN); }
 tt_status_t tt_complex_cos(tt_lower_t *L) { return unary(L, TT_UN_COS); }
 tt_status_t tt_complex_tan(tt_lower_t *L) { return unary(L, TT_UN_TAN); }

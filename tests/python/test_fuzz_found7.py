@@ -249,3 +249,22 @@ def test_logsumexp_special_rows_as_cpu(dtype):
         return torch.view_as_real(r) if r.is_complex() else r
 
     same_as_cpu(f, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_complex_expm1_as_cpu(dtype):
+    # fuzz 262:965: expm1(6.8 - 4.702j) in complex64: cpu -10.337498 (the
+    # exact value), tpu -10.337462: XLA's complex expm1 lost digits where
+    # cos(y) is near 0; now CPU's formula expm1(x) cos(y) - 2 sin(y/2)^2 +
+    # i exp(x) sin(y), special values included (expm1(100 + 0j) in complex64
+    # is inf + nan j on CPU, tpu gave inf + 0j)
+    inf, nan = float("inf"), float("nan")
+    g = torch.Generator().manual_seed(262)
+    z = torch.complex(torch.randn(400, generator=g, dtype=torch.float64) * 4,
+                      torch.randn(400, generator=g, dtype=torch.float64) * 4).to(dtype)
+    special = torch.tensor([complex(6.800070285797119, -4.701989650726318), complex(inf, 0), complex(100, 0),
+                            complex(-inf, 1.0), complex(1e-5, 1e-5), complex(0.5, inf), complex(nan, 0), complex(0, 0),
+                            complex(-0.0, -0.0), complex(1e-30, -3.0)], dtype=dtype)
+    z = torch.cat([z, special])
+    same_as_cpu(lambda d: torch.view_as_real(torch.expm1(z.to(d))), rtol=1e-6 if dtype == torch.complex64 else 1e-12,
+                atol=1e-6 if dtype == torch.complex64 else 1e-12)
