@@ -8,6 +8,8 @@ least capacity for small tensors (TORCH_TPU_EAGER_BUCKET_MIN; 1: every
 power of two a bucket, the mechanism before the least capacity).
 
     .venv/bin/python bench/bench_kv_generate.py [--tokens 64] [--models gpt2,llama] [--buckets 0,1] [--bucket-min 1,128]
+        [--models gpt2,llama,bloom,falcon,stablelm,...]  (names other than gpt2/llama: tools/causal_lm_sweep.py's
+        tiny configs, 128 positions: keep --tokens <= 100)
         [--batch 2]  (rows after the first left-padded by 2: the attention mask path of padded batches)
 
 Each (model, buckets) row runs in a fresh process, tiers 2 and 3 off.
@@ -28,10 +30,14 @@ def build(name):
     if name == "gpt2":
         cfg = tf.GPT2Config(n_layer=2, n_head=2, n_embd=32, vocab_size=128, n_positions=256)
         model = tf.GPT2LMHeadModel(cfg)
-    else:
+    elif name == "llama":
         cfg = tf.LlamaConfig(num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1, hidden_size=32,
                              intermediate_size=64, vocab_size=128, max_position_embeddings=256)
         model = tf.LlamaForCausalLM(cfg)
+    else:  # any other causal LM, from tools/causal_lm_sweep.py's tiny config (max 128 positions)
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+        from causal_lm_sweep import _build
+        model = _build(name)[0]  # its config says use_cache=False: generate() is told otherwise
     model.config._attn_implementation = "eager"
     return model.eval()
 
@@ -48,7 +54,7 @@ def child(name, tokens, buckets, batch=1):
     ids = torch.randint(0, 128, (batch, 5), generator=torch.Generator().manual_seed(1))
     mask = torch.ones_like(ids)
     mask[1:, :2] = 0  # rows after the first left-padded by 2
-    kw = dict(max_new_tokens=tokens, do_sample=False, pad_token_id=0)
+    kw = dict(max_new_tokens=tokens, do_sample=False, pad_token_id=0, use_cache=True)
     with torch.no_grad():
         ref = model.generate(ids, attention_mask=mask, **kw)
         model.to("tpu")
@@ -77,7 +83,7 @@ def main():
         child(a.child[0], int(a.child[1]), int(a.child[2]), int(a.child[3]))
         return
     print(f"generate(max_new_tokens={a.tokens}), batch {a.batch}, Strict, fresh process per row, tiers 2/3 off")
-    print(f"{'model':6} {'buckets':>7} {'least':>5} {'first s':>8} {'programs':>8} {'second s':>8} {'programs':>8} "
+    print(f"{'model':10} {'buckets':>7} {'least':>5} {'first s':>8} {'programs':>8} {'second s':>8} {'programs':>8} "
           f"{'ratio':>6} CPU's tokens")
     rows = [(b, m) for b in a.buckets.split(",") for m in (a.bucket_min.split(",") if b != "0" else ["-"])]
     for name in a.models.split(","):
@@ -92,7 +98,7 @@ def main():
                 print(f"{name} buckets={b} least={m}: failed: {p.stderr[-1500:]}")
                 continue
             r = json.loads(p.stdout.strip().splitlines()[-1])
-            print(f"{name:6} {b:>7} {m:>5} {r['first']:8.2f} {r['first_programs']:8d} {r['second']:8.2f} "
+            print(f"{name:10} {b:>7} {m:>5} {r['first']:8.2f} {r['first_programs']:8d} {r['second']:8.2f} "
                   f"{r['second_programs']:8d} {r['first'] / r['second']:6.1f} {r['same_tokens']}")
 
 

@@ -5,9 +5,9 @@ which cannot view a stride-0 dim beside another batch dim, so it copies the
 repeated operand whole (a clone per call: with eager buckets, a clone that
 must be contiguous, so a program per new KV length). Here the repeat folds
 into the first operand's rows instead, the way grouped-query kernels do:
-a [B, H, M, K] @ b [B, H, K, N] with b's H dim of stride 0 is
-bmm(a as [B, H*M, K], b[:, 0] as [B, K, N]) viewed as [B, H, M, N], with
-no copy of b. The same products (XLA's dot may group their sums
+a [B, H, M, K] @ b [B, H, K, N] with b's H dim of stride 0 (or b
+[B, 1, K, N], multi-query attention's) is bmm(a as [B, H*M, K], b[:, 0] as
+[B, K, N]) viewed as [B, H, M, N], with no copy of b. The same products (XLA's dot may group their sums
 differently for the other shape, within the last bits).
 
 Only when no gradient is needed (autograd would need the composite's
@@ -22,9 +22,11 @@ _PYTHON_DISPATCHER = torch._C.DispatchKey.PythonDispatcher
 
 
 def _folds(a, b):
-    if a.dim() != 4 or b.dim() != 4 or a.shape[:2] != b.shape[:2] or a.dtype != b.dtype:
+    if a.dim() != 4 or b.dim() != 4 or a.shape[0] != b.shape[0] or a.shape[1] < 2 or a.dtype != b.dtype:
         return False
-    if b.stride(1) != 0 or b.shape[1] < 2 or a.stride(1) == 0:
+    # b's head dim repeats: expanded (stride 0), or of size 1 (multi-query attention, falcon:
+    # matmul broadcasts it, and with a batch dim beside it copies it as it does an expanded one)
+    if (b.shape[1] != 1 and (b.shape[1] != a.shape[1] or b.stride(1) != 0)) or a.stride(1) == 0:
         return False
     if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
         return False

@@ -271,16 +271,17 @@ static int lower_bucketed(tt_engine_t *e, struct tt_call_scratch_s *sc, const tt
                                   tt_call_result_t *out) {
   tt_lower_t *L = &sc->L;
   tt_bucket_plan_t *p = &sc->bucket;
-  if (!e->eager_buckets || (def->flags & TT_OPF_INPLACE) || e->region.capture.active ||
-      !tt_bucket_prepare(L, def->name, e->eager_bucket_min, p))
+  if (!e->eager_buckets || e->region.capture.active || !tt_bucket_prepare(L, def->name, e->eager_bucket_min, p))
     return 0;
+  int inplace = (def->flags & TT_OPF_INPLACE) != 0; /* one write into self (ops/bucket.c) */
   tt_arg_t *args = L->args;
   L->args = p->args;
   tt_op_def_t bdef = *def;
   if (p->fn) bdef.fn = p->fn;
   tt_status_t s = lower_into_region(e, sc, &bdef, TT_LAYOUT_DEFAULT, out);
   L->args = args;
-  if (!s && (L->nouts != 1 || L->nwrites || L->returns_arg >= 0)) s = tt_status_make(TT_INTERNAL, "not one result");
+  if (!s && (inplace ? L->nouts || L->nwrites != 1 || L->returns_arg != 0 : L->nouts != 1 || L->nwrites || L->returns_arg >= 0))
+    s = tt_status_make(TT_INTERNAL, "not one result");
   if (s) { /* undone: the op lowers as usual */
     tt_status_free(s);
     tt_call_result_clear(out);
@@ -295,7 +296,7 @@ static int lower_bucketed(tt_engine_t *e, struct tt_call_scratch_s *sc, const tt
   }
   L->npads = 0;
   L->pad_mask = 0;
-  if (p->out_dim >= 0) {
+  if (p->out_dim >= 0 && !inplace) {
     out->outs[0].pad_dim = p->out_dim;
     out->outs[0].pad_len = p->out_len;
   }

@@ -2,6 +2,7 @@
  * padded inputs are found and widened, and where their result's padding lies. */
 #include "ops/bucket.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/common.h"
@@ -30,12 +31,14 @@ static int is_capacity(int64_t cap, int64_t len, int64_t row, int64_t min_len) {
   return c == cap;
 }
 
-typedef enum rule_e { R_NONE, R_ELEM, R_MM, R_BMM, R_SOFTMAX, R_CAT, R_CLONE, R_ARANGE, R_CONVERT, R_INDEX } rule_t;
+typedef enum rule_e { R_NONE, R_ELEM, R_MM, R_BMM, R_BADDBMM, R_SOFTMAX, R_CAT, R_CLONE, R_ARANGE, R_CONVERT, R_INDEX } rule_t;
 
 /* Elementwise ops need no mask: a padded element only reaches padded
  * elements of the result. Contractions over the padded dim read zeros there,
- * softmax reads the lowest value. In-place ops never run padded (their writes
- * would reach the padding of a view that does not own it). */
+ * softmax reads the lowest value. An in-place elementwise op ("mul_") runs
+ * padded only on a padded self that owns its storage (`fits`): its write
+ * then reaches nothing but that storage's padding, whose values no result
+ * reads. */
 static const struct {
   const char *name;
   rule_t rule;
@@ -50,13 +53,31 @@ static const struct {
     {"bitwise_and.Tensor", R_ELEM}, {"bitwise_or.Tensor", R_ELEM}, {"bitwise_not", R_ELEM},
     {"masked_fill.Scalar", R_ELEM}, {"rsub.Scalar", R_ELEM}, {"clone", R_CLONE},
     {"arange", R_ARANGE},   {"arange.start", R_ARANGE}, {"arange.start_step", R_ARANGE},
-    {"_to_copy", R_CONVERT}, {"index.Tensor", R_INDEX},
+    {"_to_copy", R_CONVERT}, {"index.Tensor", R_INDEX}, {"baddbmm", R_BADDBMM},
+    /* a prefix sum along the padded dim reads only what comes before: the
+     * padding at the end reaches only the padding */
+    {"cumsum", R_ELEM},
 };
 
 static rule_t find_rule(const char *name) {
   for (size_t i = 0; i < sizeof kRules / sizeof kRules[0]; i++)
     if (!strcmp(kRules[i].name, name)) return kRules[i].rule;
   return R_NONE;
+}
+
+/* The rule of an in-place elementwise op ("div_.Tensor", "neg_"): its
+ * functional form's, when that is elementwise; *inplace says so. */
+static rule_t find_inplace_rule(const char *name, int *inplace) {
+  *inplace = 0;
+  const char *dot = strchr(name, '.');
+  size_t n = dot ? (size_t)(dot - name) : strlen(name);
+  char fn[64];
+  if (n < 2 || name[n - 1] != '_' || strlen(name) >= sizeof fn) return R_NONE;
+  memcpy(fn, name, n - 1);
+  snprintf(fn + n - 1, sizeof fn - (n - 1), "%s", dot ? dot : "");
+  if (find_rule(fn) != R_ELEM) return R_NONE;
+  *inplace = 1;
+  return R_ELEM;
 }
 
 /* Whether view w (strides >= 0) spans its storage of n elements exactly,
@@ -187,9 +208,17 @@ static int prepare_cat(tt_lower_t *L, tt_bucket_plan_t *p, const int *pd, const 
   for (int i = 0; i < rank; i++)
     if (i != d) row *= a->view.sizes[i];
   int64_t la = a->view.sizes[d], out_cap = tt_bucket_capacity(la + b->view.sizes[d], row, min_len);
+  int grows = pd[0] == d && cap[0] == out_cap;
+  /* An append is bucketed: a cache growing by one row (a generated token's
+   * keys, values, id or mask), from empty, or padded already. A
+   * concatenation of parts is not: rotary embeddings' halves, or a partial
+   * rotary's rotated and passed-through parts along head_dim, padded there
+   * would meet the cache padded along the sequence in one matmul (two
+   * padded lengths: it declines, and the attention compiles per length). */
+  if (pd[0] != d && la > 0 && b->view.sizes[d] != 1) return 0;
   p->args[1].i = d;
   L->pad_cap = out_cap;
-  if (pd[0] == d && cap[0] == out_cap) widen(L, a, (int)d, cap[0], la);
+  if (grows) widen(L, a, (int)d, cap[0], la);
   p->fn = lower_cat_bucketed;
   p->out_dim = (int)d;
   p->out_len = la + b->view.sizes[d];
@@ -260,7 +289,9 @@ static int prepare_index(tt_lower_t *L, tt_bucket_plan_t *p, tt_tensor_ref_t **r
 }
 
 int tt_bucket_prepare(tt_lower_t *L, const char *name, int64_t min_len, tt_bucket_plan_t *p) {
+  int inplace = 0;
   rule_t rule = find_rule(name);
+  if (rule == R_NONE) rule = find_inplace_rule(name, &inplace);
   if (rule == R_NONE || L->nargs > TT_BUCKET_MAX_ARGS) return 0;
   /* Copies of the arguments, each tensor ref in p->refs. */
   tt_tensor_ref_t *refs[TT_BUCKET_MAX_REFS];
@@ -329,6 +360,9 @@ int tt_bucket_prepare(tt_lower_t *L, const char *name, int64_t min_len, tt_bucke
       int a = od - (rank - refs[j]->view.rank);
       if (pd[j] < 0 && a >= 0 && refs[j]->view.sizes[a] != 1) return 0;
     }
+    /* In place: self is the padded tensor, whole (it owns its storage, so
+     * the write reaches only its own padding) and of the result's rank. */
+    if (inplace && (pd[0] < 0 || refs[0]->view.rank != rank)) return 0;
   } else if (rule == R_MM || rule == R_BMM) {
     int bt = rule == R_BMM; /* dims: [batch,] rows, inner / [batch,] inner, cols */
     if (nrefs != 2 || refs[0]->view.rank != 2 + bt || refs[1]->view.rank != 2 + bt) return 0;
@@ -342,6 +376,19 @@ int tt_bucket_prepare(tt_lower_t *L, const char *name, int64_t min_len, tt_bucke
     } else {
       if (pa >= 0 && pb >= 0) return 0; /* two padded dims in the result */
       od = pa >= 0 ? bt : bt + 1;
+    }
+  } else if (rule == R_BADDBMM) { /* self + batch1 @ batch2: bmm's rule, self as an elementwise operand */
+    if (nrefs != 3 || refs[1]->view.rank != 3 || refs[2]->view.rank != 3 || refs[0]->view.rank > 3) return 0;
+    int pa = pd[1], pb = pd[2], ps = pd[0], ds = 3 - refs[0]->view.rank;
+    if (pa == 0 || pb == 0 || (ps >= 0 && ps + ds == 0)) return 0;
+    if (pa == 2 || pb == 1) { /* the contracted dim: zeros past the length on both sides */
+      if (pa != 2 || pb != 1 || ps >= 0) return 0;
+      L->pad_mask = 1;
+    } else {
+      if (pa >= 0 && pb >= 0) return 0; /* two padded dims in the result */
+      od = pa >= 0 ? 1 : 2;
+      if (ps >= 0 && ps + ds != od) return 0;
+      if (ps < 0 && od - ds >= 0 && refs[0]->view.sizes[od - ds] != 1) return 0; /* self broadcasts there */
     }
   } else if (rule == R_SOFTMAX) {
     if (nrefs != 1 || L->nargs < 2 || p->args[1].kind != TT_ARG_INT) return 0;

@@ -54,11 +54,19 @@ def _chain(rng, x, n, d, other):
     ops.append(("clone", lambda t, e: t.clone()))
     ops.append(("contiguous", lambda t, e: t.contiguous()))
     ops.append(("sum along", lambda t, e: t.sum(d)))
+    ops.append(("cumsum along", lambda t, e: t.cumsum(d)))
+    ops.append(("cumsum beside", lambda t, e: t.cumsum((d + 1) % rank)))
+    # in place on a copy (a padded result owning its storage) and on a view of one
+    ops.append(("mul_ in place", lambda t, e: (t * 1.0).mul_(e["bcast"])))
+    ops.append(("masked_fill_ in place", lambda t, e: (t + 0.0).masked_fill_(t > 0.2, -2.0)))
+    ops.append(("div_ on a prefix view", lambda t, e: (t + 0.0).narrow(d, 0, 1).div_(4.0)))
     ops.append(("amax beside", lambda t, e: t.amax((d + 1) % rank)))
     if rank == 3:
         ops.append(("bmm over", lambda t, e: torch.bmm(t.transpose(1, 2), t) if d == 1 else t))
         ops.append(("bmm keep", lambda t, e: torch.bmm(t, e["right"]) if d == 1 else t))
         ops.append(("matmul scores", lambda t, e: torch.softmax(t @ t.transpose(1, 2), -1) @ t))
+        ops.append(("baddbmm keep", lambda t, e: torch.baddbmm(e["bcast"].transpose(1, 2)[:, :1], t.transpose(1, 2), t, alpha=0.5) if d == 1 else t))
+        ops.append(("baddbmm over", lambda t, e: torch.baddbmm(torch.ones(1, device=t.device), t.transpose(1, 2), t) if d == 1 else t))
     if rank == 2:
         ops.append(("mm over", lambda t, e: t.t() @ t if d == 0 else t @ t.t()))
         ops.append(("index by position", lambda t, e: t[torch.arange(t.shape[0], device=t.device)[:, None],
@@ -79,14 +87,21 @@ def test_random_bucket_programs_match_cpu(buckets, seed):
     c = torch.randn(*shape, generator=g)
     t = c.to("tpu")
     for step in range(rng.randint(6, 14)):
-        if step == 4 and rng.random() < 0.5:  # a tensor padded under one least capacity read under another
+        reset = step == 4 and rng.random() < 0.5
+        if reset:  # a tensor padded under one least capacity read under another
             torch.tpu.set_eager_buckets(True, min_capacity=rng.choice([1, 8, 128]))
         gshape = list(c.shape)
         gshape[d] = rng.choice([1, 1, 2])
         new = torch.randn(*gshape, generator=g)
+        # an append is bucketed: a tensor growing by one row, or padded already (a concatenation of
+        # parts is not: rotary halves along head_dim); a capacity of a larger least capacity than
+        # the one now set may be read as a plain view
+        append = gshape[d] == 1 or (t.untyped_storage().nbytes() > t.numel() * 4 and not reset)
         c, t = torch.cat([c, new], dim=d), torch.cat([t, new.to("tpu")], dim=d)
         _close(t, c, f"seed {seed} step {step}: the grown tensor")
-        assert t.untyped_storage().nbytes() > t.numel() * 4, "cat grew no bucket"  # the padded path runs
+        padded = t.untyped_storage().nbytes() > t.numel() * 4
+        if append:  # the padded path runs
+            assert padded, f"seed {seed} step {step}: cat grew no bucket"
         n = c.shape[d]
         bshape = list(c.shape)
         bshape[d] = 1

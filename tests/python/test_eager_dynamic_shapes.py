@@ -264,3 +264,145 @@ def test_index_at_a_bucket_shape_bounds_by_the_logical_length(buckets):
         torch.tpu.synchronize()
     c = mt.to(torch.float64, memory_format=torch.contiguous_format)
     assert c.is_contiguous() and torch.equal(c.cpu(), m.double())
+
+
+def rotary_kv_steps(device, steps, rot, rest, seed=0):
+    """A KV loop whose queries and keys are concatenations of a rotated and a passed-through part
+    along head_dim (partial rotary embeddings: stablelm, phi), attended over the growing cache."""
+    g = torch.Generator().manual_seed(seed)
+    dim = rot + rest
+    parts = [torch.randn(1, 2, 1, n, generator=g).to(device) for n in (rot, rest, rot, rest, dim)]
+    k = v = None
+    for i in range(steps):
+        scale = 1.0 + i / 8
+        q = torch.cat([parts[0] * scale, parts[1]], dim=-1)  # parts: no append
+        nk = torch.cat([parts[2] * scale, parts[3]], dim=-1)
+        nv = parts[4] * scale
+        k = nk if k is None else torch.cat([k, nk], dim=2)
+        v = nv if v is None else torch.cat([v, nv], dim=2)
+        p = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(dim), dim=-1)
+        yield q, p @ v
+
+
+@pytest.mark.parametrize("rot,rest", [(4, 12), (6, 6), (10, 6), (14, 2)])
+def test_partial_rotary_loop_compiles_per_bucket_not_per_length(buckets, rot, rest):
+    """A cat of parts along head_dim stays exact, so the attention runs at the cache's bucket (padding both would give its matmul two padded lengths, and a program per length)."""
+    torch.tpu.set_eager_mode("strict")
+    before = misses()
+    per_step = []
+    for n, ((qc, oc), (qt, ot)) in enumerate(zip(rotary_kv_steps("cpu", 40, rot, rest),
+                                                  rotary_kv_steps("tpu", 40, rot, rest)), 1):
+        torch.testing.assert_close(ot.cpu(), oc, msg=f"attention at length {n}")
+        assert qt.untyped_storage().nbytes() == qt.numel() * 4, "the head_dim cat was padded"
+        per_step.append(misses())
+    assert per_step[-1] == per_step[4], [m - before for m in per_step]  # nothing new past the first steps
+
+
+def grown(device, steps, rows=3, dim=5, seed=0):
+    """A [rows, steps, dim] tensor grown one row at a time along dim 1 (padded with buckets on)."""
+    g = torch.Generator().manual_seed(seed)
+    parts = [torch.randn(rows, 1, dim, generator=g) for _ in range(steps)]
+    t = parts[0].to(device)
+    for p in parts[1:]:
+        t = torch.cat([t, p.to(device)], dim=1)
+    return t
+
+
+@pytest.mark.parametrize("op", ["div_", "mul_", "add_", "sub_", "masked_fill_", "neg_", "exp_"])
+def test_in_place_elementwise_on_a_padded_tensor(buckets, op):
+    """An in-place elementwise op on a padded tensor that owns its storage runs at the bucket's shape
+    (attention scores scaled in place: falcon's `scores /= sqrt(d)`); whatever it writes into the
+    padding, a contraction over the padded dim afterwards still reads zeros there."""
+    torch.tpu.set_eager_mode("strict")
+    for steps in (6, 9, 13):
+        c, t = grown("cpu", steps), grown("tpu", steps)
+        assert t.untyped_storage().nbytes() > t.numel() * 4  # padded
+        for x in (c, t):
+            if op == "masked_fill_":
+                x.masked_fill_(x > 0.5, -3.0)
+            elif op in ("neg_", "exp_"):
+                getattr(x, op)()
+            else:
+                getattr(x, op)(1.5)
+        exact = {} if op == "exp_" else {"rtol": 0, "atol": 0}  # exp: within an ulp of CPU's
+        torch.testing.assert_close(t.cpu(), c, **exact)
+        # the padding was written too: contractions over the padded dim mask it
+        torch.testing.assert_close((t.transpose(1, 2) @ t).cpu(), c.transpose(1, 2) @ c)
+        torch.testing.assert_close(torch.softmax(t, dim=1).cpu(), torch.softmax(c, dim=1))
+    before = misses()
+    for steps in (20, 25, 30):  # one bucket: nothing new to compile
+        t = grown("tpu", steps)
+        t.div_(1.5)
+        t.cpu()
+    assert misses() - before <= 2, "the in-place op compiled per length"
+
+
+def test_in_place_on_a_view_of_a_padded_tensor_stays_exact(buckets):
+    """A view that does not span its padded storage (a slice) is written exactly, never its
+    neighbours' elements."""
+    torch.tpu.set_eager_mode("strict")
+    c, t = grown("cpu", 7), grown("tpu", 7)
+    c[:, 2:5].mul_(10.0)
+    t[:, 2:5].mul_(10.0)
+    c[1].add_(1.0)
+    t[1].add_(1.0)
+    torch.testing.assert_close(t.cpu(), c, rtol=0, atol=0)
+
+
+def test_cumsum_along_and_beside_the_padded_dim(buckets):
+    torch.tpu.set_eager_mode("strict")
+    before = None
+    for steps in (5, 8, 11, 14):
+        c, t = grown("cpu", steps), grown("tpu", steps)
+        torch.testing.assert_close(t.cumsum(1).cpu(), c.cumsum(1))
+        torch.testing.assert_close(t.cumsum(2).cpu(), c.cumsum(2))
+        torch.testing.assert_close((t > 0).long().cumsum(-2).cpu(), (c > 0).long().cumsum(-2), rtol=0, atol=0)
+        if before is None:
+            before = misses()
+    assert misses() == before, "cumsum compiled per length"
+
+
+def test_baddbmm_with_a_padded_key_and_bias(buckets):
+    """bloom's attention scores: alibi.baddbmm(q, k^T, beta, alpha) with k (and the alibi bias)
+    padded along the keys; and probabilities @ values, the contracted dim padded."""
+    torch.tpu.set_eager_mode("strict")
+    g = torch.Generator().manual_seed(3)
+    q = torch.randn(4, 1, 6, generator=g)
+    new_programs = []
+    for steps in (5, 9, 12, 14):  # one bucket (capacity 128)
+        kc = grown("cpu", steps, rows=4, dim=6, seed=steps)
+        kt = grown("tpu", steps, rows=4, dim=6, seed=steps)
+        bias_t = grown("tpu", steps, rows=4, dim=1, seed=steps + 100).transpose(1, 2)  # [4, 1, T], padded
+        bias_c = grown("cpu", steps, rows=4, dim=1, seed=steps + 100).transpose(1, 2)
+        p_c = torch.softmax(bias_c, -1)
+        p_t = torch.softmax(bias_t, -1)
+        torch.tpu.synchronize()
+        before = misses()
+        got = [bias_t.baddbmm(q.to("tpu"), kt.transpose(1, 2), beta=0.5, alpha=0.25),
+               torch.ones(4, 1, 1, device="tpu").baddbmm(q.to("tpu"), kt.transpose(1, 2)),
+               torch.ones(4, 1, 6, device="tpu").baddbmm(p_t, kt)]
+        new_programs.append(misses() - before)
+        ref = [bias_c.baddbmm(q, kc.transpose(1, 2), beta=0.5, alpha=0.25),
+               torch.ones(4, 1, 1).baddbmm(q, kc.transpose(1, 2)), torch.ones(4, 1, 6).baddbmm(p_c, kc)]
+        for x, y in zip(got, ref):
+            torch.testing.assert_close(x.cpu(), y)
+    assert new_programs[1:] == [0, 0, 0], f"baddbmm compiled per length: {new_programs}"
+
+
+def test_multi_query_matmul_folds_for_every_batch(buckets):
+    """q [B, H, 1, D] @ k^T [B, 1, D, T] (falcon's multi-query attention): with B > 1 PyTorch's
+    matmul copies the broadcast keys; the fold reads them in place (no program per length)."""
+    torch.tpu.set_eager_mode("strict")
+    g = torch.Generator().manual_seed(4)
+    q = torch.randn(2, 4, 1, 5, generator=g)
+    before = None
+    for steps in (6, 9, 12, 15):
+        kc = grown("cpu", steps, rows=2, dim=5, seed=steps)[:, None]  # [2, 1, T, 5]
+        kt = grown("tpu", steps, rows=2, dim=5, seed=steps)[:, None]
+        s_c = torch.softmax(q @ kc.transpose(-1, -2), -1)
+        s_t = torch.softmax(q.to("tpu") @ kt.transpose(-1, -2), -1)
+        torch.testing.assert_close(s_t.cpu(), s_c)
+        torch.testing.assert_close((s_t @ kt).cpu(), s_c @ kc)
+        if before is None:
+            before = misses()
+    assert misses() == before, "multi-query attention compiled per length"
