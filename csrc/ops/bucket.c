@@ -385,7 +385,7 @@ int tt_bucket_prepare(tt_lower_t *L, const char *name, int64_t min_len, tt_bucke
       if (pa != 2 || pb != 1 || ps >= 0) return 0;
       L->pad_mask = 1;
     } else {
-      if (pa >= 0 && pb >= 0) return 0; /* two padded dims in the result */
+      if ((pa >= 0) == (pb >= 0)) return 0; /* two padded dims in the result, or self's alone */
       od = pa >= 0 ? 1 : 2;
       if (ps >= 0 && ps + ds != od) return 0;
       if (ps < 0 && od - ds >= 0 && refs[0]->view.sizes[od - ds] != 1) return 0; /* self broadcasts there */

@@ -406,3 +406,17 @@ def test_multi_query_matmul_folds_for_every_batch(buckets):
         if before is None:
             before = misses()
     assert misses() == before, "multi-query attention compiled per length"
+
+
+def test_padded_operands_that_must_not_run_padded(buckets):
+    """An in-place op whose broadcast result outgrows self raises PyTorch's error; baddbmm with only
+    its bias padded (the product's length exact) runs exactly."""
+    torch.tpu.set_eager_mode("strict")
+    for dev in ("cpu", "tpu"):
+        t = grown(dev, 6, dim=1)
+        with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+            t.add_(torch.ones(3, 1, 4, device=dev))
+    bias_c = grown("cpu", 6, dim=1).transpose(1, 2)  # [3, 1, 6]
+    bias_t = grown("tpu", 6, dim=1).transpose(1, 2)
+    q, k = torch.randn(3, 1, 2), torch.randn(3, 2, 6)
+    torch.testing.assert_close(bias_t.baddbmm(q.to("tpu"), k.to("tpu")).cpu(), bias_c.baddbmm(q, k))
