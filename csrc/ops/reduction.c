@@ -549,6 +549,41 @@ static tt_status_t lower_logsumexp_into(tt_lower_t *L) {
   return NULL;
 }
 
+/* A running count along dim of the positions where pred holds (int32). */
+static tt_val_t count_scan(tt_graph_t *g, tt_val_t pred, int dim) {
+  return tt_op_scan(g, TT_RED_SUM, tt_b_convert(g, pred, TT_I32), dim);
+}
+
+/* cumprod past its first zero, as CPU's sequential product gives it: the
+ * tree-ordered scan may multiply two later factors into an infinity before
+ * the zero reaches them (0 * (-max * max) = NaN, where 0 * -max * max is
+ * -0: fuzz 247:50). From the first zero on the product is a zero whose sign
+ * is the parity of the negative factors so far, or NaN when the product
+ * before the zero was not finite or a factor since is inf or NaN. */
+static tt_val_t prod_past_zeros(tt_graph_t *g, tt_val_t x, tt_val_t prod, int dim) {
+  tt_val_t zero = tt_b_like_f(g, x, 0.0);
+  tt_val_t is_zero = tt_b_compare(g, TT_CMP_EQ, x, zero);
+  tt_val_t zeros = count_scan(g, is_zero, dim); /* zeros up to i */
+  tt_val_t none_yet = tt_b_compare(g, TT_CMP_EQ, zeros, tt_b_like_f(g, zeros, 0.0));
+  tt_val_t bad_prod = tt_b_unary(g, TT_UN_NOT, tt_b_unary(g, TT_UN_IS_FINITE, prod));
+  tt_val_t bad_before = count_scan(g, tt_b_binary(g, TT_BIN_AND, bad_prod, none_yet), dim);
+  tt_val_t zeros_before = tt_b_binary(g, TT_BIN_SUB, zeros, tt_b_convert(g, is_zero, TT_I32));
+  tt_val_t bad_x = tt_b_unary(g, TT_UN_NOT, tt_b_unary(g, TT_UN_IS_FINITE, x));
+  tt_val_t after = tt_b_compare(g, TT_CMP_GT, zeros_before, tt_b_like_f(g, zeros_before, 0.0));
+  tt_val_t bad_after = count_scan(g, tt_b_binary(g, TT_BIN_AND, bad_x, after), dim);
+  tt_val_t bad = tt_b_compare(g, TT_CMP_GT, tt_b_binary(g, TT_BIN_ADD, bad_before, bad_after),
+                              tt_b_like_f(g, bad_before, 0.0));
+  /* negative factors, -0 included (1 / -0 = -inf) */
+  tt_val_t neg = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_LT, x, zero),
+                             tt_b_binary(g, TT_BIN_AND, is_zero,
+                                         tt_b_compare(g, TT_CMP_LT, tt_b_binary(g, TT_BIN_DIV, tt_b_like_f(g, x, 1.0), x), zero)));
+  tt_val_t odd = tt_b_binary(g, TT_BIN_AND, count_scan(g, neg, dim), tt_b_like_f(g, zeros, 1.0));
+  tt_val_t signed_zero = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, odd, tt_b_like_f(g, odd, 1.0)),
+                                     tt_b_like_f(g, x, -0.0), zero);
+  tt_val_t past = tt_b_select(g, bad, tt_b_like_f(g, x, NAN), signed_zero);
+  return tt_b_select(g, none_yet, prod, past);
+}
+
 /* cumsum/cumprod(self, dim, *, dtype): a reduce_window whose window covers
  * the whole dim, padded in front so output i sees inputs 0..i. */
 static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t kind) {
@@ -560,7 +595,9 @@ static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t kind) {
    * product through 1e39 comes back into range there: fuzz 144:867) */
   tt_dtype_t acc = out == TT_F32 ? TT_F64 : tt_op_math_type(out);
   tt_val_t x = tt_b_convert(L->g, tt_b_convert(L->g, tt_l_tensor(L, 0), out), acc);
-  tt_l_output(L, tt_b_convert(L->g, tt_op_scan(L->g, kind, x, dim), out));
+  tt_val_t r = tt_op_scan(L->g, kind, x, dim);
+  if (kind == TT_RED_PROD && tt_dtype_is_float(acc)) r = prod_past_zeros(L->g, x, r, dim);
+  tt_l_output(L, tt_b_convert(L->g, r, out));
   return NULL;
 }
 static tt_status_t lower_cumsum(tt_lower_t *L) { return cumulative(L, TT_RED_SUM); }

@@ -268,3 +268,24 @@ def test_complex_expm1_as_cpu(dtype):
     z = torch.cat([z, special])
     same_as_cpu(lambda d: torch.view_as_real(torch.expm1(z.to(d))), rtol=1e-6 if dtype == torch.complex64 else 1e-12,
                 atol=1e-6 if dtype == torch.complex64 else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.float16, torch.bfloat16])
+def test_cumprod_past_a_zero_is_the_sequential_product(dtype):
+    # fuzz 247:50: a zero at [2], then -max at [10] and +max at [16]: CPU's
+    # sequential product is +-0 from [2] on (the sign: the negative factors so
+    # far) until an inf arrives; tpu's tree-ordered scan multiplied -max and
+    # +max into -inf before the zero reached them and gave NaN from [16]
+    big = torch.finfo(dtype).max
+    x = torch.ones(4, 32, dtype=torch.float64)
+    x[0, 2], x[0, 5], x[0, 10], x[0, 16], x[0, 29] = 0.0, -3.0, -big, big, float("inf")
+    x[3, 0], x[3, 16], x[3, 17] = 0.0, -big, big  # the scan's tree pairs [16] and [17] first
+    x[1, 0], x[1, 1], x[1, 3], x[1, 7] = big, big, 0.0, -1.0  # inf before the zero: NaN from it on
+    x[2, 4], x[2, 9], x[2, 12] = -0.0, float("nan"), 0.0  # -0 and a NaN after it
+    x = x.to(dtype)
+    for dim, t in ((1, x), (0, x.t().contiguous())):
+        c = torch.cumprod(t, dim)
+        got = torch.cumprod(t.to("tpu"), dim).cpu()
+        torch.testing.assert_close(got, c, rtol=0, atol=0, equal_nan=True)
+        finite = ~torch.isnan(c)
+        assert torch.equal(torch.signbit(got)[finite], torch.signbit(c)[finite])
