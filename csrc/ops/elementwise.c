@@ -17,15 +17,21 @@ typedef struct {
   tt_val_t x, y;
 } binop_t;
 
-static int prepare2(tt_lower_t *L, int a, int b, tt_dtype_t compute, binop_t *p) {
+/* An operand of another dtype is cast to the result type first, as CPU's
+ * TensorIterator does, then widened to `compute` (fuzz 277:436: an int32
+ * -2**31 beside float16 is -inf, 2049 is 2048, before a float32 kernel),
+ * except b when b_own: a scalar `other` the kernel reads at its own value
+ * (CPU's original_scalar_value; scalar_other_type, rounding_div_type). */
+static int prepare2_own(tt_lower_t *L, int a, int b, tt_dtype_t compute, int b_own, binop_t *p) {
   int argi[2] = {a, b};
   p->result = tt_op_result_type(L, argi, 2);
   if (compute == TT_DTYPE_INVALID) compute = p->result;
   p->rank = tt_op_broadcast_shape(L, argi, 2, p->dims);
-  p->x = tt_op_operand(L, a, compute, p->rank, p->dims);
-  p->y = tt_op_operand(L, b, compute, p->rank, p->dims);
+  p->x = tt_op_operand_via(L, a, p->result, compute, p->rank, p->dims);
+  p->y = b_own ? tt_op_operand(L, b, compute, p->rank, p->dims) : tt_op_operand_via(L, b, p->result, compute, p->rank, p->dims);
   return !tt_graph_failed(L->g);
 }
+static int prepare2(tt_lower_t *L, int a, int b, tt_dtype_t compute, binop_t *p) { return prepare2_own(L, a, b, compute, 0, p); }
 
 /* The type CPU's mul and true div compute in: a scalar-shaped `other` (a
  * number or 0-dim tensor) of a bfloat16/float16 result keeps its own
@@ -98,7 +104,8 @@ static tt_status_t mul_rounding_scalar(tt_lower_t *L, int round_scalar) {
   binop_t p;
   int argi[2] = {0, 1};
   tt_dtype_t rt = tt_op_result_type(L, argi, 2);
-  if (!prepare2(L, 0, 1, round_scalar ? rt : scalar_other_type(L, rt), &p)) return NULL;
+  tt_dtype_t ct = round_scalar ? rt : scalar_other_type(L, rt);
+  if (!prepare2_own(L, 0, 1, ct, ct != rt, &p)) return NULL;
   tt_val_t r = tt_b_binary(L->g, p.result == TT_BOOL ? TT_BIN_AND : TT_BIN_MUL, p.x, p.y);
   int b0 = tt_op_arg_dtype(L, 0) == TT_BOOL, b1 = tt_op_arg_dtype(L, 1) == TT_BOOL;
   if (tt_dtype_is_float(p.result) && b0 != b1) {
@@ -180,12 +187,14 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
   tt_dtype_t rt = tt_op_result_type(L, argi, 2);
   if (!mode) {
     tt_dtype_t ft = tt_op_float_type(L, rt);
-    if (!prepare2(L, 0, 1, scalar_other_type(L, ft), &p)) return NULL;
+    tt_dtype_t ct = scalar_other_type(L, ft);
+    if (!prepare2_own(L, 0, 1, ct, ct != ft, &p)) return NULL;
     tt_val_t q = tt_dtype_is_float(ft) ? float_quotient(L, p.x, p.y, p.rank, p.dims) : tt_b_binary(L->g, TT_BIN_DIV, p.x, p.y);
     tt_l_output(L, tt_b_convert(L->g, q, ft));
     return NULL;
   }
-  if (!prepare2(L, 0, 1, rounding_div_type(L, rt), &p)) return NULL;
+  tt_dtype_t rct = rounding_div_type(L, rt);
+  if (!prepare2_own(L, 0, 1, rct, rct != rt, &p)) return NULL;
   if (p.result == TT_BOOL && (!strcmp(mode, "trunc") || !strcmp(mode, "floor"))) /* CPU's kernels lack Bool */
     return tt_op_refuse_dtype(TT_BOOL, "div_%s_cpu", mode);
   tt_graph_t *g = L->g;
@@ -754,7 +763,9 @@ static tt_status_t addc(tt_lower_t *L, tt_binary_t op) {
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 3, dims);
   tt_graph_t *g = L->g;
-  tt_val_t s = tt_op_operand(L, 0, ct, rank, dims), a = tt_op_operand(L, 1, ct, rank, dims), b = tt_op_operand(L, 2, ct, rank, dims);
+  /* tensors of another dtype cast to the result type first (TensorIterator) */
+  tt_val_t s = tt_op_operand_via(L, 0, rt, ct, rank, dims), a = tt_op_operand_via(L, 1, rt, ct, rank, dims),
+           b = tt_op_operand_via(L, 2, rt, ct, rank, dims);
   if (rt == TT_BOOL) op = op == TT_BIN_MUL ? TT_BIN_AND : op;
   tt_val_t v = tt_op_operand(L, 3, ct, rank, dims);
   tt_val_t r = tt_b_binary(g, op, rt == TT_BOOL ? tt_b_binary(g, TT_BIN_AND, v, a) : tt_b_binary(g, TT_BIN_MUL, v, a), b);
@@ -935,11 +946,10 @@ static tt_status_t binary_float_own(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, 
   return NULL;
 }
 static tt_status_t lower_xlogy(tt_lower_t *L) { return binary_float_own(L, f_xlogy); }
-/* xlog1py: CPU rounds log1p to bf16 but keeps float16 results in float. */
-static tt_status_t lower_xlog1py(tt_lower_t *L) {
-  int argi[2] = {0, 1};
-  return tt_op_float_type(L, tt_op_result_type(L, argi, 2)) == TT_BF16 ? binary_float_own(L, f_xlog1py) : binary_float(L, f_xlog1py);
-}
+/* xlog1py: CPU (torch 2.13) rounds log1p to the result type for float16
+ * too (xlog1py(float16 257, 3) is 356.5 there, 257 * 1.3867; in float it
+ * was 356.25), as for bfloat16. */
+static tt_status_t lower_xlog1py(tt_lower_t *L) { return binary_float_own(L, f_xlog1py); }
 
 /* fmax/fmin: like maximum/minimum, but a NaN operand yields the other one. */
 static tt_status_t fminmax(tt_lower_t *L, int is_max) {
