@@ -270,3 +270,41 @@ def test_integral_common_dtype_is_no_stop(name):
         if name in SCALAR_OK:
             _check(bad, f"{name}({idt}, number {other})", f, x, other, rtol=3e-7)
     assert not bad, f"{len(bad)} differ from CPU:\n" + "\n".join(bad[:20])
+
+
+LDEXP_X = [0.0, -0.0, 3.0, 1e-30, 1e30, INF, -INF, float("nan"), 1.5, -7.25, 1.0]
+LDEXP_E = [2049, 2**40 + 1, -5, -200, 200, 0, 127, -126, 2**31 - 1, -2**31, 2**32 + 5, 1000, -1000, 7]
+
+
+@pytest.mark.parametrize("xd", [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32], ids=str)
+@pytest.mark.parametrize("ed", [torch.int64, torch.int32, torch.int16, torch.uint8], ids=str)
+def test_ldexp_integer_exponent(xd, ed):
+    # CPU's kernel is std::ldexp(x, int(e)); tpu ran PyTorch's composite
+    # mul(x, pow(2, e)), whose power overflowed first: ldexp(0.0, 2049) was
+    # NaN (CPU 0.0), ldexp(1e-30, 200) inf (CPU 1.6e30), ldexp(3.0, 2**40 + 1)
+    # inf (CPU 6.0: the exponent wraps to int)
+    info = torch.iinfo(ed)
+    es = [e for e in LDEXP_E if info.min <= e <= info.max]
+    xs = LDEXP_X if xd.is_floating_point else [0, 3, -7, 1, 100]
+    x = torch.tensor([v for v in xs for _ in es]).to(xd)
+    e = torch.tensor([v for _ in xs for v in es], dtype=ed)
+    bad = []
+    _check(bad, f"ldexp({xd}, {ed})", torch.ldexp, x, e)
+    _check(bad, f"ldexp({xd}, 0-dim {ed})", torch.ldexp, x, e[1] if len(es) > 1 else e[0])
+    if xd.is_floating_point:
+        _check(bad, f"ldexp_({xd}, {ed})", lambda a, b: a.clone().ldexp_(b), x, e)
+        # out= of the result type (a wider out trips an internal assert in CPU's kernel)
+        _check(bad, f"ldexp({xd}, {ed}, out=)", lambda a, b: torch.ldexp(a, b, out=torch.empty(a.shape, dtype=a.dtype, device=a.device)), x, e)
+    assert not bad, f"{len(bad)} differ from CPU:\n" + "\n".join(bad[:20])
+
+
+def test_ldexp_other_forms():
+    bad = []
+    x = torch.tensor([1.0, 3.0, -2.0, 0.0, 1e30])
+    ef = torch.tensor([2.5, -1.5, 2.9, 1e10, 3.0])
+    _check(bad, "ldexp(float32, float32 exponent)", torch.ldexp, x, ef, rtol=3e-7)  # x * 2**e, XLA's pow
+    _check(bad, "ldexp(float32, float64 exponent)", torch.ldexp, x, ef.double(), rtol=1e-15)
+    _check(bad, "ldexp(float32, bool)", torch.ldexp, x, torch.tensor([True, False, True, True, False]))
+    z = torch.tensor([1 + 1j, -2.5 + 0.5j, 3j])
+    _check(bad, "ldexp(complex64, int64)", torch.ldexp, z, torch.tensor([3, -2, 10]))
+    assert not bad, f"{len(bad)} differ from CPU:\n" + "\n".join(bad[:20])
