@@ -333,3 +333,22 @@ def test_complex_tanh_near_pole(dtype):
     cs, ts = torch.tanh(sp), torch.tanh(sp.to("tpu")).cpu()
     fin = torch.view_as_real(cs).isfinite().all(-1)
     torch.testing.assert_close(ts[fin], cs[fin])
+
+
+@pytest.mark.parametrize("od", [torch.float16, torch.bfloat16, torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("xd", [torch.float64, torch.float32, torch.float16, torch.bfloat16, torch.int64], ids=str)
+@pytest.mark.parametrize("kw", [{"dim": 1}, {"dim": [0, 1]}, {}], ids=["dim", "dims", "all"])
+def test_mean_out_takes_out_dtype(kw, xd, od):
+    # fuzz 324:1453: mean of float64 rows holding +-finfo.max into a float16
+    # out=: CPU computes mean(x, dtype=float16), summing x converted to
+    # float32, where max is inf: NaN; tpu took the float64 mean (0.514) and
+    # cast it. An integral x still raises CPU's "could not infer output dtype".
+    m = torch.finfo(torch.float64).max
+    base = torch.tensor([[m, -m, 1.0, 2.0], [1.1, 2.2, -3.3, 4.4], [0.25, 0.5, 0.125, 3.0]], dtype=torch.float64)
+    x = base if xd == torch.float64 else (base[1:] * 7).to(xd)
+    if "dim" in kw and kw["dim"] == [0, 1] or not kw:
+        x = x[1:] if xd == torch.float64 else x  # all-element means: no cancellation of +-max (order-dependent)
+    bad = []
+    _check(bad, f"mean({xd}, {kw}, out={od})", lambda a: torch.mean(a, **kw, out=torch.empty(0, dtype=od, device=a.device)), x,
+           rtol=0.0 if od in (torch.float16, torch.bfloat16) else 1e-6)
+    assert not bad, "\n".join(bad)
