@@ -201,6 +201,15 @@ tt_val_t tt_op_operand(tt_lower_t *L, int i, tt_dtype_t dtype, int rank, const i
   return tt_op_fit(L, v, dtype, rank, dims);
 }
 
+tt_val_t tt_op_operand_via(tt_lower_t *L, int i, tt_dtype_t via, tt_dtype_t compute, int rank, const int64_t *dims) {
+  /* an integral common dtype is no stop: CPU's float ops (atan2, xlogy,
+   * true div) promote integer inputs to float directly (xlogy(uint8, -4)
+   * is log(-4.0), not log(252), fuzz 294:761) */
+  if (via == compute || !tt_dtype_is_float(via) || tt_op_arg_dtype(L, i) == via) return tt_op_operand(L, i, compute, rank, dims);
+  tt_val_t v = tt_op_operand(L, i, via, rank, dims);
+  return tt_op_fit(L, v, compute, rank, dims);
+}
+
 int tt_op_wrap_dim(tt_lower_t *L, int64_t dim, int rank) {
   int r = rank > 0 ? rank : 1;
   if (dim < -r || dim >= r) {

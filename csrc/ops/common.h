@@ -23,6 +23,11 @@ tt_val_t tt_op_fit_like(tt_lower_t *L, tt_val_t v, tt_val_t like);
 tt_val_t tt_op_one_element(tt_lower_t *L, int i, const char *name);
 /* Argument i (tensor or number) converted to dtype and broadcast to dims. */
 tt_val_t tt_op_operand(tt_lower_t *L, int i, tt_dtype_t dtype, int rank, const int64_t *dims);
+/* Argument i as CPU's TensorIterator gives it to a kernel that computes in
+ * `compute` (a wider math type): first cast to the op's common dtype `via`
+ * (an int32 70000 beside float16 is inf, 2049 is 2048), then widened. The
+ * same as tt_op_operand when compute is via or via is not floating. */
+tt_val_t tt_op_operand_via(tt_lower_t *L, int i, tt_dtype_t via, tt_dtype_t compute, int rank, const int64_t *dims);
 /* A value converted and broadcast (NumPy rules) to (dtype, rank, dims). */
 tt_val_t tt_op_fit(tt_lower_t *L, tt_val_t v, tt_dtype_t dtype, int rank, const int64_t *dims);
 /* Wraps a possibly negative dim into [0, rank) (rank 0 accepts -1 and 0);

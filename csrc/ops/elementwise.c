@@ -17,15 +17,21 @@ typedef struct {
   tt_val_t x, y;
 } binop_t;
 
-static int prepare2(tt_lower_t *L, int a, int b, tt_dtype_t compute, binop_t *p) {
+/* An operand of another dtype is cast to the result type first, as CPU's
+ * TensorIterator does, then widened to `compute` (fuzz 277:436: an int32
+ * -2**31 beside float16 is -inf, 2049 is 2048, before a float32 kernel),
+ * except b when b_own: a scalar `other` the kernel reads at its own value
+ * (CPU's original_scalar_value; scalar_other_type, rounding_div_type). */
+static int prepare2_own(tt_lower_t *L, int a, int b, tt_dtype_t compute, int b_own, binop_t *p) {
   int argi[2] = {a, b};
   p->result = tt_op_result_type(L, argi, 2);
   if (compute == TT_DTYPE_INVALID) compute = p->result;
   p->rank = tt_op_broadcast_shape(L, argi, 2, p->dims);
-  p->x = tt_op_operand(L, a, compute, p->rank, p->dims);
-  p->y = tt_op_operand(L, b, compute, p->rank, p->dims);
+  p->x = tt_op_operand_via(L, a, p->result, compute, p->rank, p->dims);
+  p->y = b_own ? tt_op_operand(L, b, compute, p->rank, p->dims) : tt_op_operand_via(L, b, p->result, compute, p->rank, p->dims);
   return !tt_graph_failed(L->g);
 }
+static int prepare2(tt_lower_t *L, int a, int b, tt_dtype_t compute, binop_t *p) { return prepare2_own(L, a, b, compute, 0, p); }
 
 /* The type CPU's mul and true div compute in: a scalar-shaped `other` (a
  * number or 0-dim tensor) of a bfloat16/float16 result keeps its own
@@ -98,7 +104,8 @@ static tt_status_t mul_rounding_scalar(tt_lower_t *L, int round_scalar) {
   binop_t p;
   int argi[2] = {0, 1};
   tt_dtype_t rt = tt_op_result_type(L, argi, 2);
-  if (!prepare2(L, 0, 1, round_scalar ? rt : scalar_other_type(L, rt), &p)) return NULL;
+  tt_dtype_t ct = round_scalar ? rt : scalar_other_type(L, rt);
+  if (!prepare2_own(L, 0, 1, ct, ct != rt, &p)) return NULL;
   tt_val_t r = tt_b_binary(L->g, p.result == TT_BOOL ? TT_BIN_AND : TT_BIN_MUL, p.x, p.y);
   int b0 = tt_op_arg_dtype(L, 0) == TT_BOOL, b1 = tt_op_arg_dtype(L, 1) == TT_BOOL;
   if (tt_dtype_is_float(p.result) && b0 != b1) {
@@ -180,12 +187,14 @@ static tt_status_t div_mode(tt_lower_t *L, const char *mode) {
   tt_dtype_t rt = tt_op_result_type(L, argi, 2);
   if (!mode) {
     tt_dtype_t ft = tt_op_float_type(L, rt);
-    if (!prepare2(L, 0, 1, scalar_other_type(L, ft), &p)) return NULL;
+    tt_dtype_t ct = scalar_other_type(L, ft);
+    if (!prepare2_own(L, 0, 1, ct, ct != ft, &p)) return NULL;
     tt_val_t q = tt_dtype_is_float(ft) ? float_quotient(L, p.x, p.y, p.rank, p.dims) : tt_b_binary(L->g, TT_BIN_DIV, p.x, p.y);
     tt_l_output(L, tt_b_convert(L->g, q, ft));
     return NULL;
   }
-  if (!prepare2(L, 0, 1, rounding_div_type(L, rt), &p)) return NULL;
+  tt_dtype_t rct = rounding_div_type(L, rt);
+  if (!prepare2_own(L, 0, 1, rct, rct != rt, &p)) return NULL;
   if (p.result == TT_BOOL && (!strcmp(mode, "trunc") || !strcmp(mode, "floor"))) /* CPU's kernels lack Bool */
     return tt_op_refuse_dtype(TT_BOOL, "div_%s_cpu", mode);
   tt_graph_t *g = L->g;
@@ -754,7 +763,9 @@ static tt_status_t addc(tt_lower_t *L, tt_binary_t op) {
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 3, dims);
   tt_graph_t *g = L->g;
-  tt_val_t s = tt_op_operand(L, 0, ct, rank, dims), a = tt_op_operand(L, 1, ct, rank, dims), b = tt_op_operand(L, 2, ct, rank, dims);
+  /* tensors of another dtype cast to the result type first (TensorIterator) */
+  tt_val_t s = tt_op_operand_via(L, 0, rt, ct, rank, dims), a = tt_op_operand_via(L, 1, rt, ct, rank, dims),
+           b = tt_op_operand_via(L, 2, rt, ct, rank, dims);
   if (rt == TT_BOOL) op = op == TT_BIN_MUL ? TT_BIN_AND : op;
   tt_val_t v = tt_op_operand(L, 3, ct, rank, dims);
   tt_val_t r = tt_b_binary(g, op, rt == TT_BOOL ? tt_b_binary(g, TT_BIN_AND, v, a) : tt_b_binary(g, TT_BIN_MUL, v, a), b);
@@ -935,10 +946,75 @@ static tt_status_t binary_float_own(tt_lower_t *L, tt_val_t (*fn)(tt_graph_t *, 
   return NULL;
 }
 static tt_status_t lower_xlogy(tt_lower_t *L) { return binary_float_own(L, f_xlogy); }
-/* xlog1py: CPU rounds log1p to bf16 but keeps float16 results in float. */
-static tt_status_t lower_xlog1py(tt_lower_t *L) {
+/* xlog1py: CPU (torch 2.13) rounds log1p to the result type for float16
+ * too (xlog1py(float16 257, 3) is 356.5 there, 257 * 1.3867; in float it
+ * was 356.25), as for bfloat16. */
+static tt_status_t lower_xlog1py(tt_lower_t *L) { return binary_float_own(L, f_xlog1py); }
+
+/* 2**k for an int32 k within the normal exponents of the float type ft,
+ * built from its bits (exact, where exp2 of a float may round). */
+static tt_val_t pow2_int(tt_graph_t *g, tt_val_t k, tt_dtype_t ft) {
+  int dbl = ft == TT_F64;
+  tt_dtype_t it = dbl ? TT_I64 : TT_I32;
+  tt_val_t b = tt_b_binary(g, TT_BIN_ADD, tt_b_convert(g, k, it), tt_b_like_f(g, tt_b_convert(g, k, it), dbl ? 1023 : 127));
+  return tt_b_bitcast(g, tt_b_binary(g, TT_BIN_SHL, b, tt_b_like_f(g, b, dbl ? 52 : 23)), ft);
+}
+
+/* ldexp(x, e): CPU's kernel computes std::ldexp(x, int(e)) for a floating x
+ * and an integral e (int64 exponents wrap to int: 2**40 + 1 is 1), else
+ * x * 2**e; the result type is the operands' promoted float type.
+ * Without this lowering PyTorch's composite mul(x, pow(2, e)) ran, and
+ * 2**e overflowed before the product: ldexp(0.0, 2049) was NaN (CPU 0),
+ * ldexp(1e-30, 200) inf (CPU 1.6e30), ldexp(3, 2**40 + 1) inf (CPU 6).
+ * The integral form is exact: e is clamped to where every result is 0 or
+ * inf anyway and applied as three exact powers of two (the intermediate
+ * products move monotonically toward the result, so none overflows or
+ * leaves the normal range before it; a subnormal result is flushed to
+ * zero by XLA's CPU plugin, README Dtypes). */
+static tt_status_t lower_ldexp(tt_lower_t *L) {
+  tt_dtype_t et = tt_op_arg_dtype(L, 1);
+  if (et == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "ldexp_cpu_exp");
   int argi[2] = {0, 1};
-  return tt_op_float_type(L, tt_op_result_type(L, argi, 2)) == TT_BF16 ? binary_float_own(L, f_xlog1py) : binary_float(L, f_xlog1py);
+  tt_dtype_t out = tt_op_float_type(L, tt_op_result_type(L, argi, 2));
+  if (!tt_dtype_is_float(out)) return tt_op_refuse_dtype(out, "ldexp_cpu");
+  tt_dtype_t ct = tt_op_math_type(out);
+  int64_t dims[TT_MAX_RANK];
+  int rank = tt_op_broadcast_shape(L, argi, 2, dims);
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_op_operand_via(L, 0, out, ct, rank, dims);
+  if (tt_dtype_is_float(et) || !tt_dtype_is_float(tt_op_arg_dtype(L, 0))) {
+    /* CPU's kernel takes a floating x only: an integral or bool x goes
+     * through the composite x * pow(2.0, e), in float32 (ldexp(0, 2049) is
+     * 0 * inf = NaN there) */
+    tt_val_t e = tt_op_operand_via(L, 1, out, ct, rank, dims);
+    tt_l_output(L, tt_b_convert(g, ew_mul(g, x, f_exp2(g, e)), out));
+    return NULL;
+  }
+  tt_val_t e = tt_op_operand(L, 1, TT_I32, rank, dims); /* int(e): int64 wraps */
+  double lim = ct == TT_F64 ? 2200 : 300;
+  e = tt_b_clamp(g, tt_b_like_f(g, e, -lim), e, tt_b_like_f(g, e, lim));
+  tt_val_t e1 = tt_b_binary(g, TT_BIN_DIV, e, tt_b_like_f(g, e, 3));
+  tt_val_t rest = tt_b_binary(g, TT_BIN_SUB, e, e1);
+  tt_val_t e2 = tt_b_binary(g, TT_BIN_DIV, rest, tt_b_like_f(g, rest, 2));
+  tt_val_t e3 = tt_b_binary(g, TT_BIN_SUB, rest, e2);
+  tt_val_t r = ew_mul(g, ew_mul(g, ew_mul(g, x, pow2_int(g, e1, ct)), pow2_int(g, e2, ct)), pow2_int(g, e3, ct));
+  tt_l_output(L, tt_b_convert(g, r, out));
+  return NULL;
+}
+
+/* A complex x: x * 2**e as PyTorch's composite computed it before this
+ * lowering (the power in the real part type, widened to complex). */
+static tt_status_t lower_ldexp_complex(tt_lower_t *L) {
+  int argi[2] = {0, 1};
+  tt_dtype_t out = tt_op_result_type(L, argi, 2);
+  if (!tt_dtype_is_complex(out)) out = tt_dtype_to_complex(tt_op_float_type(L, out));
+  tt_dtype_t rt = tt_dtype_real_part(out);
+  int64_t dims[TT_MAX_RANK];
+  int rank = tt_op_broadcast_shape(L, argi, 2, dims);
+  tt_graph_t *g = L->g;
+  tt_val_t p = f_exp2(g, tt_op_operand(L, 1, rt, rank, dims));
+  tt_l_output(L, tt_b_binary(g, TT_BIN_MUL, tt_op_operand(L, 0, out, rank, dims), tt_b_convert(g, p, out)));
+  return NULL;
 }
 
 /* fmax/fmin: like maximum/minimum, but a NaN operand yields the other one. */
@@ -1099,6 +1175,7 @@ const tt_op_def_t tt_ops_elementwise[] = {
     {"xlogy.Scalar_Self", lower_xlogy, 0}, {"xlogy.Scalar_Other", lower_xlogy, 0},
     {"xlogy_.Scalar_Other", lower_xlogy, TT_OPF_INPLACE},
     {"special_xlog1py", lower_xlog1py, 0},
+    {"ldexp.Tensor", lower_ldexp, 0, .complex = lower_ldexp_complex}, {"ldexp_", lower_ldexp, TT_OPF_INPLACE, .complex = lower_ldexp_complex},
     {"fmax", lower_fmax, TT_OPF_UNORDERED_CHECK}, {"fmin", lower_fmin, TT_OPF_UNORDERED_CHECK},
     {"heaviside", lower_heaviside, TT_OPF_UNORDERED_CHECK}, {"heaviside_", lower_heaviside, TT_OPF_INPLACE | TT_OPF_UNORDERED_CHECK},
     EW_UNARY("logit", lower_logit), {"logit_backward", lower_logit_backward, 0},
