@@ -104,12 +104,13 @@ static PyObject *py_check_out_dtype(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
-/* out_dtype_from_out(name): 1 when that overload computes in out's dtype where dtype= is None. */
+/* out_dtype_from_out(name): 1 when that overload computes in out's dtype where dtype= is None, 2 when
+ * only for a floating or complex input and out, 0 when not (ops/out_rules.h). */
 static PyObject *py_out_dtype_from_out(PyObject *self, PyObject *arg) {
   (void)self;
   const char *name = PyUnicode_AsUTF8(arg);
   if (!name) return NULL;
-  return PyBool_FromLong(tt_call_out_dtype_from_out(name));
+  return PyLong_FromLong(tt_call_out_dtype_from_out(name));
 }
 
 /* out_input_from_out(name): 1 when that overload's reduction reads its input in out's type. */
@@ -163,7 +164,7 @@ PyMethodDef tt_py_out_write_methods[] = {
     {"check_out_dtype_arg", py_check_out_dtype_arg, METH_VARARGS, "check_out_dtype_arg(name, dtype, out_dtype)"},
     {"check_out_dtype", py_check_out_dtype, METH_VARARGS, "check_out_dtype(name, k, result_dtype, out_dtype, input_dtype)"},
     {"out_dtype_from_out", py_out_dtype_from_out, METH_O,
-     "out_dtype_from_out(name): the overload computes in out's dtype where dtype= is None"},
+     "out_dtype_from_out(name): 1 the overload computes in out's dtype where dtype= is None, 2 only for floating input and out, 0 not"},
     {"out_input_from_out", py_out_input_from_out, METH_O,
      "out_input_from_out(name): the overload's reduction reads its input in out's type"},
     {"out_input_dtype", py_out_input_dtype, METH_VARARGS,

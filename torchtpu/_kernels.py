@@ -376,9 +376,6 @@ def _out_into(name, functional, args, kwargs, out):
     return _C.call(_IDS[op], (x, *rest, out.dtype))
 
 
-_MEAN_OUTS = ("mean.out", "mean.dtype_out")
-
-
 def _float_or_complex(dtype):
     return dtype.is_floating_point or dtype.is_complex
 
@@ -400,12 +397,11 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, 
         outs = [kwargs.pop(n) for n in out_names]
         if len(outs) == 1:
             if kwargs.get("dtype") is None:
-                # reductions compute in out's type (CPU's infer_dtype_from_optional); mean
-                # does so only for a floating or complex input and out: an integral
-                # input raises (mean(int64 x, out=float32); with dtype= it computes),
-                # an integral out is the cast rule's "result type Float can't be cast"
-                if dtype_from_out and (name not in _MEAN_OUTS or (_float_or_complex(args[0].dtype)
-                                                                  and _float_or_complex(outs[0].dtype))):
+                # reductions compute in out's type (CPU's infer_dtype_from_optional); the core's
+                # table says which (1), and which only for a floating or complex input and out
+                # (2, mean: an integral input raises, an integral out is the cast rule's error)
+                if dtype_from_out == 1 or (dtype_from_out == 2 and _float_or_complex(args[0].dtype)
+                                           and _float_or_complex(outs[0].dtype)):
                     kwargs["dtype"] = outs[0].dtype
             else:  # the core's check of an explicit dtype= against out's
                 _C.check_out_dtype_arg(rule, kwargs["dtype"], outs[0].dtype)

@@ -47,6 +47,10 @@ typedef struct {
    * result cast into out), taking the functional's arguments and out's dtype
    * last; NULL for the other rows (tt_op_out_into) */
   const char *into;
+  /* R_CAST_FROM_OUT only where the input and out are both floating or
+   * complex (mean: an integral input raises, an integral out is the cast
+   * rule's error) */
+  int from_out_floating;
 } out_rule_t;
 
 /* The structured-kernel check of non-TensorIterator ops (set_output). */
@@ -64,8 +68,8 @@ static const out_rule_t rules[] = {
      * mean(x, dtype=o.dtype): a float64 x into float16 sums x converted to
      * float32, where finfo.max is inf: [max, -max, 1, 2] is NaN, not the
      * float64 mean rounded, fuzz 324:1453) */
-    {"mean.out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT},
-    {"mean.dtype_out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT},
+    {"mean.out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .from_out_floating = 1},
+    {"mean.dtype_out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .from_out_floating = 1},
     {"cumsum", -1, R_NO_BOOL, "cumsum_out_cpu", N_PT, A_NONE, TT_NOT_IMPLEMENTED},
     {"cumprod", -1, R_NO_BOOL, "cumprod_out_cpu", N_PT, A_NONE, TT_NOT_IMPLEMENTED},
     EX("sum.out"), EX("prod.out"),
@@ -275,15 +279,15 @@ tt_status_t tt_op_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_nu
 
 int tt_op_out_dtype_from_out(const char *name) {
   const out_rule_t *r = find_rule(name, 0);
-  return r && (r->kind == R_CAST_FROM_OUT || r->kind == R_NO_BOOL);
+  if (!r || (r->kind != R_CAST_FROM_OUT && r->kind != R_NO_BOOL)) return 0;
+  return r->from_out_floating ? 2 : 1;
 }
 
 tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out) {
   /* the ops computing in out's dtype, and nansum/mean (with a dim or over
    * everything: mean(x, dtype=bfloat16, out=float32) raises, fuzz 229:233),
    * check an explicit dtype= against out's */
-  int checks = tt_op_out_dtype_from_out(name) || !strcmp(name, "nansum.out") || !strcmp(name, "mean.out") ||
-               !strcmp(name, "mean.dtype_out");
+  int checks = tt_op_out_dtype_from_out(name) || !strcmp(name, "nansum.out");
   if (!checks || dtype == out) return TT_OK_STATUS;
   return tt_status_make(TT_INVALID_ARGUMENT, EXACT_TM, tt_op_typemeta_name(dtype), tt_op_typemeta_name(out));
 }

@@ -27,7 +27,8 @@ tt_status_t tt_op_check_out(const char *name, int k, tt_dtype_t result, tt_dtype
 
 /* 1 when CPU's out overload `name` computes in out's dtype where its dtype=
  * argument is None (reductions' infer_dtype_from_optional: sum(float, 0,
- * out=long) sums the truncated values). */
+ * out=long) sums the truncated values); 2 when it does so only for a
+ * floating or complex input and out (mean); else 0. */
 int tt_op_out_dtype_from_out(const char *name);
 /* CPU's check of an explicit dtype= against out's dtype where out overload
  * `name` makes one (those above, nansum, mean): NULL, or CPU's error. */

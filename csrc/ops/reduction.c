@@ -68,6 +68,14 @@ static int red_keep_shape(const red_t *r, int64_t *out) {
   return r->rank;
 }
 
+/* v (reduced, flat) in the keepdim shape where r keeps its dims. */
+static tt_val_t keep_shaped(tt_lower_t *L, const red_t *r, tt_val_t v) {
+  if (!r->keepdim || !r->n) return v;
+  int64_t shape[TT_MAX_RANK];
+  int rk = red_keep_shape(r, shape);
+  return tt_b_reshape(L->g, v, rk, shape);
+}
+
 /* Reduces v over r's dims, then restores them as 1s when keepdim. Float
  * max/min propagate NaN as PyTorch does (XLA's CPU reduce may drop it). */
 static tt_val_t red_apply(tt_lower_t *L, const red_t *r, tt_reduce_t kind, tt_val_t v) {
@@ -78,10 +86,7 @@ static tt_val_t red_apply(tt_lower_t *L, const red_t *r, tt_reduce_t kind, tt_va
     tt_val_t anynan = tt_b_reduce(L->g, TT_RED_OR, isnan, r->n, r->dims);
     out = tt_b_select(L->g, anynan, tt_b_like_f(L->g, out, __builtin_nan("")), out);
   }
-  if (!r->keepdim || r->n == 0) return out;
-  int64_t shape[TT_MAX_RANK];
-  int rk = red_keep_shape(r, shape);
-  return tt_b_reshape(L->g, out, rk, shape);
+  return keep_shaped(L, r, out);
 }
 
 /* Reshapes a reduced value (dims dropped) to the keepdim shape, for use
@@ -291,14 +296,6 @@ static tt_val_t pow2_scale(tt_graph_t *g, tt_val_t m) {
   return tt_b_select(g, ok, s, tt_b_like_f(g, s, 1.0));
 }
 
-/* v (reduced, flat) in the keepdim shape where r keeps its dims. */
-static tt_val_t keep_shaped(tt_lower_t *L, const red_t *r, tt_val_t v) {
-  if (!r->keepdim || !r->n) return v;
-  int64_t shape[TT_MAX_RANK];
-  int rk = red_keep_shape(r, shape);
-  return tt_b_reshape(L->g, v, rk, shape);
-}
-
 /* var/std.correction(self, dim=None, *, correction=None, keepdim): the
  * divisor is max(0, N - correction), as PyTorch (0 gives inf/nan). Also
  * returns the mean through out_mean (in the output dtype). */
@@ -365,22 +362,14 @@ static tt_val_t variance(tt_lower_t *L, const char *name, int want_std, tt_val_t
     tt_val_t v = tt_b_binary(g, TT_BIN_ADD, tt_b_convert(g, vr, rt), tt_b_convert(g, vi, rt));
     if (out_mean) {
       mean = tt_b_binary(g, TT_BIN_COMPLEX, mr, mi);
-      if (r.keepdim && r.n) {
-        int64_t shape[TT_MAX_RANK];
-        int rk = red_keep_shape(&r, shape);
-        mean = tt_b_reshape(g, mean, rk, shape);
-      }
+      mean = keep_shaped(L, &r, mean);
       *out_mean = tt_b_convert(g, mean, dt);
     }
     return want_std ? tt_b_unary(g, TT_UN_SQRT, v) : v;
   }
   tt_val_t var = moments(L, &r, tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt)), corr, want_std, &mean);
   if (out_mean) {
-    if (r.keepdim && r.n) {
-      int64_t shape[TT_MAX_RANK];
-      int rk = red_keep_shape(&r, shape);
-      mean = tt_b_reshape(g, mean, rk, shape);
-    }
+    mean = keep_shaped(L, &r, mean);
     *out_mean = tt_b_convert(g, mean, dt);
   }
   return tt_b_convert(g, var, dt);
@@ -498,11 +487,7 @@ static tt_status_t lower_logsumexp(tt_lower_t *L) {
   tt_val_t e = cx ? tt_cx_exp(g, tt_b_binary(g, TT_BIN_SUB, x, mk)) : tt_b_unary(g, TT_UN_EXP, tt_exact_diff(g, x, mk));
   tt_val_t sum = red_apply(L, &flat, TT_RED_SUM, e);
   tt_val_t res = tt_b_binary(g, TT_BIN_ADD, cx ? tt_cx_log(g, sum) : tt_b_unary(g, TT_UN_LOG, sum), m);
-  if (r.keepdim && r.n) {
-    int64_t shape[TT_MAX_RANK];
-    int rk = red_keep_shape(&r, shape);
-    res = tt_b_reshape(g, res, rk, shape);
-  }
+  res = keep_shaped(L, &r, res);
   tt_l_output(L, tt_b_convert(g, res, out));
   return NULL;
 }
@@ -540,11 +525,7 @@ static tt_status_t lower_logsumexp_into(tt_lower_t *L) {
   tt_val_t s = tt_b_convert(g, tt_b_convert(g, red_apply(L, &flat, TT_RED_SUM, e), into), acc_into);
   tt_val_t lg = tt_b_convert(g, tt_b_convert(g, tt_b_unary(g, TT_UN_LOG, s), into), add_t);
   tt_val_t res = tt_b_binary(g, TT_BIN_ADD, lg, tt_b_convert(g, m, add_t));
-  if (r.keepdim && r.n) {
-    int64_t shape[TT_MAX_RANK];
-    int rk = red_keep_shape(&r, shape);
-    res = tt_b_reshape(g, res, rk, shape);
-  }
+  res = keep_shaped(L, &r, res);
   tt_l_output(L, tt_b_convert(g, res, into));
   return NULL;
 }
@@ -564,21 +545,21 @@ static tt_val_t prod_past_zeros(tt_graph_t *g, tt_val_t x, tt_val_t prod, int di
   tt_val_t zero = tt_b_like_f(g, x, 0.0);
   tt_val_t is_zero = tt_b_compare(g, TT_CMP_EQ, x, zero);
   tt_val_t zeros = count_scan(g, is_zero, dim); /* zeros up to i */
-  tt_val_t none_yet = tt_b_compare(g, TT_CMP_EQ, zeros, tt_b_like_f(g, zeros, 0.0));
+  tt_val_t none_yet = tt_b_compare(g, TT_CMP_EQ, zeros, like_i(g, zeros, 0));
+  /* NaN from the zero on: the product before it was not finite, or a factor since is not */
   tt_val_t bad_prod = tt_b_unary(g, TT_UN_NOT, tt_b_unary(g, TT_UN_IS_FINITE, prod));
-  tt_val_t bad_before = count_scan(g, tt_b_binary(g, TT_BIN_AND, bad_prod, none_yet), dim);
   tt_val_t zeros_before = tt_b_binary(g, TT_BIN_SUB, zeros, tt_b_convert(g, is_zero, TT_I32));
+  tt_val_t after = tt_b_compare(g, TT_CMP_GT, zeros_before, like_i(g, zeros_before, 0));
   tt_val_t bad_x = tt_b_unary(g, TT_UN_NOT, tt_b_unary(g, TT_UN_IS_FINITE, x));
-  tt_val_t after = tt_b_compare(g, TT_CMP_GT, zeros_before, tt_b_like_f(g, zeros_before, 0.0));
-  tt_val_t bad_after = count_scan(g, tt_b_binary(g, TT_BIN_AND, bad_x, after), dim);
-  tt_val_t bad = tt_b_compare(g, TT_CMP_GT, tt_b_binary(g, TT_BIN_ADD, bad_before, bad_after),
-                              tt_b_like_f(g, bad_before, 0.0));
+  tt_val_t bads = count_scan(g, tt_b_binary(g, TT_BIN_OR, tt_b_binary(g, TT_BIN_AND, bad_prod, none_yet),
+                                            tt_b_binary(g, TT_BIN_AND, bad_x, after)), dim);
+  tt_val_t bad = tt_b_compare(g, TT_CMP_GT, bads, like_i(g, bads, 0));
   /* negative factors, -0 included (1 / -0 = -inf) */
   tt_val_t neg = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_LT, x, zero),
                              tt_b_binary(g, TT_BIN_AND, is_zero,
                                          tt_b_compare(g, TT_CMP_LT, tt_b_binary(g, TT_BIN_DIV, tt_b_like_f(g, x, 1.0), x), zero)));
-  tt_val_t odd = tt_b_binary(g, TT_BIN_AND, count_scan(g, neg, dim), tt_b_like_f(g, zeros, 1.0));
-  tt_val_t signed_zero = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, odd, tt_b_like_f(g, odd, 1.0)),
+  tt_val_t odd = tt_b_binary(g, TT_BIN_AND, count_scan(g, neg, dim), like_i(g, zeros, 1));
+  tt_val_t signed_zero = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, odd, like_i(g, odd, 1)),
                                      tt_b_like_f(g, x, -0.0), zero);
   tt_val_t past = tt_b_select(g, bad, tt_b_like_f(g, x, NAN), signed_zero);
   return tt_b_select(g, none_yet, prod, past);
