@@ -956,7 +956,8 @@ static tt_status_t lower_xlog1py(tt_lower_t *L) { return binary_float_own(L, f_x
 static tt_val_t pow2_int(tt_graph_t *g, tt_val_t k, tt_dtype_t ft) {
   int dbl = ft == TT_F64;
   tt_dtype_t it = dbl ? TT_I64 : TT_I32;
-  tt_val_t b = tt_b_binary(g, TT_BIN_ADD, tt_b_convert(g, k, it), tt_b_like_f(g, tt_b_convert(g, k, it), dbl ? 1023 : 127));
+  tt_val_t ki = tt_b_convert(g, k, it);
+  tt_val_t b = tt_b_binary(g, TT_BIN_ADD, ki, tt_b_like_f(g, ki, dbl ? 1023 : 127));
   return tt_b_bitcast(g, tt_b_binary(g, TT_BIN_SHL, b, tt_b_like_f(g, b, dbl ? 52 : 23)), ft);
 }
 
@@ -972,8 +973,9 @@ static tt_val_t pow2_int(tt_graph_t *g, tt_val_t k, tt_dtype_t ft) {
  * leaves the normal range before it; a subnormal result is flushed to
  * zero by XLA's CPU plugin, README Dtypes). */
 static tt_status_t lower_ldexp(tt_lower_t *L) {
-  tt_dtype_t et = tt_op_arg_dtype(L, 1);
-  if (et == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "ldexp_cpu_exp");
+  tt_dtype_t et = tt_op_arg_dtype(L, 1), xt = tt_op_arg_dtype(L, 0);
+  /* CPU's kernel (a floating x) has no bool exponent; the composite below takes one */
+  if (et == TT_BOOL && tt_dtype_is_float(xt)) return tt_op_refuse_dtype(TT_BOOL, "ldexp_cpu_exp");
   int argi[2] = {0, 1};
   tt_dtype_t out = tt_op_float_type(L, tt_op_result_type(L, argi, 2));
   if (!tt_dtype_is_float(out)) return tt_op_refuse_dtype(out, "ldexp_cpu");
@@ -982,12 +984,16 @@ static tt_status_t lower_ldexp(tt_lower_t *L) {
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);
   tt_graph_t *g = L->g;
   tt_val_t x = tt_op_operand_via(L, 0, out, ct, rank, dims);
-  if (tt_dtype_is_float(et) || !tt_dtype_is_float(tt_op_arg_dtype(L, 0))) {
-    /* CPU's kernel takes a floating x only: an integral or bool x goes
-     * through the composite x * pow(2.0, e), in float32 (ldexp(0, 2049) is
-     * 0 * inf = NaN there) */
-    tt_val_t e = tt_op_operand_via(L, 1, out, ct, rank, dims);
-    tt_l_output(L, tt_b_convert(g, ew_mul(g, x, f_exp2(g, e)), out));
+  if (tt_dtype_is_float(et) || !tt_dtype_is_float(xt)) {
+    /* CPU's kernel takes a floating x and an integral e only; otherwise
+     * the composite mul(x, pow(2.0, e)): the power rounded to its own type
+     * (e's floating type, else the default float) before the product
+     * (bfloat16 -7.9375 * 2**3.609375 is -96.5 on CPU, -97 rounded once),
+     * and ldexp(0, 2049) is 0 * inf = NaN there */
+    tt_dtype_t pt = tt_dtype_is_float(et) ? et : tt_op_default_float(L);
+    tt_val_t p = f_exp2(g, tt_op_operand(L, 1, ct, rank, dims));
+    p = tt_b_convert(g, tt_b_convert(g, p, pt), ct);
+    tt_l_output(L, tt_b_convert(g, ew_mul(g, x, p), out));
     return NULL;
   }
   tt_val_t e = tt_op_operand(L, 1, TT_I32, rank, dims); /* int(e): int64 wraps */
