@@ -914,7 +914,13 @@ static tt_val_t f_logaddexp(tt_graph_t *g, tt_val_t x, tt_val_t y) { return loga
 static tt_val_t f_logaddexp2(tt_graph_t *g, tt_val_t x, tt_val_t y) { return logaddexp_base(g, x, y, 1); }
 /* xlogy: NaN y gives NaN, x == 0 gives 0, else x log(y) (xlog1py: log1p). */
 static tt_val_t xlog_common(tt_graph_t *g, tt_val_t x, tt_val_t y, tt_unary_t lg) {
-  tt_val_t r = ew_mul(g, x, tt_b_unary(g, lg, y));
+  /* the logarithm of a half-type y in float32, rounded to y's type as
+   * CPU's is (XLA's own float16 log1p was off by an ulp of the result
+   * type: log1p(7.043) 2.0859 for 2.0840) */
+  tt_dtype_t yt = tt_graph_type(g, y)->dtype;
+  tt_val_t l = yt == TT_F16 || yt == TT_BF16 ? tt_b_convert(g, tt_b_unary(g, lg, tt_b_convert(g, y, TT_F32)), yt)
+                                             : tt_b_unary(g, lg, y);
+  tt_val_t r = ew_mul(g, x, l);
   r = tt_b_select(g, tt_b_compare(g, TT_CMP_EQ, x, ew_c(g, x, 0)), ew_c(g, x, 0), r);
   return tt_b_select(g, is_nan(g, y), y, r);
 }
