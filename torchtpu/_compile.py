@@ -377,6 +377,9 @@ def _planned_with(settings, kind):
     def compiler(gm, example_inputs):
         _C.plan_set_view_fn(_plan_view)
         _input_alias.view_outputs_of_written_inputs(gm)  # AOTAutograd rebuilds them from the input
+        if kind == "forward":
+            ctx = torch._guards.TracingContext.try_get()
+            _input_alias.view_outputs_of_mutated_inputs(gm, getattr(ctx, "fw_metadata", None))
         return _Graph(gm, settings, f"{kind} graph {id(gm):#x}")
 
     return compiler

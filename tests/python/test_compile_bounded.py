@@ -285,3 +285,39 @@ def test_an_output_viewing_a_written_input_that_is_not_row_major(fn, layout):
         assert got.shape == want.shape
         torch.testing.assert_close(got.cpu(), want, **TOL)
         torch.testing.assert_close(x.cpu(), xc, **TOL)  # the input is written
+
+
+def _add_fill_narrow(x):
+    x.add_(0.25)
+    x.masked_fill_(x > 0.5, -1.0)
+    return x.narrow(1, 0, x.shape[1] - 2)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "narrowed", "transposed"])
+def test_an_output_viewing_an_input_the_forward_writes_with_grad(layout):
+    """Graph fuzzer 28:79 (--family dynamic): with grad, AOTAutograd's forward returns the written input's new
+    value (the wrapper copies it into the input) and the output viewing the input is rebuilt from the
+    returned view's base: the bucket-padded result (a setStorage error past the input's storage at n=5, or,
+    for an input narrowing a wider tensor, the wrong elements read silently). The transposed input is
+    PyTorch's own wrong answer with aot_eager on CPU (pytorch/pytorch#103650). Outputs, gradients and the
+    written input equal eager CPU's at each length."""
+    f = torch.compile(_add_fill_narrow, backend="tpu")
+    for n in (16, 5, 6, 9, 12):
+        g = torch.Generator().manual_seed(n)
+        shape = {"transposed": (n, 6), "narrowed": (6, 12)}.get(layout, (6, n))
+        big = torch.randn(shape, generator=g)
+        res = []
+        for dev in ("cpu", "tpu"):
+            leaf = big.clone().to(dev).requires_grad_()
+            x = leaf * 1
+            x = x.t() if layout == "transposed" else x[:, :n]
+            if dev == "tpu":
+                torch._dynamo.mark_dynamic(x, 1)
+                out = f(x)
+            else:
+                out = _add_fill_narrow(x)
+            w = torch.arange(out.numel(), dtype=torch.float32).reshape(out.shape).to(dev)
+            grad, = torch.autograd.grad((out * w).sum(), leaf)
+            res.append([out.detach().cpu(), grad.cpu(), x.detach().cpu()])
+        for got, want in zip(res[1], res[0]):
+            torch.testing.assert_close(got, want, **TOL)
