@@ -210,12 +210,16 @@ static int prepare_cat(tt_lower_t *L, tt_bucket_plan_t *p, const int *pd, const 
   int64_t la = a->view.sizes[d], out_cap = tt_bucket_capacity(la + b->view.sizes[d], row, min_len);
   int grows = pd[0] == d && cap[0] == out_cap;
   /* An append is bucketed: a cache growing by one row (a generated token's
-   * keys, values, id or mask), from empty, or padded already. A
-   * concatenation of parts is not: rotary embeddings' halves, or a partial
-   * rotary's rotated and passed-through parts along head_dim, padded there
-   * would meet the cache padded along the sequence in one matmul (two
-   * padded lengths: it declines, and the attention compiles per length). */
-  if (pd[0] != d && la > 0 && b->view.sizes[d] != 1) return 0;
+   * keys, values, id or mask), from empty, padded already, or growing by
+   * several rows along a sequence dim (a chunk of keys or values [.., S, D]
+   * along S, of ids or a mask [B, S] along S: speculative decoding's
+   * candidates, chunked prefill). A concatenation of parts is not: rotary
+   * embeddings' halves, or a partial rotary's rotated and passed-through
+   * parts along head_dim, padded there would meet the cache padded along
+   * the sequence in one matmul (two padded lengths: it declines, and the
+   * attention compiles per length); nor channels [B, C, H, W] along C. */
+  int seq_dim = rank >= 3 ? d == rank - 2 : d == rank - 1;
+  if (pd[0] != d && la > 0 && b->view.sizes[d] != 1 && !seq_dim) return 0;
   p->args[1].i = d;
   L->pad_cap = out_cap;
   if (grows) widen(L, a, (int)d, cap[0], la);

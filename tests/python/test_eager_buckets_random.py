@@ -93,10 +93,12 @@ def test_random_bucket_programs_match_cpu(buckets, seed):
         gshape = list(c.shape)
         gshape[d] = rng.choice([1, 1, 2])
         new = torch.randn(*gshape, generator=g)
-        # an append is bucketed: a tensor growing by one row, or padded already (a concatenation of
-        # parts is not: rotary halves along head_dim); a capacity of a larger least capacity than
-        # the one now set may be read as a plain view
-        append = gshape[d] == 1 or (t.untyped_storage().nbytes() > t.numel() * 4 and not reset)
+        # an append is bucketed: a tensor growing by one row, or along a sequence dim (rank 3: the
+        # middle one, rank 2: the last), or padded already (a concatenation of parts is not: rotary
+        # halves along head_dim); a capacity of a larger least capacity than the one now set may be
+        # read as a plain view
+        seq = d == rank - 2 if rank >= 3 else d == rank - 1
+        append = gshape[d] == 1 or seq or (t.untyped_storage().nbytes() > t.numel() * 4 and not reset)
         c, t = torch.cat([c, new], dim=d), torch.cat([t, new.to("tpu")], dim=d)
         _close(t, c, f"seed {seed} step {step}: the grown tensor")
         padded = t.untyped_storage().nbytes() > t.numel() * 4

@@ -420,3 +420,40 @@ def test_padded_operands_that_must_not_run_padded(buckets):
     bias_t = grown("tpu", 6, dim=1).transpose(1, 2)
     q, k = torch.randn(3, 1, 2), torch.randn(3, 2, 6)
     torch.testing.assert_close(bias_t.baddbmm(q.to("tpu"), k.to("tpu")).cpu(), bias_c.baddbmm(q, k))
+
+
+def chunked_kv_steps(device, steps, rows, first=5, dim=8, seed=0):
+    """A KV cache that starts as a prompt's keys (no cat) and grows by `rows` rows a step (speculative
+    decoding's candidates, chunked prefill), attended by `rows` queries."""
+    g = torch.Generator().manual_seed(seed)
+    k = torch.randn(1, 2, first, dim, generator=g).to(device)
+    v = torch.randn(1, 2, first, dim, generator=g).to(device)
+    for _ in range(steps):
+        nk, nv, q = (torch.randn(1, 2, rows, dim, generator=g).to(device) for _ in range(3))
+        k = torch.cat([k, nk], dim=2)
+        v = torch.cat([v, nv], dim=2)
+        p = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(dim), dim=-1)
+        yield k, p @ v
+
+
+@pytest.mark.parametrize("rows", [2, 3])
+def test_a_cache_grown_by_chunks_compiles_per_bucket(buckets, rows):
+    """A cat of several rows along the sequence dim onto an exact tensor is an append too: before, only a one-row
+    append (or an empty or padded cache) was bucketed, and this loop compiled 5 programs per step."""
+    torch.tpu.set_eager_mode("strict")
+    before = misses()
+    per_step = []
+    for n, ((kc, oc), (kt, ot)) in enumerate(zip(chunked_kv_steps("cpu", 30, rows), chunked_kv_steps("tpu", 30, rows))):
+        torch.testing.assert_close(kt.cpu(), kc, rtol=0, atol=0, msg=f"keys at step {n}")
+        torch.testing.assert_close(ot.cpu(), oc, msg=f"attention at step {n}")
+        per_step.append(misses() - before)
+    assert per_step[-1] == per_step[2], per_step
+
+
+def test_a_channel_cat_stays_exact(buckets):
+    """cat along a dim that is not a sequence's ([B, C, H, W] along C: a U-Net's skip connection) is not an append."""
+    torch.tpu.set_eager_mode("strict")
+    a, b = torch.randn(1, 4, 3, 3), torch.randn(1, 6, 3, 3)
+    got = torch.cat([a.to("tpu"), b.to("tpu")], dim=1)
+    assert got.untyped_storage().nbytes() == got.numel() * 4, "the channel cat was padded"
+    torch.testing.assert_close(got.cpu(), torch.cat([a, b], dim=1), rtol=0, atol=0)
