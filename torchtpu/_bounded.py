@@ -473,6 +473,27 @@ class _Analysis:
             if any(isinstance(x, str) for x in src[d][1:]):
                 raise Refused("cumsum along a dim whose padding is not at its end")
             return src
+        if p in (aten.topk, aten.sort, aten.argmax, aten.argmin):
+            # along a static dim each row is its own: padded rows give values no result reads
+            _no_syms(node, a[1:])
+            src = self.A(a[0])
+            if p in (aten.argmax, aten.argmin):
+                dim = a[1] if len(a) > 1 else node.kwargs.get("dim")
+                keep = a[2] if len(a) > 2 else node.kwargs.get("keepdim", False)
+                if dim is None:
+                    raise Refused(f"{t} over all elements")
+                d = dim % len(src)
+                if _symbolic(src[d]):
+                    raise Refused(f"{t} along a symbolic dim")
+                return tuple(() if k == d else src[k] for k in range(len(src)) if keep or k != d)
+            if p is aten.topk:
+                d = (a[2] if len(a) > 2 else node.kwargs.get("dim", -1)) % len(src)
+            else:
+                d = (a[1] if len(a) > 1 else node.kwargs.get("dim", -1)) % len(src)
+            if _symbolic(src[d]):
+                raise Refused(f"{t} along a symbolic dim")
+            out = src[:d] + (_atoms_of_expr(val[0].shape[d]),) + src[d + 1:]
+            return [out, out]
         if p in (aten.triu, aten.tril):
             _no_syms(node, a)
             src = self.A(a[0])
