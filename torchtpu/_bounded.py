@@ -268,8 +268,12 @@ _FILL = {"sum": 0, "mean": 0, "amax": float("-inf"), "amin": float("inf"), "logs
 _SAME = {aten.clone, aten.contiguous, aten.alias, aten.detach, aten.lift_fresh_copy}
 
 
-# Elementwise ops PyTorch does not tag pointwise.
-_ELEMENTWISE = {aten.floor_divide}
+# Elementwise ops PyTorch does not tag pointwise (copy: self's shape and dtype, src's values broadcast).
+_ELEMENTWISE = {aten.floor_divide, aten.copy, aten.polar}
+
+# Tensors laid out as their first argument, of values that do not read it (a rand_like is not: its
+# draws at the bounds' sizes would not be the static run's).
+_LIKE = {aten.zeros_like, aten.ones_like, aten.full_like, aten.empty_like}
 
 
 def _no_syms(node, args):
@@ -538,6 +542,23 @@ class _Analysis:
             return self.A(a[0])
         if p is aten.copy_:
             raise Refused("an in-place copy")  # checked separately for static placeholders
+        if p is aten.view_as_complex:  # [..., 2] floats -> [...] complex
+            src = self.A(a[0])
+            if _symbolic(src[-1]):
+                raise Refused("view_as_complex of a symbolic last dim")
+            return src[:-1]
+        if p is aten.view_as_real:
+            return self.A(a[0]) + (_atoms_of_expr(2),)
+        if p is aten.slice_scatter:  # src written into a static slice of self: laid out as self
+            _no_syms(node, a[2:])
+            dst, src = self.A(a[0]), self.A(a[1])
+            d = (a[2] if len(a) > 2 else node.kwargs.get("dim", 0)) % len(dst)
+            if _symbolic(dst[d]) or len(src) != len(dst) or any(src[k] != dst[k] for k in range(len(dst)) if k != d):
+                raise Refused("slice_scatter along a symbolic dim, or of a src laid out unlike self")
+            return dst
+        if p in _LIKE:
+            _no_syms(node, a[1:])
+            return self.A(a[0])
         if p in _SAME:
             _no_syms(node, a[1:])
             return self.A(a[0])

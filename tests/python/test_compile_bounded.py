@@ -368,3 +368,38 @@ def test_sort_topk_argmax_along_the_symbolic_dim_stay_per_size():
     gs = _graphs()
     assert gs and all(g.bounding is None for g in gs)
     assert any("along a symbolic dim" in (g.unbounded or "") for g in gs), [g.unbounded for g in gs]
+
+
+class _ComplexRope(torch.nn.Module):
+    """deepseek's rotary on complex numbers and a write into a static slice: polar, view_as_complex,
+    view_as_real, ones_like and slice_scatter/copy (a write into a clone) beside the symbolic dims."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.lin(x)
+        c = torch.view_as_complex(h.unflatten(-1, (4, 2)))
+        rot = torch.polar(torch.ones_like(h[..., :4]), h[..., 4:])
+        r = torch.view_as_real(c * rot).flatten(-2)
+        out = h.clone()
+        out[..., 4:] = r[..., :4]
+        out[..., :2] = 0.5
+        return out, torch.zeros_like(h) + r
+
+
+def test_complex_rotary_and_static_slice_writes_run_padded():
+    """Before: plans per size ("aten.ones_like.default / aten.polar.default / aten.slice_scatter.default is not
+    known to be right on padded tensors": deepseek_v2, deepseek_v3)."""
+    torch.manual_seed(43)
+    ref = _ComplexRope()
+    f = torch.compile(copy.deepcopy(ref).to("tpu"), backend="tpu", dynamic=True)
+    with torch.no_grad():
+        for n in (3, 6, 5, 8):
+            x, xc = _poisoned(n, 8, seed=43)
+            for got, want in zip(f(x), ref(xc)):
+                assert got.shape == want.shape
+                torch.testing.assert_close(got.cpu(), want, **TOL)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
