@@ -287,6 +287,7 @@ class _Analysis:
         self.atoms = {}
         self.actions = {}
         self.iota = {}  # node -> symbol: its values are the positions along that symbol's dim
+        self.limits = []  # (_expr, most): a size that must stay <= most at the bounds
 
     def A(self, x):
         if not isinstance(x, torch.fx.Node) or x not in self.atoms:
@@ -373,7 +374,13 @@ class _Analysis:
             step = a[4] if len(a) > 4 else 1
             if not _symbolic(src[d]):
                 if _has_sym([start, end, step]):
-                    raise Refused("slice of a static dim at a symbolic index")
+                    # a static table's first rows up to a size (bert's position ids[:, :n]): at the bounds
+                    # the slice reaches the bound, a bucket only while that stays inside the table
+                    first = 0 if start is None else start
+                    if (_has_sym([start, step]) or step != 1 or not isinstance(first, int) or first < 0
+                            or not _is_sym_node(end) or not isinstance(end.meta["val"], torch.SymInt)):
+                        raise Refused("slice of a static dim at a symbolic index")
+                    self.limits.append((_expr(end.meta["val"]), _size(src[d], {})))
                 return src[:d] + (_atoms_of_expr(val.shape[d]),) + src[d + 1:]
             return src[:d] + (_slice_dim(src[d], start, end, step, val.shape[d]),) + src[d + 1:]
         if p in (aten.split, aten.split_with_sizes):
@@ -638,8 +645,9 @@ class _Analysis:
 class Bounding:
     """How one graph runs padded: built by analyze()."""
 
-    def __init__(self, gm, syms, inputs, outputs, actions, derived, host_outs):
+    def __init__(self, gm, syms, inputs, outputs, actions, derived, host_outs, limits=()):
         self.gm = gm
+        self.limits = tuple(limits)  # (_expr, most): past `most` at the bounds, a call runs at its own sizes
         self.syms = syms  # argument position -> symbol name
         self.inputs = inputs  # argument position -> atoms of a tensor with symbolic dims
         self.outputs = outputs  # per output: None, or per dim (symbol, static atoms inside it) or None
@@ -658,6 +666,8 @@ class Bounding:
             if b is None:
                 return None
             bounds[s] = b
+        if any(_value(e, bounds) > most for e, most in self.limits):
+            return None
         return ("bounded",) + tuple(bounds[self.syms[i]] for i in self.order), sizes, bounds
 
     def size_tensor(self, s, n, device):
@@ -869,6 +879,7 @@ def analyze(gm, atoms_only=False):
             if isinstance(a, (str, tuple))}
     computed = [e for e in derived.values()] + [h[1] for h in host_outs.values() if h[0] == "size"]
     computed += [e for act in an.actions.values() if act[0] == "symval" for _, e in act[1]] + computed_views
+    computed += [e for e, _ in an.limits]
     for _, names, _ in computed:
         if not set(names) <= set(syms.values()):
             raise Refused(f"a size of symbols {sorted(set(names) - set(syms.values()))} that are not integer arguments")
@@ -882,7 +893,7 @@ def analyze(gm, atoms_only=False):
             if placeholders[i].users:
                 raise Refused(f"a size {syms[i]} that no tensor argument has")
             del syms[i]
-    return Bounding(gm, syms, inputs, specs, an.actions, derived, host_outs)
+    return Bounding(gm, syms, inputs, specs, an.actions, derived, host_outs, an.limits)
 
 
 def split_saved(fw, bw, num_fwd_outputs):

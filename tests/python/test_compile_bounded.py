@@ -403,3 +403,34 @@ def test_complex_rotary_and_static_slice_writes_run_padded():
                 torch.testing.assert_close(got.cpu(), want, **TOL)
     gs = _graphs()
     assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+class _Positions(torch.nn.Module):
+    """bert's position embeddings: a static table's first n rows, n the input's length."""
+
+    def __init__(self, rows):
+        super().__init__()
+        self.register_buffer("pos", torch.randn(rows, 8, generator=torch.Generator().manual_seed(rows)))
+
+    def forward(self, x):
+        return x + self.pos[:x.shape[1]]
+
+
+def test_a_static_tables_first_rows_run_padded_while_the_bound_fits():
+    """Before: plans per size ("slice of a static dim at a symbolic index": bert, electra, ernie). A length
+    whose bucket's bound passes the table's 10 rows (9, 10: bound 16) runs at its own size."""
+    ref = _Positions(10)
+    f = torch.compile(copy.deepcopy(ref).to("tpu"), backend="tpu", dynamic=True)
+    stats = []
+    with torch.no_grad():
+        for n in (3, 6, 5, 9, 10, 7):
+            x, xc = _poisoned(n, 16, seed=47)
+            before = torch.tpu.plan_stats()
+            got = f(x)
+            after = torch.tpu.plan_stats()
+            assert got.shape == (2, n, 8)
+            torch.testing.assert_close(got.cpu(), ref(xc), **TOL)
+            stats.append((after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]))
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+    assert stats == [(1, 0), (1, 0), (1, 0), (0, 1), (0, 1), (1, 0)], stats
