@@ -383,6 +383,12 @@ class _Analysis:
                     self.limits.append((_expr(end.meta["val"]), _size(src[d], {})))
                 return src[:d] + (_atoms_of_expr(val.shape[d]),) + src[d + 1:]
             return src[:d] + (_slice_dim(src[d], start, end, step, val.shape[d]),) + src[d + 1:]
+        if p is aten.unbind:
+            src = self.A(a[0])
+            d = (a[1] if len(a) > 1 else node.kwargs.get("dim", 0)) % len(src)
+            if _symbolic(src[d]):
+                raise Refused("unbind along a symbolic dim")
+            return [src[:d] + src[d + 1:] for _ in val]
         if p in (aten.split, aten.split_with_sizes):
             src = self.A(a[0])
             d = (a[2] if len(a) > 2 else 0) % len(src)

@@ -326,7 +326,7 @@ def test_an_output_viewing_an_input_the_forward_writes_with_grad(layout):
 
 class _Router(torch.nn.Module):
     """An MoE router's top-k over experts (a static dim: the parameter's) of rows along the symbolic dims, and
-    the argmax, argmin and sort of each row."""
+    the argmax, argmin, sort and unbind of each row."""
 
     def __init__(self):
         super().__init__()
@@ -336,12 +336,13 @@ class _Router(torch.nn.Module):
         logits = self.gate(x)
         w, e = torch.topk(torch.softmax(logits, dim=-1), 2, dim=-1)
         s, i = torch.sort(logits, dim=-1, descending=True)
-        return w, e, logits.argmax(dim=-1), logits.argmin(-1, keepdim=True), s, i
+        u, v = logits.unflatten(-1, (2, 3)).unbind(-2)  # unbind along a static dim (deepseek_v4)
+        return w, e, logits.argmax(dim=-1), logits.argmin(-1, keepdim=True), s, i, u * v
 
 
-def test_topk_sort_argmax_along_a_static_dim_run_padded():
+def test_topk_sort_argmax_unbind_along_a_static_dim_run_padded():
     """Each row is its own along a static dim: the padded rows give values no result reads. Before: the graph
-    kept a plan per size ("aten.topk.default is not known to be right on padded tensors")."""
+    kept a plan per size ("aten.topk.default / aten.unbind.int is not known to be right on padded tensors")."""
     torch.manual_seed(41)
     ref = _Router()
     f = torch.compile(copy.deepcopy(ref).to("tpu"), backend="tpu", dynamic=True)
