@@ -383,6 +383,27 @@ class _Analysis:
                     self.limits.append((_expr(end.meta["val"]), _size(src[d], {})))
                 return src[:d] + (_atoms_of_expr(val.shape[d]),) + src[d + 1:]
             return src[:d] + (_slice_dim(src[d], start, end, step, val.shape[d]),) + src[d + 1:]
+        if p is aten.convolution:
+            # stride 1 along a padded spatial dim, its padding zeroed: an output inside the length reads
+            # inputs inside it or beyond it, zeros in both runs (the static run's implicit padding)
+            _no_syms(node, a[1:])
+            x, w = self.A(a[0]), self.A(a[1])
+            stride, transposed = a[3], a[6]
+            if transposed or any(_symbolic(d) for d in w) or _symbolic(x[1]):
+                raise Refused("a transposed convolution, or one of symbolic channels or weights")
+            spatial = []
+            for i, dim in enumerate(x[2:]):
+                if not _symbolic(dim):
+                    spatial.append(_atoms_of_expr(val.shape[2 + i]))
+                    continue
+                if not _single(dim) or stride[i % len(stride)] != 1:
+                    raise Refused("a convolution along a symbolic dim of stride other than 1")
+                spatial.append(_atoms_of_expr(val.shape[2 + i]))
+                if not _single(spatial[-1]) or _single(spatial[-1])[0] != _single(dim)[0]:
+                    raise Refused("a convolution whose output length is not its input's plus a constant")
+            if any(_symbolic(d) for d in x[2:]):
+                self.actions[node] = ("sanitize", [(0, None, x)])
+            return (x[0], _atoms_of_expr(val.shape[1])) + tuple(spatial)
         if p is aten.unbind:
             src = self.A(a[0])
             d = (a[1] if len(a) > 1 else node.kwargs.get("dim", 0)) % len(src)

@@ -435,3 +435,37 @@ def test_a_static_tables_first_rows_run_padded_while_the_bound_fits():
     gs = _graphs()
     assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
     assert stats == [(1, 0), (1, 0), (1, 0), (0, 1), (0, 1), (1, 0)], stats
+
+
+class _Convs(torch.nn.Module):
+    """mamba's causal depthwise conv1d over the sequence (padding k-1, the first n outputs), a 'same' and a
+    dilated conv1d, each along the symbolic length."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 4)
+        self.causal = torch.nn.Conv1d(4, 4, 3, padding=2, groups=4)
+        self.same = torch.nn.Conv1d(4, 6, 3, padding=1)
+        self.dilated = torch.nn.Conv1d(4, 4, 3, padding=2, dilation=2, bias=False)
+
+    def forward(self, x):
+        h = self.lin(x).transpose(1, 2)
+        n = h.shape[-1]
+        return self.causal(h)[..., :n], self.same(h), self.dilated(h)
+
+
+def test_convolutions_along_the_symbolic_length_run_padded():
+    """The input's padding is zeroed, so an output inside the length reads zeros beyond it as the static run's
+    implicit padding. Before: plans per size ("aten.convolution.default is not known to be right on padded
+    tensors": falcon_mamba, falcon_h1, lfm2, bailing_hybrid)."""
+    torch.manual_seed(53)
+    ref = _Convs()
+    f = torch.compile(copy.deepcopy(ref).to("tpu"), backend="tpu", dynamic=True)
+    with torch.no_grad():
+        for n in (3, 6, 5, 8):
+            x, xc = _poisoned(n, 8, seed=53)
+            for got, want in zip(f(x), ref(xc)):
+                assert got.shape == want.shape
+                torch.testing.assert_close(got.cpu(), want, **TOL)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
