@@ -17,7 +17,12 @@ only valid elements need nothing: pointwise ops, views that keep each padded
 dim whole, slices from a static start, select at a static index, cat and
 repeat that leave the padding at the end, indexing a padded dim by its own
 positions (an arange over its symbol), layer norm over unpadded dims, cumsum
-along a dim padded at its end, triu/tril. The outputs are the padded
+along a dim padded at its end, triu/tril, topk/sort/argmax/argmin/unbind
+along an unpadded dim, slice_scatter into an unpadded dim, complex views. A
+static table's first n rows (x[:n] of a table's static dim) are read up to
+the bound, a bucket only while the bound fits the table (Bounding.limits);
+a convolution of stride 1 along a padded dim zeroes its input's padding
+first, so outputs inside the length read what the static run reads. The outputs are the padded
 results narrowed to the sizes (views, no copy); an argument that is such a
 view of a padded result of this bucket's layout is widened back to it with
 no copy; any other is padded on the host (a copy through host memory, no
