@@ -222,6 +222,14 @@ def _slice_dim(dim, start, end, step, out_size):
     one = _single(dim)
     if one is None:
         raise Refused("a slice of a dim that merges a symbol with others")
+    if (_is_sym_node(start) and isinstance(start.meta["val"], torch.SymInt) and one[1] == 0 and step == 1
+            and (end is None or (isinstance(end, int) and end >= 2 ** 62))):
+        try:  # x[-n:] of a dim of n: all of it (at the bounds, all of the padded dim)
+            whole = _expr(start.meta["val"]) == (-1, (one[0],), 0)
+        except Refused:
+            whole = False
+        if whole:
+            return dim
     if _has_sym([start, step]) or step != 1 or (start is not None and start < 0):
         raise Refused("a slice of a symbolic dim that does not start at a static index from its front")
     out = _atoms_of_expr(out_size)

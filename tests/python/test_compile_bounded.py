@@ -469,3 +469,21 @@ def test_convolutions_along_the_symbolic_length_run_padded():
                 torch.testing.assert_close(got.cpu(), want, **TOL)
     gs = _graphs()
     assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def _last_n(x, y):
+    return x[:, -y.shape[0]:] * 2  # y's length is x's: all of x's dim
+
+
+def test_a_slice_of_the_last_n_of_a_dim_of_n_runs_padded():
+    """x[:, -n:] of a dim of n (HF's hidden_states[:, -logits_to_keep:] when they are equal) is the whole dim,
+    at the bounds the whole padded dim. Before: plans per size ("a slice of a symbolic dim that does not start
+    at a static index from its front")."""
+    f = torch.compile(_last_n, backend="tpu", dynamic=True)
+    for n in (3, 6, 5):
+        xc, y = torch.randn(2, n, 8), torch.randn(n)
+        got = f(xc.to("tpu"), y.to("tpu"))
+        assert got.shape == (2, n, 8)
+        torch.testing.assert_close(got.cpu(), _last_n(xc, y), rtol=0, atol=0)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
