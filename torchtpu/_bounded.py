@@ -437,6 +437,12 @@ class _Analysis:
                 raise Refused("cat of operands of another rank")
             if any(x[:d] + x[d + 1:] != parts[0][:d] + parts[0][d + 1:] for x in parts):
                 raise Refused("cat of operands with different layouts")
+            if (len(parts) == 2 and _single(parts[0][d]) and not _symbolic(parts[1][d])
+                    and _single(_atoms_of_expr(val.shape[d]))):
+                # a padded tensor and a static one after it (a cache and its new rows): the static rows
+                # are moved from the padded end to the real one, so the padding is at the end again
+                self.actions[node] = ("append", d, _single(parts[0][d]))
+                return parts[0][:d] + (_atoms_of_expr(val.shape[d]),) + parts[0][d + 1:]
             if any(_symbolic(x[d]) for x in parts[:-1]) or (_symbolic(parts[-1][d]) and not _single(parts[-1][d])):
                 raise Refused("cat along a symbolic dim of any operand but the last (its padding would be inside)")
             return parts[0][:d] + (_atoms_of_expr(val.shape[d]),) + parts[0][d + 1:]
@@ -1090,6 +1096,15 @@ class _Padded(torch.fx.Interpreter):
                     args[k] = list(args[k])
                     args[k][i] = x
             return node.target(*args, **kwargs)
+        if act[0] == "append":  # cat([a, b], d), a padded along d from n + c to its bound + c
+            _, d, (sym, add) = act
+            out = node.target(*args, **kwargs)
+            a = args[0][0]
+            have, rows = a.shape[d], out.shape[d] - a.shape[d]
+            j = torch.arange(out.shape[d], device=self.device)
+            n = self.n[sym] + add  # where b's rows belong
+            src = torch.where((j >= n) & (j < n + rows), j - n + have, j)
+            return out.index_select(d, src)
         if act[0] == "contract":
             _, i, di, j, dj, dim = act
             for k, d in ((i, di), (j, dj)):

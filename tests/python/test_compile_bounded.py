@@ -487,3 +487,29 @@ def test_a_slice_of_the_last_n_of_a_dim_of_n_runs_padded():
         torch.testing.assert_close(got.cpu(), _last_n(xc, y), rtol=0, atol=0)
     gs = _graphs()
     assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def _append_and_attend(k, nk, q):
+    k2 = torch.cat([k, nk], dim=1)
+    return k2, torch.softmax(q @ k2.transpose(-1, -2), -1) @ k2
+
+
+@pytest.mark.parametrize("rows,how", [(1, "dynamic"), (3, "mark")])
+def test_a_padded_cache_appended_to_runs_padded(rows, how):
+    """cat([cache, new rows]) along the cache's symbolic length (a KV cache in a compiled decode step; the new
+    rows static: one under dynamic=True, three with mark_dynamic on the cache alone): the new rows are moved
+    from the padded end to the real one. Before: plans per size ("cat along a symbolic dim of any operand but
+    the last")."""
+    f = torch.compile(_append_and_attend, backend="tpu", dynamic=True if how == "dynamic" else None)
+    before = torch.tpu.plan_stats()
+    for n in (3, 6, 5, 7, 12):
+        k, kc = _poisoned(n, 16, d=4, seed=61)
+        if how == "mark":
+            torch._dynamo.mark_dynamic(k, 1)
+        nk, q = torch.randn(2, rows, 4), torch.randn(2, 1, 4)
+        for got, want in zip(f(k, nk.to("tpu"), q.to("tpu")), _append_and_attend(kc, nk, q)):
+            assert got.shape == want.shape
+            torch.testing.assert_close(got.cpu(), want, **TOL)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+    assert torch.tpu.plan_stats()["padded_calls"] - before["padded_calls"] == 5
