@@ -324,6 +324,22 @@ def test_an_output_viewing_an_input_the_forward_writes_with_grad(layout):
             torch.testing.assert_close(got, want, **TOL)
 
 
+def _check_module_padded(cls, seed):
+    """A module of static parameters compiled dynamic=True on poisoned [2, n, 8] inputs equals it on CPU, and
+    every graph ran padded."""
+    torch.manual_seed(seed)
+    ref = cls()
+    f = torch.compile(copy.deepcopy(ref).to("tpu"), backend="tpu", dynamic=True)
+    with torch.no_grad():
+        for n in (3, 6, 5, 8):
+            x, xc = _poisoned(n, 8, seed=seed)
+            for got, want in zip(f(x), ref(xc)):
+                assert got.shape == want.shape
+                torch.testing.assert_close(got.cpu(), want, **TOL)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
 class _Router(torch.nn.Module):
     """An MoE router's top-k over experts (a static dim: the parameter's) of rows along the symbolic dims, and
     the argmax, argmin, sort and unbind of each row."""
@@ -343,17 +359,7 @@ class _Router(torch.nn.Module):
 def test_topk_sort_argmax_unbind_along_a_static_dim_run_padded():
     """Each row is its own along a static dim: the padded rows give values no result reads. Before: the graph
     kept a plan per size ("aten.topk.default / aten.unbind.int is not known to be right on padded tensors")."""
-    torch.manual_seed(41)
-    ref = _Router()
-    f = torch.compile(copy.deepcopy(ref).to("tpu"), backend="tpu", dynamic=True)
-    with torch.no_grad():
-        for n in (3, 6, 5, 8):
-            x, xc = _poisoned(n, 8, seed=41)
-            for got, want in zip(f(x), ref(xc)):
-                assert got.shape == want.shape
-                torch.testing.assert_close(got.cpu(), want, **TOL)
-    gs = _graphs()
-    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+    _check_module_padded(_Router, 41)
 
 
 def _sort_along_the_length(x):
@@ -393,17 +399,7 @@ class _ComplexRope(torch.nn.Module):
 def test_complex_rotary_and_static_slice_writes_run_padded():
     """Before: plans per size ("aten.ones_like.default / aten.polar.default / aten.slice_scatter.default is not
     known to be right on padded tensors": deepseek_v2, deepseek_v3)."""
-    torch.manual_seed(43)
-    ref = _ComplexRope()
-    f = torch.compile(copy.deepcopy(ref).to("tpu"), backend="tpu", dynamic=True)
-    with torch.no_grad():
-        for n in (3, 6, 5, 8):
-            x, xc = _poisoned(n, 8, seed=43)
-            for got, want in zip(f(x), ref(xc)):
-                assert got.shape == want.shape
-                torch.testing.assert_close(got.cpu(), want, **TOL)
-    gs = _graphs()
-    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+    _check_module_padded(_ComplexRope, 43)
 
 
 class _Positions(torch.nn.Module):
@@ -458,17 +454,7 @@ def test_convolutions_along_the_symbolic_length_run_padded():
     """The input's padding is zeroed, so an output inside the length reads zeros beyond it as the static run's
     implicit padding. Before: plans per size ("aten.convolution.default is not known to be right on padded
     tensors": falcon_mamba, falcon_h1, lfm2, bailing_hybrid)."""
-    torch.manual_seed(53)
-    ref = _Convs()
-    f = torch.compile(copy.deepcopy(ref).to("tpu"), backend="tpu", dynamic=True)
-    with torch.no_grad():
-        for n in (3, 6, 5, 8):
-            x, xc = _poisoned(n, 8, seed=53)
-            for got, want in zip(f(x), ref(xc)):
-                assert got.shape == want.shape
-                torch.testing.assert_close(got.cpu(), want, **TOL)
-    gs = _graphs()
-    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+    _check_module_padded(_Convs, 53)
 
 
 def _last_n(x, y):
