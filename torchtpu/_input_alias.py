@@ -115,6 +115,8 @@ def view_outputs_of_mutated_inputs(gm, meta):
     nouts = len(meta.output_info)
     if len(meta.input_info) > len(placeholders) or len(mutated) + nouts > len(outs):
         return 0
+    if any(meta.input_info[i].mutates_metadata for i in mutated):  # x.t_(): the output is a view, not a value
+        return 0
     written = {}
     for k, i in enumerate(mutated):
         v, x = outs[k], placeholders[i]
