@@ -320,6 +320,16 @@ def _out_rule_name(name, args):
     return name
 
 
+# Result dtypes where PyTorch's Python meta kernel is not CPU's meta function:
+# pow.Tensor_Scalar's (torch._refs.pow, BOOL_TO_LONG) makes a bool base int64,
+# where CPU takes result_type(base, exp), so pow(bool, True, out=bool) is bool
+# (fuzz 345:33: tpu raised 'result type Long can't be cast ... Bool').
+_CPU_META_DTYPE = {
+    "pow.Tensor_Scalar_out": lambda args, kwargs: torch.result_type(args[0], args[1] if len(args) > 1
+                                                                     else kwargs["exponent"]),
+}
+
+
 def _check_out_dtypes_first(functional, args, kwargs, outs, name):
     """CPU checks out's dtype before its kernel runs: the result dtypes come
     from PyTorch's meta kernel, so a refused out= raises before the
@@ -337,9 +347,11 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name):
             _C.check_out_dtype(name, 0, torch.bool, outs[0].dtype, None if first is None else first.dtype)
         return
     metas = (meta,) if len(outs) == 1 else meta
+    fix = _CPU_META_DTYPE.get(name)
     for k, (o, m) in enumerate(zip(outs, metas)):
         if isinstance(m, torch.Tensor) and isinstance(o, torch.Tensor):
-            _C.check_out_dtype(name, k if len(outs) > 1 else 0, m.dtype, o.dtype, None if first is None else first.dtype)
+            dtype = fix(args, kwargs) if fix is not None else m.dtype
+            _C.check_out_dtype(name, k if len(outs) > 1 else 0, dtype, o.dtype, None if first is None else first.dtype)
 
 
 def _out_input(functional, name, args, kwargs, out):
