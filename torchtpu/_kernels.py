@@ -345,6 +345,11 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name):
         # the dims: all(x, dim=3, out=int32) is CPU's out error, not the IndexError
         if name.partition(".")[0] in ("any", "all") and isinstance(outs[0], torch.Tensor):
             _C.check_out_dtype(name, 0, torch.bool, outs[0].dtype, None if first is None else first.dtype)
+        # amax/amin's meta functions compare out's dtype with the input's before
+        # the dims (fuzz 333:162: amin(int16, dim=2, out=float64) is CPU's dtype
+        # error, not the IndexError; 338:302: not the empty-dim one)
+        if name.partition(".")[0] in ("amax", "amin") and isinstance(outs[0], torch.Tensor) and first is not None:
+            _C.check_out_dtype(name, 0, first.dtype, outs[0].dtype, first.dtype)
         return
     metas = (meta,) if len(outs) == 1 else meta
     fix = _CPU_META_DTYPE.get(name)

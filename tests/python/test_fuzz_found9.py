@@ -67,3 +67,35 @@ def test_pow_bool_base_bool_exponent_out(n):
     _check(bad, "pow(bool, exponent=True, out=bool)", torch.pow, (b,), {"exponent": True},
            outs={"out": lambda: torch.empty(n, dtype=torch.bool)})
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", [torch.amin, torch.amax])
+def test_amin_amax_out_dtype_before_dims(op):
+    # fuzz 333:162 (amin(int16 [257], dim=2, out=float64)) and 338:302 (amin of
+    # a bfloat16 (0, 3) over its empty dim into float32): CPU's meta function
+    # compares out's dtype with the input's first ('Expected the dtype for input
+    # and out to match ...'); tpu raised the dim's IndexError
+    bad = []
+    for xd, od in [(torch.int16, torch.float64), (torch.bfloat16, torch.float32), (torch.float32, torch.float32),
+                   (torch.bool, torch.uint8)]:
+        for shape, dim in [((257,), 2), ((0, 3), [-2]), ((0, 3), 1), ((2, 3), 5), ((2, 3), 1), ((0, 3), ())]:
+            x = torch.ones(shape, dtype=xd)
+            _check(bad, f"{op.__name__}({xd} {shape}, dim={dim}, out={od})", op, (x,), {"dim": dim},
+                   outs={"out": lambda: torch.empty(0, dtype=od)})
+    assert not bad, "\n".join(bad)
+
+
+def test_empty_reduction_dim_errors():
+    # found beside fuzz 338:302: CPU's zero_numel_check_dims names amax/amin's
+    # dim as given ('amin(): Expected reduction dim -2 ...', tpu said 0), and
+    # aminmax over an empty dim is CPU's IndexError 'aminmax: Expected reduction
+    # dim 0 ...' (tpu raised the no-identity RuntimeError of dim=None)
+    bad = []
+    for op in (torch.amin, torch.amax):
+        for shape, dim in [((0, 3), -2), ((0, 3), (1, -2)), ((3, 0), -1), ((0, 3), ()), ((2, 0, 3), (0, 1))]:
+            _check(bad, f"{op.__name__}({shape}, dim={dim})", op, (torch.ones(shape),), {"dim": dim})
+    for shape, kw in [((0, 3), {"dim": -2}), ((0, 3), {"dim": 0}), ((0, 3), {}), ((0, 3), {"dim": 1}),
+                      ((3,), {"dim": 0}), ((), {"dim": 0}), ((3, 0), {"dim": -1, "keepdim": True})]:
+        _check(bad, f"aminmax({shape}, {kw})", lambda *a, **k: torch.stack(torch.aminmax(*a, **k)),
+               (torch.ones(shape),), kw)
+    assert not bad, "\n".join(bad)
