@@ -226,6 +226,15 @@ tt_status_t tt_complex_empty_dims_first(const tt_op_def_t *def, const tt_arg_t *
   return NULL;
 }
 
+int tt_complex_empty_result_computes(const tt_op_def_t *def, const tt_arg_t *args, int nargs) {
+  if (!names(def, "amax", NULL) && !names(def, "amin", NULL)) return 0;
+  if (nargs < 1 || args[0].kind != TT_ARG_TENSOR) return 0;
+  const tt_view_t *v = &args[0].t->view;
+  for (int d = 0; d < v->rank; d++)
+    if (v->sizes[d] == 0) return 1; /* past tt_complex_empty_dims_first: no reduced dim is empty */
+  return 0;
+}
+
 int tt_complex_refusal_before_shapes(const tt_op_def_t *def) {
   const row_t *r = find_row(def);
   return r && r->kind != K_DISPATCH;

@@ -30,6 +30,12 @@ tt_status_t tt_complex_refusal_of_out(const char *out_name);
  * its empty dims; NULL when the op has no such check or the checks pass. */
 tt_status_t tt_complex_empty_dims_first(const tt_op_def_t *def, const tt_arg_t *args, int nargs);
 
+/* 1 for amax/amin of an empty complex input whose checks above passed:
+ * the result is empty and CPU's amax_out runs no kernel (iter.numel() == 0),
+ * so there is no dispatch refusal (fuzz 331:712, 364:9: amin/amax over dim 1
+ * of a complex (0, 3) is an empty complex tensor on CPU). */
+int tt_complex_empty_result_computes(const tt_op_def_t *def, const tt_arg_t *args, int nargs);
+
 /* nansum's refusal of a complex input (CPU's nansum_out; after the dims'
  * checks in the functional form, first in the out= form). */
 #define TT_NANSUM_COMPLEX_MSG "nansum on CPU does not support complex inputs"

@@ -192,3 +192,21 @@ def test_baddbmm_empty_contraction_mixed_dtypes_beta():
             _check(bad, f"baddbmm({sd}, {sd}, {bd}, k=0, beta={beta})", torch.baddbmm,
                    (s, torch.ones(2, 64, 0, dtype=sd), torch.ones(2, 0, 3, dtype=bd)), {"beta": beta})
     assert not bad, "\n".join(bad[:20])
+
+
+@pytest.mark.parametrize("op", [torch.amin, torch.amax])
+def test_amin_amax_empty_complex_result(op):
+    # fuzz 331:712 (amin of a complex128 (0, 3) over dim 1), 364:9 (amax,
+    # keepdim): CPU's result is empty, so its kernel (which has no complex
+    # case) never runs; tpu raised '"min_values_cpu" not implemented for
+    # 'ComplexDouble''. A nonempty result, an empty reduced dim and no dim
+    # keep CPU's errors
+    bad = []
+    for dt in [torch.complex64, torch.complex128]:
+        for shape, kw in [((0, 3), {"dim": 1}), ((0, 3), {"dim": 1, "keepdim": True}), ((2, 0, 3), {"dim": (0, 2)}),
+                          ((0, 3), {"dim": 0}), ((2, 3), {"dim": 0}), ((0, 3), {}), ((0, 3), {"dim": (1, 1)}),
+                          ((0, 3), {"dim": 5})]:
+            _check(bad, f"{op.__name__}({dt} {shape}, {kw})", op, (torch.ones(shape, dtype=dt),), kw)
+        _check(bad, f"{op.__name__}({dt} (0, 3), dim=1, out=)", op, (torch.ones(0, 3, dtype=dt),), {"dim": 1},
+               outs={"out": lambda: torch.empty(2, dtype=dt)})
+    assert not bad, "\n".join(bad)
