@@ -210,3 +210,28 @@ def test_amin_amax_empty_complex_result(op):
         _check(bad, f"{op.__name__}({dt} (0, 3), dim=1, out=)", op, (torch.ones(0, 3, dtype=dt),), {"dim": 1},
                outs={"out": lambda: torch.empty(2, dtype=dt)})
     assert not bad, "\n".join(bad)
+
+
+def _tensors_of(f):
+    return lambda *a, **k: torch.cat([t.reshape(-1).to(torch.complex128) for t in f(*a, **k)])
+
+
+@pytest.mark.parametrize("dt", [torch.complex64, torch.complex128])
+def test_complex_where_cpu_runs_no_kernel(dt):
+    # fuzz 335:967, 367:279 (kthvalue of a 0-dim complex: CPU copies it),
+    # 332:938, 342:49, 353:910 (median() of an empty complex: CPU's NaN): the
+    # kernel whose dispatch has no complex case is never reached on CPU; tpu
+    # raised its refusal ('"kthvalue_cpu" not implemented for 'ComplexDouble'')
+    bad = []
+    z, e = torch.tensor(1.5 + 2j, dtype=dt), torch.ones(0, 3, dtype=dt)
+    cases = [("kthvalue 0-dim", torch.kthvalue, (z, 1, 0)), ("kthvalue 0-dim k=2", torch.kthvalue, (z, 2)),
+             ("kthvalue (0, 3)", torch.kthvalue, (e, 1, 1)), ("mode 0-dim", torch.mode, (z, 0)),
+             ("mode (0, 3) dim 1", torch.mode, (e, 1)), ("mode (0, 3) dim 0", torch.mode, (e, 0)),
+             ("mode (2, 3)", torch.mode, (torch.ones(2, 3, dtype=dt), 1))]
+    for tag, f, args in cases:
+        _check(bad, tag, _tensors_of(f), args)
+    for f in (torch.median, torch.nanmedian):
+        _check(bad, f"{f.__name__} (0, 3)", f, (e,))
+        _check(bad, f"{f.__name__} 0-dim", f, (z,))
+        _check(bad, f"{f.__name__} (0, 3) dim 1", _tensors_of(f), (e, 1))
+    assert not bad, "\n".join(bad)
