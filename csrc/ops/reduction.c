@@ -569,6 +569,17 @@ static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t kind) {
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
   tt_dtype_t out = int_promoting_type(tt_l_arg_dtype(L, 0), tt_l_dtype(L, 2));
+  if (out == TT_BOOL) { /* dtype=bool (an out= or in place cumsum_ of a bool tensor) */
+    const int64_t *sizes = tt_l_arg_sizes(L, 0);
+    int64_t numel = 1;
+    for (int d = 0; d < rank; d++) numel *= sizes[d];
+    /* CPU's kernel has no Bool case, but a 0-dim input is copied (result.fill_(self))
+     * and an empty one zeroed without it (fuzz 368:445: an empty bool cumprod_) */
+    if (rank > 0 && numel > 0)
+      return tt_op_refuse_dtype(TT_BOOL, "%s_out_cpu", kind == TT_RED_SUM ? "cumsum" : "cumprod");
+    tt_l_output(L, tt_b_convert(L->g, tt_l_tensor(L, 0), TT_BOOL));
+    return NULL;
+  }
   /* CPU's running value is acc_type's: float64 for float32 (a float32 running
    * product through 1e39 comes back into range there: fuzz 144:867) */
   tt_dtype_t acc = out == TT_F32 ? TT_F64 : tt_op_math_type(out);

@@ -235,3 +235,25 @@ def test_complex_where_cpu_runs_no_kernel(dt):
         _check(bad, f"{f.__name__} 0-dim", f, (z,))
         _check(bad, f"{f.__name__} (0, 3) dim 1", _tensors_of(f), (e, 1))
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+def test_cumulative_bool_result(op):
+    # fuzz 368:445 (an empty bool cumprod_), 368:839 (cumsum_): CPU fills a
+    # 0-dim or empty result without its kernel, which has no Bool case; tpu
+    # refused every bool out. Found beside them: cumsum(bool (2, 3),
+    # dtype=torch.bool) computed on tpu where CPU raises '"cumsum_out_cpu" not
+    # implemented for 'Bool''
+    f = getattr(torch, op)
+    bad = []
+    B = torch.bool
+    for x in [torch.ones(0, 3, dtype=B), torch.tensor(True), torch.tensor(False), torch.ones(2, 3, dtype=B),
+              torch.tensor(2.5), torch.tensor(float("nan")), torch.ones(0), torch.ones(3), torch.tensor(0)]:
+        d = min(x.dim(), 1) if x.dim() else 0
+        tag = f"{op}({x.dtype} {tuple(x.shape)})"
+        _check(bad, tag + " dtype=bool", f, (x, d), {"dtype": B})
+        _check(bad, tag + " out=bool", f, (x, d), outs={"out": lambda: torch.empty(2, dtype=B)})
+        _check(bad, tag + " out=bool, dim 4", f, (x, 4), outs={"out": lambda: torch.empty(2, dtype=B)})
+        if x.dtype == B:
+            _check(bad, tag + " in place", lambda t, dim: getattr(t.clone(), op + "_")(dim), (x, d))
+    assert not bad, "\n".join(bad)
