@@ -338,6 +338,10 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name):
     synchronization point). Where the meta kernel cannot say (it raises, or
     does not exist) the check after the functional op decides, as before."""
     first = next((a for a in args if isinstance(a, torch.Tensor)), None)
+    # nansum of an empty real input runs no kernel, so no out dtype refusal
+    # (the core's check_out_write says so too; fuzz 356:897)
+    if name.startswith("nansum.") and first is not None and first.numel() == 0 and not first.is_complex():
+        return
     try:
         meta = functional(*_meta_like(args), **_meta_like(kwargs))
     except Exception:  # noqa: BLE001 - the real call raises its own error

@@ -278,3 +278,19 @@ def test_linspace_float16_in_half_arithmetic():
             i = int((c != t).nonzero()[0])
             bad.append(f"linspace({s}, {e}, {n}) at [{i}]: cpu {c[i].item()} tpu {t[i].item()}")
     assert not bad, f"{len(bad)} differ:\n" + "\n".join(bad[:10])
+
+
+def test_nansum_empty_into_integral_out():
+    # fuzz 356:897: nansum(float32 [0], out=bool (0, 3)) is False on CPU (an
+    # empty input is zeroed without the kernel that refuses a float input's
+    # bool or integral out); tpu raised '"nansum_cpu" not implemented for
+    # 'Bool''. A nonempty input keeps the refusal, a complex one CPU's error
+    bad = []
+    for x, dim in [(torch.ones(0), None), (torch.ones(0, 3), 1), (torch.ones(2, 0), 1), (torch.ones(2, 0), 4),
+                   (torch.ones(3), None), (torch.ones(0, dtype=torch.complex64), None),
+                   (torch.ones(0, dtype=torch.float16), None), (torch.ones(0, dtype=torch.int32), None)]:
+        for od in [torch.bool, torch.int32, torch.uint8, torch.float32, torch.complex64]:
+            args = (x,) if dim is None else (x, dim)
+            _check(bad, f"nansum({x.dtype} {tuple(x.shape)}, {dim}, out={od})", torch.nansum, args,
+                   outs={"out": lambda: torch.empty(0, 3, dtype=od)})
+    assert not bad, "\n".join(bad)
