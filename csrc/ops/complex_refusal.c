@@ -226,6 +226,21 @@ tt_status_t tt_complex_empty_dims_first(const tt_op_def_t *def, const tt_arg_t *
   return NULL;
 }
 
+int tt_complex_empty_result_computes(const tt_op_def_t *def, const tt_arg_t *args, int nargs) {
+  if (nargs < 1 || args[0].kind != TT_ARG_TENSOR) return 0;
+  const tt_view_t *v = &args[0].t->view;
+  int64_t numel = 1;
+  for (int d = 0; d < v->rank; d++) numel *= v->sizes[d];
+  /* past tt_complex_empty_dims_first, an empty input's reduced dims are not empty: the result is */
+  if (names(def, "amax", NULL) || names(def, "amin", NULL)) return numel == 0;
+  /* kthvalue and mode of a 0-dim tensor copy it (values.copy_(self)) */
+  if (names(def, "mode", "")) return numel == 0 || v->rank == 0;
+  if (names(def, "kthvalue", "")) return v->rank == 0;
+  /* median()/nanmedian() of an empty input: a NaN, filled before the dispatch */
+  if (names(def, "median", "") || names(def, "nanmedian", "")) return numel == 0;
+  return 0;
+}
+
 int tt_complex_refusal_before_shapes(const tt_op_def_t *def) {
   const row_t *r = find_row(def);
   return r && r->kind != K_DISPATCH;

@@ -30,6 +30,15 @@ tt_status_t tt_complex_refusal_of_out(const char *out_name);
  * its empty dims; NULL when the op has no such check or the checks pass. */
 tt_status_t tt_complex_empty_dims_first(const tt_op_def_t *def, const tt_arg_t *args, int nargs);
 
+/* 1 where CPU returns before the kernel whose dispatch refuses complex
+ * values, once the checks above passed, so the op's own lowering computes:
+ * amax/amin/mode of an empty input (the result is empty: amax_out runs no
+ * kernel when iter.numel() == 0; fuzz 331:712, 364:9: amin/amax over dim 1
+ * of a complex (0, 3) is an empty complex tensor on CPU), kthvalue and mode
+ * of a 0-dim input (values.copy_(self); fuzz 335:967, 367:279), median() and
+ * nanmedian() of an empty input (a NaN: fuzz 332:938, 342:49, 353:910). */
+int tt_complex_empty_result_computes(const tt_op_def_t *def, const tt_arg_t *args, int nargs);
+
 /* nansum's refusal of a complex input (CPU's nansum_out; after the dims'
  * checks in the functional form, first in the out= form). */
 #define TT_NANSUM_COMPLEX_MSG "nansum on CPU does not support complex inputs"

@@ -34,6 +34,7 @@ tt_status_t tt_complex_route(const tt_op_def_t *def, const tt_arg_t *args, int n
   /* CPU refuses complex values for these (no ordering, isposinf, deg2rad): its words */
   tt_status_t cpu = tt_complex_empty_dims_first(def, args, nargs);
   if (cpu) return cpu;
+  if (tt_complex_empty_result_computes(def, args, nargs)) return TT_OK_STATUS; /* def->fn: CPU runs no kernel */
   cpu = tt_complex_refusal(def, dt);
   if (cpu) return cpu;
   if (def->flags & (TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK)) {

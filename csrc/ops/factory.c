@@ -111,6 +111,37 @@ static double int_diff(double end, double start, tt_dtype_t dt) {
   return end - start;
 }
 
+/* v rounded to float16. */
+static double r16(double v) { return tt_scalar_bits_float(TT_F16, tt_scalar_bits(TT_F16, v, 0, 1)); }
+
+/* x (float32) rounded to float16 and widened back: one c10::Half operation's result. */
+static tt_val_t rnd16(tt_graph_t *g, tt_val_t x) { return tt_b_convert(g, tt_b_convert(g, x, TT_F16), TT_F32); }
+
+/* float16 linspace as CPU's kernel computes it in c10::Half arithmetic, each
+ * operation in float and rounded to half: step = (end - start) / Half(steps - 1),
+ * then start + step * Half(i) and end - step * Half(steps - 1 - i) (fuzz
+ * 381:477: linspace(0.194, 3.523, 7, float16): the step from the rounded
+ * start and end is 0.55518, not 0.55469 (the exact quotient rounded once), so
+ * [3] is 1.8574 on CPU; tpu gave 1.8594). CPU's vectorized loop (16 or more
+ * steps per SIMD vector) adds lanes to a rounded base instead, which depends
+ * on the vector width (as arange's, docs/fuzz_known.md); this is its scalar loop. */
+static tt_status_t half_linspace(tt_lower_t *L, int outi, double start, double end, int64_t steps) {
+  tt_graph_t *g = L->g;
+  double sh = r16(start), eh = r16(end);
+  double step = r16((double)((float)r16(eh - sh) / (float)r16((double)(steps - 1))));
+  tt_val_t i = tt_b_iota(g, TT_F32, 1, &steps, 0);
+  tt_val_t s0 = tt_b_broadcast(g, tt_l_scalar(L, TT_F32, sh, 0, 1), 1, &steps, NULL);
+  tt_val_t e0 = tt_b_broadcast(g, tt_l_scalar(L, TT_F32, eh, 0, 1), 1, &steps, NULL);
+  tt_val_t st = tt_b_broadcast(g, tt_l_scalar(L, TT_F32, step, 0, 1), 1, &steps, NULL);
+  tt_val_t lo = rnd16(g, tt_b_binary(g, TT_BIN_ADD, s0, rnd16(g, tt_b_binary(g, TT_BIN_MUL, st, rnd16(g, i)))));
+  tt_val_t back = rnd16(g, tt_b_binary(g, TT_BIN_SUB, tt_b_like_f(g, i, (double)(steps - 1)), i));
+  tt_val_t hi = rnd16(g, tt_b_binary(g, TT_BIN_SUB, e0, rnd16(g, tt_b_binary(g, TT_BIN_MUL, st, back))));
+  tt_val_t v = tt_b_select(g, tt_b_compare(g, TT_CMP_LT, i, tt_b_like_f(g, i, (double)(steps / 2))), lo, hi);
+  tt_l_write(L, outi, 0, tt_b_convert(g, v, TT_F16));
+  L->returns_arg = outi;
+  return NULL;
+}
+
 /* linspace.out(start, end, steps, out) / logspace.out(start, end, steps, base, out):
  * PyTorch's CPU kernel fills the first half from start and the second half
  * back from end (start + step i, end - step (steps - 1 - i)), in the result
@@ -160,6 +191,7 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
     start = wrap_to(trunc(start), dt);
     end = wrap_to(trunc(end), dt);
   }
+  if (dt == TT_F16 && !is_log) return half_linspace(L, outi, start, end, steps);
   tt_val_t i = tt_b_iota(g, ct, 1, &steps, 0);
   tt_val_t s0 = tt_b_broadcast(g, tt_l_scalar(L, ct, start, 0, 1), 1, &steps, NULL);
   tt_val_t e0 = tt_b_broadcast(g, tt_l_scalar(L, ct, end, 0, 1), 1, &steps, NULL);

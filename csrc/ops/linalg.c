@@ -177,13 +177,20 @@ static tt_status_t finish_add(tt_lower_t *L, int iself, int ibeta, int ialpha, t
   int64_t dims[TT_MAX_RANK];
   memcpy(dims, pt->dims, sizeof(int64_t) * (size_t)rank);
   if (!check_self(L, iself, rank, dims, dt)) return NULL;
-  if (!tt_dtype_is_complex(dt)) /* beta.to<scalar_t>(), alpha.to<scalar_t>(): checked (a complex one too) */
-    for (int i = ibeta; i <= ialpha; i++)
-      if (i < L->nargs && L->args[i].kind != TT_ARG_NONE &&
-          (!tt_dtype_is_float(dt) || L->args[i].kind == TT_ARG_COMPLEX) && !tt_op_check_scalar_fits(L, i, dt))
-        return NULL;
   int64_t numel = 1;
   for (int i = 0; i < rank; i++) numel *= dims[i];
+  /* beta.to<scalar_t>(), alpha.to<scalar_t>(): checked (a complex one too),
+   * where CPU's kernel gets to them: an empty result returns first, and an
+   * empty contraction multiplies self by beta as mul_ does (a uint8 self by
+   * 300 wraps) and never reads alpha (fuzz 338:917, 357:92: uint8 addmm and
+   * baddbmm with k = 0, beta 0, alpha -0.5: CPU's zeros, tpu raised 'value
+   * cannot be converted to type uint8_t without overflow'); addmv converts
+   * beta first, whatever the shapes */
+  if (!tt_dtype_is_complex(dt))
+    for (int i = ibeta; i <= ialpha; i++)
+      if (i < L->nargs && L->args[i].kind != TT_ARG_NONE && ((numel > 0 && k != 0) || (i == ibeta && style == ADD_GEMV)) &&
+          (!tt_dtype_is_float(dt) || L->args[i].kind == TT_ARG_COMPLEX) && !tt_op_check_scalar_fits(L, i, dt))
+        return NULL;
   if (style != ADD_GEMV && k == 0 && numel > 0 && !tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt) && ibeta < L->nargs &&
       L->args[ibeta].kind == TT_ARG_FLOAT && L->args[ibeta].f != 0.0) { /* CPU's result.mul_(beta) (gemv truncates beta) */
     tt_l_fail(L, TT_INVALID_ARGUMENT, "result type Float can't be cast to the desired output type %s", tt_op_type_name(dt));
@@ -259,7 +266,7 @@ static tt_val_t mm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
 static int trivial_product(tt_lower_t *L, int ia, int ib, int ra, int rb) {
   if (tt_l_arg_rank(L, ia) != ra || tt_l_arg_rank(L, ib) != rb) return 0;
   tt_dtype_t a = tt_l_arg_dtype(L, ia), b = tt_l_arg_dtype(L, ib);
-  if (a == b ? a != TT_BOOL : ra != 3 || tt_dtype_is_complex(b)) return 0;
+  if (a == b ? a != TT_BOOL : ra != 3) return 0;
   const int64_t *sa = tt_l_arg_sizes(L, ia), *sb = tt_l_arg_sizes(L, ib);
   int64_t dims[3], k;
   int nd;
@@ -339,11 +346,15 @@ static tt_status_t lower_addmm(tt_lower_t *L) {
 static tt_val_t bmm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
   if (!want_rank(L, ia, 3, "batch1 must be a 3D tensor") || !want_rank(L, ib, 3, "batch2 must be a 3D tensor"))
     return -1;
-  *dt = check_pair(L, ia, ib, "batch1 and batch2", 1);
-  if (*dt == TT_DTYPE_INVALID) return -1;
-  const int64_t *a = tt_l_arg_sizes(L, ia), *b = tt_l_arg_sizes(L, ib);
   /* CPU's words: addbmm's own checks; bmm/baddbmm's common meta check of both dims */
   int addbmm = !strncmp(L->op, "addbmm", 6);
+  /* bmm/baddbmm: CPU's meta checks the sizes, then its kernel dispatches on
+   * batch1's type (Bool refused) before it finds batch2's another */
+  tt_dtype_t da = tt_l_arg_dtype(L, ia), db = tt_l_arg_dtype(L, ib);
+  int late = !addbmm && da != db && da != TT_DTYPE_INVALID && db != TT_DTYPE_INVALID;
+  *dt = late ? da : check_pair(L, ia, ib, "batch1 and batch2", 1);
+  if (*dt == TT_DTYPE_INVALID) return -1;
+  const int64_t *a = tt_l_arg_sizes(L, ia), *b = tt_l_arg_sizes(L, ib);
   if (addbmm && a[0] != b[0])
     return tt_l_fail(L, TT_INVALID_ARGUMENT, "batch1 and batch2 must have same number of batches, got %lld and %lld",
                      (long long)a[0], (long long)b[0]);
@@ -355,6 +366,9 @@ static tt_val_t bmm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
                      "Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but got: [%lld, %lld].",
                      (long long)a[0], (long long)a[2], (long long)b[0], (long long)b[1]);
   if (refuse_bool(L, *dt)) return -1;
+  if (late)
+    return tt_l_fail(L, TT_INVALID_ARGUMENT, "expected scalar type %s but found %s", tt_op_type_name(da),
+                     tt_op_type_name(db));
   int64_t bd = 0, lc = 2, rc = 1;
   return contract(L, ia, ib, *dt, 1, &bd, &bd, 1, &lc, &rc);
 }
@@ -380,22 +394,77 @@ static int empty_baddbmm(tt_lower_t *L) {
     tt_l_output(L, tt_b_full_i(L->g, dt, 3, dims, 0));
     return 1;
   }
-  /* an empty contraction: self copied into the result (beta 1), or zeros
-   * (beta 0); other betas go the usual way (CPU's mul_ of the result) */
+  /* an empty contraction: zeros (beta 0), or self copied into the result
+   * and multiplied by beta (CPU's result.mul_(beta)) */
   if (sa[2] != 0 || tt_l_arg_dtype(L, 0) != tt_l_arg_dtype(L, 1)) return 0;
-  /* a floating self into an integral result is C's undefined conversion for
-   * out-of-range values (x86 wraps -5 to 251, XLA saturates: fuzz 140:428):
-   * left to the dtype error rather than a different answer */
+  /* beta as CPU reads it: compared with 0 as a complex double (0.5 is no zero
+   * beta for an integral result), else result.mul_(beta), whose Long, Float
+   * or ComplexFloat result a Bool, integral or real result refuses */
+  const tt_arg_t *b = tt_l_is_none(L, 3) ? NULL : &L->args[3];
+  int kind = b ? b->kind : TT_ARG_INT;
+  double re = !b ? 1.0 : kind == TT_ARG_FLOAT || kind == TT_ARG_COMPLEX ? b->f : (double)b->i;
+  double im = b && kind == TT_ARG_COMPLEX ? b->f_im : 0.0;
+  if (kind != TT_ARG_INT && kind != TT_ARG_BOOL && kind != TT_ARG_FLOAT && kind != TT_ARG_COMPLEX) return 0;
+  int beta0 = re == 0.0 && im == 0.0, beta1 = re == 1.0 && im == 0.0;
+  const char *promoted = kind == TT_ARG_COMPLEX && !tt_dtype_is_complex(dt)
+                             ? (dt == TT_F16 ? "ComplexHalf" : dt == TT_F64 ? "ComplexDouble" : "ComplexFloat")
+                         : kind == TT_ARG_FLOAT && !tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt) ? "Float"
+                         : kind == TT_ARG_INT && dt == TT_BOOL ? "Long" : NULL;
+  if (!beta0 && promoted) {
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s", promoted,
+              tt_op_type_name(dt));
+    return 1;
+  }
+  /* a floating self copied into an integral result is C's undefined
+   * conversion for out-of-range values (x86 wraps -5 to 251, XLA saturates:
+   * fuzz 140:428): left to the dtype error rather than a different answer;
+   * a zero beta reads no self (fuzz 351:1063: bfloat16 self, int64 batch2) */
   tt_dtype_t st = tt_l_arg_dtype(L, 0);
-  if ((tt_dtype_is_float(st) || tt_dtype_is_complex(st)) && !tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt)) return 0;
-  int beta1 = tt_l_is_none(L, 3) || scalar_is(L, 3, 1.0, dt);
-  if (!beta1 && !scalar_is(L, 3, 0.0, dt)) return 0;
-  tt_l_output(L, beta1 ? tt_op_fit(L, tt_l_tensor(L, 0), dt, 3, dims) : tt_b_full_i(L->g, dt, 3, dims, 0));
+  if (!beta0 && (tt_dtype_is_float(st) || tt_dtype_is_complex(st)) && !tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt))
+    return 0;
+  if (beta0) {
+    tt_l_output(L, tt_b_full_i(L->g, dt, 3, dims, 0));
+    return 1;
+  }
+  /* self copied into the result's type, then times beta as finish_add's k = 0 */
+  tt_val_t out = tt_op_fit(L, tt_l_tensor(L, 0), dt, 3, dims);
+  if (!beta1) {
+    tt_dtype_t ct = compute_type(dt);
+    out = tt_b_binary(L->g, TT_BIN_MUL, tt_b_convert(L->g, out, ct), scalar_in(L, 3, dt, 1, 3, dims));
+    out = tt_b_convert(L->g, out, dt);
+  }
+  tt_l_output(L, out);
+  return 1;
+}
+
+/* CPU's baddbmm compares self's dtype with batch1's once self expands to the
+ * result's shape, before the batches' sizes, an empty result and the kernel's
+ * own checks (baddbmm(float32, int32, int32): 'Input dtypes must be the same,
+ * got: input float, batch1: int, batch2: int'). 1 after that error. */
+static int baddbmm_input_dtypes(tt_lower_t *L) {
+  const tt_tensor_ref_t *self = tt_l_ref(L, 0);
+  if (!self || tt_l_arg_rank(L, 1) != 3 || tt_l_arg_rank(L, 2) != 3) return 0;
+  tt_dtype_t s = self->dtype, a = tt_l_arg_dtype(L, 1), b = tt_l_arg_dtype(L, 2);
+  if (b == TT_DTYPE_INVALID) return 0;
+  const int64_t *sa = tt_l_arg_sizes(L, 1), *sb = tt_l_arg_sizes(L, 2);
+  if (s == a) { /* in place, the result (batch2's options in CPU's meta) must be self's type */
+    if (!L->inplace || s == b || sa[0] != sb[0] || sa[2] != sb[1]) return 0;
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "Bad in-place call: input tensor dtype %s and output tensor dtype %s should match",
+              tt_op_typemeta_name(s), tt_op_typemeta_name(b));
+    return 1;
+  }
+  int64_t dims[3] = {sa[0], sa[1], sb[2]};
+  int sr = self->view.rank;
+  if (sr > 3) return 0;
+  for (int i = 0; i < sr; i++)
+    if (self->view.sizes[i] != dims[3 - sr + i] && self->view.sizes[i] != 1) return 0; /* expand's error */
+  tt_l_fail(L, TT_INVALID_ARGUMENT, "Input dtypes must be the same, got: input %s, batch1: %s, batch2: %s",
+            tt_op_typemeta_name(s), tt_op_typemeta_name(a), tt_op_typemeta_name(b));
   return 1;
 }
 
 static tt_status_t lower_baddbmm(tt_lower_t *L) {
-  if (bool_trivial_add(L, 1) || empty_baddbmm(L)) return NULL;
+  if (baddbmm_input_dtypes(L) || bool_trivial_add(L, 1) || empty_baddbmm(L)) return NULL;
   tt_dtype_t dt;
   tt_val_t p = bmm_prod(L, 1, 2, &dt);
   if (p < 0) return NULL;

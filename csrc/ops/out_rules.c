@@ -25,9 +25,10 @@ typedef enum {
   R_BOOL,        /* out is bool */
   R_BOOL_OR_U8,  /* all/any */
   R_FLOAT,       /* out is floating or complex, then R_CAST */
-  R_NO_BOOL,     /* a bool out has no CPU kernel (fmt: the kernel's name), then R_CAST */
+  R_NO_BOOL,     /* computes in out's dtype, whose Bool has no CPU kernel: refused by the op's lowering
+                  * (fmt: the kernel's name) where the kernel runs, then R_CAST */
   R_SEARCHSORTED, /* out == result (int32 or int64 by out_int32) */
-  R_NANSUM       /* a float input's nansum has no kernel in an integral out's type (fmt: the kernel's name) */
+  R_NANSUM       /* a float input's nansum has no kernel in an integral, bool or complex out's type (fmt: the kernel's name) */
 } rule_kind_t;
 
 /* How a message names the two types, and in which order. */
@@ -213,12 +214,12 @@ tt_status_t tt_op_check_out(const char *name, int k, tt_dtype_t result, tt_dtype
     case R_FLOAT:
       if (!tt_dtype_is_float(out) && !tt_dtype_is_complex(out)) return fail(TT_INVALID_ARGUMENT, r, result, out);
       return cast_rule(NULL, result, out);
-    case R_NO_BOOL:
-      if (out == TT_BOOL) return tt_op_refuse_dtype(out, "%s", r->fmt);
+    case R_NO_BOOL: /* the op's lowering refuses a bool out where CPU's kernel runs (not 0-dim or empty) */
       return cast_rule(NULL, result, out);
     case R_NANSUM: /* CPU sums in out's type: any type for an integral input, floating ones for a float input */
       if (tt_dtype_is_int(result) || result == TT_BOOL) return TT_OK_STATUS;
-      if (!tt_dtype_is_float(out) && !tt_dtype_is_complex(out)) return tt_op_refuse_dtype(out, "%s", r->fmt);
+      /* (a complex out too: nansum(float32 (3,), out=complex64) is CPU's refusal, tpu computed 3+0j) */
+      if (!tt_dtype_is_float(out)) return tt_op_refuse_dtype(out, "%s", r->fmt);
       return cast_rule(NULL, result, out);
     case R_SEARCHSORTED:
       if (out == result) return TT_OK_STATUS;

@@ -98,17 +98,6 @@ static tt_val_t red_kept(tt_lower_t *L, const red_t *r, tt_val_t reduced) {
   return tt_b_broadcast_to(L->g, k, r->rank, r->in);
 }
 
-/* PyTorch's check for max/min-like reductions over an empty dim. */
-static int red_check_nonempty(tt_lower_t *L, const red_t *r, const char *name) {
-  for (int k = 0; k < r->n; k++)
-    if (r->in[r->dims[k]] == 0) {
-      tt_l_fail(L, TT_INDEX_ERROR, "%s(): Expected reduction dim %lld to have non-zero size.", name,
-                (long long)r->dims[k]);
-      return 0;
-    }
-  return 1;
-}
-
 /* Accumulation type: half types accumulate in float32, as PyTorch on CPU. */
 
 /* sum/prod result type: integral and bool inputs give int64 unless dtype is given. */
@@ -183,10 +172,18 @@ static tt_status_t amax_amin(tt_lower_t *L, tt_reduce_t kind, const char *name) 
   /* CPU's zero_numel_check_dims: an empty input needs its dims named */
   int64_t numel = 1, dims[TT_MAX_RANK + 1];
   for (int d = 0; d < r.rank; d++) numel *= r.in[d];
-  if (numel == 0 && (tt_l_is_none(L, 1) || tt_l_ints(L, 1, dims, TT_MAX_RANK + 1) == 0))
+  int nd = numel == 0 && !tt_l_is_none(L, 1) ? tt_l_ints(L, 1, dims, TT_MAX_RANK + 1) : 0;
+  if (numel == 0 && nd == 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "%s(): Expected reduction dim to be specified for input.numel() == 0. "
                           "Specify the reduction dim with the 'dim' argument.", name);
-  if (!red_check_nonempty(L, &r, name)) return NULL;
+  /* each dim in the order given, named as given (amin(x, dim=-2) says -2) */
+  for (int k = 0; k < nd; k++)
+    if (r.in[dims[k] < 0 ? dims[k] + r.rank : dims[k]] == 0)
+      return tt_status_make(TT_INDEX_ERROR, "%s(): Expected reduction dim %lld to have non-zero size.", name,
+                            (long long)dims[k]);
+  /* a complex input reaches here only with an empty result (ops/complex_rules.c):
+   * no ordering needed, the reduction only shapes it */
+  if (tt_dtype_is_complex(tt_l_arg_dtype(L, 0))) kind = TT_RED_SUM;
   tt_l_output(L, red_apply(L, &r, kind, tt_l_tensor(L, 0)));
   return NULL;
 }
@@ -572,6 +569,17 @@ static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t kind) {
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
   tt_dtype_t out = int_promoting_type(tt_l_arg_dtype(L, 0), tt_l_dtype(L, 2));
+  if (out == TT_BOOL) { /* dtype=bool (an out= or in place cumsum_ of a bool tensor) */
+    const int64_t *sizes = tt_l_arg_sizes(L, 0);
+    int64_t numel = 1;
+    for (int d = 0; d < rank; d++) numel *= sizes[d];
+    /* CPU's kernel has no Bool case, but a 0-dim input is copied (result.fill_(self))
+     * and an empty one zeroed without it (fuzz 368:445: an empty bool cumprod_) */
+    if (rank > 0 && numel > 0)
+      return tt_op_refuse_dtype(TT_BOOL, "%s_out_cpu", kind == TT_RED_SUM ? "cumsum" : "cumprod");
+    tt_l_output(L, tt_b_convert(L->g, tt_l_tensor(L, 0), TT_BOOL));
+    return NULL;
+  }
   /* CPU's running value is acc_type's: float64 for float32 (a float32 running
    * product through 1e39 comes back into range there: fuzz 144:867) */
   tt_dtype_t acc = out == TT_F32 ? TT_F64 : tt_op_math_type(out);
@@ -677,11 +685,14 @@ static tt_status_t lower_count_nonzero(tt_lower_t *L) {
 static tt_status_t lower_aminmax(tt_lower_t *L) {
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
-  if (red_count(&r) == 0 || !red_check_nonempty(L, &r, "aminmax")) {
-    if (!tt_graph_failed(L->g))
-      tt_l_fail(L, TT_INVALID_ARGUMENT, "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
-    return NULL;
-  }
+  /* CPU's meta: a dim's emptiness is an IndexError naming it wrapped, without
+   * the parentheses; no dim, an empty input has no identity */
+  if (!tt_l_is_none(L, 1) && r.n == 1 && r.rank > 0 && r.in[r.dims[0]] == 0)
+    return tt_status_make(TT_INDEX_ERROR, "aminmax: Expected reduction dim %lld to have non-zero size.",
+                          (long long)r.dims[0]);
+  if (red_count(&r) == 0)
+    return tt_status_make(TT_INVALID_ARGUMENT,
+                          "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
   tt_val_t x = tt_l_tensor(L, 0);
   tt_l_output(L, red_apply(L, &r, TT_RED_MIN, x));
   tt_l_output(L, red_apply(L, &r, TT_RED_MAX, x));

@@ -288,7 +288,7 @@ def test_baddbmm_empty_contraction_copies_self_into_batch2s_dtype(dtypes, shapes
     # out-of-range values, XLA saturates): not a different answer
     g = torch.Generator().manual_seed(8)
     ts = [(torch.randn(s, generator=g) * 300).to(d) for s, d in zip(shapes, dtypes)]
-    if dtypes[2] == torch.uint8:
+    if dtypes[2] == torch.uint8 and kw.get("beta", 1) != 0:  # (beta 0 reads no self: zeros, fuzz 351:1063)
         with pytest.raises(RuntimeError, match="expected scalar type Double but found Byte"):
             torch.baddbmm(*(t.to("tpu") for t in ts), **kw)
         return
