@@ -22,11 +22,13 @@ along an unpadded dim, slice_scatter into an unpadded dim, complex views. A
 static table's first n rows (x[:n] of a table's static dim) are read up to
 the bound, a bucket only while the bound fits the table (Bounding.limits);
 a convolution of stride 1 along a padded dim zeroes its input's padding
-first, so outputs inside the length read what the static run reads. The outputs are the padded
-results narrowed to the sizes (views, no copy); an argument that is such a
-view of a padded result of this bucket's layout is widened back to it with
-no copy; any other is padded on the host (a copy through host memory, no
-program), so a bucket compiles one program however many sizes it sees.
+first, so outputs inside the length read what the static run reads; a cat
+of a padded tensor and static rows moves the rows to the real end. The
+outputs are the padded results narrowed to the sizes (views, no copy); an
+argument that is such a view of a padded result of this bucket's layout is
+widened back to it with no copy; any other is padded on the host (a copy
+through host memory, no program), so a bucket compiles one program however
+many sizes it sees.
 
 Which dims are padded is read from Dynamo's symbolic shapes on every FX node
 (node.meta["val"]): each dim is a product of atoms -- static sizes and
