@@ -7,7 +7,7 @@ on tpu, not built: the model does not build or run on CPU at these sizes),
 how its graphs ran (bounded: one plan per bucket; per size; op by op), and
 why a graph is not bounded.
 
-    .venv/bin/python tools/causal_lm_sweep.py [--models llama,gpt2,...] [--lengths 5,7,9,13,6] [--json out.json]
+    .venv/bin/python tools/causal_lm_sweep.py [--models llama,gpt2,...] [--lengths 5,7,9,13,6] [--how dynamic|mark] [--batch 2] [--json out.json]
 
 Without --models every entry of transformers' causal-LM mapping is tried,
 each model in a process of its own (killed past --timeout or --max-rss-gib:
@@ -74,10 +74,10 @@ def _how(graphs):
     return sorted(kinds), sorted(why)
 
 
-def one(name, lengths, tol):
+def one(name, lengths, tol, how="dynamic", batch=2):
     from torchtpu import _compile
 
-    ids = [torch.randint(3, 128, (2, n), generator=torch.Generator().manual_seed(n)) for n in lengths]
+    ids = [torch.randint(3, 128, (batch, n), generator=torch.Generator().manual_seed(n)) for n in lengths]
     for drop in ((), ("head_dim",), ("head_dim", "num_key_value_heads")):  # head sizes some models derive
         try:
             ref, dev = _build(name, drop)
@@ -93,11 +93,14 @@ def one(name, lengths, tol):
     old = {id(g) for g in gc.get_objects() if type(g) is _compile._Graph}
     t = time.perf_counter()
     try:
-        f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
+        f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True if how == "dynamic" else None)
         worst = scaled = 0.0
         with torch.no_grad():
             for x, w in zip(ids, want):
-                got = f(input_ids=x.to("tpu")).logits.cpu()
+                x = x.to("tpu")
+                if how == "mark":  # the sequence dim alone symbolic (the batch stays static)
+                    torch._dynamo.mark_dynamic(x, 1)
+                got = f(input_ids=x).logits.cpu()
                 d = (got - w).abs().max().item()
                 worst = max(worst, d)
                 # float32 rounding grows with the logits' size (cpmant's reach 19: CPU itself is 1.3e-4 from
@@ -127,7 +130,7 @@ def _rss_bytes(pid):
 def _run_child(name, a):
     """One model in a process of its own, killed past --timeout seconds or
     --max-rss-gib of resident memory (a config's defaults can be huge)."""
-    cmd = [sys.executable, __file__, "--child", name, "--lengths", a.lengths, "--tol", str(a.tol)]
+    cmd = [sys.executable, __file__, "--child", name, "--lengths", a.lengths, "--tol", str(a.tol), "--how", a.how, "--batch", str(a.batch)]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     t0, limit = time.monotonic(), a.max_rss_gib * 2 ** 30
     killed = None
@@ -157,6 +160,9 @@ def main():
     ap.add_argument("--tol", type=float, default=1e-4, help="largest |tpu - CPU| / max(1, largest |logit|)")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per model")
     ap.add_argument("--max-rss-gib", type=float, default=8.0, help="resident memory per model")
+    ap.add_argument("--how", default="dynamic", choices=("dynamic", "mark"),
+                    help="dynamic: torch.compile(dynamic=True), every dim symbolic; mark: mark_dynamic on the sequence dim")
+    ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--json", default="")
     ap.add_argument("--child", default="", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -166,7 +172,7 @@ def main():
         import transformers
 
         transformers.logging.set_verbosity_error()
-        print("RES " + json.dumps(one(a.child, lengths, a.tol)), flush=True)
+        print("RES " + json.dumps(one(a.child, lengths, a.tol, a.how, a.batch)), flush=True)
         return 0
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 

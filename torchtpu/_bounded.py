@@ -109,14 +109,19 @@ def _affine(sym, add):
 
 
 def _atoms_of_expr(d):
-    """Atoms of a dim known only by its size: a static size, one symbol, or
-    one symbol plus a constant (an affine atom (symbol, constant), alone in
-    its dim: its padding is at its end)."""
+    """Atoms of a dim known only by its size: a static size, one symbol, one
+    symbol plus a constant (an affine atom (symbol, constant), alone in its
+    dim: its padding is at its end), or one symbol times a static size."""
     c, syms, add = _expr(d)
     if not syms:
         return (c,) if c != 1 else ()  # (0,) for an empty dim
     if c == 1 and len(syms) == 1:
         return _affine(syms[0], add)
+    if len(syms) == 1 and not add:
+        # n times a static size, laid out with the symbol outermost (its padding at the end: the first
+        # n * c elements are the static run's, an arange(c * n)'s included); a use expecting another
+        # layout refuses
+        return (syms[0], c)
     raise Refused(f"a new dim of size {d} whose layout is unknown")
 
 
@@ -131,6 +136,37 @@ def _single(dim):
     if isinstance(a, tuple):
         return a
     return None
+
+
+def _prefix(dim):
+    """Whether a padded dim's valid elements come first: one symbol (plus a
+    constant), or a symbol outermost with static atoms inside it (an [n, k]
+    flattened). Along such a dim the valid count is n times the inside."""
+    return _symbolic(dim) and (_single(dim) is not None or (isinstance(dim[0], str) and not _symbolic(dim[1:])))
+
+
+def _arg(node, pos, name, default=None):
+    """An op's argument given by position or by keyword, else its default."""
+    return node.args[pos] if len(node.args) > pos else node.kwargs.get(name, default)
+
+
+def _extreme(dtype, lowest):
+    """The lowest (else the highest) value of a dtype: -inf/+inf, the integer
+    limits, False/True."""
+    if dtype == torch.bool:
+        return not lowest
+    if dtype.is_floating_point:
+        return float("-inf") if lowest else float("inf")
+    info = torch.iinfo(dtype)
+    return info.min if lowest else info.max
+
+
+def _sorts_last(dtype, descending):
+    """A value a stable sort puts after every other (PyTorch orders NaN as the
+    largest); a valid element equal to it stays before it, being earlier."""
+    if dtype.is_floating_point and not descending:
+        return float("nan")
+    return _extreme(dtype, descending)
 
 
 def _canon_dim(dim):
@@ -532,25 +568,38 @@ class _Analysis:
             if any(isinstance(x, str) for x in src[d][1:]):
                 raise Refused("cumsum along a dim whose padding is not at its end")
             return src
-        if p in (aten.topk, aten.sort, aten.argmax, aten.argmin):
+        if p in (aten.argmax, aten.argmin):
+            _no_syms(node, a[1:])
+            src = self.A(a[0])
+            dim, keep = _arg(node, 1, "dim"), _arg(node, 2, "keepdim", False)
+            if dim is None:
+                raise Refused(f"{t} over all elements")
+            d = dim % len(src)
+            if _symbolic(src[d]):
+                if not _prefix(src[d]):
+                    raise Refused(f"{t} along a dim whose padding is not at its end")
+                # the padding holds the value no valid one loses to (the first of equals wins)
+                self.actions[node] = ("fill", [d], src, _extreme(_tensor_val(a[0]).dtype, p is aten.argmax))
+            return tuple(() if k == d else src[k] for k in range(len(src)) if keep or k != d)
+        if p in (aten.topk, aten.sort):
             # along a static dim each row is its own: padded rows give values no result reads
             _no_syms(node, a[1:])
             src = self.A(a[0])
-            if p in (aten.argmax, aten.argmin):
-                dim = a[1] if len(a) > 1 else node.kwargs.get("dim")
-                keep = a[2] if len(a) > 2 else node.kwargs.get("keepdim", False)
-                if dim is None:
-                    raise Refused(f"{t} over all elements")
-                d = dim % len(src)
-                if _symbolic(src[d]):
-                    raise Refused(f"{t} along a symbolic dim")
-                return tuple(() if k == d else src[k] for k in range(len(src)) if keep or k != d)
             if p is aten.topk:
-                d = (a[2] if len(a) > 2 else node.kwargs.get("dim", -1)) % len(src)
-            else:
-                d = (a[1] if len(a) > 1 else node.kwargs.get("dim", -1)) % len(src)
+                d = _arg(node, 2, "dim", -1)
+            else:  # sort.stable's arguments are keywords only
+                d = node.kwargs.get("dim", -1) if t is aten.sort.stable else _arg(node, 1, "dim", -1)
+            d %= len(src)
             if _symbolic(src[d]):
-                raise Refused(f"{t} along a symbolic dim")
+                if p is aten.topk:
+                    raise Refused(f"{t} along a symbolic dim")
+                if not _prefix(src[d]):  # a batch of several rows flattened with the length inside
+                    raise Refused(f"{t} along a symbolic dim whose padding is not at its end {src[d]}")
+                # a stable sort with the padding filled by a value sorted after every valid one: the
+                # first n are the valid elements in the static run's order (ours is stable too)
+                desc = node.kwargs.get("descending", False) if t is aten.sort.stable else _arg(node, 2, "descending", False)
+                self.actions[node] = ("sort", d, src, _sorts_last(_tensor_val(a[0]).dtype, desc), desc)
+                return [src, src]
             out = src[:d] + (_atoms_of_expr(val[0].shape[d]),) + src[d + 1:]
             return [out, out]
         if p in (aten.triu, aten.tril):
@@ -587,6 +636,35 @@ class _Analysis:
             return tuple(_atoms_of_expr(d) for d in val.shape)
         if p is aten.index and t is aten.index.Tensor:
             return self._index(node, val)
+        if p is aten.index_put:
+            return self._index_put(node)
+        if p is aten.histc:
+            # counts of the valid elements: the padding holds NaN or an integer outside the range, which
+            # no bin takes
+            _no_syms(node, a[1:])
+            src = self.A(a[0])
+            lo, hi = _arg(node, 2, "min", 0), _arg(node, 3, "max", 0)
+            if any(_symbolic(d) for d in src):
+                dtype = _tensor_val(a[0]).dtype
+                if lo == hi or dtype == torch.bool or dtype.is_complex:
+                    raise Refused("histc over the range of its data")
+                if dtype.is_floating_point:
+                    out = float("nan")
+                else:  # integers (the grouped MoE's expert counts): below the range, truncated as the op does
+                    out = int(lo) - 1 if int(lo) > torch.iinfo(dtype).min else int(hi) + 1
+                    if not torch.iinfo(dtype).min <= out <= torch.iinfo(dtype).max:
+                        raise Refused("histc of integers over their whole range")
+                self.actions[node] = ("fill", [d for d in range(len(src)) if _symbolic(src[d])], src, out)
+            return (_atoms_of_expr(val.shape[0]),)
+        if p is aten._grouped_mm:
+            # [rows, k] times one [k, n] per group: each row of the result reads its own row
+            _no_syms(node, a[2:])
+            x, w = self.A(a[0]), self.A(a[1])
+            offs, bias = _arg(node, 2, "offs"), _arg(node, 3, "bias")
+            if (len(x) != 2 or len(w) != 3 or _symbolic(x[1]) or any(_symbolic(d) for d in w) or bias is not None
+                    or offs is None or any(_symbolic(d) for d in self.A(offs))):
+                raise Refused("a grouped mm other than padded rows times static groups")
+            return (x[0], _atoms_of_expr(val.shape[1]))
         if p is aten.index_select:  # x.index_select(d, i) is x[(None,) * d + (i,)]
             d = a[1] % len(self.A(a[0]))
             return self._index(node, val, [None] * d + [a[2]], 2)
@@ -630,29 +708,37 @@ class _Analysis:
         raise Refused(f"{t} is not known to be right on padded tensors")
 
     def _index(self, node, val, idxs=None, arg=1):
-        """aten.index.Tensor: indices into a symbolic dim must be its positions
-        (an arange over its symbol, broadcast: each valid element reads a valid
-        one, a padded one reads inside the padding); indices into a static dim
-        must not be padded (their padding holds anything, out of range)."""
+        """aten.index.Tensor: indices into a symbolic dim are its positions (an
+        arange over its symbol, broadcast: each valid element reads a valid
+        one, a padded one reads inside the padding), or any integers when the
+        dim's padding is at its end: valid ones then read valid elements once
+        a negative index counts from the real end (an index past the real
+        size is made one past the bound, so it raises as it does on CPU).
+        Padded indices hold anything: they read element 0."""
         src = self.A(node.args[0])
         idxs = list(node.args[1]) if idxs is None else idxs
         used = [i for i, x in enumerate(idxs) if x is not None]
         if not used:
             raise Refused("indexing with no index tensor")
-        sanitize = []
+        sanitize, wrap = [], []
         for i in used:
             x = idxs[i]
             ix = self.A(x)
+            padded = any(_symbolic(d) for d in ix)
+            if padded and _tensor_val(x).dtype == torch.bool:
+                raise Refused("a boolean mask index with padding")
             if _symbolic(src[i]):
                 one = _single(src[i])
                 if one is None or one[1] != 0 or self.iota.get(x) != one[0]:
-                    raise Refused("indexing a symbolic dim with indices that are not its positions")
-            elif any(_symbolic(d) for d in ix):  # padded indices hold anything: they read element 0
-                if _tensor_val(x).dtype == torch.bool:
-                    raise Refused("a boolean mask index with padding")
+                    if not _prefix(src[i]) or _tensor_val(x).dtype == torch.bool:
+                        raise Refused("indexing a symbolic dim whose padding is not at its end with indices that are not its positions")
+                    wrap.append((arg, i if arg == 1 else None, src[i]))
+                elif padded:
+                    continue
+            if padded:
                 sanitize.append((arg, i if arg == 1 else None, ix))
-        if sanitize:
-            self.actions[node] = ("sanitize", sanitize)
+        if sanitize or wrap:
+            self.actions[node] = ("index", sanitize, wrap, [])
         b = _bcast([self.A(idxs[i]) for i in used])
         rest = list(src[len(idxs):])
         if used == list(range(used[0], used[-1] + 1)):
@@ -660,6 +746,35 @@ class _Analysis:
             after = [src[i] for i in range(used[-1] + 1, len(idxs))]
             return tuple(before) + b + tuple(after + rest)
         return b + tuple([src[i] for i in range(len(idxs)) if idxs[i] is None] + rest)
+
+    def _index_put(self, node):
+        """self[..., idx, ...] = values (one index tensor): a valid index writes
+        a valid element once negative ones count from the real end (as
+        _index); a padded index into the dim it is the padded positions of
+        writes its own position there (inside self's padding), so no
+        padded one writes a valid element."""
+        _no_syms(node, node.args[3:])
+        dst, idxs, vals = self.A(node.args[0]), list(node.args[1]), self.A(node.args[2])
+        used = [i for i, x in enumerate(idxs) if x is not None]
+        if len(used) != 1 or _tensor_val(idxs[used[0]]).dtype == torch.bool:
+            raise Refused("index_put other than by one integer index tensor")
+        i = used[0]
+        ix = self.A(idxs[i])
+        padded = any(_symbolic(d) for d in ix)
+        wrap, own = [], []
+        if _symbolic(dst[i]):
+            if not _prefix(dst[i]):
+                raise Refused("index_put into a symbolic dim whose padding is not at its end")
+            wrap.append((1, i, dst[i]))
+        if padded:
+            if len(ix) != 1 or ix[0] != dst[i]:
+                raise Refused("index_put by padded indices other than along the dim they index")
+            own.append((1, i, dst[i]))
+        if _bcast([vals, dst[:i] + ix + dst[i + 1:]], "index_put's values") != dst[:i] + ix + dst[i + 1:]:
+            raise Refused("index_put of values laid out unlike the elements they write")
+        if wrap or own:
+            self.actions[node] = ("index", [], wrap, own)
+        return dst
 
     def keep_iota(self, node, atoms):
         """Whether a view, copy or slice of positions (an arange over a symbol)
@@ -1071,6 +1186,29 @@ class _Padded(torch.fx.Interpreter):
         self._masks[dim] = m
         return m
 
+    def count(self, dim):
+        """The valid size of one dim: a 0-d int64 tensor, or an int if static."""
+        c = 1
+        for a in dim:
+            if isinstance(a, tuple):
+                c = c * (self.n[a[0]] + a[1])
+            else:
+                c = c * (self.n[a] if isinstance(a, str) else a)
+        return c
+
+    def sanitized(self, x, atoms, value=0):
+        """x with `value` in its padding (every symbolic dim of atoms)."""
+        return x.masked_fill(~self.mask(atoms, [d for d in range(len(atoms)) if _symbolic(atoms[d])]), value)
+
+    def wrapped(self, idx, dim):
+        """Integer indices into a dim padded at its end, as the static run
+        reads them: a negative one counts from the real size; one out of
+        range at the real size becomes the bound (out of range there too, so
+        the op's own check raises)."""
+        n = self.count(dim)
+        idx = torch.where(idx < 0, idx + n, idx)
+        return torch.where((idx < 0) | (idx >= n), _size(dim, self.bounds), idx)
+
     def mask(self, atoms, dims):
         m = None
         for d in dims:
@@ -1088,16 +1226,32 @@ class _Padded(torch.fx.Interpreter):
             for k, e in act[1]:
                 args[k] = _value(e, self.n)
             return node.target.overloadpacket(*args, **kwargs)
-        if act[0] == "sanitize":
-            for k, i, atoms in act[1]:
-                x = args[k] if i is None else args[k][i]
-                x = x.masked_fill(~self.mask(atoms, [d for d in range(len(atoms)) if _symbolic(atoms[d])]), 0)
+        if act[0] in ("sanitize", "index"):
+            def put(k, i, x):
                 if i is None:
                     args[k] = x
                 else:
                     args[k] = list(args[k])
                     args[k][i] = x
+
+            def get(k, i):
+                return args[k] if i is None else args[k][i]
+            for k, i, atoms in act[1]:
+                put(k, i, self.sanitized(get(k, i), atoms))
+            for k, i, dim in act[2] if act[0] == "index" else ():
+                put(k, i, self.wrapped(get(k, i), dim))
+            for k, i, dim in act[3] if act[0] == "index" else ():  # padded positions index themselves
+                x = get(k, i)
+                pos = torch.arange(x.shape[0], device=self.device)
+                put(k, i, torch.where(self.dim_mask(dim), x, pos.to(x.dtype)))
             return node.target(*args, **kwargs)
+        if act[0] == "fill":  # the padding along dims holds a value the op passes over
+            _, dims, atoms, value = act
+            return node.target(args[0].masked_fill(~self.mask(atoms, dims), value), *args[1:], **kwargs)
+        if act[0] == "sort":
+            _, d, atoms, value, desc = act
+            x = args[0].masked_fill(~self.mask(atoms, [d]), value)
+            return torch.ops.aten.sort.stable(x, stable=True, dim=d, descending=desc)
         if act[0] == "append":  # cat([a, b], d), a padded along d from n + c to its bound + c
             _, d, (sym, add) = act
             out = node.target(*args, **kwargs)
@@ -1123,11 +1277,7 @@ class _Padded(torch.fx.Interpreter):
         total = torch.sum(x, dims, keepdim=keep, dtype=dtype)
         count = 1
         for d in dims:
-            for a in atoms[d]:
-                if isinstance(a, tuple):
-                    count = count * (self.n[a[0]] + a[1])
-                else:
-                    count = count * (self.n[a] if isinstance(a, str) else a)
+            count = count * self.count(atoms[d])
         return total / count.to(dtype)
 
 

@@ -362,15 +362,16 @@ def test_topk_sort_argmax_unbind_along_a_static_dim_run_padded():
     _check_module_padded(_Router, 41)
 
 
-def _sort_along_the_length(x):
-    return torch.sort(x, dim=1)[0], torch.topk(x, 2, dim=1)[1], x.argmax(dim=1)
+def _topk_along_the_length(x):
+    return torch.topk(x, 2, dim=1)[1], x.argmax(dim=1)
 
 
-def test_sort_topk_argmax_along_the_symbolic_dim_stay_per_size():
-    f = torch.compile(_sort_along_the_length, backend="tpu", dynamic=True)
+def test_topk_along_the_symbolic_dim_stays_per_size():
+    """(sort, argmax and argmin along it run padded: test_sort_argmax_argmin_along_the_symbolic_dim_run_padded)"""
+    f = torch.compile(_topk_along_the_length, backend="tpu", dynamic=True)
     for n in (3, 6, 5):
         x, xc = _poisoned(n, 8, seed=43)
-        for got, want in zip(f(x), _sort_along_the_length(xc)):
+        for got, want in zip(f(x), _topk_along_the_length(xc)):
             torch.testing.assert_close(got.cpu(), want, rtol=0, atol=0)
     gs = _graphs()
     assert gs and all(g.bounding is None for g in gs)
@@ -499,3 +500,138 @@ def test_a_padded_cache_appended_to_runs_padded(rows, how):
     gs = _graphs()
     assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
     assert torch.tpu.plan_stats()["padded_calls"] - before["padded_calls"] == 5
+
+
+def _rows(n, bound, d=8, seed=0, dtype=torch.float32):
+    """(tpu rows [n, d] narrowing [bound, d] whose tail is huge, their CPU copy)."""
+    g = torch.Generator().manual_seed(seed + n)
+    full = torch.randn(bound, d, generator=g).to(dtype)
+    full[n:] = 3e4
+    return full.to("tpu")[:n], full[:n].clone()
+
+
+def _check_rows_padded(fn, seed, lengths=(3, 6, 5, 8), exact=False):
+    f = torch.compile(fn, backend="tpu", dynamic=True)
+    for n in lengths:
+        x, xc = _rows(n, 8, seed=seed)
+        for got, want in zip(f(x), fn(xc)):
+            assert got.shape == want.shape and got.dtype == want.dtype
+            torch.testing.assert_close(got.cpu(), want, **({"rtol": 0, "atol": 0, "equal_nan": True} if exact else TOL))
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def _sorts_along_the_length(x):
+    """Sorts, argmax and argmin along the padded dim: ties, NaN, integers and booleans."""
+    t = torch.round(x * 2)  # ties
+    y = torch.where(t == 1, float("nan"), t)
+    i = t.to(torch.int64)
+    return (torch.sort(y, dim=0)[0], torch.sort(y, dim=0, stable=True), torch.sort(y, dim=0, descending=True, stable=True),
+            torch.sort(i, dim=0, stable=True), torch.sort(i, dim=0, descending=True, stable=True)[1],
+            torch.sort(x > 0, dim=0, stable=True)[1], torch.sort(x > 0, dim=0, descending=True, stable=True)[1],
+            y.argmax(dim=0), t.argmin(dim=0), i.argmax(dim=0), i.argmin(dim=0))
+
+
+def test_sort_argmax_argmin_along_the_symbolic_dim_run_padded():
+    """The padding holds what a stable sort puts last (NaN ascending, -inf descending, the integer limits,
+    booleans) or what argmax/argmin pass over: the first n are the static run's, tie order included. Before:
+    plans per size ("aten.sort.default along a symbolic dim")."""
+    _check_rows_padded(lambda x: [t for r in _sorts_along_the_length(x) for t in (r if isinstance(r, tuple) else (r,))],
+                       seed=47, exact=True)
+
+
+def _index_by_data(x):
+    """Rows picked by indices computed from the data (negative ones count from the end), and an inverse
+    permutation written by index_put."""
+    order = torch.argsort(x[:, 0], stable=True)
+    inv = torch.empty_like(order)
+    inv[order] = torch.arange(order.size(0), device=order.device)
+    back = x[order][inv]
+    neg = x[order - x.shape[0]]  # -n..-1
+    return x[order], x.index_select(0, order), back, neg, inv
+
+
+def test_indices_from_the_data_into_the_symbolic_dim_run_padded():
+    """index/index_select/index_put into a dim padded at its end by any integers: a negative one counts from
+    the real size. Before: plans per size ("indexing a symbolic dim with indices that are not its
+    positions")."""
+    _check_rows_padded(_index_by_data, seed=53, exact=True)
+
+
+def test_an_index_past_the_real_size_raises_as_on_cpu():
+    """An index inside the bucket's padding but past the real size is CPU's IndexError, not a padded row."""
+    def f(x, i):
+        return x[i]
+    cf = torch.compile(f, backend="tpu", dynamic=True)
+    for n in (3, 6):
+        x, xc = _rows(n, 8, seed=59)
+        i = torch.tensor([0, n - 1, -n])
+        torch.testing.assert_close(cf(x, i.to("tpu")).cpu(), f(xc, i), rtol=0, atol=0)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+    x, xc = _rows(5, 8, seed=59)
+    for bad in (5, 7, -6):
+        i = torch.tensor([0, bad])
+        with pytest.raises(IndexError, match=f"index {bad} is out of bounds for dimension 0 with size 5"):
+            f(xc, i)
+        # the padded run raises, so the call runs again at its own size, whose error is CPU's (and the
+        # graph keeps plans per size from then on)
+        with pytest.raises(IndexError, match=f"index {bad} is out of bounds for dimension 0 with size 5"):
+            cf(x, i.to("tpu")).cpu()
+
+
+def test_histc_of_the_symbolic_dim_runs_padded():
+    """Counts of the valid elements: the padding holds NaN (floats) or an integer below the range."""
+    def f(x):
+        return (torch.histc(x, bins=5, min=-2, max=2), torch.histc(torch.round(x).to(torch.int32), bins=4, min=-1, max=2)
+                if x.device.type != "cpu" else torch.histc(torch.round(x), bins=4, min=-1, max=2))
+    fc = torch.compile(f, backend="tpu", dynamic=True)
+    for n in (3, 6, 5, 8):
+        x, xc = _rows(n, 8, seed=61)
+        got, want = fc(x), f(xc)
+        torch.testing.assert_close(got[0].cpu(), want[0], rtol=0, atol=0)
+        torch.testing.assert_close(got[1].cpu().float(), want[1], rtol=0, atol=0)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+class _GroupedMoE(torch.nn.Module):
+    """transformers' grouped-mm experts (integrations/moe.py): top-k routing, the (token, expert) pairs sorted
+    by expert, rows gathered, histc counts and cumsum offsets, two _grouped_mm, an inverse permutation by
+    index_put, the pairs summed back per token. Its tokens are one padded dim (a batch of 1)."""
+
+    def __init__(self, e=4, k=2, d=8, h=16):
+        super().__init__()
+        self.gate = torch.nn.Linear(d, e, bias=False)
+        self.up = torch.nn.Parameter(torch.randn(e, d, h) * 0.3)
+        self.down = torch.nn.Parameter(torch.randn(e, h, d) * 0.3)
+        self.e, self.k = e, k
+
+    def forward(self, x):
+        w, idx = torch.topk(torch.softmax(self.gate(x), dim=-1), self.k, dim=-1)
+        ids, sw = idx.reshape(-1), w.reshape(-1)
+        ids_g, perm = torch.sort(ids)
+        xg, swg = x[perm // self.k], sw[perm]
+        counts = torch.histc(ids_g.float() if x.device.type == "cpu" else ids_g.int(), bins=self.e, min=0,
+                             max=self.e - 1)
+        offs = torch.cumsum(counts, dim=0, dtype=torch.int32)
+        hid = torch.nn.functional.silu(torch._grouped_mm(xg, self.up, offs=offs))
+        out = torch._grouped_mm(hid, self.down, offs=offs) * swg.unsqueeze(-1)
+        inv = torch.empty_like(perm)
+        inv[perm] = torch.arange(perm.size(0), device=x.device)
+        return (out[inv].view(-1, self.k, x.shape[-1]).sum(dim=1),)
+
+
+def test_grouped_mm_experts_run_padded():
+    """Before: plans per size ("aten.sort.default along a symbolic dim"); mixtral, olmoe with a batch of 1
+    (`tools/causal_lm_sweep.py --models mixtral,olmoe --batch 1`) now run bounded."""
+    torch.manual_seed(67)
+    ref = _GroupedMoE()
+    dev = copy.deepcopy(ref).to("tpu")
+    with torch.no_grad():
+        f = torch.compile(dev, backend="tpu", dynamic=True)
+        for n in (3, 6, 5, 8):
+            x, xc = _rows(n, 8, seed=67)
+            torch.testing.assert_close(f(x)[0].cpu(), ref(xc)[0], **TOL)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
