@@ -65,7 +65,7 @@ def run_seed(seed, n, timeout, cache, statements=0, log=print, fam="static"):
 
 
 def report(recs, cmd, seconds):
-    kinds = ("pass", "wrong", "error", "crash", "hang", "invalid", "missing", "pytorch")
+    kinds = ("pass", "wrong", "error", "crash", "hang", "invalid", "missing", "pytorch", "subnormal")
     counts = {k: sum(r["kind"] == k for r in recs) for k in kinds}
     lines = ["# Graph fuzzer report", "", f"`{cmd}` ({seconds:.0f} s)", "",
              "| " + " | ".join(kinds) + " |", "|" + " --- |" * len(kinds),
@@ -82,7 +82,7 @@ def report(recs, cmd, seconds):
         if why:
             lines += ["Why graphs ran per size (programs):", ""]
             lines += [f"- {n}: {w}" for w, n in sorted(why.items(), key=lambda x: -x[1])] + [""]
-    for k in ("wrong", "crash", "hang", "error", "pytorch"):
+    for k in ("wrong", "crash", "hang", "error", "pytorch", "subnormal"):
         bad = [r for r in recs if r["kind"] == k]
         if bad:
             lines += [f"## {k} ({len(bad)})", ""]

@@ -21,7 +21,9 @@ in shape, dtype or NaN positions; a tpu run that raises where CPU does not is an
 "error" (never wrong, but reported), unless the same function compiled with
 backend="aot_eager" raises on CPU too (a limit of PyTorch's tracing). A
 compiled run's wrong answer that aot_eager on CPU gives too is PyTorch's:
-kind "pytorch", reported apart and not counted as ours."""
+kind "pytorch", reported apart and not counted as ours. So is one CPU gives
+too with float32 subnormals flushed to zero (XLA's CPU runtime flushes
+them, and a TPU has none): kind "subnormal" (run_flushed)."""
 import re
 import zlib
 
@@ -213,6 +215,40 @@ def compare(want, spreads, got, ref=None):
     return None
 
 
+def run_flushed(fn, spec, inputs, grad):
+    """CPU's answer with float32 subnormals flushed to zero
+    (torch.set_flush_denormal), as XLA's CPU runtime computes them (and as a
+    TPU, which has none, does); None where the CPU cannot flush. An answer
+    that differs from CPU's only through a subnormal (dynamic 33:55: a
+    softmax weight of 1.8e-39 times -inf is -inf on CPU, 0 * -inf NaN
+    flushed) is the platform's, kind "subnormal": reported, not counted."""
+    import torch
+    threads = torch.get_num_threads()
+    if not torch.set_flush_denormal(True):
+        return None
+    torch.set_num_threads(1)  # the flag is the calling thread's (MXCSR): no worker threads
+    try:
+        return run(fn, spec, inputs, "cpu", grad)
+    finally:
+        torch.set_flush_denormal(False)
+        torch.set_num_threads(threads)
+
+
+def subnormal(bads, gots, fn, spec, inputs, grad, spreads, ref):
+    """{mode: message} of the wrong answers CPU gives too with subnormals
+    flushed (removed from bads)."""
+    if not any(b and not b.startswith("raised") for b in bads.values()):
+        return {}
+    flushed = run_flushed(fn, spec, inputs, grad)
+    if flushed is None or isinstance(flushed, tuple):
+        return {}
+    out = {}
+    for m, b in bads.items():
+        if b and not b.startswith("raised") and compare(flushed, spreads, gots[m], ref) is None:
+            out[m], bads[m] = "CPU gives it too with subnormals flushed: " + b, None
+    return out
+
+
 def _aot_eager(fn, spec, inputs, grad):
     """fn compiled by backend="aot_eager", run on CPU: PyTorch's tracing
     without torchtpu."""
@@ -228,12 +264,12 @@ def _raises_in_aot_eager(fn, spec, inputs, grad):
 
 
 def check(spec):
-    """{"id", "kind": pass|wrong|error|invalid|pytorch, "detail": {mode: message}}."""
+    """{"id", "kind": pass|wrong|error|invalid|pytorch|subnormal, "detail": {mode: message}}."""
     import torch
     import torchtpu  # noqa: F401
     inputs = make_inputs(spec)
     fn, fn64 = build(spec, torch.float32), build(spec, torch.float64)
-    detail, pytorch = {}, {}
+    detail, pytorch, sub = {}, {}, {}
     for grad in (False, True) if spec.get("grad") else (False,):
         suffix = "-grad" if grad else ""
         want = run(fn, spec, inputs, "cpu", grad)
@@ -248,9 +284,11 @@ def check(spec):
             with torch.tpu.eager_mode(mode):
                 got = run(fn, spec, inputs, "tpu", grad)
                 torch.tpu.synchronize()
-            bad = compare(want, spreads, got, ref)
-            if bad:
-                detail[("strict" if mode == "strict" else "defer") + suffix] = bad
+            m = ("strict" if mode == "strict" else "defer") + suffix
+            bad = {m: compare(want, spreads, got, ref)}
+            sub.update(subnormal(bad, {m: got}, fn, spec, inputs, grad, spreads, ref))
+            if bad[m]:
+                detail[m] = bad[m]
         torch._dynamo.reset()
         cf = torch.compile(fn, backend="tpu", dynamic=False)
         gots = {mode: run(cf, spec, inputs, "tpu", grad) for mode in ("compile", "replay", "fused")}
@@ -268,10 +306,13 @@ def check(spec):
                     if b and not isinstance(gots[m], tuple) and compare(ae, spreads, gots[m]) is None:
                         pytorch[m + suffix] = "aot_eager on CPU gives it too: " + b
                         bads[m] = None
+        sub.update({m + suffix: b for m, b in subnormal(bads, gots, fn, spec, inputs, grad, spreads, ref).items()})
         detail.update({m + suffix: b for m, b in bads.items() if b})
     kind = "pass"
     if detail:
         kind = "wrong" if any(not m.startswith("raised") for m in detail.values()) else "error"
     elif pytorch:
         kind, detail = "pytorch", pytorch
+    elif sub:
+        kind, detail = "subnormal", sub
     return {"id": spec["id"], "kind": kind, "detail": detail}

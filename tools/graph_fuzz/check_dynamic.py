@@ -102,12 +102,12 @@ def _sweep(fn, spec, grad, device, backend):
 
 
 def check(spec):
-    """{"id", "kind": pass|wrong|error|invalid|pytorch, "detail": {"n=<length>#<call>[-grad]": message}, "calls",
+    """{"id", "kind": pass|wrong|error|invalid|pytorch|subnormal, "detail": {"n=<length>#<call>[-grad]": message}, "calls",
     "padded", "size_calls", "unbounded": [why a graph ran per size]}."""
     import torch
     import torchtpu  # noqa: F401
     fn, fn64 = C.build(spec, torch.float32), C.build(spec, torch.float64)
-    detail, pytorch, calls, padded, per_size, reasons = {}, {}, 0, 0, 0, set()
+    detail, pytorch, sub, calls, padded, per_size, reasons = {}, {}, {}, 0, 0, 0, set()
     old = {id(g) for g in _graphs()}
     for grad in (False, True) if spec.get("grad") else (False,):
         suffix = "-grad" if grad else ""
@@ -152,6 +152,14 @@ def check(spec):
                     bads[k] = None
                     pytorch[f"n={spec['lengths'][k]}#{k}{suffix}"] = "aot_eager on CPU gives it too: " + b
         for k, b in bads.items():
+            if b and not b.startswith("raised"):
+                n = spec["lengths"][k]
+                at = spec_at(spec, n)
+                one = {k: b}
+                for m, why in C.subnormal(one, got, fn, at, C.make_inputs(at), grad, *wants[k][1:]).items():
+                    sub[f"n={n}#{m}{suffix}"] = why
+                bads[k] = one[k]
+        for k, b in bads.items():
             if b:
                 detail[f"n={spec['lengths'][k]}#{k}{suffix}"] = b
     kind = "pass"
@@ -159,5 +167,7 @@ def check(spec):
         kind = "wrong" if any(not m.startswith("raised") for m in detail.values()) else "error"
     elif pytorch:
         kind, detail = "pytorch", pytorch
+    elif sub:
+        kind, detail = "subnormal", sub
     return {"id": spec["id"], "kind": kind, "detail": detail, "calls": calls, "padded": padded,
             "size_calls": per_size, "unbounded": sorted(reasons)}
