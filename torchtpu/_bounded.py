@@ -23,7 +23,16 @@ static table's first n rows (x[:n] of a table's static dim) are read up to
 the bound, a bucket only while the bound fits the table (Bounding.limits);
 a convolution of stride 1 along a padded dim zeroes its input's padding
 first, so outputs inside the length read what the static run reads; a cat
-of a padded tensor and static rows moves the rows to the real end. The
+of a padded tensor and static rows moves the rows to the real end. Sort,
+argmax and argmin along a padded dim fill the padding with what they put
+last (a stable sort); integer indices computed from the data into a padded
+dim (index, index_select, index_put) hold the static run's positions and
+are made padded ones (_Padded.wrapped); histc fills the padding outside its
+range; a grouped mm of padded rows needs nothing. Where a dim's padding is
+inside it (a batch of rows flattened) positions differ between the runs:
+sorts and grouped rows work on the dim compacted to the static order and
+are laid out back, argmax's result and an arange over the dim are the
+static run's positions (_Padded.static_of). The
 outputs are the padded results narrowed to the sizes (views, no copy); an
 argument that is such a view of a padded result of this bucket's layout is
 widened back to it with no copy; any other is padded on the host (a copy
@@ -108,7 +117,7 @@ def _affine(sym, add):
     return (sym,) if add == 0 else ((sym, add),)
 
 
-def _atoms_of_expr(d):
+def _atoms_of_expr(d, any_layout=False):
     """Atoms of a dim known only by its size: a static size, one symbol, one
     symbol plus a constant (an affine atom (symbol, constant), alone in its
     dim: its padding is at its end), or one symbol times a static size."""
@@ -122,6 +131,8 @@ def _atoms_of_expr(d):
         # n * c elements are the static run's, an arange(c * n)'s included); a use expecting another
         # layout refuses
         return (syms[0], c)
+    if any_layout and not add:  # a product of symbols, in one layout of them (the caller's values follow it)
+        return syms + ((c,) if c != 1 else ())
     raise Refused(f"a new dim of size {d} whose layout is unknown")
 
 
@@ -257,6 +268,8 @@ def _slice_dim(dim, start, end, step, out_size):
     """Atoms of a slice of a symbolic dim: from a static start >= 0 with step
     1 the result is a prefix of the padded one whatever the end (an end
     relative to the padded end ends the valid part as the real end does)."""
+    if start in (None, 0) and step == 1 and (end is None or (isinstance(end, int) and end >= 2 ** 62)):
+        return dim  # all of it (x[:, 0] of a flattened batch)
     one = _single(dim)
     if one is None:
         raise Refused("a slice of a dim that merges a symbol with others")
@@ -576,10 +589,10 @@ class _Analysis:
                 raise Refused(f"{t} over all elements")
             d = dim % len(src)
             if _symbolic(src[d]):
-                if not _prefix(src[d]):
-                    raise Refused(f"{t} along a dim whose padding is not at its end")
-                # the padding holds the value no valid one loses to (the first of equals wins)
-                self.actions[node] = ("fill", [d], src, _extreme(_tensor_val(a[0]).dtype, p is aten.argmax))
+                # the padding holds the value no valid one loses to (the first of equals wins: the padded
+                # layout keeps the static order); the position found is made the static run's
+                self.actions[node] = ("fill", [d], src, _extreme(_tensor_val(a[0]).dtype, p is aten.argmax),
+                                      None if _prefix(src[d]) else src[d])
             return tuple(() if k == d else src[k] for k in range(len(src)) if keep or k != d)
         if p in (aten.topk, aten.sort):
             # along a static dim each row is its own: padded rows give values no result reads
@@ -593,10 +606,10 @@ class _Analysis:
             if _symbolic(src[d]):
                 if p is aten.topk:
                     raise Refused(f"{t} along a symbolic dim")
-                if not _prefix(src[d]):  # a batch of several rows flattened with the length inside
-                    raise Refused(f"{t} along a symbolic dim whose padding is not at its end {src[d]}")
                 # a stable sort with the padding filled by a value sorted after every valid one: the
-                # first n are the valid elements in the static run's order (ours is stable too)
+                # first n are the valid elements in the static run's order (ours is stable too); a dim
+                # whose padding is inside (a batch of rows flattened) is sorted in the static order
+                # (compacted) and its results laid out back
                 desc = node.kwargs.get("descending", False) if t is aten.sort.stable else _arg(node, 2, "descending", False)
                 self.actions[node] = ("sort", d, src, _sorts_last(_tensor_val(a[0]).dtype, desc), desc)
                 return [src, src]
@@ -622,9 +635,11 @@ class _Analysis:
             if end is None or not isinstance(start, int) or _has_sym(node.kwargs):
                 raise Refused("arange other than arange([start,] end) with a static start")
             # values start..bound-1: the first ones are arange(start, n)'s
-            atoms = (_atoms_of_expr(val.shape[0]),)
+            atoms = (_atoms_of_expr(val.shape[0], any_layout=start == 0 and t is aten.arange.default),)
             if start == 0 and _is_sym_node(end) and _single(atoms[0]):
                 self.iota[node] = _single(atoms[0])[0]
+            if not _prefix(atoms[0]) and _symbolic(atoms[0]):  # padding inside: the static run's positions
+                self.actions[node] = ("iota", atoms[0])
             return atoms
         if p is aten.scalar_tensor:
             _no_syms(node, a)
@@ -664,6 +679,8 @@ class _Analysis:
             if (len(x) != 2 or len(w) != 3 or _symbolic(x[1]) or any(_symbolic(d) for d in w) or bias is not None
                     or offs is None or any(_symbolic(d) for d in self.A(offs))):
                 raise Refused("a grouped mm other than padded rows times static groups")
+            if _symbolic(x[0]) and not _prefix(x[0]):  # groups are runs of rows in the static order
+                self.actions[node] = ("rows", x[0])
             return (x[0], _atoms_of_expr(val.shape[1]))
         if p is aten.index_select:  # x.index_select(d, i) is x[(None,) * d + (i,)]
             d = a[1] % len(self.A(a[0]))
@@ -710,11 +727,11 @@ class _Analysis:
     def _index(self, node, val, idxs=None, arg=1):
         """aten.index.Tensor: indices into a symbolic dim are its positions (an
         arange over its symbol, broadcast: each valid element reads a valid
-        one, a padded one reads inside the padding), or any integers when the
-        dim's padding is at its end: valid ones then read valid elements once
-        a negative index counts from the real end (an index past the real
-        size is made one past the bound, so it raises as it does on CPU).
-        Padded indices hold anything: they read element 0."""
+        one, a padded one reads inside the padding), or any integers: the
+        static run's positions, which are made padded ones (a negative index
+        counts from the real end; one past the real size is made one past
+        the bound, so it raises as it does on CPU). Padded indices hold
+        anything: they read element 0."""
         src = self.A(node.args[0])
         idxs = list(node.args[1]) if idxs is None else idxs
         used = [i for i, x in enumerate(idxs) if x is not None]
@@ -730,8 +747,8 @@ class _Analysis:
             if _symbolic(src[i]):
                 one = _single(src[i])
                 if one is None or one[1] != 0 or self.iota.get(x) != one[0]:
-                    if not _prefix(src[i]) or _tensor_val(x).dtype == torch.bool:
-                        raise Refused("indexing a symbolic dim whose padding is not at its end with indices that are not its positions")
+                    if _tensor_val(x).dtype == torch.bool:
+                        raise Refused("a boolean mask index into a symbolic dim")
                     wrap.append((arg, i if arg == 1 else None, src[i]))
                 elif padded:
                     continue
@@ -749,10 +766,10 @@ class _Analysis:
 
     def _index_put(self, node):
         """self[..., idx, ...] = values (one index tensor): a valid index writes
-        a valid element once negative ones count from the real end (as
-        _index); a padded index into the dim it is the padded positions of
-        writes its own position there (inside self's padding), so no
-        padded one writes a valid element."""
+        the valid element the static run writes (as _index); a padded index
+        into the dim it is the padded positions of writes its own position
+        there (inside self's padding), so no padded one writes a valid
+        element."""
         _no_syms(node, node.args[3:])
         dst, idxs, vals = self.A(node.args[0]), list(node.args[1]), self.A(node.args[2])
         used = [i for i, x in enumerate(idxs) if x is not None]
@@ -763,18 +780,31 @@ class _Analysis:
         padded = any(_symbolic(d) for d in ix)
         wrap, own = [], []
         if _symbolic(dst[i]):
-            if not _prefix(dst[i]):
-                raise Refused("index_put into a symbolic dim whose padding is not at its end")
             wrap.append((1, i, dst[i]))
         if padded:
             if len(ix) != 1 or ix[0] != dst[i]:
                 raise Refused("index_put by padded indices other than along the dim they index")
             own.append((1, i, dst[i]))
-        if _bcast([vals, dst[:i] + ix + dst[i + 1:]], "index_put's values") != dst[:i] + ix + dst[i + 1:]:
+        want = dst[:i] + ix + dst[i + 1:]
+        if len(vals) == len(want) == 1 and vals != want and self._relayout_arange(node.args[2], want[0]):
+            vals = want
+        if _bcast([vals, want], "index_put's values") != want:
             raise Refused("index_put of values laid out unlike the elements they write")
         if wrap or own:
             self.actions[node] = ("index", [], wrap, own)
         return dst
+
+    def _relayout_arange(self, x, dim):
+        """An arange(n * m) read by one op only, which expects it laid out as
+        `dim` (of that size; an inverse permutation's positions over a batch
+        of rows flattened): its values become the static run's positions of
+        that layout. Whether it did."""
+        if (not isinstance(x, torch.fx.Node) or x.target is not aten.arange.default or len(x.users) != 1
+                or _dim_of_atoms(dim) != _dim_of_atoms(self.atoms[x][0]) or x in self.iota):
+            return False
+        self.atoms[x] = (dim,)
+        self.actions[x] = ("iota", dim)
+        return True
 
     def keep_iota(self, node, atoms):
         """Whether a view, copy or slice of positions (an arange over a symbol)
@@ -1201,13 +1231,51 @@ class _Padded(torch.fx.Interpreter):
         return x.masked_fill(~self.mask(atoms, [d for d in range(len(atoms)) if _symbolic(atoms[d])]), value)
 
     def wrapped(self, idx, dim):
-        """Integer indices into a dim padded at its end, as the static run
-        reads them: a negative one counts from the real size; one out of
-        range at the real size becomes the bound (out of range there too, so
-        the op's own check raises)."""
+        """The static run's integer indices into a padded dim, made padded
+        positions: a negative one counts from the real size; one out of range
+        at the real size becomes the bound (out of range there too, so the
+        op's own check raises)."""
         n = self.count(dim)
         idx = torch.where(idx < 0, idx + n, idx)
-        return torch.where((idx < 0) | (idx >= n), _size(dim, self.bounds), idx)
+        bad = (idx < 0) | (idx >= n)
+        return torch.where(bad, _size(dim, self.bounds), self.padded_of(dim, torch.where(bad, 0, idx)))
+
+    def _radices(self, dim):
+        return [(self.bounds[a], self.n[a]) if isinstance(a, str) else (a, a) for a in reversed(dim)]
+
+    def static_of(self, dim, pos):
+        """The static run's positions of padded positions along a dim (valid
+        ones; a padded one gets some position below the bound)."""
+        if _prefix(dim) or not _symbolic(dim):
+            return pos
+        out, scale = 0, 1
+        for b, n in self._radices(dim):
+            out = out + torch.remainder(pos, b) * scale
+            pos, scale = torch.div(pos, b, rounding_mode="floor"), scale * n
+        return out
+
+    def padded_of(self, dim, idx):
+        """The padded positions of the static run's positions along a dim (in range)."""
+        if _prefix(dim) or not _symbolic(dim):
+            return idx
+        out, scale = 0, 1
+        for b, n in self._radices(dim):
+            out = out + torch.remainder(idx, n) * scale
+            idx, scale = torch.div(idx, n, rounding_mode="floor"), scale * b
+        return out
+
+    def compacted(self, x, d, dim):
+        """x along d in the static order: its valid elements first (the rest
+        padding); laid_out() puts them back."""
+        if _prefix(dim):
+            return x
+        j = torch.arange(x.shape[d], device=self.device)
+        return x.index_select(d, torch.where(j < self.count(dim), self.padded_of(dim, j), j))
+
+    def laid_out(self, x, d, dim):
+        if _prefix(dim):
+            return x
+        return x.index_select(d, self.static_of(dim, torch.arange(x.shape[d], device=self.device)))
 
     def mask(self, atoms, dims):
         m = None
@@ -1246,12 +1314,21 @@ class _Padded(torch.fx.Interpreter):
                 put(k, i, torch.where(self.dim_mask(dim), x, pos.to(x.dtype)))
             return node.target(*args, **kwargs)
         if act[0] == "fill":  # the padding along dims holds a value the op passes over
-            _, dims, atoms, value = act
-            return node.target(args[0].masked_fill(~self.mask(atoms, dims), value), *args[1:], **kwargs)
+            _, dims, atoms, value, positions = act[:4] + (act[4] if len(act) > 4 else None,)
+            out = node.target(args[0].masked_fill(~self.mask(atoms, dims), value), *args[1:], **kwargs)
+            return out if positions is None else self.static_of(positions, out)  # argmax's, as the static run's
         if act[0] == "sort":
             _, d, atoms, value, desc = act
-            x = args[0].masked_fill(~self.mask(atoms, [d]), value)
-            return torch.ops.aten.sort.stable(x, stable=True, dim=d, descending=desc)
+            x = self.compacted(args[0], d, atoms[d])
+            j = torch.arange(x.shape[d], device=self.device).reshape([-1 if k == d else 1 for k in range(x.dim())])
+            x = x.masked_fill(j >= self.count(atoms[d]), value)
+            v, i = torch.ops.aten.sort.stable(x, stable=True, dim=d, descending=desc)
+            return self.laid_out(v, d, atoms[d]), self.laid_out(i, d, atoms[d])
+        if act[0] == "iota":  # an arange laid out as a dim with padding inside: the static run's positions
+            return self.static_of(act[1], node.target(*args, **kwargs))
+        if act[0] == "rows":  # row groups of a grouped mm, in the static order
+            x = self.compacted(args[0], 0, act[1])
+            return self.laid_out(node.target(x, *args[1:], **kwargs), 0, act[1])
         if act[0] == "append":  # cat([a, b], d), a padded along d from n + c to its bound + c
             _, d, (sym, add) = act
             out = node.target(*args, **kwargs)

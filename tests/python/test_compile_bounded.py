@@ -608,6 +608,8 @@ class _GroupedMoE(torch.nn.Module):
         self.e, self.k = e, k
 
     def forward(self, x):
+        shape = x.shape
+        x = x.reshape(-1, shape[-1])  # a batch of rows: the padding inside the flattened tokens
         w, idx = torch.topk(torch.softmax(self.gate(x), dim=-1), self.k, dim=-1)
         ids, sw = idx.reshape(-1), w.reshape(-1)
         ids_g, perm = torch.sort(ids)
@@ -619,7 +621,7 @@ class _GroupedMoE(torch.nn.Module):
         out = torch._grouped_mm(hid, self.down, offs=offs) * swg.unsqueeze(-1)
         inv = torch.empty_like(perm)
         inv[perm] = torch.arange(perm.size(0), device=x.device)
-        return (out[inv].view(-1, self.k, x.shape[-1]).sum(dim=1),)
+        return (out[inv].view(-1, self.k, x.shape[-1]).sum(dim=1).view(shape),)
 
 
 def test_grouped_mm_experts_run_padded():
@@ -635,3 +637,38 @@ def test_grouped_mm_experts_run_padded():
             torch.testing.assert_close(f(x)[0].cpu(), ref(xc)[0], **TOL)
     gs = _graphs()
     assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+@pytest.mark.parametrize("how", ["dynamic", "mark"])
+def test_grouped_mm_experts_over_a_batch_run_padded(how):
+    """A batch of 2 rows of n tokens flattened: the padding is inside the (token, expert) pairs, so the sort,
+    the grouped mm's row groups and the indices work in the static order (compacted, then laid out back).
+    With dynamic=True the batch is a symbol too. Before: plans per size ("aten.sort.default along a
+    symbolic dim"); mixtral, olmoe (`tools/causal_lm_sweep.py --models mixtral,olmoe [--how mark]`) now run
+    bounded."""
+    torch.manual_seed(71)
+    ref = _GroupedMoE()
+    f = torch.compile(copy.deepcopy(ref).to("tpu"), backend="tpu", dynamic=True if how == "dynamic" else None)
+    with torch.no_grad():
+        for n in (3, 6, 5, 8):
+            x, xc = _poisoned(n, 8, seed=71)
+            if how == "mark":
+                torch._dynamo.mark_dynamic(x, 1)
+            torch.testing.assert_close(f(x)[0].cpu(), ref(xc)[0], **TOL)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def _batch_sorts(x):
+    """x [2, n, 8] flattened to [2n, 8] rows: sorts, argmax and indices along the flattened dim."""
+    r = x.reshape(-1, 8)
+    t = torch.round(r * 2)
+    v, i = torch.sort(t, dim=0, descending=True, stable=True)
+    inv = torch.empty_like(i[:, 0])
+    inv[i[:, 0]] = torch.arange(i.shape[0], device=x.device)
+    out = v, i, r[i[:, 1]], r.index_select(0, inv), r[i[:, 2] - r.shape[0]], inv.unsqueeze(-1).expand(-1, 8)
+    return (t.argmax(dim=0),) + tuple(o.view(x.shape) for o in out)  # an output's padding must be at its ends
+
+
+def test_sorts_and_indices_along_a_flattened_batch_run_padded():
+    _check_padded(_batch_sorts, (3, 6, 5, 8), 8, seed=73, rtol=0, atol=0)
