@@ -28,7 +28,9 @@ argmax and argmin along a padded dim fill the padding with what they put
 last (a stable sort); integer indices computed from the data into a padded
 dim (index, index_select, index_put) hold the static run's positions and
 are made padded ones (_Padded.wrapped); histc fills the padding outside its
-range; a grouped mm of padded rows needs nothing. Where a dim's padding is
+range; a grouped mm of padded rows needs nothing; a repeat by a symbolic
+count puts the copies past it at the end; a scatter along a static dim
+writes each row into itself. Where a dim's padding is
 inside it (a batch of rows flattened) positions differ between the runs:
 sorts and grouped rows work on the dim compacted to the static order and
 are laid out back, argmax's result and an arange over the dim are the
@@ -388,15 +390,21 @@ class _Analysis:
         if p is aten.repeat:
             src = self.A(a[0])
             reps = list(a[1])
-            if _has_sym(reps):
-                raise Refused("repeat by a symbolic count")
             lead = len(reps) - len(src)
-            out = [_atoms_of_expr(d) for d in val.shape[:lead]]
-            for j, dim in enumerate(src):
-                r = reps[lead + j]
+            dims = [()] * lead + list(src)
+            out = []
+            for j, (r, dim) in enumerate(zip(reps, dims)):
+                if _is_sym_node(r):
+                    # copies by a symbolic count of an unpadded dim (bloom's alibi over a batch): the copy
+                    # index is the outer atom, so the padding (copies past the count) is at the end
+                    c, syms, add = _expr(r.meta["val"])
+                    if c != 1 or len(syms) != 1 or add or _symbolic(dim):
+                        raise Refused("repeat by a symbolic count other than one symbol, or of a symbolic dim")
+                    out.append((syms[0],) + dim)
+                    continue
                 if r != 1 and _symbolic(dim):
                     raise Refused("repeat along a symbolic dim (its padding would be inside)")
-                out.append(dim if r == 1 else _atoms_of_expr(val.shape[lead + j]))
+                out.append(dim if r == 1 else _atoms_of_expr(val.shape[j]))
             return tuple(out)
         if p is aten.permute:
             src = self.A(a[0])
@@ -512,6 +520,22 @@ class _Analysis:
             if any(_symbolic(x) for x in idx):  # padded indices hold anything: they read element 0
                 self.actions[node] = ("sanitize", [(2, None, idx)])
             return idx
+        if p in (aten.scatter, aten.scatter_add, aten.scatter_reduce):
+            # along a static dim, an index laid out as self elsewhere (an MoE router's one-hot of its top-k):
+            # each row writes its own row; padded indices hold anything: they write element 0 of their row
+            _no_syms(node, a[1:2] + a[4:])
+            dst, idx = self.A(a[0]), self.A(a[2])
+            d = a[1] % len(dst)
+            src = self.A(a[3]) if _tensor_val(a[3]) is not None else None
+            same = all(idx[k] == dst[k] or not (_symbolic(idx[k]) or _symbolic(dst[k]))
+                       for k in range(len(dst)) if k != d)
+            if (_symbolic(dst[d]) or len(idx) != len(dst) or _symbolic(idx[d]) or not same
+                    or (src is not None and (len(src) != len(idx) or any(src[k] != idx[k] for k in range(len(idx))
+                                                                          if _symbolic(src[k]) or _symbolic(idx[k]))))):
+                raise Refused(f"{t} along a symbolic dim, or with an index or src laid out unlike self")
+            if any(_symbolic(x) for x in idx):
+                self.actions[node] = ("sanitize", [(2, None, idx)])
+            return dst
         if p in (aten.mm, aten.bmm, aten.addmm, aten.baddbmm):
             _no_syms(node, a[1:] if p in (aten.addmm, aten.baddbmm) else a)
             i = 1 if p in (aten.addmm, aten.baddbmm) else 0

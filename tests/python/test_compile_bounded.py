@@ -246,6 +246,29 @@ def test_repeat_of_unpadded_dims():
     _check_padded(_repeated, (5, 6, 7), 8, 13, rtol=1e-5, atol=1e-3)
 
 
+def _repeat_by_the_batch(x):
+    """bloom's alibi [heads, 1, n] repeated batch times (a symbolic count) and cpmant's positions [1, n]."""
+    alibi = torch.arange(1, 5, device=x.device, dtype=x.dtype)[:, None, None] * x[0].sum(-1)[None, None, :]
+    r = alibi.repeat(x.shape[0], 1, 1)
+    pos = torch.arange(x.shape[1], device=x.device)[None, :].repeat(x.shape[0], 1)
+    return r.view(x.shape[0], 4, x.shape[1]).softmax(-1), pos * 2, x + pos[..., None]
+
+
+def test_repeat_by_a_symbolic_count_runs_padded():
+    """The copy index is the outer atom: copies past the count are padding at the end. Before: plans per size
+    ("repeat by a symbolic count"; bloom, cpmant)."""
+    _check_padded(_repeat_by_the_batch, (5, 6, 7), 8, 17, rtol=1e-5, atol=1e-3)
+    torch._dynamo.reset()
+    f = torch.compile(_repeat_by_the_batch, backend="tpu", dynamic=True)
+    for b, n in ((3, 5), (3, 7), (4, 6)):  # a batch of 3 padded to 4: one copy past the count
+        full = torch.randn(4, 8, 8, generator=torch.Generator().manual_seed(b * n))
+        full[b:], full[:, n:] = 3e4, 3e4
+        for got, want in zip(f(full.to("tpu")[:b, :n]), _repeat_by_the_batch(full[:b, :n])):
+            torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-3)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
 def _stack_gather(x):
     src = torch.cat([x[..., :1], x[..., :1] * 2, x[..., 1:2] * 3], 2)  # a static last dim of 3
     ids = (x[..., :1].abs() * 100).long() % 3  # padded positions hold anything
@@ -672,3 +695,19 @@ def _batch_sorts(x):
 
 def test_sorts_and_indices_along_a_flattened_batch_run_padded():
     _check_padded(_batch_sorts, (3, 6, 5, 8), 8, seed=73, rtol=0, atol=0)
+
+
+def _one_hot_router(x):
+    """An MoE router's one-hot of its top-k experts along the static expert dim (exaone_moe), scatter_add
+    and scatter_reduce of the rows' values there."""
+    logits = x[..., :6]
+    _, e = torch.topk(logits, 2, dim=-1)
+    hot = torch.zeros_like(logits).scatter(-1, e, 1.0)
+    acc = torch.zeros_like(logits).scatter_add(-1, e, x[..., 6:8])
+    most = logits.scatter_reduce(-1, e, x[..., :2], reduce="amax", include_self=False)
+    return hot, acc, most, torch.zeros_like(logits).scatter(-1, e, x[..., 2:4])
+
+
+def test_scatter_along_a_static_dim_runs_padded():
+    """Before: plans per size ("aten.scatter.value is not known to be right on padded tensors")."""
+    _check_padded(_one_hot_router, (3, 6, 5, 8), 8, seed=79)
