@@ -30,7 +30,8 @@ dim (index, index_select, index_put) hold the static run's positions and
 are made padded ones (_Padded.wrapped); histc fills the padding outside its
 range; a grouped mm of padded rows needs nothing; a repeat by a symbolic
 count puts the copies past it at the end; a scatter along a static dim
-writes each row into itself. Where a dim's padding is
+writes each row into itself; x[:, -m:] of a dim of n reads from n - m at
+run time. Where a dim's padding is
 inside it (a batch of rows flattened) positions differ between the runs:
 sorts and grouped rows work on the dim compacted to the static order and
 are laid out back, argmax's result and an arange over the dim are the
@@ -266,6 +267,24 @@ def _reshape(atoms, shape):
     return tuple(out)
 
 
+def _tail_of(dim, start, end, step, out_size):
+    """The symbol m of a slice x[-m:] along a dim of one other symbol n (its
+    last m elements: a result of size m, Dynamo having guarded m <= n), else
+    None."""
+    one = _single(dim)
+    if (one is None or one[1] != 0 or step != 1 or not _is_sym_node(start)
+            or not isinstance(start.meta["val"], torch.SymInt)
+            or not (end is None or (isinstance(end, int) and end >= 2 ** 62))):
+        return None
+    try:
+        c, syms, add = _expr(start.meta["val"])
+        size = _expr(out_size)
+    except Refused:
+        return None
+    ok = c == -1 and len(syms) == 1 and not add and syms[0] != one[0] and size == (1, syms, 0)
+    return syms[0] if ok else None
+
+
 def _slice_dim(dim, start, end, step, out_size):
     """Atoms of a slice of a symbolic dim: from a static start >= 0 with step
     1 the result is a prefix of the padded one whatever the end (an end
@@ -454,6 +473,10 @@ class _Analysis:
                         raise Refused("slice of a static dim at a symbolic index")
                     self.limits.append((_expr(end.meta["val"]), _size(src[d], {})))
                 return src[:d] + (_atoms_of_expr(val.shape[d]),) + src[d + 1:]
+            tail = _tail_of(src[d], start, end, step, val.shape[d])
+            if tail is not None:  # the last m of a dim of n (falcon's x[:, -m:]): read from n - m at run time
+                self.actions[node] = ("tail", d, _single(src[d])[0], tail)
+                return src[:d] + ((tail,),) + src[d + 1:]
             return src[:d] + (_slice_dim(src[d], start, end, step, val.shape[d]),) + src[d + 1:]
         if p is aten.convolution:
             # stride 1 along a padded spatial dim, its padding zeroed: an output inside the length reads
@@ -605,7 +628,7 @@ class _Analysis:
             if any(isinstance(x, str) for x in src[d][1:]):
                 raise Refused("cumsum along a dim whose padding is not at its end")
             return src
-        if p in (aten.argmax, aten.argmin):
+        if p in (aten.argmax, aten.argmin) or t in (aten.max.dim, aten.min.dim):
             _no_syms(node, a[1:])
             src = self.A(a[0])
             dim, keep = _arg(node, 1, "dim"), _arg(node, 2, "keepdim", False)
@@ -615,9 +638,10 @@ class _Analysis:
             if _symbolic(src[d]):
                 # the padding holds the value no valid one loses to (the first of equals wins: the padded
                 # layout keeps the static order); the position found is made the static run's
-                self.actions[node] = ("fill", [d], src, _extreme(_tensor_val(a[0]).dtype, p is aten.argmax),
+                self.actions[node] = ("fill", [d], src, _extreme(_tensor_val(a[0]).dtype, p in (aten.argmax, aten.max)),
                                       None if _prefix(src[d]) else src[d])
-            return tuple(() if k == d else src[k] for k in range(len(src)) if keep or k != d)
+            out = tuple(() if k == d else src[k] for k in range(len(src)) if keep or k != d)
+            return out if p in (aten.argmax, aten.argmin) else [out, out]
         if p in (aten.topk, aten.sort):
             # along a static dim each row is its own: padded rows give values no result reads
             _no_syms(node, a[1:])
@@ -1340,7 +1364,11 @@ class _Padded(torch.fx.Interpreter):
         if act[0] == "fill":  # the padding along dims holds a value the op passes over
             _, dims, atoms, value, positions = act[:4] + (act[4] if len(act) > 4 else None,)
             out = node.target(args[0].masked_fill(~self.mask(atoms, dims), value), *args[1:], **kwargs)
-            return out if positions is None else self.static_of(positions, out)  # argmax's, as the static run's
+            if positions is None:
+                return out
+            if isinstance(out, tuple):  # max.dim's (values, indices)
+                return type(out)((out[0], self.static_of(positions, out[1])))
+            return self.static_of(positions, out)  # argmax's, as the static run's
         if act[0] == "sort":
             _, d, atoms, value, desc = act
             x = self.compacted(args[0], d, atoms[d])
@@ -1348,6 +1376,11 @@ class _Padded(torch.fx.Interpreter):
             x = x.masked_fill(j >= self.count(atoms[d]), value)
             v, i = torch.ops.aten.sort.stable(x, stable=True, dim=d, descending=desc)
             return self.laid_out(v, d, atoms[d]), self.laid_out(i, d, atoms[d])
+        if act[0] == "tail":  # x[-m:] along a dim of n: elements n - m.. (past the bound: the last one, padding)
+            _, d, n, m = act
+            x = args[0]
+            j = torch.arange(self.bounds[m], device=self.device) + (self.n[n] - self.n[m])
+            return x.index_select(d, torch.clamp(j, max=x.shape[d] - 1))
         if act[0] == "iota":  # an arange laid out as a dim with padding inside: the static run's positions
             return self.static_of(act[1], node.target(*args, **kwargs))
         if act[0] == "rows":  # row groups of a grouped mm, in the static order

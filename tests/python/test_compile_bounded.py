@@ -552,12 +552,13 @@ def _sorts_along_the_length(x):
     return (torch.sort(y, dim=0)[0], torch.sort(y, dim=0, stable=True), torch.sort(y, dim=0, descending=True, stable=True),
             torch.sort(i, dim=0, stable=True), torch.sort(i, dim=0, descending=True, stable=True)[1],
             torch.sort(x > 0, dim=0, stable=True)[1], torch.sort(x > 0, dim=0, descending=True, stable=True)[1],
-            y.argmax(dim=0), t.argmin(dim=0), i.argmax(dim=0), i.argmin(dim=0))
+            y.argmax(dim=0), t.argmin(dim=0), i.argmax(dim=0), i.argmin(dim=0), tuple(torch.max(y, dim=0)),
+            tuple(torch.min(i, dim=0)))
 
 
 def test_sort_argmax_argmin_along_the_symbolic_dim_run_padded():
     """The padding holds what a stable sort puts last (NaN ascending, -inf descending, the integer limits,
-    booleans) or what argmax/argmin pass over: the first n are the static run's, tie order included. Before:
+    booleans) or what argmax/argmin/max/min pass over: the first n are the static run's, tie order included. Before:
     plans per size ("aten.sort.default along a symbolic dim")."""
     _check_rows_padded(lambda x: [t for r in _sorts_along_the_length(x) for t in (r if isinstance(r, tuple) else (r,))],
                        seed=47, exact=True)
@@ -690,7 +691,7 @@ def _batch_sorts(x):
     inv = torch.empty_like(i[:, 0])
     inv[i[:, 0]] = torch.arange(i.shape[0], device=x.device)
     out = v, i, r[i[:, 1]], r.index_select(0, inv), r[i[:, 2] - r.shape[0]], inv.unsqueeze(-1).expand(-1, 8)
-    return (t.argmax(dim=0),) + tuple(o.view(x.shape) for o in out)  # an output's padding must be at its ends
+    return (t.argmax(dim=0), *torch.max(t, dim=0)) + tuple(o.view(x.shape) for o in out)  # (padding at the ends)
 
 
 def test_sorts_and_indices_along_a_flattened_batch_run_padded():
@@ -711,3 +712,21 @@ def _one_hot_router(x):
 def test_scatter_along_a_static_dim_runs_padded():
     """Before: plans per size ("aten.scatter.value is not known to be right on padded tensors")."""
     _check_padded(_one_hot_router, (3, 6, 5, 8), 8, seed=79)
+
+
+def _tail(x, y):
+    """The last m rows of a dim of n (falcon's rotary table sliced to the query length)."""
+    t = x[:, -y.shape[1]:]
+    return t + y, t.sum(1), t.softmax(1)
+
+
+def test_the_last_m_of_a_dim_of_n_runs_padded():
+    """Read from n - m at run time. Before: plans per size ("a slice of a symbolic dim that does not start at
+    a static index from its front")."""
+    f = torch.compile(_tail, backend="tpu", dynamic=True)
+    for n, m in ((7, 3), (6, 5), (8, 2), (5, 5)):
+        (x, xc), (y, yc) = _poisoned(n, 8, seed=83), _poisoned(m, 8, seed=89)
+        for got, want in zip(f(x, y), _tail(xc, yc)):
+            torch.testing.assert_close(got.cpu(), want, **TOL)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
