@@ -580,6 +580,21 @@ class _Analysis:
             if masked:
                 self.actions[node] = ("reduce", p.__name__.split(".")[-1], dims, masked, src)
             return tuple(() if d in dims else src[d] for d in range(len(src)) if keep or d not in dims)
+        if p is aten.linalg_vector_norm:
+            # over a padded dim its padding holds what adds nothing: 0 for ord > 0, inf (and 0) and for ord 0
+            # (a count of nonzeros); inf for ord < 0 (|inf|^ord is 0; -inf: the smallest |x| is a valid one)
+            _no_syms(node, a[1:])
+            src = self.A(a[0])
+            ord_ = _arg(node, 1, "ord", 2)
+            dims = _norm_dims(_arg(node, 2, "dim"), len(src))
+            keep = _arg(node, 3, "keepdim", False)
+            masked = [d for d in dims if _symbolic(src[d])]
+            if masked:
+                self.actions[node] = ("fill", masked, src, float("inf") if ord_ < 0 else 0.0)
+            return tuple(() if d in dims else src[d] for d in range(len(src)) if keep or d not in dims)
+        if p is aten.log_sigmoid_forward:  # elementwise; its buffer is the input's shape or empty
+            src = self.A(a[0])
+            return [src, src if val[1].dim() == len(src) else tuple(_atoms_of_expr(d) for d in val[1].shape)]
         if p in (aten._softmax, aten._log_softmax, aten._safe_softmax):
             src = self.A(a[0])
             d = a[1] % len(src)

@@ -730,3 +730,18 @@ def test_the_last_m_of_a_dim_of_n_runs_padded():
             torch.testing.assert_close(got.cpu(), want, **TOL)
     gs = _graphs()
     assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def _norms(x):
+    """vector norms over the padded dim (every ord: the padding must add nothing) and over the static one
+    (inkling2's), log-sigmoid (inkling's)."""
+    y = x / 3e4 + x.clamp(-2, 2)  # poisoned padding stays huge; valid values near x
+    outs = [torch.linalg.vector_norm(y, ord, dim=1) for ord in (2, 1, 3.5, float("inf"), float("-inf"), 0, -1, -2.5)]
+    return (*outs, torch.linalg.vector_norm(y, dim=-1, keepdim=True), torch.nn.functional.logsigmoid(y),
+            torch.linalg.vector_norm(y, dim=(1, 2)))
+
+
+def test_vector_norm_and_logsigmoid_run_padded():
+    """Before: plans per size ("aten.linalg_vector_norm.default / aten.log_sigmoid_forward.default is not
+    known to be right on padded tensors")."""
+    _check_padded(_norms, (3, 6, 5, 8), 8, seed=97)
