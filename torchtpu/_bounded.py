@@ -459,10 +459,8 @@ class _Analysis:
             return out
         if p is aten.slice:
             src = self.A(a[0])
-            d = (a[1] if len(a) > 1 else 0) % len(src)
-            start = a[2] if len(a) > 2 else None
-            end = a[3] if len(a) > 3 else None
-            step = a[4] if len(a) > 4 else 1
+            d = _arg(node, 1, "dim", 0) % len(src)
+            start, end, step = _arg(node, 2, "start"), _arg(node, 3, "end"), _arg(node, 4, "step", 1)
             if not _symbolic(src[d]):
                 if _has_sym([start, end, step]):
                     # a static table's first rows up to a size (bert's position ids[:, :n]): at the bounds
@@ -501,20 +499,20 @@ class _Analysis:
             return (x[0], _atoms_of_expr(val.shape[1])) + tuple(spatial)
         if p is aten.unbind:
             src = self.A(a[0])
-            d = (a[1] if len(a) > 1 else node.kwargs.get("dim", 0)) % len(src)
+            d = _arg(node, 1, "dim", 0) % len(src)
             if _symbolic(src[d]):
                 raise Refused("unbind along a symbolic dim")
             return [src[:d] + src[d + 1:] for _ in val]
         if p in (aten.split, aten.split_with_sizes):
             src = self.A(a[0])
-            d = (a[2] if len(a) > 2 else 0) % len(src)
+            d = _arg(node, 2, "dim", 0) % len(src)
             if _symbolic(src[d]) or _has_sym(a[1]):
                 raise Refused("split along a symbolic dim")
             return [src[:d] + (_atoms_of_expr(v.shape[d]),) + src[d + 1:] for v in val]
         if p is aten.cat:
             parts = [self.A(x) for x in a[0]]
             rank = val.dim()
-            d = (a[1] if len(a) > 1 else 0) % rank
+            d = _arg(node, 1, "dim", 0) % rank
             if any(len(x) != rank for x in parts) or _has_sym(a[1:]):
                 raise Refused("cat of operands of another rank")
             if any(x[:d] + x[d + 1:] != parts[0][:d] + parts[0][d + 1:] for x in parts):
@@ -530,7 +528,7 @@ class _Analysis:
             return parts[0][:d] + (_atoms_of_expr(val.shape[d]),) + parts[0][d + 1:]
         if p is aten.stack:
             parts = [self.A(x) for x in a[0]]
-            d = (a[1] if len(a) > 1 else 0) % (len(parts[0]) + 1)
+            d = _arg(node, 1, "dim", 0) % (len(parts[0]) + 1)
             if any(x != parts[0] for x in parts) or _has_sym(a[1:]):
                 raise Refused("stack of operands with different layouts")
             return parts[0][:d] + (_atoms_of_expr(len(parts)),) + parts[0][d:]
@@ -574,8 +572,8 @@ class _Analysis:
         if p in (aten.sum, aten.mean, aten.amax, aten.amin, aten.logsumexp):
             _no_syms(node, a)
             src = self.A(a[0])
-            dims = _norm_dims(a[1] if len(a) > 1 else node.kwargs.get("dim"), len(src))
-            keep = (a[2] if len(a) > 2 else node.kwargs.get("keepdim", False))
+            dims = _norm_dims(_arg(node, 1, "dim"), len(src))
+            keep = _arg(node, 2, "keepdim", False)
             masked = [d for d in dims if _symbolic(src[d])]
             if masked:
                 self.actions[node] = ("reduce", p.__name__.split(".")[-1], dims, masked, src)
@@ -765,7 +763,7 @@ class _Analysis:
         if p is aten.slice_scatter:  # src written into a static slice of self: laid out as self
             _no_syms(node, a[2:])
             dst, src = self.A(a[0]), self.A(a[1])
-            d = (a[2] if len(a) > 2 else node.kwargs.get("dim", 0)) % len(dst)
+            d = _arg(node, 2, "dim", 0) % len(dst)
             if _symbolic(dst[d]) or len(src) != len(dst) or any(src[k] != dst[k] for k in range(len(dst)) if k != d):
                 raise Refused("slice_scatter along a symbolic dim, or of a src laid out unlike self")
             return dst
