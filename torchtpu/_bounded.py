@@ -590,6 +590,27 @@ class _Analysis:
             if masked:
                 self.actions[node] = ("fill", masked, src, float("inf") if ord_ < 0 else 0.0)
             return tuple(() if d in dims else src[d] for d in range(len(src)) if keep or d not in dims)
+        if p is aten.constant_pad_nd:
+            # a static dim: nothing; a padded one (n + c) padded by lo, hi >= 0 is n + c + lo + hi, its valid
+            # end then reads the input's padding, which holds the pad value
+            _no_syms(node, a[1:])
+            src, pads = self.A(a[0]), list(a[1])
+            out, grown = list(src), []
+            for k in range(len(pads) // 2):
+                d, lo, hi = len(src) - 1 - k, pads[2 * k], pads[2 * k + 1]
+                if lo == hi == 0:
+                    continue
+                if not _symbolic(src[d]):
+                    out[d] = _atoms_of_expr(val.shape[d])
+                    continue
+                one = _single(src[d])
+                if one is None or lo < 0 or hi < 0:
+                    raise Refused("constant_pad_nd of a merged symbolic dim, or cropping one")
+                out[d] = _affine(one[0], one[1] + lo + hi)
+                grown.append(d)
+            if grown:
+                self.actions[node] = ("fill", grown, src, _arg(node, 2, "value", 0))
+            return tuple(out)
         if p is aten.log_sigmoid_forward:  # elementwise; its buffer is the input's shape or empty
             src = self.A(a[0])
             return [src, src if val[1].dim() == len(src) else tuple(_atoms_of_expr(d) for d in val[1].shape)]

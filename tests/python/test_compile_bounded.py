@@ -745,3 +745,15 @@ def test_vector_norm_and_logsigmoid_run_padded():
     """Before: plans per size ("aten.linalg_vector_norm.default / aten.log_sigmoid_forward.default is not
     known to be right on padded tensors")."""
     _check_padded(_norms, (3, 6, 5, 8), 8, seed=97)
+
+
+def _pads(x):
+    """constant_pad_nd of a static dim (mamba's batch) and of the padded one, before and after it."""
+    return (torch.nn.functional.pad(x, (0, 0, 0, 0, 0, 1)), torch.nn.functional.pad(x, (0, 0, 2, 0), value=1.5),
+            torch.nn.functional.pad(x, (1, 0, 0, 3), value=-2.0).cumsum(1), torch.nn.functional.pad(x, (0, 0, 1, 2)).sum(1))
+
+
+def test_constant_pad_runs_padded():
+    """The input's padding holds the pad value. Before: plans per size ("aten.constant_pad_nd.default is not
+    known to be right on padded tensors"; mamba, jamba)."""
+    _check_padded(_pads, (3, 6, 5, 8), 8, seed=101)
