@@ -421,8 +421,9 @@ class _Analysis:
                         raise Refused("repeat by a symbolic count other than one symbol, or of a symbolic dim")
                     out.append((syms[0],) + dim)
                     continue
-                if r != 1 and _symbolic(dim):
-                    raise Refused("repeat along a symbolic dim (its padding would be inside)")
+                if r != 1 and _symbolic(dim):  # r copies of a padded dim: the copy index is the outer atom
+                    out.append((r,) + dim)  # (llama4's tokens repeated per expert; the padding is inside)
+                    continue
                 out.append(dim if r == 1 else _atoms_of_expr(val.shape[j]))
             return tuple(out)
         if p is aten.permute:
