@@ -579,6 +579,16 @@ class _Analysis:
             if masked:
                 self.actions[node] = ("reduce", p.__name__.split(".")[-1], dims, masked, src)
             return tuple(() if d in dims else src[d] for d in range(len(src)) if keep or d not in dims)
+        if t in (aten.all.default, aten.all.dim, aten.all.dims, aten.any.default, aten.any.dim, aten.any.dims):
+            # over a padded dim its padding holds True (all) or False (any)
+            _no_syms(node, a[1:])
+            src = self.A(a[0])
+            dims = _norm_dims(None if t._overloadname == "default" else _arg(node, 1, "dim"), len(src))
+            keep = _arg(node, 2, "keepdim", False)
+            masked = [d for d in dims if _symbolic(src[d])]
+            if masked:
+                self.actions[node] = ("fill", masked, src, p is aten.all)
+            return tuple(() if d in dims else src[d] for d in range(len(src)) if keep or d not in dims)
         if p is aten.linalg_vector_norm:
             # over a padded dim its padding holds what adds nothing: 0 for ord > 0, inf (and 0) and for ord 0
             # (a count of nonzeros); inf for ord < 0 (|inf|^ord is 0; -inf: the smallest |x| is a valid one)

@@ -771,3 +771,15 @@ def test_repeat_of_a_padded_dim_runs_padded():
     """The copy index is the outer atom of the repeated dim. Before: plans per size ("repeat along a symbolic
     dim (its padding would be inside)"; llama4_text)."""
     _check_padded(_repeat_per_expert, (3, 6, 5, 8), 8, seed=103)
+
+
+def _alls(x):
+    """all/any over the padded dim, over everything and over a static dim (longcat_flash's all())."""
+    b = x < 100  # the poisoned padding is False
+    return (b.all(1), (~b).any(1), b.all(), (~b).any(), b.all(-1), torch.all(b, dim=(0, 1), keepdim=True),
+            x.new_zeros(()) + b.all().to(x.dtype))
+
+
+def test_all_any_run_padded():
+    """Before: plans per size ("aten.all.default is not known to be right on padded tensors")."""
+    _check_padded(_alls, (3, 6, 5, 8), 8, seed=107)
