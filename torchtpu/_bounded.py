@@ -31,7 +31,7 @@ are made padded ones (_Padded.wrapped); histc fills the padding outside its
 range; a grouped mm of padded rows needs nothing; a repeat by a symbolic
 count puts the copies past it at the end; a scatter along a static dim
 writes each row into itself; x[:, -m:] of a dim of n reads from n - m at
-run time. Where a dim's padding is
+run time, a flip of a padded dim n - 1 - j. Where a dim's padding is
 inside it (a batch of rows flattened) positions differ between the runs:
 sorts and grouped rows work on the dim compacted to the static order and
 are laid out back, argmax's result and an arange over the dim are the
@@ -346,7 +346,7 @@ def _broadcast(node, operands):
 # ops with several outputs), or raises Refused; A(arg) is an argument's
 # atoms. A rule may record an action: how the op runs on padded tensors.
 
-_FILL = {"sum": 0, "mean": 0, "amax": float("-inf"), "amin": float("inf"), "logsumexp": float("-inf"),
+_FILL = {"sum": 0, "nansum": 0, "mean": 0, "amax": float("-inf"), "amin": float("inf"), "logsumexp": float("-inf"),
          "_softmax": float("-inf"), "_log_softmax": float("-inf"), "_safe_softmax": float("-inf")}
 
 # Copies and aliases (pointwise ops are found by their tag).
@@ -570,7 +570,7 @@ class _Analysis:
             if i:
                 return _broadcast(node, [self.A(a[0]), out])
             return out
-        if p in (aten.sum, aten.mean, aten.amax, aten.amin, aten.logsumexp):
+        if p in (aten.sum, aten.nansum, aten.mean, aten.amax, aten.amin, aten.logsumexp):
             _no_syms(node, a)
             src = self.A(a[0])
             dims = _norm_dims(_arg(node, 1, "dim"), len(src))
@@ -601,6 +601,17 @@ class _Analysis:
             if masked:
                 self.actions[node] = ("fill", masked, src, float("inf") if ord_ < 0 else 0.0)
             return tuple(() if d in dims else src[d] for d in range(len(src)) if keep or d not in dims)
+        if p is aten.flip:  # along a padded dim (n + c) element j reads n + c - 1 - j at run time
+            _no_syms(node, a[1:])
+            src = self.A(a[0])
+            dims = _norm_dims(a[1], len(src))
+            flipped = [d for d in dims if _symbolic(src[d])]
+            if any(_single(src[d]) is None for d in flipped):
+                raise Refused("flip of a merged symbolic dim")
+            if flipped:
+                self.actions[node] = ("flip", [d for d in dims if d not in flipped],
+                                      [(d, _single(src[d])) for d in flipped])
+            return src
         if p is aten.constant_pad_nd:
             # a static dim: nothing; a padded one (n + c) padded by lo, hi >= 0 is n + c + lo + hi, its valid
             # end then reads the input's padding, which holds the pad value
@@ -1421,6 +1432,13 @@ class _Padded(torch.fx.Interpreter):
             x = x.masked_fill(j >= self.count(atoms[d]), value)
             v, i = torch.ops.aten.sort.stable(x, stable=True, dim=d, descending=desc)
             return self.laid_out(v, d, atoms[d]), self.laid_out(i, d, atoms[d])
+        if act[0] == "flip":
+            _, static, padded = act
+            x = args[0].flip(static) if static else args[0]
+            for d, (sym, add) in padded:
+                j = torch.arange(x.shape[d], device=self.device)
+                x = x.index_select(d, torch.clamp(self.n[sym] + add - 1 - j, min=0))
+            return x
         if act[0] == "tail":  # x[-m:] along a dim of n: elements n - m.. (past the bound: the last one, padding)
             _, d, n, m = act
             x = args[0]

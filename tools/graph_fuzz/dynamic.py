@@ -398,6 +398,27 @@ class _Gen:
             return self.emit(f"torch.topk({a.name}, {k}, {d}).values", a.shape[:d] + (k,) + a.shape[d + 1:])
         self.emit(f"torch.sort({a.name}, {d}, descending={self.rng.random() < 0.5}).values", a.shape)
 
+    def permute(self):
+        """Positions computed from the data (an MoE's sort by expert): a permutation of a dim by a tie-free
+        key, rows gathered by it, or by its inverse written by index_put; argmax's positions."""
+        a = self.pick(1, dyn=True)
+        if a is None:
+            return self.unary()
+        d = self.dim(a)
+        key = f"{a.name}.movedim({d}, 0).flatten(1).sum(1)" if len(a.shape) > 1 else a.name
+        key = (f"(torch.nan_to_num({key}, 0.0, 0.0, 0.0) + 1e-3 * torch.arange({a.name}.shape[{d}], "
+               f"device={a.name}.device, dtype=DT).sin())")
+        perm = f"torch.argsort({key}, descending={self.rng.random() < 0.5}, stable=True)"
+        r = self.rng.random()
+        if r < 0.4:
+            return self.emit(f"{a.name}.index_select({d}, {perm})", a.shape)
+        if r < 0.8:
+            inv = (f"torch.zeros_like({perm}).index_put(({perm},), torch.arange({a.name}.shape[{d}], "
+                   f"device={a.name}.device))")
+            return self.emit(f"{a.name}.index_select({d}, {inv}) * 0.5 + {a.name}", a.shape)
+        # the first position, counted from the end (a negative index: advanced indexing wraps it)
+        self.emit(f"{a.name}[{':, ' * d}{perm}[:1] - {a.name}.shape[{d}]]", a.shape[:d] + (1,) + a.shape[d + 1:])
+
     def reshape(self):
         a = self.pick(2, dyn=True)
         if a is None:
@@ -563,7 +584,10 @@ def make_program(seed, index, statements=None):
     g.new_input(first)
     if rng.random() < 0.5:
         g.new_input(rng.choice((first, first[-1:], ("n", 1) if len(first) >= 2 else first)))
-    names, weights = zip(*(_Gen.SAFE.items() if safe else _Gen.STATEMENTS))
+    table = tuple(_Gen.SAFE.items()) if safe else _Gen.STATEMENTS
+    if seed >= 41:  # from seed 41 on, data-computed positions too (earlier seeds keep their programs)
+        table += (("permute", 3),)
+    names, weights = zip(*table)
     for _ in range(statements or rng.randint(3, 10)):
         getattr(g, rng.choices(names, weights)[0])()
     outs = [v.name for v in g.vars if v.name.startswith("v")][-6:] + [v.name for v in g.ints]
