@@ -601,6 +601,18 @@ class _Analysis:
             if masked:
                 self.actions[node] = ("fill", masked, src, float("inf") if ord_ < 0 else 0.0)
             return tuple(() if d in dims else src[d] for d in range(len(src)) if keep or d not in dims)
+        if t in (aten.var.correction, aten.std.correction):
+            # over padded dims: the mean and the squared deviations of the valid elements, divided by the
+            # real count less the correction
+            _no_syms(node, a[1:])
+            src = self.A(a[0])
+            if _tensor_val(a[0]).is_complex():
+                raise Refused(f"{t} of a complex tensor")
+            dims = _norm_dims(_arg(node, 1, "dim"), len(src))
+            keep = node.kwargs.get("keepdim", False)
+            if any(_symbolic(src[d]) for d in dims):
+                self.actions[node] = ("moment", dims, src, keep, node.kwargs.get("correction"), p is aten.std)
+            return tuple(() if d in dims else src[d] for d in range(len(src)) if keep or d not in dims)
         if p is aten.flip:  # along a padded dim (n + c) element j reads n + c - 1 - j at run time
             _no_syms(node, a[1:])
             src = self.A(a[0])
@@ -1432,6 +1444,19 @@ class _Padded(torch.fx.Interpreter):
             x = x.masked_fill(j >= self.count(atoms[d]), value)
             v, i = torch.ops.aten.sort.stable(x, stable=True, dim=d, descending=desc)
             return self.laid_out(v, d, atoms[d]), self.laid_out(i, d, atoms[d])
+        if act[0] == "moment":
+            _, dims, atoms, keep, correction, root = act
+            valid = self.mask(atoms, [d for d in dims if _symbolic(atoms[d])])
+            count = 1
+            for d in dims:
+                count = count * self.count(atoms[d])
+            x = args[0]
+            count = torch.as_tensor(count, device=self.device).to(x.dtype)
+            mean = x.masked_fill(~valid, 0).sum(dims, keepdim=True) / count
+            dev = (x - mean).masked_fill(~valid, 0)
+            div = torch.clamp(count - (1 if correction is None else correction), min=0)
+            v = (dev * dev).sum(dims, keepdim=keep) / div
+            return v.sqrt() if root else v
         if act[0] == "flip":
             _, static, padded = act
             x = args[0].flip(static) if static else args[0]

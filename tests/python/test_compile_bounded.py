@@ -791,3 +791,15 @@ def _alls(x):
 def test_all_any_run_padded():
     """Before: plans per size ("aten.all.default is not known to be right on padded tensors")."""
     _check_padded(_alls, (3, 6, 5, 8), 8, seed=107)
+
+
+def _moments(x):
+    """var/std over the padded dim, over all dims, with corrections 0, 1 and 2 and over a static dim."""
+    return (x.var(1), x.std(1, correction=0, keepdim=True), torch.var(x, dim=(0, 1), correction=2), x.std(),
+            x.var(-1), torch.std(x[:, :1], dim=1))
+
+
+def test_var_std_run_padded():
+    """Before: plans per size ("aten.var.correction / aten.std.correction is not known to be right on padded
+    tensors"). One element along the dim with the correction 1 is NaN, as on CPU."""
+    _check_padded(_moments, (3, 6, 5, 8), 8, seed=113, rtol=1e-5, atol=1e-5, equal_nan=True)
