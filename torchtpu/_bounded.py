@@ -815,11 +815,29 @@ class _Analysis:
             return src[:-1]
         if p is aten.view_as_real:
             return self.A(a[0]) + (_atoms_of_expr(2),)
+        if p is aten.select_scatter:  # src written at a static index of self (as select reads one)
+            _no_syms(node, a[2:])
+            dst, src = self.A(a[0]), self.A(a[1])
+            d, i = a[2] % len(dst), a[3]
+            if not isinstance(i, int) or (_symbolic(dst[d]) and (i < 0 or not _single(dst[d]))):
+                raise Refused("select_scatter at a symbolic index, or from the end of a symbolic dim")
+            if src != dst[:d] + dst[d + 1:]:
+                raise Refused("select_scatter of a src laid out unlike self")
+            return dst
+        if t in (aten.max.default, aten.min.default):  # over everything: the padding holds what loses
+            src = self.A(a[0])
+            padded = [d for d in range(len(src)) if _symbolic(src[d])]
+            if padded:
+                self.actions[node] = ("fill", padded, src, _extreme(_tensor_val(a[0]).dtype, t is aten.max.default))
+            return ()
         if p is aten.slice_scatter:  # src written into a static slice of self: laid out as self
             _no_syms(node, a[2:])
             dst, src = self.A(a[0]), self.A(a[1])
             d = _arg(node, 2, "dim", 0) % len(dst)
-            if _symbolic(dst[d]) or len(src) != len(dst) or any(src[k] != dst[k] for k in range(len(dst)) if k != d):
+            start, end, step = _arg(node, 3, "start"), _arg(node, 4, "end"), _arg(node, 5, "step", 1)
+            whole = start in (None, 0) and step == 1 and (end is None or (isinstance(end, int) and end >= 2 ** 62))
+            if ((_symbolic(dst[d]) and not (whole and src == dst)) or len(src) != len(dst)
+                    or any(src[k] != dst[k] for k in range(len(dst)) if k != d)):
                 raise Refused("slice_scatter along a symbolic dim, or of a src laid out unlike self")
             return dst
         if p in _LIKE:

@@ -803,3 +803,18 @@ def test_var_std_run_padded():
     """Before: plans per size ("aten.var.correction / aten.std.correction is not known to be right on padded
     tensors"). One element along the dim with the correction 1 is NaN, as on CPU."""
     _check_padded(_moments, (3, 6, 5, 8), 8, seed=113, rtol=1e-5, atol=1e-5, equal_nan=True)
+
+
+def _select_writes(x):
+    """select_scatter at static indices (of the padded dim from its front, and of a static one), max/min of
+    everything (xlm's)."""
+    y = x.clone()
+    y[:, 1] = x[:, 0] * 2
+    y[..., 3] = -1.0
+    return y, x.max(), x.min(), y.max() - y.min()
+
+
+def test_select_scatter_and_max_of_everything_run_padded():
+    """Before: plans per size ("aten.select_scatter.default / aten.max.default is not known to be right on
+    padded tensors"; recurrent_gemma, rwkv, xlm)."""
+    _check_padded(_select_writes, (3, 6, 5, 8), 8, seed=127)
