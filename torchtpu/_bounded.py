@@ -353,8 +353,9 @@ _FILL = {"sum": 0, "nansum": 0, "mean": 0, "amax": float("-inf"), "amin": float(
 _SAME = {aten.clone, aten.contiguous, aten.alias, aten.detach, aten.lift_fresh_copy}
 
 
-# Elementwise ops PyTorch does not tag pointwise (copy: self's shape and dtype, src's values broadcast).
-_ELEMENTWISE = {aten.floor_divide, aten.copy, aten.polar}
+# Elementwise ops PyTorch does not tag pointwise (copy: self's shape and dtype, src's values broadcast;
+# masked_fill.Tensor: a 0-d value).
+_ELEMENTWISE = {aten.floor_divide, aten.copy, aten.polar, aten.masked_fill}
 
 # Tensors laid out as their first argument, of values that do not read it (a rand_like is not: its
 # draws at the bounds' sizes would not be the static run's).

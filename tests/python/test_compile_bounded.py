@@ -807,11 +807,11 @@ def test_var_std_run_padded():
 
 def _select_writes(x):
     """select_scatter at static indices (of the padded dim from its front, and of a static one), max/min of
-    everything (xlm's)."""
+    everything (xlm's), masked_fill with a tensor value (cpmant's)."""
     y = x.clone()
     y[:, 1] = x[:, 0] * 2
     y[..., 3] = -1.0
-    return y, x.max(), x.min(), y.max() - y.min()
+    return y, x.max(), x.min(), y.max() - y.min(), x.masked_fill(x > 0.5, x[0, 0, 0])  # a 0-d tensor value
 
 
 def test_select_scatter_and_max_of_everything_run_padded():
