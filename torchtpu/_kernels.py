@@ -320,14 +320,12 @@ def _out_rule_name(name, args):
     return name
 
 
-# Result dtypes where PyTorch's Python meta kernel is not CPU's meta function:
-# pow.Tensor_Scalar's (torch._refs.pow, BOOL_TO_LONG) makes a bool base int64,
-# where CPU takes result_type(base, exp), so pow(bool, True, out=bool) is bool
-# (fuzz 345:33: tpu raised 'result type Long can't be cast ... Bool').
-_CPU_META_DTYPE = {
-    "pow.Tensor_Scalar_out": lambda args, kwargs: torch.result_type(args[0], args[1] if len(args) > 1
-                                                                     else kwargs["exponent"]),
-}
+def _argument(functional, args, kwargs, arg):
+    """The value of the functional's argument named `arg` in this call."""
+    for i, a in enumerate(functional._schema.arguments):
+        if a.name == arg:
+            return args[i] if i < len(args) else kwargs.get(arg, a.default_value)
+    raise KeyError(arg)
 
 
 def _check_out_dtypes_first(functional, args, kwargs, outs, name):
@@ -335,32 +333,25 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name):
     from PyTorch's meta kernel, so a refused out= raises before the
     functional op is queued (whose deferred device checks, e.g. an index out
     of range, would otherwise be raised at a later, unrelated
-    synchronization point). Where the meta kernel cannot say (it raises, or
-    does not exist) the check after the functional op decides, as before."""
+    synchronization point). Where the meta kernel raises, or does not exist,
+    the core says whether CPU checks out's dtype first all the same (amax's
+    and all's meta functions, before the dims), else the check after the
+    functional op decides; where its dtype is not CPU's, the core names the
+    argument whose result_type with the input is (ops/out_rules.h)."""
     first = next((a for a in args if isinstance(a, torch.Tensor)), None)
-    # nansum of an empty real input runs no kernel, so no out dtype refusal
-    # (the core's check_out_write says so too; fuzz 356:897)
-    if name.startswith("nansum.") and first is not None and first.numel() == 0 and not first.is_complex():
-        return
+    in_dtype, in_numel = (None, -1) if first is None else (first.dtype, first.numel())
     try:
         meta = functional(*_meta_like(args), **_meta_like(kwargs))
     except Exception:  # noqa: BLE001 - the real call raises its own error
-        # any/all check out's dtype (bool or uint8, whatever the result) before
-        # the dims: all(x, dim=3, out=int32) is CPU's out error, not the IndexError
-        if name.partition(".")[0] in ("any", "all") and isinstance(outs[0], torch.Tensor):
-            _C.check_out_dtype(name, 0, torch.bool, outs[0].dtype, None if first is None else first.dtype)
-        # amax/amin's meta functions compare out's dtype with the input's before
-        # the dims (fuzz 333:162: amin(int16, dim=2, out=float64) is CPU's dtype
-        # error, not the IndexError; 338:302: not the empty-dim one)
-        if name.partition(".")[0] in ("amax", "amin") and isinstance(outs[0], torch.Tensor) and first is not None:
-            _C.check_out_dtype(name, 0, first.dtype, outs[0].dtype, first.dtype)
+        if isinstance(outs[0], torch.Tensor):
+            _C.check_out_dtype(name, 0, None, outs[0].dtype, in_dtype, in_numel)
         return
     metas = (meta,) if len(outs) == 1 else meta
-    fix = _CPU_META_DTYPE.get(name)
+    with_arg = _C.out_result_with(name)
     for k, (o, m) in enumerate(zip(outs, metas)):
         if isinstance(m, torch.Tensor) and isinstance(o, torch.Tensor):
-            dtype = fix(args, kwargs) if fix is not None else m.dtype
-            _C.check_out_dtype(name, k if len(outs) > 1 else 0, dtype, o.dtype, None if first is None else first.dtype)
+            dtype = m.dtype if with_arg is None else torch.result_type(first, _argument(functional, args, kwargs, with_arg))
+            _C.check_out_dtype(name, k if len(outs) > 1 else 0, dtype, o.dtype, in_dtype, in_numel)
 
 
 def _out_input(functional, name, args, kwargs, out):

@@ -52,6 +52,18 @@ typedef struct {
    * complex (mean: an integral input raises, an integral out is the cast
    * rule's error) */
   int from_out_floating;
+  /* CPU's meta function checks out's dtype before the dims (amax/amin
+   * against the input's dtype, any/all for bool or uint8): where PyTorch's
+   * meta kernel raises (a dim out of range), out's dtype is still checked
+   * first (tt_op_out_dtype_before_dims) */
+  int before_dims;
+  /* an empty real input runs no kernel, so no refusal of out's dtype
+   * (nansum: tt_op_out_unchecked_if_empty) */
+  int empty_unchecked;
+  /* the argument whose result_type with the first input is CPU's result
+   * dtype where PyTorch's Python meta kernel says otherwise
+   * (tt_op_out_result_with); NULL for the other rows */
+  const char *result_with;
 } out_rule_t;
 
 /* The structured-kernel check of non-TensorIterator ops (set_output). */
@@ -74,13 +86,20 @@ static const out_rule_t rules[] = {
     {"cumsum", -1, R_NO_BOOL, "cumsum_out_cpu", N_PT, A_NONE, TT_NOT_IMPLEMENTED},
     {"cumprod", -1, R_NO_BOOL, "cumprod_out_cpu", N_PT, A_NONE, TT_NOT_IMPLEMENTED},
     EX("sum.out"), EX("prod.out"),
-    {"all", -1, R_BOOL_OR_U8, "all only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
-    {"any", -1, R_BOOL_OR_U8, "any only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
+    /* all(x, dim=3, out=int32) is CPU's out error, not the IndexError */
+    {"all", -1, R_BOOL_OR_U8, "all only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT,
+     .before_dims = 1},
+    {"any", -1, R_BOOL_OR_U8, "any only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT,
+     .before_dims = 1},
     /* logsumexp_out sums the exp terms and takes their log in out's type */
     {"logsumexp", -1, R_FLOAT, "logsumexp(): Expected floating point type for result tensor, but got: %s", N_PT, A_O,
      TT_INVALID_ARGUMENT, "_tt_logsumexp_into"},
-    {"amax", -1, R_EXACT, "Expected the dtype for input and out to match, but got %s for input's dtype and %s for out's dtype.", N_PT, A_RO, TT_INVALID_ARGUMENT},
-    {"amin", -1, R_EXACT, "Expected the dtype for input and out to match, but got %s for input's dtype and %s for out's dtype.", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    /* fuzz 333:162: amin(int16, dim=2, out=float64) is CPU's dtype error, not
+     * the IndexError; 338:302: not the empty-dim one */
+    {"amax", -1, R_EXACT, "Expected the dtype for input and out to match, but got %s for input's dtype and %s for out's dtype.", N_PT, A_RO, TT_INVALID_ARGUMENT,
+     .before_dims = 1},
+    {"amin", -1, R_EXACT, "Expected the dtype for input and out to match, but got %s for input's dtype and %s for out's dtype.", N_PT, A_RO, TT_INVALID_ARGUMENT,
+     .before_dims = 1},
     {"cholesky_inverse", -1, R_CAST, "cholesky_inverse: Expected result to be safely castable from %s dtype, but got result with dtype %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
     /* concatenation: canCast with its own message */
     {"cat", -1, R_CAST, "torch.cat(): input types can't be cast to the desired output type %s", N_PT, A_O, TT_TYPE_ERROR},
@@ -115,7 +134,14 @@ static const out_rule_t rules[] = {
     {"multinomial", -1, R_EXACT, "multinomial expects Long tensor out, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
     {"mv", -1, R_EXACT, "addmv input tensors must have the same dtype, but got %s, %s, and %s", N_PT, A_ORR, TT_INVALID_ARGUMENT},
     {"addbmm", -1, R_EXACT, "self and mat2 must have the same dtype, but got %s and %s", N_PT, A_OR, TT_INVALID_ARGUMENT},
-    {"nansum", -1, R_NANSUM, "nansum_cpu", N_PT, A_O, TT_NOT_IMPLEMENTED},
+    /* an empty real input is zeroed without the kernel (fuzz 356:897:
+     * nansum(float32 [0], out=bool) is False on CPU) */
+    {"nansum", -1, R_NANSUM, "nansum_cpu", N_PT, A_O, TT_NOT_IMPLEMENTED, .empty_unchecked = 1},
+    /* CPU's meta function takes result_type(self, exponent); PyTorch's Python
+     * meta (torch._refs.pow, BOOL_TO_LONG) makes a bool base int64, so
+     * pow(bool, True, out=bool) is bool (fuzz 345:33: tpu raised 'result
+     * type Long can't be cast ... Bool') */
+    {"pow.Tensor_Scalar_out", -1, R_CAST, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .result_with = "exponent"},
     {"searchsorted", -1, R_SEARCHSORTED, NULL, N_PT, A_O, TT_INVALID_ARGUMENT},
     {"bucketize", -1, R_SEARCHSORTED, NULL, N_PT, A_O, TT_INVALID_ARGUMENT},
     {"signbit", -1, R_BOOL, "signbit does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},
@@ -276,6 +302,21 @@ tt_status_t tt_op_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_nu
   }
   *convert = out;
   return TT_OK_STATUS;
+}
+
+int tt_op_out_dtype_before_dims(const char *name) {
+  const out_rule_t *r = find_rule(name, 0);
+  return r && r->before_dims;
+}
+
+int tt_op_out_unchecked_if_empty(const char *name, tt_dtype_t in, int64_t in_numel) {
+  const out_rule_t *r = find_rule(name, 0);
+  return r && r->empty_unchecked && in_numel == 0 && !tt_dtype_is_complex(in);
+}
+
+const char *tt_op_out_result_with(const char *name) {
+  const out_rule_t *r = find_rule(name, 0);
+  return r ? r->result_with : NULL;
 }
 
 int tt_op_out_dtype_from_out(const char *name) {

@@ -25,6 +25,20 @@ int tt_op_can_cast(tt_dtype_t from, tt_dtype_t to);
  * written into an out tensor of dtype `out`: NULL, or CPU's error. */
 tt_status_t tt_op_check_out(const char *name, int k, tt_dtype_t result, tt_dtype_t out);
 
+/* Where PyTorch's meta kernel, which the glue asks for the result dtype
+ * before the functional op runs, is not CPU's meta function:
+ * - 1 when CPU checks out's dtype before the dims (amax/amin: the input's
+ *   dtype; any/all: bool or uint8), so it is checked even where the meta
+ *   kernel raises (a dim out of range); the result is then the input's;
+ * - 1 when an input of in_numel elements (and dtype `in`) runs no kernel, so
+ *   out's dtype is not refused (nansum of an empty real input);
+ * - the name of the argument whose result_type with the first input is
+ *   CPU's result dtype (pow.Tensor_Scalar_out: "exponent"; PyTorch's Python
+ *   meta makes a bool base int64), or NULL: the meta kernel's dtype. */
+int tt_op_out_dtype_before_dims(const char *name);
+int tt_op_out_unchecked_if_empty(const char *name, tt_dtype_t in, int64_t in_numel);
+const char *tt_op_out_result_with(const char *name);
+
 /* 1 when CPU's out overload `name` computes in out's dtype where its dtype=
  * argument is None (reductions' infer_dtype_from_optional: sum(float, 0,
  * out=long) sums the truncated values); 2 when it does so only for a

@@ -1,0 +1,38 @@
+/* The out= dtype decisions the glue asks the core for before an out
+ * overload's functional op runs, where PyTorch's meta kernel is not CPU's
+ * meta function (api/out_write.h, ops/out_rules.h): pure functions, no
+ * plugin. */
+#include <string.h>
+
+#include "api/out_write.h"
+#include "check.h"
+
+int main(void) {
+  /* amax/amin/any/all check out's dtype before the dims: the meta kernel
+   * raised (no result dtype), the rule still applies */
+  CHECK_ERR(tt_call_check_out_dtype_first("amin.out", 0, TT_DTYPE_INVALID, TT_F64, TT_I16, 3), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_dtype_first("amax.out", 0, TT_DTYPE_INVALID, TT_F32, TT_F32, 3));
+  CHECK_ERR(tt_call_check_out_dtype_first("all.dim", 0, TT_DTYPE_INVALID, TT_I32, TT_F32, 3), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_dtype_first("any.dims_out", 0, TT_DTYPE_INVALID, TT_U8, TT_F32, 3));
+  /* other overloads leave it to the call's own error */
+  CHECK_OK(tt_call_check_out_dtype_first("argmax.out", 0, TT_DTYPE_INVALID, TT_F64, TT_F32, 3));
+  CHECK_OK(tt_call_check_out_dtype_first("amin.out", 0, TT_DTYPE_INVALID, TT_F64, TT_DTYPE_INVALID, -1));
+
+  /* nansum: an empty real input runs no kernel, so its bool out is not refused */
+  CHECK_OK(tt_call_check_out_dtype_first("nansum.out", 0, TT_F32, TT_BOOL, TT_F32, 0));
+  CHECK_ERR(tt_call_check_out_dtype_first("nansum.out", 0, TT_F32, TT_BOOL, TT_F32, 2), TT_NOT_IMPLEMENTED);
+  CHECK_ERR(tt_call_check_out_dtype_first("nansum.out", 0, TT_C64, TT_BOOL, TT_C64, 0), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_call_check_out_dtype("nansum.out", 0, TT_F32, TT_C64, TT_F32, 3), TT_NOT_IMPLEMENTED);
+  CHECK_OK(tt_call_check_out_dtype("nansum.out", 0, TT_F32, TT_C64, TT_F32, 0));
+  /* not for other ops */
+  CHECK_ERR(tt_call_check_out_dtype("sum.out", 0, TT_F32, TT_BOOL, TT_F32, 0), TT_INVALID_ARGUMENT);
+
+  /* pow.Tensor_Scalar_out's result is result_type(self, exponent) */
+  const char *with = tt_call_out_result_with("pow.Tensor_Scalar_out");
+  CHECK(with && !strcmp(with, "exponent"));
+  CHECK(tt_call_out_result_with("pow.Tensor_Tensor_out") == NULL);
+  CHECK(tt_call_out_result_with("add.out") == NULL);
+  CHECK_ERR(tt_call_check_out_dtype_first("pow.Tensor_Scalar_out", 0, TT_I64, TT_BOOL, TT_BOOL, 2), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_dtype_first("pow.Tensor_Scalar_out", 0, TT_BOOL, TT_BOOL, TT_BOOL, 2));
+  return check_summary();
+}
