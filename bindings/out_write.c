@@ -119,6 +119,18 @@ static PyObject *py_out_result_with(PyObject *self, PyObject *arg) {
   return PyUnicode_FromString(with);
 }
 
+/* out_rule_if_0dim(name): (argument number, overload) whose out= rule applies
+ * where that argument is a 0-dim tensor, or None (api/out_write.h). */
+static PyObject *py_out_rule_if_0dim(PyObject *self, PyObject *arg) {
+  (void)self;
+  const char *name = PyUnicode_AsUTF8(arg);
+  if (!name) return NULL;
+  int k = 0;
+  const char *rule = tt_call_out_rule_if_0dim(name, &k);
+  if (!rule) Py_RETURN_NONE;
+  return Py_BuildValue("(is)", k, rule);
+}
+
 /* out_dtype_from_out(name): 1 when that overload computes in out's dtype where dtype= is None, 2 when
  * only for a floating or complex input and out, 0 when not (ops/out_rules.h). */
 static PyObject *py_out_dtype_from_out(PyObject *self, PyObject *arg) {
@@ -179,6 +191,8 @@ PyMethodDef tt_py_out_write_methods[] = {
     {"check_out_dtype_arg", py_check_out_dtype_arg, METH_VARARGS, "check_out_dtype_arg(name, dtype, out_dtype)"},
     {"check_out_dtype", py_check_out_dtype, METH_VARARGS,
      "check_out_dtype(name, k, result_dtype or None, out_dtype, input_dtype or None, input_numel)"},
+    {"out_rule_if_0dim", py_out_rule_if_0dim, METH_O,
+     "out_rule_if_0dim(name): (argument number, overload) whose out= rule applies where that argument is 0-dim, or None"},
     {"out_result_with", py_out_result_with, METH_O,
      "out_result_with(name): the argument whose result_type with the first input is CPU's result dtype, or None"},
     {"out_dtype_from_out", py_out_dtype_from_out, METH_O,

@@ -310,13 +310,15 @@ def _meta_like(x):
     return x
 
 
-def _out_rule_name(name, args):
-    """The overload whose out= rule applies: CPU's lerp.Tensor_out with a
-    0-dim weight lets out take the result by canCast, as lerp.Scalar_out does
-    (a float16 out of float32 inputs), where any other weight makes its
-    iterator require one dtype ('Found dtype Half but expected Float')."""
-    if name == "lerp.Tensor_out" and len(args) > 2 and isinstance(args[2], torch.Tensor) and args[2].dim() == 0:
-        return "lerp.Scalar_out"
+def _out_rule_name(name, zero_dim, args):
+    """The overload whose out= rule applies: the core's table may name
+    another where an argument is a 0-dim tensor (zero_dim, from
+    _C.out_rule_if_0dim: lerp.Tensor_out with a 0-dim weight takes
+    lerp.Scalar_out's canCast rule)."""
+    if zero_dim is not None:
+        i, other = zero_dim
+        if len(args) > i and isinstance(args[i], torch.Tensor) and args[i].dim() == 0:
+            return other
     return name
 
 
@@ -403,9 +405,10 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, 
     without (any/all, std/var) may read its input in out's type (_out_input)."""
 
     into = _C.out_into(name) is not None  # resolved once: the other out= kernels never look
+    zero_dim = _C.out_rule_if_0dim(name)
 
     def kernel(*args, **kwargs):
-        rule = _out_rule_name(name, args)
+        rule = _out_rule_name(name, zero_dim, args)
         outs = [kwargs.pop(n) for n in out_names]
         if len(outs) == 1:
             if kwargs.get("dtype") is None:

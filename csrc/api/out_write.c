@@ -45,6 +45,8 @@ tt_status_t tt_call_check_out_dtype_first(const char *name, int k, tt_dtype_t re
 
 const char *tt_call_out_result_with(const char *name) { return tt_op_out_result_with(name); }
 
+const char *tt_call_out_rule_if_0dim(const char *name, int *arg) { return tt_op_out_rule_if_0dim(name, arg); }
+
 int tt_call_out_input_from_out(const char *name) { return tt_op_out_input_from_out(name); }
 
 tt_status_t tt_call_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_numel, int64_t res_numel, tt_dtype_t out,

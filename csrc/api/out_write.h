@@ -36,6 +36,9 @@ tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, 
 tt_status_t tt_call_check_out_dtype_first(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in,
                                           int64_t in_numel);
 const char *tt_call_out_result_with(const char *name);
+/* The overload whose out= rule applies where argument *arg is a 0-dim
+ * tensor, or NULL (ops/out_rules.h, tt_op_out_rule_if_0dim). */
+const char *tt_call_out_rule_if_0dim(const char *name, int *arg);
 
 /* The out= reductions that read their input in out's type (any/all,
  * std/var: ops/out_rules.h): 1 when overload `name` is one; then, before

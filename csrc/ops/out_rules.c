@@ -64,6 +64,10 @@ typedef struct {
    * dtype where PyTorch's Python meta kernel says otherwise
    * (tt_op_out_result_with); NULL for the other rows */
   const char *result_with;
+  /* where argument number zero_dim_arg (> 0) is a 0-dim tensor, the rule of
+   * overload zero_dim_rule applies instead (tt_op_out_rule_if_0dim) */
+  int zero_dim_arg;
+  const char *zero_dim_rule;
 } out_rule_t;
 
 /* The structured-kernel check of non-TensorIterator ops (set_output). */
@@ -151,7 +155,12 @@ static const out_rule_t rules[] = {
     FD("abs"), FD("conj_physical"), FD("neg"), FD("sign"), FD("sgn"), FD("ceil"), FD("floor"), FD("round"), FD("trunc"), FD("frac"),
     FD("bitwise_not"), FD("clamp.out"), FD("clamp_min.out"), FD("clamp_max.out"), FD("elu"), FD("gelu"), FD("hardshrink"),
     FD("hardsigmoid"), FD("hardswish"), FD("hardtanh"), FD("leaky_relu"), FD("mish"), FD("silu"), FD("softplus"),
-    FD("softshrink"), FD("rrelu_with_noise"), FD("binary_cross_entropy"), FD("lerp.Tensor_out"),
+    FD("softshrink"), FD("rrelu_with_noise"), FD("binary_cross_entropy"),
+    /* a 0-dim weight lets out take the result by canCast, as lerp.Scalar_out
+     * does (a float16 out of float32 inputs); any other weight makes the
+     * iterator require one dtype ('Found dtype Half but expected Float') */
+    {"lerp.Tensor_out", -1, R_EXACT, FOUND, N_PT, A_OR, TT_INVALID_ARGUMENT, .zero_dim_arg = 2,
+     .zero_dim_rule = "lerp.Scalar_out"},
     /* structured and composite kernels without TensorIterator: exact dtype */
     EX("argmax"), EX("argmin"), EX("mm"), EX("bmm"), EX("addmm"), EX("baddbmm"), EX("addmv"),
     EX("sort"), EX("msort"), EX("topk"), EX("take_along_dim"), EX("gather"), EX("index_add"), EX("index_copy"),
@@ -317,6 +326,13 @@ int tt_op_out_unchecked_if_empty(const char *name, tt_dtype_t in, int64_t in_num
 const char *tt_op_out_result_with(const char *name) {
   const out_rule_t *r = find_rule(name, 0);
   return r ? r->result_with : NULL;
+}
+
+const char *tt_op_out_rule_if_0dim(const char *name, int *arg) {
+  const out_rule_t *r = find_rule(name, 0);
+  if (!r || !r->zero_dim_rule) return NULL;
+  *arg = r->zero_dim_arg;
+  return r->zero_dim_rule;
 }
 
 int tt_op_out_dtype_from_out(const char *name) {

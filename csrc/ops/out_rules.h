@@ -39,6 +39,11 @@ int tt_op_out_dtype_before_dims(const char *name);
 int tt_op_out_unchecked_if_empty(const char *name, tt_dtype_t in, int64_t in_numel);
 const char *tt_op_out_result_with(const char *name);
 
+/* The overload whose rule applies to out overload `name` where its argument
+ * number *arg is a 0-dim tensor (lerp.Tensor_out with a 0-dim weight:
+ * lerp.Scalar_out's canCast), or NULL where the rule is always its own. */
+const char *tt_op_out_rule_if_0dim(const char *name, int *arg);
+
 /* 1 when CPU's out overload `name` computes in out's dtype where its dtype=
  * argument is None (reductions' infer_dtype_from_optional: sum(float, 0,
  * out=long) sums the truncated values); 2 when it does so only for a

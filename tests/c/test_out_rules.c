@@ -34,5 +34,13 @@ int main(void) {
   CHECK(tt_call_out_result_with("add.out") == NULL);
   CHECK_ERR(tt_call_check_out_dtype_first("pow.Tensor_Scalar_out", 0, TT_I64, TT_BOOL, TT_BOOL, 2), TT_INVALID_ARGUMENT);
   CHECK_OK(tt_call_check_out_dtype_first("pow.Tensor_Scalar_out", 0, TT_BOOL, TT_BOOL, TT_BOOL, 2));
+
+  /* lerp.Tensor_out with a 0-dim weight (argument 2) takes lerp.Scalar_out's canCast */
+  int arg = -1;
+  const char *rule = tt_call_out_rule_if_0dim("lerp.Tensor_out", &arg);
+  CHECK(rule && !strcmp(rule, "lerp.Scalar_out") && arg == 2);
+  CHECK(tt_call_out_rule_if_0dim("lerp.Scalar_out", &arg) == NULL);
+  CHECK_ERR(tt_call_check_out_dtype_first("lerp.Tensor_out", 0, TT_F32, TT_F16, TT_F32, 2), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_dtype_first("lerp.Scalar_out", 0, TT_F32, TT_F16, TT_F32, 2));
   return check_summary();
 }
