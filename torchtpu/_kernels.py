@@ -385,6 +385,7 @@ def _out_into(name, functional, args, kwargs, out):
     op = _C.out_into(name, x.dtype, out.dtype, torch.get_default_dtype())
     if op is None:
         return None
+    _warn_discard_imag(x, out.dtype)  # a complex input's real parts, converted by CPU's iterator
     rest = [args[i] if i < len(args) else kwargs.get(a.name, a.default_value)
             for i, a in enumerate(functional._schema.arguments) if i > 0]
     return _C.call(_IDS[op], (x, *rest, out.dtype))

@@ -28,7 +28,7 @@ tt_status_t tt_op_check_out(const char *name, int k, tt_dtype_t result, tt_dtype
 /* Where PyTorch's meta kernel, which the glue asks for the result dtype
  * before the functional op runs, is not CPU's meta function:
  * - 1 when CPU checks out's dtype before the dims (amax/amin: the input's
- *   dtype; any/all: bool or uint8), so it is checked even where the meta
+ *   dtype; any/all: bool or uint8; logsumexp: floating or complex), so it is checked even where the meta
  *   kernel raises (a dim out of range); the result is then the input's;
  * - 1 when an input of in_numel elements (and dtype `in`) runs no kernel, so
  *   out's dtype is not refused (nansum of an empty real input);
@@ -77,7 +77,8 @@ tt_status_t tt_op_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_nu
  * that kernel runs part of the op in out's type (logsumexp.out sums and
  * takes the log there): used for a floating out of another type than the
  * functional result (that of a real input `in`, or default_float for an
- * integral one), called with the functional's arguments and out's dtype
+ * integral one) and for a complex `in` into a floating out (whose real
+ * parts CPU's kernel reduces there), called with the functional's arguments and out's dtype
  * last. NULL where the functional result cast into out is CPU's answer. With
  * `in` TT_DTYPE_INVALID: whether the overload has such an op at all. */
 const char *tt_op_out_into(const char *name, tt_dtype_t in, tt_dtype_t out, tt_dtype_t default_float);

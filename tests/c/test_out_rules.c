@@ -14,6 +14,10 @@ int main(void) {
   CHECK_OK(tt_call_check_out_dtype_first("amax.out", 0, TT_DTYPE_INVALID, TT_F32, TT_F32, 3));
   CHECK_ERR(tt_call_check_out_dtype_first("all.dim", 0, TT_DTYPE_INVALID, TT_I32, TT_F32, 3), TT_INVALID_ARGUMENT);
   CHECK_OK(tt_call_check_out_dtype_first("any.dims_out", 0, TT_DTYPE_INVALID, TT_U8, TT_F32, 3));
+  /* logsumexp: out floating or complex, first; a complex result into a real out is computed */
+  CHECK_ERR(tt_call_check_out_dtype_first("logsumexp.out", 0, TT_DTYPE_INVALID, TT_I32, TT_I32, 5), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_dtype_first("logsumexp.out", 0, TT_DTYPE_INVALID, TT_F16, TT_C64, 5));
+  CHECK_OK(tt_call_check_out_dtype_first("logsumexp.out", 0, TT_C64, TT_F32, TT_C64, 5));
   /* other overloads leave it to the call's own error */
   CHECK_OK(tt_call_check_out_dtype_first("argmax.out", 0, TT_DTYPE_INVALID, TT_F64, TT_F32, 3));
   CHECK_OK(tt_call_check_out_dtype_first("amin.out", 0, TT_DTYPE_INVALID, TT_F64, TT_DTYPE_INVALID, -1));

@@ -1,0 +1,91 @@
+"""Differences of the tenth fuzzing session (seeds 411-), each checked against CPU.
+
+Errors raised in another order than CPU's and calls tpu refused where CPU
+computes."""
+import warnings
+
+import pytest
+import torch
+
+
+def _tpu(a):
+    if isinstance(a, torch.Tensor):
+        return a.to("tpu")
+    if isinstance(a, (list, tuple)):
+        return type(a)(_tpu(v) for v in a)
+    return a
+
+
+def _run(f, args, kwargs):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # resize_output's and the complex cast's warnings
+            r = f(*args, **kwargs)
+        return r.cpu() if isinstance(r, torch.Tensor) else r
+    except Exception as e:  # noqa: BLE001 - compared with the other device's
+        return e
+
+
+def _close(c, t, tol):
+    if c.dtype != t.dtype or c.shape != t.shape:
+        return False
+    if c.dtype.is_floating_point or c.dtype.is_complex:
+        return torch.allclose(c, t, rtol=tol, atol=tol, equal_nan=True)
+    return torch.equal(c, t)
+
+
+def _same(c, t, tol=0.0):
+    """CPU's dtype, shape and values (within tol; NaN where CPU's is), or
+    CPU's exception type and message (tpu's may carry an 'aten::op: ' prefix)."""
+    if isinstance(c, Exception) or isinstance(t, Exception):
+        return type(c) is type(t) and str(c).split("\n")[0] in str(t)
+    return _close(c, t, tol)
+
+
+def _check(bad, tag, f, args, kwargs=None, outs=None, tol=0.0):
+    """f(*args, **kwargs) on CPU and on tpu; `outs`: kwargs holding tensors
+    made fresh for each device (out= tensors)."""
+    kwargs = kwargs or {}
+    outs = outs or {}
+    c = _run(f, args, {**kwargs, **{k: v() for k, v in outs.items()}})
+    t = _run(f, _tpu(args), {**_tpu(kwargs), **{k: v().to("tpu") for k, v in outs.items()}})
+    if not _same(c, t, tol):
+        bad.append(f"{tag}: cpu {c!r} tpu {t!r}")
+
+
+def test_logsumexp_out_dtype_before_dims():
+    # fuzz 413:14: logsumexp(int32 (5,), 2, out=int32): CPU's logsumexp_out
+    # checks out's dtype before the dims ('Expected floating point type for
+    # result tensor, but got: Int'); tpu raised the IndexError
+    bad = []
+    x = torch.arange(5, dtype=torch.int32)
+    for od in (torch.int32, torch.bool, torch.int64, torch.float32, torch.complex64):
+        _check(bad, f"out={od}", torch.logsumexp, (x, 2), outs={"out": lambda od=od: torch.empty(0, dtype=od)})
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("cdt", [torch.complex64, torch.complex128])
+def test_logsumexp_complex_into_real_out(cdt):
+    # logsumexp(complex, out=float) computes on CPU: its sum_out reads the
+    # terms exp(x - max Re x) in out's type, by their real parts
+    # (log(Re e^(-1+1j) + Re e^(-0.5j)) + 2 for [1+1j, 2-0.5j]); tpu raised
+    # "result type ComplexFloat can't be cast to the desired output type Float"
+    bad = []
+    g = torch.Generator().manual_seed(5)
+    x = torch.complex(torch.randn(3, 4, generator=g), torch.randn(3, 4, generator=g)).to(cdt) * 3
+    x[0, 0] = complex(float("inf"), 1.0)
+    x[1, 2] = complex(1.0, float("nan"))
+    for od in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        tol = 1e-2 if od in (torch.float16, torch.bfloat16) else 1e-5
+        for dim, kd in ((1, False), ((0, 1), False), (0, True)):
+            _check(bad, f"{od} dim={dim}", torch.logsumexp, (x, dim), {"keepdim": kd},
+                   outs={"out": lambda od=od: torch.empty(0, dtype=od)}, tol=tol)
+        _check(bad, f"{od} empty", torch.logsumexp, (x[:0], 0), outs={"out": lambda od=od: torch.empty(0, dtype=od)})
+    assert not bad, "\n".join(bad)
+
+
+def test_logsumexp_complex_into_real_out_warns():
+    # CPU's iterator warns as it drops the imaginary parts
+    x = torch.tensor([1 + 1j, 2 - 0.5j], device="tpu")
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        torch.logsumexp(x, 0, out=torch.empty((), device="tpu"))
