@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/registry.h"
+#include "views/view_type.h"
 
 static int marked(const unsigned char *set, int n, int op_id) { return set && op_id >= 0 && op_id < n ? set[op_id] : 0; }
 
@@ -29,7 +31,12 @@ static tt_status_t broadcast_into(int *rank, int64_t *shape, const tt_view_t *v)
 
 tt_status_t tt_iterator_broadcast_first(const tt_engine_t *e, int op_id, const tt_arg_t *args, int nargs,
                                         tt_status_t refusal) {
-  if (!refusal || tt_status_code(refusal) != TT_NOT_IMPLEMENTED || !marked(e->pointwise_ops, e->npointwise_ops, op_id))
+  if (!refusal || tt_status_code(refusal) != TT_NOT_IMPLEMENTED) return TT_OK_STATUS;
+  /* PyTorch's pointwise tag, or a row the core knows to be TensorIterator's
+   * (floor_divide, untagged: fuzz 413:247, complex [33, 17] // [257] is the
+   * size error on CPU, not div_floor_cpu's refusal) */
+  const tt_op_def_t *def = tt_ops_get(op_id);
+  if (!marked(e->pointwise_ops, e->npointwise_ops, op_id) && !(def && def->layout == TT_LAYOUT_ITERATOR))
     return TT_OK_STATUS;
   int64_t shape[TT_MAX_RANK];
   int rank = 0;
@@ -56,6 +63,15 @@ tt_status_t tt_iterator_inplace_first(const tt_engine_t *e, int op_id, const tt_
   if (kind == 2 && k != TT_ARG_TENSOR && k != TT_ARG_BOOL && k != TT_ARG_INT && k != TT_ARG_FLOAT && k != TT_ARG_COMPLEX)
     return TT_OK_STATUS;
   const tt_tensor_ref_t *self = args[0].t;
+  /* TensorIterator's memory-overlap check comes first: a self whose
+   * elements share memory (a size > 1 dim of stride 0; CPU's MemOverlap::Yes)
+   * is refused before the shapes (fuzz 413:1150: an expanded complex self's
+   * floor_divide_ is that error on CPU, not div_floor_cpu's refusal) */
+  for (int d = 0; d < self->view.rank && tt_view_numel(&self->view) > 0; d++)
+    if (self->view.strides[d] == 0 && self->view.sizes[d] > 1)
+      return tt_status_make(TT_INVALID_ARGUMENT,
+                            "unsupported operation: more than one element of the written-to tensor refers to a "
+                            "single memory location. Please clone() the tensor before performing the operation.");
   { /* self with each tensor operand in turn (lerp_'s end, then weight) */
     int64_t shape[TT_MAX_RANK];
     int rank = self->view.rank;

@@ -241,6 +241,16 @@ int tt_complex_empty_result_computes(const tt_op_def_t *def, const tt_arg_t *arg
   return 0;
 }
 
+tt_status_t tt_complex_args_first(const tt_op_def_t *def, const tt_arg_t *args, int nargs) {
+  /* clamp's meta function asks for a bound before it looks at the dtype
+   * (fuzz 412:545: clamp(complex128, None, None)) */
+  if (names(def, "clamp", NULL)) {
+    int lo = nargs > 1 && args[1].kind != TT_ARG_NONE, hi = nargs > 2 && args[2].kind != TT_ARG_NONE;
+    if (!lo && !hi) return tt_status_make(TT_INVALID_ARGUMENT, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  }
+  return NULL;
+}
+
 int tt_complex_refusal_before_shapes(const tt_op_def_t *def) {
   const row_t *r = find_row(def);
   return r && r->kind != K_DISPATCH;

@@ -89,3 +89,35 @@ def test_logsumexp_complex_into_real_out_warns():
     x = torch.tensor([1 + 1j, 2 - 0.5j], device="tpu")
     with pytest.warns(UserWarning, match="discards the imaginary part"):
         torch.logsumexp(x, 0, out=torch.empty((), device="tpu"))
+
+
+def test_clamp_complex_without_bounds():
+    # fuzz 412:545: clamp(complex128, None, None): CPU's meta function asks
+    # for a bound first ('torch.clamp: At least one of 'min' or 'max' must not
+    # be None'); tpu raised 'clamp is not supported for complex types'
+    bad = []
+    x = torch.tensor([1 + 2j, -3j], dtype=torch.complex128)
+    _check(bad, "clamp", torch.clamp, (x, None, None))
+    _check(bad, "clamp kw", torch.clamp, (x,))
+    _check(bad, "clamp_", lambda t, *a: t.clone().clamp_(*a), (x, None, None))
+    _check(bad, "clamp out", torch.clamp, (x, None, None), outs={"out": lambda: torch.empty(2, dtype=torch.complex128)})
+    _check(bad, "clamp min", torch.clamp, (x, 1.0, None))  # a bound: the complex refusal
+    _check(bad, "clamp Tensor", torch.clamp, (x, torch.tensor([1.0, 2.0], dtype=torch.complex128), None))
+    assert not bad, "\n".join(bad)
+
+
+def test_floor_divide_complex_iterator_checks_first():
+    # fuzz 413:247: complex [33, 17] // [257] is CPU's size error (its
+    # iterator broadcasts before div_floor_cpu refuses complex values);
+    # 413:1150: an expanded complex self's floor_divide_ is the
+    # internal-overlap error. tpu raised the dtype refusal for both
+    bad = []
+    a = torch.ones(3, 4, dtype=torch.complex64)
+    _check(bad, "broadcast", torch.floor_divide, (a, torch.ones(5, dtype=torch.complex64)))
+    _check(bad, "refusal", torch.floor_divide, (a, torch.ones(4, dtype=torch.complex64)))
+    e = torch.ones(1, 3, dtype=torch.complex64)  # expanded on each device: .to() would copy it dense
+    _check(bad, "overlap", lambda s, o: s.expand(2, 3).floor_divide_(o), (e, torch.ones(2, 3, dtype=torch.complex64)))
+    _check(bad, "overlap sub_", lambda s, o: s.expand(2, 3).sub_(o), (torch.ones(1, 3), torch.ones(2, 3)))
+    _check(bad, "refusal_", lambda s, o: s.floor_divide_(o), (a.clone(), torch.ones(3, 4, dtype=torch.complex64)))
+    assert not bad, "\n".join(bad)
+
