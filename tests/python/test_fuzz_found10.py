@@ -121,3 +121,30 @@ def test_floor_divide_complex_iterator_checks_first():
     _check(bad, "refusal_", lambda s, o: s.floor_divide_(o), (a.clone(), torch.ones(3, 4, dtype=torch.complex64)))
     assert not bad, "\n".join(bad)
 
+
+@pytest.mark.parametrize("dt", [torch.complex64, torch.complex128])
+def test_sigmoid_complex_at_plus_infinity(dt):
+    # fuzz 425:879: sigmoid_ of inf+infj is 1 on CPU (1 / (1 + exp(-z)),
+    # C99's exp(-inf + iy) a signed zero for any y); XLA's logistic gave
+    # nan+nanj. Finite parts and -inf keep XLA's (CPU's NaNs there are the
+    # known complex special values)
+    bad = []
+    inf, nan = float("inf"), float("nan")
+    x = torch.tensor([complex(inf, inf), complex(inf, -inf), complex(inf, nan), complex(inf, 1.0), complex(-inf, 0.0),
+                      complex(2.0, -1.0), complex(0.0, 0.0)], dtype=dt)
+    _check(bad, "sigmoid", torch.sigmoid, (x,), tol=1e-6)
+    _check(bad, "sigmoid_", lambda t: t.clone().sigmoid_(), (x[:1].reshape(()),), tol=1e-6)
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", [torch.cumprod, torch.cumsum])
+def test_cumulative_complex_bool_dtype_without_kernel(op):
+    # fuzz 435:396: cumprod of a complex128 (0, 3) with dtype=bool is an empty
+    # bool tensor on CPU (no kernel runs; a 0-dim input is copied, z != 0);
+    # tpu refused '"cumprod_out_cpu" not implemented for 'Bool''
+    bad = []
+    for x in (torch.ones(0, 3, dtype=torch.complex128), torch.tensor(0.5j), torch.tensor(0j, dtype=torch.complex128),
+              torch.tensor([1j, 0j])):
+        _check(bad, f"{tuple(x.shape)}", op, (x, -1), {"dtype": torch.bool})
+    assert not bad, "\n".join(bad)
+
