@@ -419,8 +419,9 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, 
                 if dtype_from_out == 1 or (dtype_from_out == 2 and _float_or_complex(args[0].dtype)
                                            and _float_or_complex(outs[0].dtype)):
                     kwargs["dtype"] = outs[0].dtype
-            else:  # the core's check of an explicit dtype= against out's
-                _C.check_out_dtype_arg(rule, kwargs["dtype"], outs[0].dtype)
+            else:  # the core's check of an explicit dtype= against out's (after its check of the input's)
+                x = args[0] if args and isinstance(args[0], torch.Tensor) else None
+                _C.check_out_dtype_arg(rule, kwargs["dtype"], outs[0].dtype, None if x is None else x.dtype)
         _check_out_dtypes_first(functional, args, kwargs, outs, rule)
         fargs = _out_input(functional, rule, args, kwargs, outs[0]) if input_from_out else args
         result = _out_into(rule, functional, fargs, kwargs, outs[0]) if into else None

@@ -23,6 +23,8 @@ static tt_status_t complex_abs_out(tt_dtype_t in, tt_dtype_t result, tt_dtype_t 
 tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in,
                                     int64_t in_numel) {
   if (tt_op_out_unchecked_if_empty(name, in, in_numel)) return NULL;
+  tt_status_t first = tt_op_check_out_input(name, in, out);
+  if (first) return first;
   if (!strcmp(name, "abs.out") && tt_dtype_is_complex(in)) return complex_abs_out(in, result, out);
   /* CPU's nansum_out refuses a complex input before out's dtype is looked at */
   if (!strcmp(name, "nansum.out") && tt_dtype_is_complex(in)) return tt_status_make(TT_INVALID_ARGUMENT, TT_NANSUM_COMPLEX_MSG);
@@ -37,7 +39,8 @@ tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, 
 tt_status_t tt_call_check_out_dtype_first(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in,
                                           int64_t in_numel) {
   if (result == TT_DTYPE_INVALID) { /* the meta kernel raised: its own error comes with the call */
-    if (in == TT_DTYPE_INVALID || !tt_op_out_dtype_before_dims(name)) return NULL;
+    tt_status_t first = tt_op_check_out_input(name, in, out); /* unless CPU checks the input's dtype first */
+    if (first || in == TT_DTYPE_INVALID || !tt_op_out_dtype_before_dims(name)) return first;
     result = in; /* amax/amin's rule compares out with the input; any/all's looks at out alone */
   }
   return tt_call_check_out_dtype(name, k, result, out, in, in_numel);

@@ -68,12 +68,21 @@ typedef struct {
    * overload zero_dim_rule applies instead (tt_op_out_rule_if_0dim) */
   int zero_dim_arg;
   const char *zero_dim_rule;
+  /* CPU's message where the input's dtype must cast into out's before
+   * anything else is checked (tt_op_check_out_input); NULL for the others */
+  const char *input_cast;
+  /* CPU's refusal (fmt: its dtype) of a dtype= argument neither floating nor
+   * complex, made before that argument is compared with out's dtype
+   * (tt_op_check_out_dtype_arg); NULL for the others */
+  const char *dtype_arg_floating;
 } out_rule_t;
 
 /* The structured-kernel check of non-TensorIterator ops (set_output). */
 #define EXACT_TM "Expected out tensor to have dtype %s, but got %s instead"
 /* TensorIterator with check_all_same_dtype (unary ops that keep the type). */
 #define FOUND "Found dtype %s but expected %s"
+/* mean's meta function on a dtype= it cannot compute in */
+#define MEAN_DTYPE "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: %s"
 #define EX(p) {p, -1, R_EXACT, EXACT_TM, N_CPP, A_RO, TT_INVALID_ARGUMENT}
 #define FD(p) {p, -1, R_EXACT, FOUND, N_PT, A_OR, TT_INVALID_ARGUMENT}
 
@@ -85,8 +94,14 @@ static const out_rule_t rules[] = {
      * mean(x, dtype=o.dtype): a float64 x into float16 sums x converted to
      * float32, where finfo.max is inf: [max, -max, 1, 2] is NaN, not the
      * float64 mean rounded, fuzz 324:1453) */
-    {"mean.out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .from_out_floating = 1},
-    {"mean.dtype_out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .from_out_floating = 1},
+    {"mean.out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .from_out_floating = 1,
+     .dtype_arg_floating = MEAN_DTYPE},
+    /* mean over every dim (mean_dtype_out) checks canCast(self, out) first:
+     * mean(complex128, out=float32) is refused (fuzz 420:1403; mean.out
+     * over a dim takes the real parts) */
+    {"mean.dtype_out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .from_out_floating = 1,
+     .input_cast = "mean.dtype_out(): input types can't be cast to the desired output type %s",
+     .dtype_arg_floating = MEAN_DTYPE},
     {"cumsum", -1, R_NO_BOOL, "cumsum_out_cpu", N_PT, A_NONE, TT_NOT_IMPLEMENTED},
     {"cumprod", -1, R_NO_BOOL, "cumprod_out_cpu", N_PT, A_NONE, TT_NOT_IMPLEMENTED},
     EX("sum.out"), EX("prod.out"),
@@ -330,6 +345,12 @@ const char *tt_op_out_result_with(const char *name) {
   return r ? r->result_with : NULL;
 }
 
+tt_status_t tt_op_check_out_input(const char *name, tt_dtype_t in, tt_dtype_t out) {
+  const out_rule_t *r = find_rule(name, 0);
+  if (!r || !r->input_cast || in == TT_DTYPE_INVALID || tt_op_can_cast(in, out)) return TT_OK_STATUS;
+  return tt_status_make(TT_INVALID_ARGUMENT, r->input_cast, tt_op_type_name(out));
+}
+
 const char *tt_op_out_rule_if_0dim(const char *name, int *arg) {
   const out_rule_t *r = find_rule(name, 0);
   if (!r || !r->zero_dim_rule) return NULL;
@@ -348,6 +369,9 @@ tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dty
    * everything: mean(x, dtype=bfloat16, out=float32) raises, fuzz 229:233),
    * check an explicit dtype= against out's */
   int checks = tt_op_out_dtype_from_out(name) || !strcmp(name, "nansum.out");
+  const out_rule_t *r = find_rule(name, 0);
+  if (r && r->dtype_arg_floating && !tt_dtype_is_float(dtype) && !tt_dtype_is_complex(dtype))
+    return tt_status_make(TT_INVALID_ARGUMENT, r->dtype_arg_floating, tt_op_type_name(dtype));
   if (!checks || dtype == out) return TT_OK_STATUS;
   return tt_status_make(TT_INVALID_ARGUMENT, EXACT_TM, tt_op_typemeta_name(dtype), tt_op_typemeta_name(out));
 }

@@ -39,6 +39,12 @@ int tt_op_out_dtype_before_dims(const char *name);
 int tt_op_out_unchecked_if_empty(const char *name, tt_dtype_t in, int64_t in_numel);
 const char *tt_op_out_result_with(const char *name);
 
+/* CPU's first check of out overload `name`, where it makes one: the input's
+ * dtype `in` casts into out's (mean.dtype_out: canCast(self, out)); NULL,
+ * or CPU's error. Made before the dtype rule and before a dtype= argument
+ * is compared with out's. */
+tt_status_t tt_op_check_out_input(const char *name, tt_dtype_t in, tt_dtype_t out);
+
 /* The overload whose rule applies to out overload `name` where its argument
  * number *arg is a 0-dim tensor (lerp.Tensor_out with a 0-dim weight:
  * lerp.Scalar_out's canCast), or NULL where the rule is always its own. */

@@ -4,6 +4,7 @@
  * plugin. */
 #include <string.h>
 
+#include "api/call.h"
 #include "api/out_write.h"
 #include "check.h"
 
@@ -18,6 +19,13 @@ int main(void) {
   CHECK_ERR(tt_call_check_out_dtype_first("logsumexp.out", 0, TT_DTYPE_INVALID, TT_I32, TT_I32, 5), TT_INVALID_ARGUMENT);
   CHECK_OK(tt_call_check_out_dtype_first("logsumexp.out", 0, TT_DTYPE_INVALID, TT_F16, TT_C64, 5));
   CHECK_OK(tt_call_check_out_dtype_first("logsumexp.out", 0, TT_C64, TT_F32, TT_C64, 5));
+  /* mean.dtype_out: canCast(self, out) first, also before a dtype= is compared with out's */
+  CHECK_ERR(tt_call_check_out_dtype_first("mean.dtype_out", 0, TT_F32, TT_F32, TT_C128, 3), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_call_check_out_dtype_first("mean.dtype_out", 0, TT_DTYPE_INVALID, TT_I32, TT_F64, 3), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_dtype_first("mean.out", 0, TT_F32, TT_F32, TT_C128, 3));
+  CHECK_ERR(tt_call_check_out_dtype_arg("mean.dtype_out", TT_BF16, TT_F32, TT_C128), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_call_check_out_dtype_arg("mean.out", TT_I64, TT_I64, TT_F32), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_dtype_arg("mean.out", TT_F32, TT_F32, TT_F32));
   /* other overloads leave it to the call's own error */
   CHECK_OK(tt_call_check_out_dtype_first("argmax.out", 0, TT_DTYPE_INVALID, TT_F64, TT_F32, 3));
   CHECK_OK(tt_call_check_out_dtype_first("amin.out", 0, TT_DTYPE_INVALID, TT_F64, TT_DTYPE_INVALID, -1));

@@ -148,3 +148,27 @@ def test_cumulative_complex_bool_dtype_without_kernel(op):
         _check(bad, f"{tuple(x.shape)}", op, (x, -1), {"dtype": torch.bool})
     assert not bad, "\n".join(bad)
 
+
+def test_mean_dtype_out_input_cast():
+    # fuzz 420:1403: mean(complex128 (257,), out=float32) is refused on CPU
+    # (mean_dtype_out's canCast(self, out): 'mean.dtype_out(): input types
+    # can't be cast to the desired output type Float'); tpu computed the real
+    # part's mean. Over a dim (mean.out) CPU computes. Also CPU's order: that
+    # check before a dtype= is compared with out's, and mean's own refusal
+    # of an integral dtype= before that comparison
+    bad = []
+    x = torch.tensor([1 + 2j, -3 + 0.5j, 2 - 1j], dtype=torch.complex128)
+    for od in (torch.float32, torch.float64, torch.float16, torch.int32, torch.complex64):
+        _check(bad, f"out={od}", torch.mean, (x,), outs={"out": lambda od=od: torch.empty((), dtype=od)}, tol=1e-3)
+        if od != torch.int32:  # (CPU's integral out over a dim fails in its div_: "result type Float", open)
+            _check(bad, f"dim out={od}", torch.mean, (x, 0), outs={"out": lambda od=od: torch.empty((), dtype=od)},
+                   tol=1e-3)
+    _check(bad, "dtype=bf16 out=f32", torch.mean, (x,), {"dtype": torch.bfloat16},
+           outs={"out": lambda: torch.empty((), dtype=torch.float32)})
+    r = x.real.float()
+    _check(bad, "real out=int32", torch.mean, (r,), outs={"out": lambda: torch.empty((), dtype=torch.int32)})
+    _check(bad, "real out=f16", torch.mean, (r,), outs={"out": lambda: torch.empty((), dtype=torch.float16)}, tol=1e-3)
+    for dim in ((), (0,)):
+        _check(bad, f"dtype=int64 {dim}", torch.mean, (r, *dim), {"dtype": torch.int64},
+               outs={"out": lambda: torch.empty((), dtype=torch.float32)})
+    assert not bad, "\n".join(bad)
