@@ -58,20 +58,24 @@ tt_status_t tt_iterator_inplace_first(const tt_engine_t *e, int op_id, const tt_
   /* the shape check comes first whatever the failure (a lowering's own
    * error for a result larger than self: addcmul_ of complex values, which
    * compute); the cast check below only for a dtype refusal */
-  if (!refusal || !kind || nargs < 2 || args[0].kind != TT_ARG_TENSOR) return TT_OK_STATUS;
-  tt_arg_kind_t k = args[1].kind;
-  if (kind == 2 && k != TT_ARG_TENSOR && k != TT_ARG_BOOL && k != TT_ARG_INT && k != TT_ARG_FLOAT && k != TT_ARG_COMPLEX)
-    return TT_OK_STATUS;
+  if (!refusal || !kind || nargs < 1 || args[0].kind != TT_ARG_TENSOR) return TT_OK_STATUS;
   const tt_tensor_ref_t *self = args[0].t;
   /* TensorIterator's memory-overlap check comes first: a self whose
    * elements share memory (a size > 1 dim of stride 0; CPU's MemOverlap::Yes)
    * is refused before the shapes (fuzz 413:1150: an expanded complex self's
-   * floor_divide_ is that error on CPU, not div_floor_cpu's refusal) */
-  for (int d = 0; d < self->view.rank && tt_view_numel(&self->view) > 0; d++)
+   * floor_divide_ is that error on CPU, not div_floor_cpu's refusal; 419:441:
+   * an expanded bool self's ceil_, not ceil_vml_cpu's); only ahead of a
+   * dtype refusal, as an op's own checks (clamp_'s bounds) come before it */
+  int dispatch = tt_status_code(refusal) == TT_NOT_IMPLEMENTED; /* not an op's own (meta) check */
+  for (int d = 0; dispatch && d < self->view.rank && tt_view_numel(&self->view) > 0; d++)
     if (self->view.strides[d] == 0 && self->view.sizes[d] > 1)
       return tt_status_make(TT_INVALID_ARGUMENT,
                             "unsupported operation: more than one element of the written-to tensor refers to a "
                             "single memory location. Please clone() the tensor before performing the operation.");
+  if (nargs < 2) return TT_OK_STATUS;
+  tt_arg_kind_t k = args[1].kind;
+  if (kind == 2 && k != TT_ARG_TENSOR && k != TT_ARG_BOOL && k != TT_ARG_INT && k != TT_ARG_FLOAT && k != TT_ARG_COMPLEX)
+    return TT_OK_STATUS;
   { /* self with each tensor operand in turn (lerp_'s end, then weight) */
     int64_t shape[TT_MAX_RANK];
     int rank = self->view.rank;

@@ -19,8 +19,8 @@ tt_status_t tt_iterator_broadcast_first(const tt_engine_t *e, int op_id, const t
                                         tt_status_t refusal);
 
 /* An in-place binary op, self.op_(other), or another in-place pointwise op
- * (lerp_, addcdiv_): self has no elements sharing memory (a size > 1 dim of
- * stride 0: CPU's internal-overlap error), self and each tensor operand in turn broadcast (the
+ * (lerp_, addcdiv_): for a dtype refusal, self has no elements sharing
+ * memory (a size > 1 dim of stride 0: CPU's internal-overlap error); self and each tensor operand in turn broadcast (the
  * size error), the broadcast shape is self's ("output with shape [3] doesn't
  * match the broadcast shape [2, 3]"), then, for a binary op's refusal of
  * complex values, a complex result cannot be cast into a real self ("result

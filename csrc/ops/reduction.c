@@ -167,20 +167,28 @@ static tt_status_t lower_mean_dim(tt_lower_t *L) {
 
 /* amax/amin(self, dim=[], keepdim): an empty list reduces every dim. */
 static tt_status_t amax_amin(tt_lower_t *L, tt_reduce_t kind, const char *name) {
-  red_t r;
-  if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
-  /* CPU's zero_numel_check_dims: an empty input needs its dims named */
+  /* CPU's zero_numel_check_dims first, before the dim mask's duplicate check
+   * (fuzz 421:297: amin of a (0,) over [-1, -1] is the empty-dim IndexError):
+   * an empty input needs its dims named, each in the order given wrapped
+   * (its range error) and named as given (amin(x, dim=-2) says -2) */
+  int rank = tt_l_arg_rank(L, 0);
+  const int64_t *sizes = tt_l_arg_sizes(L, 0);
   int64_t numel = 1, dims[TT_MAX_RANK + 1];
-  for (int d = 0; d < r.rank; d++) numel *= r.in[d];
+  for (int d = 0; d < rank; d++) numel *= sizes[d];
   int nd = numel == 0 && !tt_l_is_none(L, 1) ? tt_l_ints(L, 1, dims, TT_MAX_RANK + 1) : 0;
+  if (tt_graph_failed(L->g)) return NULL;
   if (numel == 0 && nd == 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "%s(): Expected reduction dim to be specified for input.numel() == 0. "
                           "Specify the reduction dim with the 'dim' argument.", name);
-  /* each dim in the order given, named as given (amin(x, dim=-2) says -2) */
-  for (int k = 0; k < nd; k++)
-    if (r.in[dims[k] < 0 ? dims[k] + r.rank : dims[k]] == 0)
+  for (int k = 0; k < nd; k++) {
+    int w = tt_op_wrap_dim(L, dims[k], rank);
+    if (tt_graph_failed(L->g)) return NULL;
+    if (rank > 0 && sizes[w] == 0)
       return tt_status_make(TT_INDEX_ERROR, "%s(): Expected reduction dim %lld to have non-zero size.", name,
                             (long long)dims[k]);
+  }
+  red_t r;
+  if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
   /* a complex input reaches here only with an empty result (ops/complex_rules.c):
    * no ordering needed, the reduction only shapes it */
   if (tt_dtype_is_complex(tt_l_arg_dtype(L, 0))) kind = TT_RED_SUM;

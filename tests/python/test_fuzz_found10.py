@@ -172,3 +172,29 @@ def test_mean_dtype_out_input_cast():
         _check(bad, f"dtype=int64 {dim}", torch.mean, (r, *dim), {"dtype": torch.int64},
                outs={"out": lambda: torch.empty((), dtype=torch.float32)})
     assert not bad, "\n".join(bad)
+
+
+def test_inplace_unary_overlap_before_dtype_refusal():
+    # fuzz 419:441: ceil_ of an expanded bool self is CPU's internal-overlap
+    # error (TensorIterator's check, before ceil_vml_cpu's dispatch refuses
+    # Bool); tpu raised the refusal. An op's own check keeps its place:
+    # clamp_() without bounds on an expanded self is clamp's error
+    bad = []
+    _check(bad, "ceil_", lambda s: s.expand(2, 3).ceil_(), (torch.tensor([[True, False, True]]),))
+    _check(bad, "clamp_", lambda s: s.expand(2, 3).clamp_(), (torch.ones(1, 3),))
+    _check(bad, "ceil_ dense", lambda s: s.ceil_(), (torch.tensor([True, False]),))
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", [torch.amin, torch.amax])
+def test_amax_amin_empty_dim_before_duplicates(op):
+    # fuzz 421:297, 428:368: amin of a (0,) float64 over dim=[-1, -1] is
+    # CPU's 'amin(): Expected reduction dim -1 to have non-zero size.'
+    # (zero_numel_check_dims before the dim mask); tpu said 'dim 0 appears
+    # multiple times'. A non-empty input keeps the duplicate error, a dim
+    # out of range its IndexError
+    bad = []
+    for shape, dims in (((0,), [-1, -1]), ((2, 0), [1, 1]), ((2, 0), [0, 0]), ((2, 3), [1, 1]), ((0, 3), [5, 0]),
+                        ((0, 3), [1, 0]), ((0, 3), [1, 7])):
+        _check(bad, f"{shape} {dims}", op, (torch.ones(shape, dtype=torch.float64),), {"dim": dims, "keepdim": True})
+    assert not bad, "\n".join(bad)
