@@ -198,3 +198,24 @@ def test_amax_amin_empty_dim_before_duplicates(op):
                         ((0, 3), [1, 0]), ((0, 3), [1, 7])):
         _check(bad, f"{shape} {dims}", op, (torch.ones(shape, dtype=torch.float64),), {"dim": dims, "keepdim": True})
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("dt", [torch.complex64, torch.complex128])
+def test_scatter_reduce_str_complex(dt):
+    # fuzz 416:494: scatter(complex128 (5,), 0, index, src, reduce="add")
+    # computes on CPU; tpu refused 'scatter.reduce: complex dtype complex128
+    # is not supported on TPU yet'. Also reduce="multiply", a value, in place
+    bad = []
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(4, 5, dtype=dt, generator=g)
+    src = torch.randn(3, 5, dtype=dt, generator=g)
+    idx = torch.randint(0, 4, (3, 5), generator=g)
+    for red in ("add", "multiply"):
+        _check(bad, f"{red} src", torch.scatter, (x, 0, idx, src), {"reduce": red}, tol=1e-5)
+        _check(bad, f"{red} value", torch.scatter, (x, 0, idx, 1.5 - 2j), {"reduce": red}, tol=1e-5)
+        _check(bad, f"{red} in place", lambda s, *a, **k: s.clone().scatter_(*a, **k), (x, 0, idx, src), {"reduce": red},
+               tol=1e-5)
+    # an invalid reduce is refused after the dtype check (CPU's meta order)
+    _check(bad, "mean real src", torch.scatter, (x, 0, idx, src.real), {"reduce": "mean"})
+    _check(bad, "mean", torch.scatter, (x, 0, idx, src), {"reduce": "mean"})
+    assert not bad, "\n".join(bad)
