@@ -163,6 +163,12 @@ static const out_rule_t rules[] = {
      * pow(bool, True, out=bool) is bool (fuzz 345:33: tpu raised 'result
      * type Long can't be cast ... Bool') */
     {"pow.Tensor_Scalar_out", -1, R_CAST, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .result_with = "exponent"},
+    /* the same for a bool base with a bool tensor exponent, or a bool base
+     * scalar: bool, whose pow kernel CPU lacks (fuzz 450:27: pow(bool, bool,
+     * out=bool) is '"pow" not implemented for 'Bool'', tpu raised 'result type
+     * Long can't be cast') */
+    {"pow.Tensor_Tensor_out", -1, R_CAST, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .result_with = "exponent"},
+    {"pow.Scalar_out", -1, R_CAST, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .result_with = "self"},
     {"searchsorted", -1, R_SEARCHSORTED, NULL, N_PT, A_O, TT_INVALID_ARGUMENT},
     {"bucketize", -1, R_SEARCHSORTED, NULL, N_PT, A_O, TT_INVALID_ARGUMENT},
     {"signbit", -1, R_BOOL, "signbit does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},

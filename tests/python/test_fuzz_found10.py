@@ -219,3 +219,52 @@ def test_scatter_reduce_str_complex(dt):
     _check(bad, "mean real src", torch.scatter, (x, 0, idx, src.real), {"reduce": "mean"})
     _check(bad, "mean", torch.scatter, (x, 0, idx, src), {"reduce": "mean"})
     assert not bad, "\n".join(bad)
+
+
+def test_pow_bool_out_result_type():
+    # fuzz 450:27: pow(bool, bool, out=bool) is CPU's '"pow" not implemented
+    # for 'Bool'' (its meta takes result_type(self, exponent): bool);
+    # PyTorch's Python meta kernel says int64, so tpu raised 'result type Long
+    # can't be cast to the desired output type Bool'. A bool scalar base too
+    bad = []
+    b = torch.tensor([True, False, True])
+    for od in (torch.bool, torch.int64, torch.uint8):
+        out = {"out": lambda od=od: torch.empty(0, dtype=od)}
+        _check(bad, f"TT {od}", torch.pow, (b, b), outs=out)
+        _check(bad, f"ST {od}", torch.pow, (True, b), outs=out)
+        _check(bad, f"TS {od}", torch.pow, (b, True), outs=out)
+        _check(bad, f"TT int {od}", torch.pow, (b, torch.tensor([1, 2, 0])), outs=out)
+    assert not bad, "\n".join(bad)
+
+
+def test_sign_complex_refused_before_out_dtype():
+    # fuzz 455:44: sign(complex128, out=bfloat16): CPU's meta refuses complex
+    # input first ('Unlike NumPy, torch.sign is not intended to support
+    # complex numbers. Please use torch.sgn instead.'); tpu raised the out
+    # dtype rule ('Found dtype BFloat16 but expected ComplexDouble')
+    bad = []
+    x = torch.tensor([1 + 1j, -2j], dtype=torch.complex128)
+    _check(bad, "out", torch.sign, (x,), outs={"out": lambda: torch.empty(2, dtype=torch.bfloat16)})
+    _check(bad, "fn", torch.sign, (x,))
+    _check(bad, "sign_", lambda t: t.clone().sign_(), (x,))
+    assert not bad, "\n".join(bad)
+
+
+def test_inplace_binary_cast_before_dtype_refusal():
+    # fuzz 440:277: bool.nextafter_(uint8) is CPU's 'result type Byte can't be
+    # cast to the desired output type Bool' (the iterator's safe-cast check,
+    # before nextafter_cpu refuses the dtype); tpu raised the refusal.
+    # Comparisons cast without that check: int.lt_(complex) is lt_cpu's
+    # refusal. Real-only kernels refuse complex values in CPU's words
+    bad = []
+    _check(bad, "nextafter_", lambda s, o: s.clone().nextafter_(o),
+           (torch.tensor([True, False]), torch.tensor([2, 1], dtype=torch.uint8)))
+    _check(bad, "lt_", lambda s, o: s.clone().lt_(o), (torch.tensor([1, 2]), torch.tensor([1j, 2j])))
+    _check(bad, "bitwise_and_ float", lambda s, o: s.clone().bitwise_and_(o), (torch.tensor([1.5]), torch.tensor([2])))
+    _check(bad, "bitwise_and_ int", lambda s, o: s.clone().bitwise_and_(o), (torch.tensor([1]), torch.tensor([2.0])))
+    c = torch.tensor([1 + 1j])
+    for op in ("atan2", "hypot", "nextafter", "bitwise_and", "gcd", "xlogy", "bitwise_left_shift"):
+        _check(bad, op, getattr(torch, op), (c, c))
+    for op in ("erf", "erfinv", "lgamma", "digamma", "frac", "logit", "bitwise_not", "i0"):
+        _check(bad, op, getattr(torch, op), (c,))
+    assert not bad, "\n".join(bad)
