@@ -495,9 +495,21 @@ def _cat_out(generic):
             common = functools.reduce(torch.promote_types, dtypes)
             if torch.can_cast(common, out.dtype):
                 tensors = [t if t.dtype == out.dtype else t.to(out.dtype) for t in tensors]
+            elif _cat_dims_pass(tensors, dim):  # CPU's meta: the cast check before the shapes' (fuzz 437:1181)
+                _C.check_out_dtype("cat.out", 0, common, out.dtype, None, -1)
         return generic(tensors, dim, out=out)
 
     return kernel
+
+
+def _cat_dims_pass(tensors, dim):
+    """Whether cat's checks that CPU makes before out's dtype pass: no 0-dim
+    tensor, and dim within the first tensor that is not a legacy-skipped
+    1-D empty one (legacy_cat_wrap_dim)."""
+    if any(t.dim() == 0 for t in tensors):
+        return False
+    ref = next((t for t in tensors if not (t.dim() == 1 and t.numel() == 0)), None)
+    return ref is None or -ref.dim() <= dim < ref.dim()
 
 
 def _write_out(out, result, resize):

@@ -268,3 +268,18 @@ def test_inplace_binary_cast_before_dtype_refusal():
     for op in ("erf", "erfinv", "lgamma", "digamma", "frac", "logit", "bitwise_not", "i0"):
         _check(bad, op, getattr(torch, op), (c,))
     assert not bad, "\n".join(bad)
+
+
+def test_cat_out_cast_before_shapes():
+    # fuzz 437:1181, 438:1017: cat of int8 (4, 5) and (257,) into a bool out
+    # is CPU's TypeError 'torch.cat(): input types can't be cast to the
+    # desired output type Bool' (its meta checks the cast before the shapes);
+    # tpu raised 'Tensors must have same number of dimensions'. A 0-dim
+    # tensor or a dim out of range keeps its earlier error
+    bad = []
+    for sh, dim in (([(4, 5), (257,)], -1), ([(2, 3), (3,)], 0), ([(), (2,)], 0), ([(2, 3), (2, 3)], 3),
+                    ([(0,), (2, 3)], 1), ([(2, 3), (2, 4)], 0)):
+        for dt, od in ((torch.int8, torch.bool), (torch.complex128, torch.int32), (torch.float32, torch.float64)):
+            _check(bad, f"{sh} {dim} {dt}->{od}", lambda a, b, d: torch.cat([a, b], d, out=torch.empty(0, dtype=od, device=a.device)),
+                   (torch.ones(sh[0], dtype=dt), torch.ones(sh[1], dtype=dt), dim))
+    assert not bad, "\n".join(bad)
