@@ -77,16 +77,18 @@ done:
 
 ENGINE_ENTRY(py_check_out_write)
 
-/* check_out_dtype_arg(name, dtype, out_dtype, input_dtype or None): an
- * explicit dtype= against out's (ops/out_rules.h), after the overload's
- * check of the input's dtype. Pure: no lock. */
+/* check_out_dtype_arg(name, dtype, out_dtype, input_dtype or None, phase=1):
+ * an explicit dtype= against out's (ops/out_rules.h): phase 0 the checks
+ * CPU makes before the dims (the input's dtype's first), 1 those after.
+ * Pure: no lock. */
 static PyObject *py_check_out_dtype_arg(PyObject *self, PyObject *args) {
   (void)self;
   const char *name;
   PyObject *dt, *od, *id = Py_None;
-  if (!PyArg_ParseTuple(args, "sOO|O", &name, &dt, &od, &id)) return NULL;
+  int phase = 1;
+  if (!PyArg_ParseTuple(args, "sOO|Oi", &name, &dt, &od, &id, &phase)) return NULL;
   tt_dtype_t in = id == Py_None ? TT_DTYPE_INVALID : tt_py_dtype(id);
-  tt_status_t s = tt_call_check_out_dtype_arg(name, tt_py_dtype(dt), tt_py_dtype(od), in);
+  tt_status_t s = tt_call_check_out_dtype_arg(name, tt_py_dtype(dt), tt_py_dtype(od), in, phase);
   if (s) return tt_py_raise(s);
   Py_RETURN_NONE;
 }
@@ -191,7 +193,7 @@ PyMethodDef tt_py_out_write_methods[] = {
      "out_into(name[, input_dtype, out_dtype, default_dtype]): the core op computing the overload into out's dtype, or None"},
     {"check_out_write", py_check_out_write_entry, METH_VARARGS,
      "check_out_write(name, outs, results, inputs): out= checks; per output, whether out is resized first"},
-    {"check_out_dtype_arg", py_check_out_dtype_arg, METH_VARARGS, "check_out_dtype_arg(name, dtype, out_dtype, input_dtype=None)"},
+    {"check_out_dtype_arg", py_check_out_dtype_arg, METH_VARARGS, "check_out_dtype_arg(name, dtype, out_dtype, input_dtype=None, phase=1)"},
     {"check_out_dtype", py_check_out_dtype, METH_VARARGS,
      "check_out_dtype(name, k, result_dtype or None, out_dtype, input_dtype or None, input_numel)"},
     {"out_rule_if_0dim", py_out_rule_if_0dim, METH_O,

@@ -330,7 +330,7 @@ def _argument(functional, args, kwargs, arg):
     raise KeyError(arg)
 
 
-def _check_out_dtypes_first(functional, args, kwargs, outs, name):
+def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None):
     """CPU checks out's dtype before its kernel runs: the result dtypes come
     from PyTorch's meta kernel, so a refused out= raises before the
     functional op is queued (whose deferred device checks, e.g. an index out
@@ -339,15 +339,28 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name):
     the core says whether CPU checks out's dtype first all the same (amax's
     and all's meta functions, before the dims), else the check after the
     functional op decides; where its dtype is not CPU's, the core names the
-    argument whose result_type with the input is (ops/out_rules.h)."""
+    argument whose result_type with the input is (ops/out_rules.h). An
+    explicit dtype= is checked against out's (the core's check) after the
+    meta kernel's dim checks, as CPU's meta functions wrap the dims first
+    (cumprod(x, 3, dtype=float32, out=uint8) is the IndexError, fuzz 455:110)."""
     first = next((a for a in args if isinstance(a, torch.Tensor)), None)
     in_dtype, in_numel = (None, -1) if first is None else (first.dtype, first.numel())
+    if dtype_arg is not None:  # the checks CPU's meta makes before the dims
+        _C.check_out_dtype_arg(name, dtype_arg, outs[0].dtype, in_dtype, 0)
     try:
         meta = functional(*_meta_like(args), **_meta_like(kwargs))
-    except Exception:  # noqa: BLE001 - the real call raises its own error
+    except IndexError:  # a dim out of range: the real call raises it
         if isinstance(outs[0], torch.Tensor):
             _C.check_out_dtype(name, 0, None, outs[0].dtype, in_dtype, in_numel)
         return
+    except Exception:  # noqa: BLE001 - the real call raises its own error
+        if dtype_arg is not None:
+            _C.check_out_dtype_arg(name, dtype_arg, outs[0].dtype, in_dtype, 1)
+        if isinstance(outs[0], torch.Tensor):
+            _C.check_out_dtype(name, 0, None, outs[0].dtype, in_dtype, in_numel)
+        return
+    if dtype_arg is not None:
+        _C.check_out_dtype_arg(name, dtype_arg, outs[0].dtype, in_dtype, 1)
     metas = (meta,) if len(outs) == 1 else meta
     with_arg = _C.out_result_with(name)
     for k, (o, m) in enumerate(zip(outs, metas)):
@@ -411,18 +424,15 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, 
     def kernel(*args, **kwargs):
         rule = _out_rule_name(name, zero_dim, args)
         outs = [kwargs.pop(n) for n in out_names]
-        if len(outs) == 1:
-            if kwargs.get("dtype") is None:
-                # reductions compute in out's type (CPU's infer_dtype_from_optional); the core's
-                # table says which (1), and which only for a floating or complex input and out
-                # (2, mean: an integral input raises, an integral out is the cast rule's error)
-                if dtype_from_out == 1 or (dtype_from_out == 2 and _float_or_complex(args[0].dtype)
-                                           and _float_or_complex(outs[0].dtype)):
-                    kwargs["dtype"] = outs[0].dtype
-            else:  # the core's check of an explicit dtype= against out's (after its check of the input's)
-                x = args[0] if args and isinstance(args[0], torch.Tensor) else None
-                _C.check_out_dtype_arg(rule, kwargs["dtype"], outs[0].dtype, None if x is None else x.dtype)
-        _check_out_dtypes_first(functional, args, kwargs, outs, rule)
+        dtype_arg = kwargs.get("dtype") if len(outs) == 1 else None  # an explicit one: checked against out's
+        if len(outs) == 1 and dtype_arg is None:
+            # reductions compute in out's type (CPU's infer_dtype_from_optional); the core's
+            # table says which (1), and which only for a floating or complex input and out
+            # (2, mean: an integral input raises, an integral out is the cast rule's error)
+            if dtype_from_out == 1 or (dtype_from_out == 2 and _float_or_complex(args[0].dtype)
+                                       and _float_or_complex(outs[0].dtype)):
+                kwargs["dtype"] = outs[0].dtype
+        _check_out_dtypes_first(functional, args, kwargs, outs, rule, dtype_arg)
         fargs = _out_input(functional, rule, args, kwargs, outs[0]) if input_from_out else args
         result = _out_into(rule, functional, fargs, kwargs, outs[0]) if into else None
         if result is None:

@@ -20,14 +20,23 @@ static tt_status_t complex_abs_out(tt_dtype_t in, tt_dtype_t result, tt_dtype_t 
   return tt_status_make(TT_INVALID_ARGUMENT, "Found dtype %s but expected %s", tt_op_type_name(out), tt_op_type_name(in));
 }
 
+tt_status_t tt_call_check_out_input(const char *name, tt_dtype_t in, tt_dtype_t out) {
+  /* CPU's nansum_out refuses a complex input before the dims and out's dtype */
+  if (!strcmp(name, "nansum.out") && tt_dtype_is_complex(in)) return tt_status_make(TT_INVALID_ARGUMENT, TT_NANSUM_COMPLEX_MSG);
+  return tt_op_check_out_input(name, in, out);
+}
+
 tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in,
                                     int64_t in_numel) {
   if (tt_op_out_unchecked_if_empty(name, in, in_numel)) return NULL;
-  tt_status_t first = tt_op_check_out_input(name, in, out);
+  tt_status_t first = tt_call_check_out_input(name, in, out);
   if (first) return first;
+  const char *rule = tt_op_out_rule_for_input(name, in); /* nansum of an integral input: sum's rule */
+  if (rule != name) {
+    name = rule;
+    if (tt_op_out_dtype_from_out(rule)) result = out; /* which computes in out's dtype */
+  }
   if (!strcmp(name, "abs.out") && tt_dtype_is_complex(in)) return complex_abs_out(in, result, out);
-  /* CPU's nansum_out refuses a complex input before out's dtype is looked at */
-  if (!strcmp(name, "nansum.out") && tt_dtype_is_complex(in)) return tt_status_make(TT_INVALID_ARGUMENT, TT_NANSUM_COMPLEX_MSG);
   /* so do clamp's and floor's checks of a complex input (their meta functions) */
   if (tt_dtype_is_complex(in)) {
     tt_status_t s = tt_complex_refusal_of_out(name);
@@ -39,7 +48,7 @@ tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, 
 tt_status_t tt_call_check_out_dtype_first(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in,
                                           int64_t in_numel) {
   if (result == TT_DTYPE_INVALID) { /* the meta kernel raised: its own error comes with the call */
-    tt_status_t first = tt_op_check_out_input(name, in, out); /* unless CPU checks the input's dtype first */
+    tt_status_t first = tt_call_check_out_input(name, in, out); /* unless CPU checks the input's dtype first */
     if (first || in == TT_DTYPE_INVALID || !tt_op_out_dtype_before_dims(name)) return first;
     result = in; /* amax/amin's rule compares out with the input; any/all's looks at out alone */
   }

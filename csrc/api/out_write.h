@@ -22,6 +22,12 @@ tt_status_t tt_call_check_out_write(const char *name, int k, const tt_tensor_ref
                                     const int64_t *res, int res_rank, const tt_tensor_ref_t *ins, int nins,
                                     tt_out_resize_t *resize, char *warn, size_t cap);
 
+/* The checks of the input's dtype CPU makes first of all for out overload
+ * `name` (nansum.out of a complex input; mean.dtype_out's canCast(self,
+ * out), ops/out_rules.h): NULL, or CPU's error. The functions below make
+ * them first too. */
+tt_status_t tt_call_check_out_input(const char *name, tt_dtype_t in, tt_dtype_t out);
+
 /* The dtype rule alone: `in` is the first tensor input's dtype
  * (TT_DTYPE_INVALID when none) and in_numel its element count (-1 when
  * none); an input that runs no kernel is not refused (ops/out_rules.h). */

@@ -75,6 +75,12 @@ typedef struct {
    * complex, made before that argument is compared with out's dtype
    * (tt_op_check_out_dtype_arg); NULL for the others */
   const char *dtype_arg_floating;
+  /* CPU's words (fmt: out's dtype, then dtype=) where a floating input's dtype= must be
+   * out's dtype, checked before the dims (nansum_out's
+   * get_dtype_from_result); an integral or bool input (or dtype=) takes
+   * integral_rule's rules instead (nansum_out calls sum_out) */
+  const char *dtype_arg_first;
+  const char *integral_rule;
 } out_rule_t;
 
 /* The structured-kernel check of non-TensorIterator ops (set_output). */
@@ -157,7 +163,9 @@ static const out_rule_t rules[] = {
     {"addbmm", -1, R_EXACT, "self and mat2 must have the same dtype, but got %s and %s", N_PT, A_OR, TT_INVALID_ARGUMENT},
     /* an empty real input is zeroed without the kernel (fuzz 356:897:
      * nansum(float32 [0], out=bool) is False on CPU) */
-    {"nansum", -1, R_NANSUM, "nansum_cpu", N_PT, A_O, TT_NOT_IMPLEMENTED, .empty_unchecked = 1},
+    {"nansum", -1, R_NANSUM, "nansum_cpu", N_PT, A_O, TT_NOT_IMPLEMENTED, .empty_unchecked = 1,
+     .dtype_arg_first = "nansum: provided dtype must match dtype of result. Got %s and %s.",
+     .integral_rule = "sum.IntList_out"},
     /* CPU's meta function takes result_type(self, exponent); PyTorch's Python
      * meta (torch._refs.pow, BOOL_TO_LONG) makes a bool base int64, so
      * pow(bool, True, out=bool) is bool (fuzz 345:33: tpu raised 'result
@@ -370,15 +378,27 @@ int tt_op_out_dtype_from_out(const char *name) {
   return r->from_out_floating ? 2 : 1;
 }
 
-tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out) {
-  /* the ops computing in out's dtype, and nansum/mean (with a dim or over
-   * everything: mean(x, dtype=bfloat16, out=float32) raises, fuzz 229:233),
-   * check an explicit dtype= against out's */
-  int checks = tt_op_out_dtype_from_out(name) || !strcmp(name, "nansum.out");
+const char *tt_op_out_rule_for_input(const char *name, tt_dtype_t in) {
   const out_rule_t *r = find_rule(name, 0);
-  if (r && r->dtype_arg_floating && !tt_dtype_is_float(dtype) && !tt_dtype_is_complex(dtype))
-    return tt_status_make(TT_INVALID_ARGUMENT, r->dtype_arg_floating, tt_op_type_name(dtype));
-  if (!checks || dtype == out) return TT_OK_STATUS;
+  if (r && r->integral_rule && (tt_dtype_is_int(in) || in == TT_BOOL)) return r->integral_rule;
+  return name;
+}
+
+tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out, tt_dtype_t in, int phase) {
+  /* an integral dtype= makes nansum sum's too */
+  name = tt_op_out_rule_for_input(name, tt_dtype_is_int(dtype) || dtype == TT_BOOL ? dtype : in);
+  const out_rule_t *r = find_rule(name, 0);
+  if (phase == 0) { /* the meta functions' first checks, before the dims */
+    if (r && r->dtype_arg_floating && !tt_dtype_is_float(dtype) && !tt_dtype_is_complex(dtype))
+      return tt_status_make(TT_INVALID_ARGUMENT, r->dtype_arg_floating, tt_op_type_name(dtype));
+    if (r && r->dtype_arg_first && dtype != out)
+      return tt_status_make(TT_INVALID_ARGUMENT, r->dtype_arg_first, tt_op_type_name(out), tt_op_type_name(dtype));
+    return TT_OK_STATUS;
+  }
+  /* set_output's, after the dims: the ops computing in out's dtype and mean
+   * (with a dim or over everything: mean(x, dtype=bfloat16, out=float32)
+   * raises, fuzz 229:233) check an explicit dtype= against out's */
+  if (!tt_op_out_dtype_from_out(name) || (r && r->dtype_arg_first) || dtype == out) return TT_OK_STATUS;
   return tt_status_make(TT_INVALID_ARGUMENT, EXACT_TM, tt_op_typemeta_name(dtype), tt_op_typemeta_name(out));
 }
 

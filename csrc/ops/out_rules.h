@@ -56,8 +56,16 @@ const char *tt_op_out_rule_if_0dim(const char *name, int *arg);
  * floating or complex input and out (mean); else 0. */
 int tt_op_out_dtype_from_out(const char *name);
 /* CPU's check of an explicit dtype= against out's dtype where out overload
- * `name` makes one (those above, nansum, mean): NULL, or CPU's error. */
-tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out);
+ * `name` (input dtype `in`) makes one: phase 0 the checks its meta function
+ * makes before the dims (mean's refusal of an integral dtype=, nansum's
+ * dtype= of a floating input against out's), phase 1 set_output's after
+ * them (the ops above, mean; sum's for an integral nansum input): NULL, or
+ * CPU's error. */
+tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out, tt_dtype_t in, int phase);
+/* The overload whose rules apply to out overload `name` for an input of
+ * dtype `in` (nansum.out of an integral or bool input: sum.IntList_out's,
+ * as nansum_out calls sum_out), else name. */
+const char *tt_op_out_rule_for_input(const char *name, tt_dtype_t in);
 
 /* CPU's reductions whose iterator reads the input in out's type
  * (make_reduction's input type is out's) where the functional op has no

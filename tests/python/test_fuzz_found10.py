@@ -283,3 +283,30 @@ def test_cat_out_cast_before_shapes():
             _check(bad, f"{sh} {dim} {dt}->{od}", lambda a, b, d: torch.cat([a, b], d, out=torch.empty(0, dtype=od, device=a.device)),
                    (torch.ones(sh[0], dtype=dt), torch.ones(sh[1], dtype=dt), dim))
     assert not bad, "\n".join(bad)
+
+
+def test_reduction_dtype_arg_order_and_nansum_integral():
+    # fuzz 455:110: cumprod(uint8 (33, 17), 3, dtype=float32, out=uint8) is
+    # CPU's IndexError (its meta wraps the dim before set_output compares
+    # dtype= with out's); tpu raised 'Expected out tensor to have dtype
+    # float'. nansum of a floating input checks dtype= first, in its own
+    # words ('nansum: provided dtype must match dtype of result. Got Half and
+    # Float.'); an integral input or dtype= is sum's (nansum(int64,
+    # dtype=complex64, out=complex64) computes on CPU: tpu refused
+    # nansum_cpu for ComplexFloat). A grid of sum/prod/cumsum/cumprod/nansum/
+    # mean/logcumsumexp out= calls went from 496 to 1 difference from CPU
+    bad = []
+    x = torch.tensor([[1.5, -2.0], [3.25, 0.5]])
+    out = lambda od: {"out": lambda: torch.empty(0, dtype=od)}  # noqa: E731
+    _check(bad, "cumprod dim", torch.cumprod, (x.to(torch.uint8), 3), {"dtype": torch.float32}, outs=out(torch.uint8))
+    _check(bad, "sum dim", torch.sum, (x, 3), {"dtype": torch.float64}, outs=out(torch.float32))
+    _check(bad, "sum", torch.sum, (x, 0), {"dtype": torch.float64}, outs=out(torch.float32))
+    for dim in ((0,), (3,), ()):
+        _check(bad, f"nansum f {dim}", torch.nansum, (x, *dim), {"dtype": torch.float32}, outs=out(torch.float16))
+        _check(bad, f"nansum f int dtype {dim}", torch.nansum, (x, *dim), {"dtype": torch.int32}, outs=out(torch.float32))
+        _check(bad, f"nansum i {dim}", torch.nansum, (x.long(), *dim), {"dtype": torch.complex64},
+               outs=out(torch.complex64))
+        _check(bad, f"nansum i mismatch {dim}", torch.nansum, (x.long(), *dim), {"dtype": torch.float32},
+               outs=out(torch.float64))
+    assert not bad, "\n".join(bad)
+
