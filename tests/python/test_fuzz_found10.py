@@ -310,3 +310,18 @@ def test_reduction_dtype_arg_order_and_nansum_integral():
                outs=out(torch.float64))
     assert not bad, "\n".join(bad)
 
+
+@pytest.mark.parametrize("op", ["logical_and", "logical_or", "logical_xor"])
+def test_logical_ops_read_operands_in_common_dtype(op):
+    # fuzz 461:89: logical_and(int16 (3, 1), int64 0-dim -2^63) is False on CPU:
+    # its kernel reads both in their common dtype, int16, where -2^63 is 0;
+    # tpu tested the int64 value and said True (a wrong value). Likewise a
+    # float64 1e-50 is 0 next to a float32 tensor, 70000 inf in float16
+    bad = []
+    x16 = torch.tensor([[-2], [1], [0]], dtype=torch.int16)
+    _check(bad, "int16 & int64 0-dim", getattr(torch, op), (x16, torch.tensor(-2**63)))
+    _check(bad, "int16 & int64 65536 0-dim", getattr(torch, op), (x16, torch.tensor(65536)))
+    _check(bad, "0-dim first", getattr(torch, op), (torch.tensor(65536), x16))
+    _check(bad, "f32 & f64 0-dim", getattr(torch, op), (torch.tensor([0.0, 1.0]), torch.tensor(1e-50, dtype=torch.float64)))
+    _check(bad, "in place", lambda s, o: getattr(s.clone(), op + "_")(o), (x16, torch.tensor(65536)))
+    assert not bad, "\n".join(bad)
