@@ -77,31 +77,63 @@ done:
 
 ENGINE_ENTRY(py_check_out_write)
 
-/* check_out_dtype_arg(name, dtype, out_dtype): an explicit dtype= against out's (ops/out_rules.h). Pure: no lock. */
+/* check_out_dtype_arg(name, dtype, out_dtype, input_dtype or None, phase=1):
+ * an explicit dtype= against out's (ops/out_rules.h): phase 0 the checks
+ * CPU makes before the dims (the input's dtype's first), 1 those after.
+ * Pure: no lock. */
 static PyObject *py_check_out_dtype_arg(PyObject *self, PyObject *args) {
   (void)self;
   const char *name;
-  PyObject *dt, *od;
-  if (!PyArg_ParseTuple(args, "sOO", &name, &dt, &od)) return NULL;
-  tt_status_t s = tt_call_check_out_dtype_arg(name, tt_py_dtype(dt), tt_py_dtype(od));
+  PyObject *dt, *od, *id = Py_None;
+  int phase = 1;
+  if (!PyArg_ParseTuple(args, "sOO|Oi", &name, &dt, &od, &id, &phase)) return NULL;
+  tt_dtype_t in = id == Py_None ? TT_DTYPE_INVALID : tt_py_dtype(id);
+  tt_status_t s = tt_call_check_out_dtype_arg(name, tt_py_dtype(dt), tt_py_dtype(od), in, phase);
   if (s) return tt_py_raise(s);
   Py_RETURN_NONE;
 }
 
-/* check_out_dtype(name, k, result_dtype, out_dtype, input_dtype or None):
- * the out= dtype rule alone, before the functional op runs (api/out_write.h).
+/* check_out_dtype(name, k, result_dtype or None, out_dtype, input_dtype or
+ * None, input_numel): the out= dtype rule alone, before the functional op
+ * runs (api/out_write.h); result None where PyTorch's meta kernel raised.
  * Pure: no lock. */
 static PyObject *py_check_out_dtype(PyObject *self, PyObject *args) {
   (void)self;
   const char *name;
   int k;
+  long long in_numel;
   PyObject *rd, *od, *id;
-  if (!PyArg_ParseTuple(args, "siOOO", &name, &k, &rd, &od, &id)) return NULL;
-  tt_dtype_t in = id == Py_None ? TT_DTYPE_INVALID : tt_py_dtype(id), r = tt_py_dtype(rd), o = tt_py_dtype(od);
-  if (r == TT_DTYPE_INVALID || o == TT_DTYPE_INVALID) Py_RETURN_NONE; /* a dtype the core lacks: its own error comes later */
-  tt_status_t s = tt_call_check_out_dtype(name, k, r, o, in);
+  if (!PyArg_ParseTuple(args, "siOOOL", &name, &k, &rd, &od, &id, &in_numel)) return NULL;
+  tt_dtype_t in = id == Py_None ? TT_DTYPE_INVALID : tt_py_dtype(id), o = tt_py_dtype(od);
+  tt_dtype_t r = rd == Py_None ? TT_DTYPE_INVALID : tt_py_dtype(rd);
+  /* a dtype the core lacks: its own error comes later */
+  if ((rd != Py_None && r == TT_DTYPE_INVALID) || o == TT_DTYPE_INVALID) Py_RETURN_NONE;
+  tt_status_t s = tt_call_check_out_dtype_first(name, k, r, o, in, in_numel);
   if (s) return tt_py_raise(s);
   Py_RETURN_NONE;
+}
+
+/* out_result_with(name): the argument whose result_type with the first input
+ * is CPU's result dtype where PyTorch's meta kernel says otherwise, or None. */
+static PyObject *py_out_result_with(PyObject *self, PyObject *arg) {
+  (void)self;
+  const char *name = PyUnicode_AsUTF8(arg);
+  if (!name) return NULL;
+  const char *with = tt_call_out_result_with(name);
+  if (!with) Py_RETURN_NONE;
+  return PyUnicode_FromString(with);
+}
+
+/* out_rule_if_0dim(name): (argument number, overload) whose out= rule applies
+ * where that argument is a 0-dim tensor, or None (api/out_write.h). */
+static PyObject *py_out_rule_if_0dim(PyObject *self, PyObject *arg) {
+  (void)self;
+  const char *name = PyUnicode_AsUTF8(arg);
+  if (!name) return NULL;
+  int k = 0;
+  const char *rule = tt_call_out_rule_if_0dim(name, &k);
+  if (!rule) Py_RETURN_NONE;
+  return Py_BuildValue("(is)", k, rule);
 }
 
 /* out_dtype_from_out(name): 1 when that overload computes in out's dtype where dtype= is None, 2 when
@@ -161,8 +193,13 @@ PyMethodDef tt_py_out_write_methods[] = {
      "out_into(name[, input_dtype, out_dtype, default_dtype]): the core op computing the overload into out's dtype, or None"},
     {"check_out_write", py_check_out_write_entry, METH_VARARGS,
      "check_out_write(name, outs, results, inputs): out= checks; per output, whether out is resized first"},
-    {"check_out_dtype_arg", py_check_out_dtype_arg, METH_VARARGS, "check_out_dtype_arg(name, dtype, out_dtype)"},
-    {"check_out_dtype", py_check_out_dtype, METH_VARARGS, "check_out_dtype(name, k, result_dtype, out_dtype, input_dtype)"},
+    {"check_out_dtype_arg", py_check_out_dtype_arg, METH_VARARGS, "check_out_dtype_arg(name, dtype, out_dtype, input_dtype=None, phase=1)"},
+    {"check_out_dtype", py_check_out_dtype, METH_VARARGS,
+     "check_out_dtype(name, k, result_dtype or None, out_dtype, input_dtype or None, input_numel)"},
+    {"out_rule_if_0dim", py_out_rule_if_0dim, METH_O,
+     "out_rule_if_0dim(name): (argument number, overload) whose out= rule applies where that argument is 0-dim, or None"},
+    {"out_result_with", py_out_result_with, METH_O,
+     "out_result_with(name): the argument whose result_type with the first input is CPU's result dtype, or None"},
     {"out_dtype_from_out", py_out_dtype_from_out, METH_O,
      "out_dtype_from_out(name): 1 the overload computes in out's dtype where dtype= is None, 2 only for floating input and out, 0 not"},
     {"out_input_from_out", py_out_input_from_out, METH_O,

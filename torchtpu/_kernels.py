@@ -310,57 +310,63 @@ def _meta_like(x):
     return x
 
 
-def _out_rule_name(name, args):
-    """The overload whose out= rule applies: CPU's lerp.Tensor_out with a
-    0-dim weight lets out take the result by canCast, as lerp.Scalar_out does
-    (a float16 out of float32 inputs), where any other weight makes its
-    iterator require one dtype ('Found dtype Half but expected Float')."""
-    if name == "lerp.Tensor_out" and len(args) > 2 and isinstance(args[2], torch.Tensor) and args[2].dim() == 0:
-        return "lerp.Scalar_out"
+def _out_rule_name(name, zero_dim, args):
+    """The overload whose out= rule applies: the core's table may name
+    another where an argument is a 0-dim tensor (zero_dim, from
+    _C.out_rule_if_0dim: lerp.Tensor_out with a 0-dim weight takes
+    lerp.Scalar_out's canCast rule)."""
+    if zero_dim is not None:
+        i, other = zero_dim
+        if len(args) > i and isinstance(args[i], torch.Tensor) and args[i].dim() == 0:
+            return other
     return name
 
 
-# Result dtypes where PyTorch's Python meta kernel is not CPU's meta function:
-# pow.Tensor_Scalar's (torch._refs.pow, BOOL_TO_LONG) makes a bool base int64,
-# where CPU takes result_type(base, exp), so pow(bool, True, out=bool) is bool
-# (fuzz 345:33: tpu raised 'result type Long can't be cast ... Bool').
-_CPU_META_DTYPE = {
-    "pow.Tensor_Scalar_out": lambda args, kwargs: torch.result_type(args[0], args[1] if len(args) > 1
-                                                                     else kwargs["exponent"]),
-}
+def _argument(functional, args, kwargs, arg):
+    """The value of the functional's argument named `arg` in this call."""
+    for i, a in enumerate(functional._schema.arguments):
+        if a.name == arg:
+            return args[i] if i < len(args) else kwargs.get(arg, a.default_value)
+    raise KeyError(arg)
 
 
-def _check_out_dtypes_first(functional, args, kwargs, outs, name):
+def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None):
     """CPU checks out's dtype before its kernel runs: the result dtypes come
     from PyTorch's meta kernel, so a refused out= raises before the
     functional op is queued (whose deferred device checks, e.g. an index out
     of range, would otherwise be raised at a later, unrelated
-    synchronization point). Where the meta kernel cannot say (it raises, or
-    does not exist) the check after the functional op decides, as before."""
+    synchronization point). Where the meta kernel raises, or does not exist,
+    the core says whether CPU checks out's dtype first all the same (amax's
+    and all's meta functions, before the dims), else the check after the
+    functional op decides; where its dtype is not CPU's, the core names the
+    argument whose result_type with the input is (ops/out_rules.h). An
+    explicit dtype= is checked against out's (the core's check) after the
+    meta kernel's dim checks, as CPU's meta functions wrap the dims first
+    (cumprod(x, 3, dtype=float32, out=uint8) is the IndexError, fuzz 455:110)."""
     first = next((a for a in args if isinstance(a, torch.Tensor)), None)
-    # nansum of an empty real input runs no kernel, so no out dtype refusal
-    # (the core's check_out_write says so too; fuzz 356:897)
-    if name.startswith("nansum.") and first is not None and first.numel() == 0 and not first.is_complex():
-        return
+    in_dtype, in_numel = (None, -1) if first is None else (first.dtype, first.numel())
+    if dtype_arg is not None:  # the checks CPU's meta makes before the dims
+        _C.check_out_dtype_arg(name, dtype_arg, outs[0].dtype, in_dtype, 0)
     try:
         meta = functional(*_meta_like(args), **_meta_like(kwargs))
-    except Exception:  # noqa: BLE001 - the real call raises its own error
-        # any/all check out's dtype (bool or uint8, whatever the result) before
-        # the dims: all(x, dim=3, out=int32) is CPU's out error, not the IndexError
-        if name.partition(".")[0] in ("any", "all") and isinstance(outs[0], torch.Tensor):
-            _C.check_out_dtype(name, 0, torch.bool, outs[0].dtype, None if first is None else first.dtype)
-        # amax/amin's meta functions compare out's dtype with the input's before
-        # the dims (fuzz 333:162: amin(int16, dim=2, out=float64) is CPU's dtype
-        # error, not the IndexError; 338:302: not the empty-dim one)
-        if name.partition(".")[0] in ("amax", "amin") and isinstance(outs[0], torch.Tensor) and first is not None:
-            _C.check_out_dtype(name, 0, first.dtype, outs[0].dtype, first.dtype)
+    except IndexError:  # a dim out of range: the real call raises it
+        if isinstance(outs[0], torch.Tensor):
+            _C.check_out_dtype(name, 0, None, outs[0].dtype, in_dtype, in_numel)
         return
+    except Exception:  # noqa: BLE001 - the real call raises its own error
+        if dtype_arg is not None:
+            _C.check_out_dtype_arg(name, dtype_arg, outs[0].dtype, in_dtype, 1)
+        if isinstance(outs[0], torch.Tensor):
+            _C.check_out_dtype(name, 0, None, outs[0].dtype, in_dtype, in_numel)
+        return
+    if dtype_arg is not None:
+        _C.check_out_dtype_arg(name, dtype_arg, outs[0].dtype, in_dtype, 1)
     metas = (meta,) if len(outs) == 1 else meta
-    fix = _CPU_META_DTYPE.get(name)
+    with_arg = _C.out_result_with(name)
     for k, (o, m) in enumerate(zip(outs, metas)):
         if isinstance(m, torch.Tensor) and isinstance(o, torch.Tensor):
-            dtype = fix(args, kwargs) if fix is not None else m.dtype
-            _C.check_out_dtype(name, k if len(outs) > 1 else 0, dtype, o.dtype, None if first is None else first.dtype)
+            dtype = m.dtype if with_arg is None else torch.result_type(first, _argument(functional, args, kwargs, with_arg))
+            _C.check_out_dtype(name, k if len(outs) > 1 else 0, dtype, o.dtype, in_dtype, in_numel)
 
 
 def _out_input(functional, name, args, kwargs, out):
@@ -392,6 +398,7 @@ def _out_into(name, functional, args, kwargs, out):
     op = _C.out_into(name, x.dtype, out.dtype, torch.get_default_dtype())
     if op is None:
         return None
+    _warn_discard_imag(x, out.dtype)  # a complex input's real parts, converted by CPU's iterator
     rest = [args[i] if i < len(args) else kwargs.get(a.name, a.default_value)
             for i, a in enumerate(functional._schema.arguments) if i > 0]
     return _C.call(_IDS[op], (x, *rest, out.dtype))
@@ -412,21 +419,20 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, 
     without (any/all, std/var) may read its input in out's type (_out_input)."""
 
     into = _C.out_into(name) is not None  # resolved once: the other out= kernels never look
+    zero_dim = _C.out_rule_if_0dim(name)
 
     def kernel(*args, **kwargs):
-        rule = _out_rule_name(name, args)
+        rule = _out_rule_name(name, zero_dim, args)
         outs = [kwargs.pop(n) for n in out_names]
-        if len(outs) == 1:
-            if kwargs.get("dtype") is None:
-                # reductions compute in out's type (CPU's infer_dtype_from_optional); the core's
-                # table says which (1), and which only for a floating or complex input and out
-                # (2, mean: an integral input raises, an integral out is the cast rule's error)
-                if dtype_from_out == 1 or (dtype_from_out == 2 and _float_or_complex(args[0].dtype)
-                                           and _float_or_complex(outs[0].dtype)):
-                    kwargs["dtype"] = outs[0].dtype
-            else:  # the core's check of an explicit dtype= against out's
-                _C.check_out_dtype_arg(rule, kwargs["dtype"], outs[0].dtype)
-        _check_out_dtypes_first(functional, args, kwargs, outs, rule)
+        dtype_arg = kwargs.get("dtype") if len(outs) == 1 else None  # an explicit one: checked against out's
+        if len(outs) == 1 and dtype_arg is None:
+            # reductions compute in out's type (CPU's infer_dtype_from_optional); the core's
+            # table says which (1), and which only for a floating or complex input and out
+            # (2, mean: an integral input raises, an integral out is the cast rule's error)
+            if dtype_from_out == 1 or (dtype_from_out == 2 and _float_or_complex(args[0].dtype)
+                                       and _float_or_complex(outs[0].dtype)):
+                kwargs["dtype"] = outs[0].dtype
+        _check_out_dtypes_first(functional, args, kwargs, outs, rule, dtype_arg)
         fargs = _out_input(functional, rule, args, kwargs, outs[0]) if input_from_out else args
         result = _out_into(rule, functional, fargs, kwargs, outs[0]) if into else None
         if result is None:
@@ -499,9 +505,21 @@ def _cat_out(generic):
             common = functools.reduce(torch.promote_types, dtypes)
             if torch.can_cast(common, out.dtype):
                 tensors = [t if t.dtype == out.dtype else t.to(out.dtype) for t in tensors]
+            elif _cat_dims_pass(tensors, dim):  # CPU's meta: the cast check before the shapes' (fuzz 437:1181)
+                _C.check_out_dtype("cat.out", 0, common, out.dtype, None, -1)
         return generic(tensors, dim, out=out)
 
     return kernel
+
+
+def _cat_dims_pass(tensors, dim):
+    """Whether cat's checks that CPU makes before out's dtype pass: no 0-dim
+    tensor, and dim within the first tensor that is not a legacy-skipped
+    1-D empty one (legacy_cat_wrap_dim)."""
+    if any(t.dim() == 0 for t in tensors):
+        return False
+    ref = next((t for t in tensors if not (t.dim() == 1 and t.numel() == 0)), None)
+    return ref is None or -ref.dim() <= dim < ref.dim()
 
 
 def _write_out(out, result, resize):

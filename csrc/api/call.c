@@ -1,6 +1,8 @@
 /* Op calls: lowering, writes through views, launch, and result collection. */
 #include "api/call.h"
 
+#include "api/out_write.h"
+
 #include "api/index_masks.h"
 #include "api/iterator_first.h"
 
@@ -51,8 +53,9 @@ tt_status_t tt_call_check_out(const char *name, int k, tt_dtype_t result, tt_dty
 }
 
 int tt_call_out_dtype_from_out(const char *name) { return tt_op_out_dtype_from_out(name); }
-tt_status_t tt_call_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out) {
-  return tt_op_check_out_dtype_arg(name, dtype, out);
+tt_status_t tt_call_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out, tt_dtype_t in, int phase) {
+  tt_status_t first = phase == 0 ? tt_call_check_out_input(name, in, out) : NULL; /* nansum's, mean_dtype_out's */
+  return first ? first : tt_op_check_out_dtype_arg(name, dtype, out, in, phase);
 }
 
 static const tt_tensor_ref_t *write_target(tt_lower_t *L, int i, int j) {

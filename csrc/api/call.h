@@ -82,7 +82,10 @@ tt_status_t tt_call_op(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_
 tt_status_t tt_call_check_out(const char *name, int k, tt_dtype_t result, tt_dtype_t out);
 /* 1 when that overload computes in out's dtype where its dtype= is None. */
 int tt_call_out_dtype_from_out(const char *name);
-tt_status_t tt_call_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out);
+/* An explicit dtype= against out's dtype (ops/out_rules.h): phase 0 before
+ * the meta kernel's dim checks (the overload's check of the input's dtype
+ * `in`, TT_DTYPE_INVALID: none, comes first), phase 1 after them. */
+tt_status_t tt_call_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out, tt_dtype_t in, int phase);
 
 /* Releases the storages a result still owns (NULL ones are skipped: a
  * caller may steal them) and its heap array. */

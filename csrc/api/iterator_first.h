@@ -10,7 +10,8 @@
 #include "exec/engine.h"
 #include "ops/args.h"
 
-/* A pointwise op (functional form): its tensors broadcast, else infer_size's
+/* A pointwise op (functional form; or a row of TensorIterator's layout,
+ * TT_LAYOUT_ITERATOR): its tensors broadcast, else infer_size's
  * size error ("The size of tensor a (3) must match the size of tensor b (2)
  * at non-singleton dimension 1", the rightmost mismatch). NULL when that
  * check passes, the op is not pointwise or `refusal` is no dtype refusal. */
@@ -18,7 +19,8 @@ tt_status_t tt_iterator_broadcast_first(const tt_engine_t *e, int op_id, const t
                                         tt_status_t refusal);
 
 /* An in-place binary op, self.op_(other), or another in-place pointwise op
- * (lerp_, addcdiv_): self and each tensor operand in turn broadcast (the
+ * (lerp_, addcdiv_): for a dtype refusal, self has no elements sharing
+ * memory (a size > 1 dim of stride 0: CPU's internal-overlap error); self and each tensor operand in turn broadcast (the
  * size error), the broadcast shape is self's ("output with shape [3] doesn't
  * match the broadcast shape [2, 3]"), then, for a binary op's refusal of
  * complex values, a complex result cannot be cast into a real self ("result

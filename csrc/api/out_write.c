@@ -20,10 +20,23 @@ static tt_status_t complex_abs_out(tt_dtype_t in, tt_dtype_t result, tt_dtype_t 
   return tt_status_make(TT_INVALID_ARGUMENT, "Found dtype %s but expected %s", tt_op_type_name(out), tt_op_type_name(in));
 }
 
-tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in) {
-  if (!strcmp(name, "abs.out") && tt_dtype_is_complex(in)) return complex_abs_out(in, result, out);
-  /* CPU's nansum_out refuses a complex input before out's dtype is looked at */
+tt_status_t tt_call_check_out_input(const char *name, tt_dtype_t in, tt_dtype_t out) {
+  /* CPU's nansum_out refuses a complex input before the dims and out's dtype */
   if (!strcmp(name, "nansum.out") && tt_dtype_is_complex(in)) return tt_status_make(TT_INVALID_ARGUMENT, TT_NANSUM_COMPLEX_MSG);
+  return tt_op_check_out_input(name, in, out);
+}
+
+tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in,
+                                    int64_t in_numel) {
+  if (tt_op_out_unchecked_if_empty(name, in, in_numel)) return NULL;
+  tt_status_t first = tt_call_check_out_input(name, in, out);
+  if (first) return first;
+  const char *rule = tt_op_out_rule_for_input(name, in); /* nansum of an integral input: sum's rule */
+  if (rule != name) {
+    name = rule;
+    if (tt_op_out_dtype_from_out(rule)) result = out; /* which computes in out's dtype */
+  }
+  if (!strcmp(name, "abs.out") && tt_dtype_is_complex(in)) return complex_abs_out(in, result, out);
   /* so do clamp's and floor's checks of a complex input (their meta functions) */
   if (tt_dtype_is_complex(in)) {
     tt_status_t s = tt_complex_refusal_of_out(name);
@@ -31,6 +44,20 @@ tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, 
   }
   return tt_op_check_out(name, k, result, out);
 }
+
+tt_status_t tt_call_check_out_dtype_first(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in,
+                                          int64_t in_numel) {
+  if (result == TT_DTYPE_INVALID) { /* the meta kernel raised: its own error comes with the call */
+    tt_status_t first = tt_call_check_out_input(name, in, out); /* unless CPU checks the input's dtype first */
+    if (first || in == TT_DTYPE_INVALID || !tt_op_out_dtype_before_dims(name)) return first;
+    result = in; /* amax/amin's rule compares out with the input; any/all's looks at out alone */
+  }
+  return tt_call_check_out_dtype(name, k, result, out, in, in_numel);
+}
+
+const char *tt_call_out_result_with(const char *name) { return tt_op_out_result_with(name); }
+
+const char *tt_call_out_rule_if_0dim(const char *name, int *arg) { return tt_op_out_rule_if_0dim(name, arg); }
 
 int tt_call_out_input_from_out(const char *name) { return tt_op_out_input_from_out(name); }
 
@@ -43,23 +70,11 @@ const char *tt_call_out_into(const char *name, tt_dtype_t in, tt_dtype_t out, tt
   return tt_op_out_into(name, in, out, default_float);
 }
 
-/* nansum.out of an empty real input: CPU zeroes the result without the kernel
- * whose dispatch refuses a float input's integral or bool out (fuzz 356:897:
- * nansum(float32 [0], out=bool) is False on CPU; tpu raised '"nansum_cpu" not
- * implemented for 'Bool''). */
-static int nansum_of_empty(const char *name, const tt_tensor_ref_t *ins, int nins) {
-  if (strncmp(name, "nansum.", 7) || nins < 1 || tt_dtype_is_complex(ins[0].dtype)) return 0;
-  for (int d = 0; d < ins[0].view.rank; d++)
-    if (ins[0].view.sizes[d] == 0) return 1;
-  return 0;
-}
-
 tt_status_t tt_call_check_out_write(const char *name, int k, const tt_tensor_ref_t *out, tt_dtype_t result,
                                     const int64_t *res, int res_rank, const tt_tensor_ref_t *ins, int nins,
                                     tt_out_resize_t *resize, char *warn, size_t cap) {
-  tt_status_t s = nansum_of_empty(name, ins, nins)
-                     ? NULL
-                     : tt_call_check_out_dtype(name, k, result, out->dtype, nins > 0 ? ins[0].dtype : TT_DTYPE_INVALID);
+  int64_t in_numel = nins > 0 ? tt_view_numel(&ins[0].view) : -1;
+  tt_status_t s = tt_call_check_out_dtype(name, k, result, out->dtype, nins > 0 ? ins[0].dtype : TT_DTYPE_INVALID, in_numel);
   if (s) return s;
   for (int i = 0; i < nins; i++)
     if ((s = tt_op_out_overlap(out, &ins[i]))) return s;

@@ -22,10 +22,29 @@ tt_status_t tt_call_check_out_write(const char *name, int k, const tt_tensor_ref
                                     const int64_t *res, int res_rank, const tt_tensor_ref_t *ins, int nins,
                                     tt_out_resize_t *resize, char *warn, size_t cap);
 
-/* The dtype rule alone, for a check before the functional op runs (its
- * result dtype known from PyTorch's meta kernel): `in` is the first tensor
- * input's dtype (TT_DTYPE_INVALID when none). */
-tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in);
+/* The checks of the input's dtype CPU makes first of all for out overload
+ * `name` (nansum.out of a complex input; mean.dtype_out's canCast(self,
+ * out), ops/out_rules.h): NULL, or CPU's error. The functions below make
+ * them first too. */
+tt_status_t tt_call_check_out_input(const char *name, tt_dtype_t in, tt_dtype_t out);
+
+/* The dtype rule alone: `in` is the first tensor input's dtype
+ * (TT_DTYPE_INVALID when none) and in_numel its element count (-1 when
+ * none); an input that runs no kernel is not refused (ops/out_rules.h). */
+tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in,
+                                    int64_t in_numel);
+/* The same before the functional op runs, its result dtype from PyTorch's
+ * meta kernel (TT_DTYPE_INVALID where that raised: out's dtype is then
+ * checked only by the overloads CPU checks it first for, amax/amin/any/all,
+ * and the call raises its own error otherwise). Where the meta kernel's
+ * dtype is not CPU's, the glue takes result_type(first input, argument
+ * tt_call_out_result_with(name)) instead (NULL: the meta's is CPU's). */
+tt_status_t tt_call_check_out_dtype_first(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in,
+                                          int64_t in_numel);
+const char *tt_call_out_result_with(const char *name);
+/* The overload whose out= rule applies where argument *arg is a 0-dim
+ * tensor, or NULL (ops/out_rules.h, tt_op_out_rule_if_0dim). */
+const char *tt_call_out_rule_if_0dim(const char *name, int *arg);
 
 /* The out= reductions that read their input in out's type (any/all,
  * std/var: ops/out_rules.h): 1 when overload `name` is one; then, before

@@ -194,7 +194,23 @@ tt_status_t tt_complex_tanh(tt_lower_t *L) {
   tt_l_output(L, tt_b_select(g, ok, tt_b_binary(g, TT_BIN_COMPLEX, re, im), w));
   return NULL;
 }
-tt_status_t tt_complex_sigmoid(tt_lower_t *L) { return unary(L, TT_UN_LOGISTIC); }
+/* sigmoid(z) = 1 / (1 + exp(-z)) (CPU's kernel, with C99's exp): XLA's
+ * logistic, except at an infinite real part +inf with an infinite or NaN
+ * imaginary part, where C99's exp(-inf + iy) is a signed zero and the result
+ * is 1 (fuzz 425:879: sigmoid_ of inf+infj was nan+nanj). */
+tt_status_t tt_complex_sigmoid(tt_lower_t *L) {
+  tt_dtype_t dt;
+  tt_graph_t *g = L->g;
+  tt_val_t z = complex_arg(L, 0, &dt);
+  tt_val_t w = tt_b_unary(g, TT_UN_LOGISTIC, z);
+  if (w < 0) return NULL;
+  tt_val_t x = re_of(g, z), y = im_of(g, z);
+  tt_val_t at = tt_b_binary(g, TT_BIN_AND, tt_b_compare(g, TT_CMP_EQ, x, tt_b_like_f(g, x, 1.0 / 0.0)),
+                            tt_b_unary(g, TT_UN_NOT, tt_b_unary(g, TT_UN_IS_FINITE, y)));
+  tt_val_t one = tt_b_binary(g, TT_BIN_COMPLEX, tt_b_like_f(g, x, 1.0), tt_b_like_f(g, x, 0.0));
+  tt_l_output(L, tt_b_select(g, at, one, w));
+  return NULL;
+}
 /* x ** y. CPU computes exp(y * log(x)) (std::pow) except for the scalar
  * exponents its kernel special-cases (0.5, 2, 3, -0.5, -1, -2). At x = 0,
  * log(x) = -inf and that gives 0 for re(y) > 0, (inf, nan) for re(y) < 0
@@ -445,7 +461,18 @@ static tt_status_t cumulative(tt_lower_t *L, tt_reduce_t op) {
   if (dt == TT_DTYPE_INVALID) dt = tt_l_arg_dtype(L, 0);
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), tt_l_arg_rank(L, 0));
   if (tt_graph_failed(L->g)) return NULL;
-  if (dt == TT_BOOL) return tt_op_refuse_dtype(dt, "%s_out_cpu", op == TT_RED_SUM ? "cumsum" : "cumprod");
+  if (dt == TT_BOOL) {
+    /* as for a real input: CPU's kernel has no Bool case, but a 0-dim input
+     * is copied (z != 0) and an empty one zeroed without it (fuzz 435:396:
+     * cumprod of a complex (0, 3) with dtype=bool is an empty bool tensor) */
+    int rank = tt_l_arg_rank(L, 0);
+    const int64_t *sizes = tt_l_arg_sizes(L, 0);
+    int64_t numel = 1;
+    for (int d = 0; d < rank; d++) numel *= sizes[d];
+    if (rank > 0 && numel > 0) return tt_op_refuse_dtype(dt, "%s_out_cpu", op == TT_RED_SUM ? "cumsum" : "cumprod");
+    tt_l_output(L, tt_b_convert(L->g, tt_l_tensor(L, 0), TT_BOOL));
+    return NULL;
+  }
   if (!tt_dtype_is_complex(dt)) {
     tt_val_t x = tt_b_convert(L->g, real_of(L->g, tt_l_tensor(L, 0), dt), dt == TT_F32 ? TT_F64 : tt_op_math_type(dt));
     tt_l_output(L, tt_b_convert(L->g, tt_op_scan(L->g, op, x, dim), dt));

@@ -64,11 +64,31 @@ static const row_t kRows[] = {
     {"topk", NULL, K_RUNTIME, " topk does not support complex dtypes on CPU"},
     {"threshold", NULL, K_DISPATCH, "threshold_cpu"},
     {"floor", NULL, K_NOT_IMPL, "floor is not supported for complex inputs"},
+    /* sign's meta check, before out's dtype too (fuzz 455:44) */
+    {"sign", NULL, K_NOT_IMPL, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."},
     {"ceil", NULL, K_NOT_IMPL, "ceil is not supported for complex inputs"},
     {"trunc", NULL, K_NOT_IMPL, "trunc is not supported for complex inputs"},
     {"isposinf", NULL, K_RUNTIME, "isposinf does not support complex inputs."},
     {"isneginf", NULL, K_RUNTIME, "isneginf does not support complex inputs."},
     {"deg2rad", NULL, K_RUNTIME, "deg2rad is not supported for complex tensors."},
+    /* real-only kernels' dispatch refusals (their AT_DISPATCH has no complex case) */
+    {"nextafter", NULL, K_DISPATCH, "nextafter_cpu"}, {"bitwise_and", NULL, K_DISPATCH, "bitwise_and_cpu"},
+    {"bitwise_or", NULL, K_DISPATCH, "bitwise_or_cpu"}, {"bitwise_xor", NULL, K_DISPATCH, "bitwise_xor_cpu"},
+    {"bitwise_not", NULL, K_DISPATCH, "bitwise_not_cpu"}, {"bitwise_left_shift", NULL, K_DISPATCH, "lshift_cpu"},
+    {"bitwise_right_shift", NULL, K_DISPATCH, "rshift_cpu"}, {"atan2", NULL, K_DISPATCH, "atan2_cpu"},
+    {"hypot", NULL, K_DISPATCH, "hypot_cpu"}, {"copysign", NULL, K_DISPATCH, "copysign_cpu"},
+    {"gcd", NULL, K_DISPATCH, "gcd_cpu"}, {"lcm", NULL, K_DISPATCH, "lcm_cpu"},
+    {"xlogy", NULL, K_DISPATCH, "xlogy_cpu"}, {"igamma", NULL, K_DISPATCH, "igamma_cpu"},
+    {"igammac", NULL, K_DISPATCH, "igammac_cpu"}, {"logaddexp2", NULL, K_DISPATCH, "logaddexp2_cpu"},
+    {"special_zeta", NULL, K_DISPATCH, "zeta_cpu"}, {"special_xlog1py", NULL, K_DISPATCH, "xlog1py_cpu"},
+    {"erfinv", NULL, K_DISPATCH, "erfinv_vml_cpu"}, {"lgamma", NULL, K_DISPATCH, "lgamma_vml_cpu"},
+    {"digamma", NULL, K_DISPATCH, "digamma"}, {"erf", NULL, K_DISPATCH, "erf_vml_cpu"},
+    {"erfc", NULL, K_DISPATCH, "erfc_vml_cpu"}, {"i0", NULL, K_DISPATCH, "i0_vml_cpu"},
+    {"frac", NULL, K_DISPATCH, "frac_cpu"}, {"logit", NULL, K_DISPATCH, "logit_cpu"},
+    {"special_entr", NULL, K_DISPATCH, "entr_cpu"}, {"special_erfcx", NULL, K_DISPATCH, "erfcx_cpu"},
+    {"special_ndtri", NULL, K_DISPATCH, "ndtri_cpu"}, {"special_log_ndtr", NULL, K_DISPATCH, "log_ndtr_cpu"},
+    {"special_i0e", NULL, K_DISPATCH, "i0e_cpu"}, {"special_i1", NULL, K_DISPATCH, "i1_cpu"},
+    {"special_i1e", NULL, K_DISPATCH, "i1e_cpu"},
     {"signbit", NULL, K_NOT_IMPL, "signbit is not implemented for complex tensors."}, /* before out's dtype check too */
     {"rad2deg", NULL, K_RUNTIME, "rad2deg is not supported for complex tensors."},
 };
@@ -239,6 +259,16 @@ int tt_complex_empty_result_computes(const tt_op_def_t *def, const tt_arg_t *arg
   /* median()/nanmedian() of an empty input: a NaN, filled before the dispatch */
   if (names(def, "median", "") || names(def, "nanmedian", "")) return numel == 0;
   return 0;
+}
+
+tt_status_t tt_complex_args_first(const tt_op_def_t *def, const tt_arg_t *args, int nargs) {
+  /* clamp's meta function asks for a bound before it looks at the dtype
+   * (fuzz 412:545: clamp(complex128, None, None)) */
+  if (names(def, "clamp", NULL)) {
+    int lo = nargs > 1 && args[1].kind != TT_ARG_NONE, hi = nargs > 2 && args[2].kind != TT_ARG_NONE;
+    if (!lo && !hi) return tt_status_make(TT_INVALID_ARGUMENT, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  }
+  return NULL;
 }
 
 int tt_complex_refusal_before_shapes(const tt_op_def_t *def) {

@@ -30,6 +30,10 @@ tt_status_t tt_complex_refusal_of_out(const char *out_name);
  * its empty dims; NULL when the op has no such check or the checks pass. */
 tt_status_t tt_complex_empty_dims_first(const tt_op_def_t *def, const tt_arg_t *args, int nargs);
 
+/* CPU's error from an argument check its meta function makes before it
+ * refuses a complex input (clamp without min and max), or NULL. */
+tt_status_t tt_complex_args_first(const tt_op_def_t *def, const tt_arg_t *args, int nargs);
+
 /* 1 where CPU returns before the kernel whose dispatch refuses complex
  * values, once the checks above passed, so the op's own lowering computes:
  * amax/amin/mode of an empty input (the result is empty: amax_out runs no

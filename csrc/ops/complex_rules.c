@@ -32,7 +32,8 @@ tt_status_t tt_complex_route(const tt_op_def_t *def, const tt_arg_t *args, int n
   }
   const char *pt = dt == TT_C64 ? "ComplexFloat" : "ComplexDouble";
   /* CPU refuses complex values for these (no ordering, isposinf, deg2rad): its words */
-  tt_status_t cpu = tt_complex_empty_dims_first(def, args, nargs);
+  tt_status_t cpu = tt_complex_args_first(def, args, nargs);
+  if (!cpu) cpu = tt_complex_empty_dims_first(def, args, nargs);
   if (cpu) return cpu;
   if (tt_complex_empty_result_computes(def, args, nargs)) return TT_OK_STATUS; /* def->fn: CPU runs no kernel */
   cpu = tt_complex_refusal(def, dt);

@@ -604,12 +604,18 @@ static tt_val_t truthy(tt_graph_t *g, tt_val_t v) {
   return tt_b_compare(g, TT_CMP_NE, v, tt_b_like_f(g, v, 0));
 }
 
+/* logical_and/or/xor: CPU's kernel reads both operands in their common
+ * dtype before the nonzero test (fuzz 461:89: an int64 0-dim -2^63 with an
+ * int16 tensor is 0 in int16, so logical_and is False; tested in its own
+ * dtype it was True). */
 static tt_status_t logical(tt_lower_t *L, tt_binary_t op) {
   int argi[2] = {0, 1};
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);
-  tt_val_t x = truthy(L->g, tt_op_operand(L, 0, tt_op_arg_dtype(L, 0), rank, dims));
-  tt_val_t y = truthy(L->g, tt_op_operand(L, 1, tt_op_arg_dtype(L, 1), rank, dims));
+  tt_dtype_t common = tt_op_result_type(L, argi, 2);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_val_t x = truthy(L->g, tt_op_operand(L, 0, common, rank, dims));
+  tt_val_t y = truthy(L->g, tt_op_operand(L, 1, common, rank, dims));
   tt_l_output(L, tt_b_binary(L->g, op, x, y));
   return NULL;
 }

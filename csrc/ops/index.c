@@ -474,17 +474,31 @@ static tt_status_t lower_gather(tt_lower_t *L) {
  * sred >= 0 selects a scatter_reduce.two reduction (kind is then unused). */
 static tt_val_t scatter_reduce_apply(tt_graph_t *g, tt_val_t x, tt_val_t coords, tt_val_t upd, const tt_scatter_dims_t *sd,
                                      int red, int include_self, tt_dtype_t dt);
-static tt_status_t scatter_common_ex(tt_lower_t *L, tt_reduce_t kind, int value_arg, int sred, int include_self) {
+/* The checks CPU's scatter meta makes first: the dim, the index's, and
+ * src's dtype against self's (before the empty-index shortcut). *dim: the
+ * wrapped dim; NULL with *dim < 0 where the lowering already failed. */
+static tt_status_t scatter_checks_first(tt_lower_t *L, int value_arg, int *dim) {
   int rank = tt_l_arg_rank(L, 0);
-  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
-  if (tt_graph_failed(L->g)) return NULL;
-  tt_status_t st = check_dim_index(L, "scatter", dim, rank, 1);
+  *dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  if (tt_graph_failed(L->g)) {
+    *dim = -1;
+    return NULL;
+  }
+  tt_status_t st = check_dim_index(L, "scatter", *dim, rank, 1);
   if (st) return st;
+  int src_tensor = L->args[value_arg].kind == TT_ARG_TENSOR && !L->args[value_arg].t->is_host_scalar;
+  if (src_tensor && tt_l_arg_dtype(L, value_arg) != tt_l_arg_dtype(L, 0))
+    return tt_status_make(TT_INVALID_ARGUMENT, "scatter(): Expected self.dtype to be equal to src.dtype");
+  return NULL;
+}
+
+static tt_status_t scatter_common_ex(tt_lower_t *L, tt_reduce_t kind, int value_arg, int sred, int include_self) {
+  int rank = tt_l_arg_rank(L, 0), dim;
+  tt_status_t st = scatter_checks_first(L, value_arg, &dim);
+  if (st || dim < 0) return st;
   tt_graph_t *g = L->g;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   int src_tensor = L->args[value_arg].kind == TT_ARG_TENSOR && !L->args[value_arg].t->is_host_scalar;
-  if (src_tensor && tt_l_arg_dtype(L, value_arg) != dt) /* before the empty-index shortcut, as CPU checks */
-    return tt_status_make(TT_INVALID_ARGUMENT, "scatter(): Expected self.dtype to be equal to src.dtype");
   if (index_numel(L) == 0) { /* nothing scattered */
     tt_l_output(L, tt_l_tensor(L, 0));
     return NULL;
@@ -545,11 +559,16 @@ static tt_status_t scatter_common(tt_lower_t *L, tt_reduce_t kind, int value_arg
 static tt_status_t lower_scatter(tt_lower_t *L) { return scatter_common(L, TT_RED_SET, 3); }
 static tt_status_t lower_scatter_add(tt_lower_t *L) { return scatter_common(L, TT_RED_SUM, 3); }
 
-/* scatter.reduce / scatter.value_reduce: reduce is "add" or "multiply". */
+/* scatter.reduce / scatter.value_reduce: reduce is "add" or "multiply";
+ * complex values too (CPU's scatter_reduce kernels have complex cases: fuzz
+ * 416:494, scatter(complex128, reduce="add") was refused). */
 static tt_status_t lower_scatter_reduce_str(tt_lower_t *L) {
   const char *red = tt_l_str(L, 4, "");
   if (!strcmp(red, "add")) return scatter_common(L, TT_RED_SUM, 3);
   if (!strcmp(red, "multiply")) return scatter_common(L, TT_RED_PROD, 3);
+  int dim; /* CPU's meta checks the reduce argument after the dim and the dtypes */
+  tt_status_t st = scatter_checks_first(L, 3, &dim);
+  if (st || dim < 0) return st;
   return tt_status_make(TT_INVALID_ARGUMENT, "reduce argument must be either add or multiply.");
 }
 
@@ -1115,10 +1134,10 @@ const tt_op_def_t tt_ops_index[] = {
     {"scatter.value", lower_scatter, TT_OPF_COMPLEX},
     {"scatter_.src", lower_scatter, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {"scatter_.value", lower_scatter, TT_OPF_INPLACE | TT_OPF_COMPLEX},
-    {"scatter.reduce", lower_scatter_reduce_str, 0},
-    {"scatter.value_reduce", lower_scatter_reduce_str, 0},
-    {"scatter_.reduce", lower_scatter_reduce_str, TT_OPF_INPLACE},
-    {"scatter_.value_reduce", lower_scatter_reduce_str, TT_OPF_INPLACE},
+    {"scatter.reduce", lower_scatter_reduce_str, TT_OPF_COMPLEX},
+    {"scatter.value_reduce", lower_scatter_reduce_str, TT_OPF_COMPLEX},
+    {"scatter_.reduce", lower_scatter_reduce_str, TT_OPF_INPLACE | TT_OPF_COMPLEX},
+    {"scatter_.value_reduce", lower_scatter_reduce_str, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {"scatter_add", lower_scatter_add, TT_OPF_COMPLEX},
     {"scatter_add_", lower_scatter_add, TT_OPF_INPLACE | TT_OPF_COMPLEX},
     {"embedding_dense_backward", lower_embedding_dense_backward, 0},

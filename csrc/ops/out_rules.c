@@ -24,7 +24,7 @@ typedef enum {
   R_EXACT,       /* out == result */
   R_BOOL,        /* out is bool */
   R_BOOL_OR_U8,  /* all/any */
-  R_FLOAT,       /* out is floating or complex, then R_CAST */
+  R_FLOAT,       /* out is floating or complex (logsumexp_out's only check) */
   R_NO_BOOL,     /* computes in out's dtype, whose Bool has no CPU kernel: refused by the op's lowering
                   * (fmt: the kernel's name) where the kernel runs, then R_CAST */
   R_SEARCHSORTED, /* out == result (int32 or int64 by out_int32) */
@@ -52,12 +52,43 @@ typedef struct {
    * complex (mean: an integral input raises, an integral out is the cast
    * rule's error) */
   int from_out_floating;
+  /* CPU's meta function checks out's dtype before the dims (amax/amin
+   * against the input's dtype, any/all for bool or uint8): where PyTorch's
+   * meta kernel raises (a dim out of range), out's dtype is still checked
+   * first (tt_op_out_dtype_before_dims) */
+  int before_dims;
+  /* an empty real input runs no kernel, so no refusal of out's dtype
+   * (nansum: tt_op_out_unchecked_if_empty) */
+  int empty_unchecked;
+  /* the argument whose result_type with the first input is CPU's result
+   * dtype where PyTorch's Python meta kernel says otherwise
+   * (tt_op_out_result_with); NULL for the other rows */
+  const char *result_with;
+  /* where argument number zero_dim_arg (> 0) is a 0-dim tensor, the rule of
+   * overload zero_dim_rule applies instead (tt_op_out_rule_if_0dim) */
+  int zero_dim_arg;
+  const char *zero_dim_rule;
+  /* CPU's message where the input's dtype must cast into out's before
+   * anything else is checked (tt_op_check_out_input); NULL for the others */
+  const char *input_cast;
+  /* CPU's refusal (fmt: its dtype) of a dtype= argument neither floating nor
+   * complex, made before that argument is compared with out's dtype
+   * (tt_op_check_out_dtype_arg); NULL for the others */
+  const char *dtype_arg_floating;
+  /* CPU's words (fmt: out's dtype, then dtype=) where a floating input's dtype= must be
+   * out's dtype, checked before the dims (nansum_out's
+   * get_dtype_from_result); an integral or bool input (or dtype=) takes
+   * integral_rule's rules instead (nansum_out calls sum_out) */
+  const char *dtype_arg_first;
+  const char *integral_rule;
 } out_rule_t;
 
 /* The structured-kernel check of non-TensorIterator ops (set_output). */
 #define EXACT_TM "Expected out tensor to have dtype %s, but got %s instead"
 /* TensorIterator with check_all_same_dtype (unary ops that keep the type). */
 #define FOUND "Found dtype %s but expected %s"
+/* mean's meta function on a dtype= it cannot compute in */
+#define MEAN_DTYPE "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: %s"
 #define EX(p) {p, -1, R_EXACT, EXACT_TM, N_CPP, A_RO, TT_INVALID_ARGUMENT}
 #define FD(p) {p, -1, R_EXACT, FOUND, N_PT, A_OR, TT_INVALID_ARGUMENT}
 
@@ -69,18 +100,33 @@ static const out_rule_t rules[] = {
      * mean(x, dtype=o.dtype): a float64 x into float16 sums x converted to
      * float32, where finfo.max is inf: [max, -max, 1, 2] is NaN, not the
      * float64 mean rounded, fuzz 324:1453) */
-    {"mean.out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .from_out_floating = 1},
-    {"mean.dtype_out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .from_out_floating = 1},
+    {"mean.out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .from_out_floating = 1,
+     .dtype_arg_floating = MEAN_DTYPE},
+    /* mean over every dim (mean_dtype_out) checks canCast(self, out) first:
+     * mean(complex128, out=float32) is refused (fuzz 420:1403; mean.out
+     * over a dim takes the real parts) */
+    {"mean.dtype_out", -1, R_CAST_FROM_OUT, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .from_out_floating = 1,
+     .input_cast = "mean.dtype_out(): input types can't be cast to the desired output type %s",
+     .dtype_arg_floating = MEAN_DTYPE},
     {"cumsum", -1, R_NO_BOOL, "cumsum_out_cpu", N_PT, A_NONE, TT_NOT_IMPLEMENTED},
     {"cumprod", -1, R_NO_BOOL, "cumprod_out_cpu", N_PT, A_NONE, TT_NOT_IMPLEMENTED},
     EX("sum.out"), EX("prod.out"),
-    {"all", -1, R_BOOL_OR_U8, "all only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
-    {"any", -1, R_BOOL_OR_U8, "any only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
-    /* logsumexp_out sums the exp terms and takes their log in out's type */
+    /* all(x, dim=3, out=int32) is CPU's out error, not the IndexError */
+    {"all", -1, R_BOOL_OR_U8, "all only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT,
+     .before_dims = 1},
+    {"any", -1, R_BOOL_OR_U8, "any only supports bool tensor for result, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT,
+     .before_dims = 1},
+    /* logsumexp_out sums the exp terms and takes their log in out's type
+     * (a complex self's terms by their real parts, into a real out); it checks out's dtype first, before the dims (fuzz 413:14:
+     * logsumexp(int32, 2, out=int32) is that error, not the IndexError) */
     {"logsumexp", -1, R_FLOAT, "logsumexp(): Expected floating point type for result tensor, but got: %s", N_PT, A_O,
-     TT_INVALID_ARGUMENT, "_tt_logsumexp_into"},
-    {"amax", -1, R_EXACT, "Expected the dtype for input and out to match, but got %s for input's dtype and %s for out's dtype.", N_PT, A_RO, TT_INVALID_ARGUMENT},
-    {"amin", -1, R_EXACT, "Expected the dtype for input and out to match, but got %s for input's dtype and %s for out's dtype.", N_PT, A_RO, TT_INVALID_ARGUMENT},
+     TT_INVALID_ARGUMENT, "_tt_logsumexp_into", .before_dims = 1},
+    /* fuzz 333:162: amin(int16, dim=2, out=float64) is CPU's dtype error, not
+     * the IndexError; 338:302: not the empty-dim one */
+    {"amax", -1, R_EXACT, "Expected the dtype for input and out to match, but got %s for input's dtype and %s for out's dtype.", N_PT, A_RO, TT_INVALID_ARGUMENT,
+     .before_dims = 1},
+    {"amin", -1, R_EXACT, "Expected the dtype for input and out to match, but got %s for input's dtype and %s for out's dtype.", N_PT, A_RO, TT_INVALID_ARGUMENT,
+     .before_dims = 1},
     {"cholesky_inverse", -1, R_CAST, "cholesky_inverse: Expected result to be safely castable from %s dtype, but got result with dtype %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
     /* concatenation: canCast with its own message */
     {"cat", -1, R_CAST, "torch.cat(): input types can't be cast to the desired output type %s", N_PT, A_O, TT_TYPE_ERROR},
@@ -115,7 +161,22 @@ static const out_rule_t rules[] = {
     {"multinomial", -1, R_EXACT, "multinomial expects Long tensor out, got: %s", N_PT, A_O, TT_INVALID_ARGUMENT},
     {"mv", -1, R_EXACT, "addmv input tensors must have the same dtype, but got %s, %s, and %s", N_PT, A_ORR, TT_INVALID_ARGUMENT},
     {"addbmm", -1, R_EXACT, "self and mat2 must have the same dtype, but got %s and %s", N_PT, A_OR, TT_INVALID_ARGUMENT},
-    {"nansum", -1, R_NANSUM, "nansum_cpu", N_PT, A_O, TT_NOT_IMPLEMENTED},
+    /* an empty real input is zeroed without the kernel (fuzz 356:897:
+     * nansum(float32 [0], out=bool) is False on CPU) */
+    {"nansum", -1, R_NANSUM, "nansum_cpu", N_PT, A_O, TT_NOT_IMPLEMENTED, .empty_unchecked = 1,
+     .dtype_arg_first = "nansum: provided dtype must match dtype of result. Got %s and %s.",
+     .integral_rule = "sum.IntList_out"},
+    /* CPU's meta function takes result_type(self, exponent); PyTorch's Python
+     * meta (torch._refs.pow, BOOL_TO_LONG) makes a bool base int64, so
+     * pow(bool, True, out=bool) is bool (fuzz 345:33: tpu raised 'result
+     * type Long can't be cast ... Bool') */
+    {"pow.Tensor_Scalar_out", -1, R_CAST, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .result_with = "exponent"},
+    /* the same for a bool base with a bool tensor exponent, or a bool base
+     * scalar: bool, whose pow kernel CPU lacks (fuzz 450:27: pow(bool, bool,
+     * out=bool) is '"pow" not implemented for 'Bool'', tpu raised 'result type
+     * Long can't be cast') */
+    {"pow.Tensor_Tensor_out", -1, R_CAST, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .result_with = "exponent"},
+    {"pow.Scalar_out", -1, R_CAST, NULL, N_PT, A_RO, TT_INVALID_ARGUMENT, .result_with = "self"},
     {"searchsorted", -1, R_SEARCHSORTED, NULL, N_PT, A_O, TT_INVALID_ARGUMENT},
     {"bucketize", -1, R_SEARCHSORTED, NULL, N_PT, A_O, TT_INVALID_ARGUMENT},
     {"signbit", -1, R_BOOL, "signbit does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},
@@ -125,7 +186,12 @@ static const out_rule_t rules[] = {
     FD("abs"), FD("conj_physical"), FD("neg"), FD("sign"), FD("sgn"), FD("ceil"), FD("floor"), FD("round"), FD("trunc"), FD("frac"),
     FD("bitwise_not"), FD("clamp.out"), FD("clamp_min.out"), FD("clamp_max.out"), FD("elu"), FD("gelu"), FD("hardshrink"),
     FD("hardsigmoid"), FD("hardswish"), FD("hardtanh"), FD("leaky_relu"), FD("mish"), FD("silu"), FD("softplus"),
-    FD("softshrink"), FD("rrelu_with_noise"), FD("binary_cross_entropy"), FD("lerp.Tensor_out"),
+    FD("softshrink"), FD("rrelu_with_noise"), FD("binary_cross_entropy"),
+    /* a 0-dim weight lets out take the result by canCast, as lerp.Scalar_out
+     * does (a float16 out of float32 inputs); any other weight makes the
+     * iterator require one dtype ('Found dtype Half but expected Float') */
+    {"lerp.Tensor_out", -1, R_EXACT, FOUND, N_PT, A_OR, TT_INVALID_ARGUMENT, .zero_dim_arg = 2,
+     .zero_dim_rule = "lerp.Scalar_out"},
     /* structured and composite kernels without TensorIterator: exact dtype */
     EX("argmax"), EX("argmin"), EX("mm"), EX("bmm"), EX("addmm"), EX("baddbmm"), EX("addmv"),
     EX("sort"), EX("msort"), EX("topk"), EX("take_along_dim"), EX("gather"), EX("index_add"), EX("index_copy"),
@@ -211,9 +277,9 @@ tt_status_t tt_op_check_out(const char *name, int k, tt_dtype_t result, tt_dtype
       return out == TT_BOOL ? TT_OK_STATUS : fail(TT_INVALID_ARGUMENT, r, result, out);
     case R_BOOL_OR_U8:
       return out == TT_BOOL || out == TT_U8 ? TT_OK_STATUS : fail(TT_INVALID_ARGUMENT, r, result, out);
-    case R_FLOAT:
+    case R_FLOAT: /* no cast rule: a complex result goes into a real out as its real parts (the op's into) */
       if (!tt_dtype_is_float(out) && !tt_dtype_is_complex(out)) return fail(TT_INVALID_ARGUMENT, r, result, out);
-      return cast_rule(NULL, result, out);
+      return TT_OK_STATUS;
     case R_NO_BOOL: /* the op's lowering refuses a bool out where CPU's kernel runs (not 0-dim or empty) */
       return cast_rule(NULL, result, out);
     case R_NANSUM: /* CPU sums in out's type: any type for an integral input, floating ones for a float input */
@@ -278,18 +344,61 @@ tt_status_t tt_op_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_nu
   return TT_OK_STATUS;
 }
 
+int tt_op_out_dtype_before_dims(const char *name) {
+  const out_rule_t *r = find_rule(name, 0);
+  return r && r->before_dims;
+}
+
+int tt_op_out_unchecked_if_empty(const char *name, tt_dtype_t in, int64_t in_numel) {
+  const out_rule_t *r = find_rule(name, 0);
+  return r && r->empty_unchecked && in_numel == 0 && !tt_dtype_is_complex(in);
+}
+
+const char *tt_op_out_result_with(const char *name) {
+  const out_rule_t *r = find_rule(name, 0);
+  return r ? r->result_with : NULL;
+}
+
+tt_status_t tt_op_check_out_input(const char *name, tt_dtype_t in, tt_dtype_t out) {
+  const out_rule_t *r = find_rule(name, 0);
+  if (!r || !r->input_cast || in == TT_DTYPE_INVALID || tt_op_can_cast(in, out)) return TT_OK_STATUS;
+  return tt_status_make(TT_INVALID_ARGUMENT, r->input_cast, tt_op_type_name(out));
+}
+
+const char *tt_op_out_rule_if_0dim(const char *name, int *arg) {
+  const out_rule_t *r = find_rule(name, 0);
+  if (!r || !r->zero_dim_rule) return NULL;
+  *arg = r->zero_dim_arg;
+  return r->zero_dim_rule;
+}
+
 int tt_op_out_dtype_from_out(const char *name) {
   const out_rule_t *r = find_rule(name, 0);
   if (!r || (r->kind != R_CAST_FROM_OUT && r->kind != R_NO_BOOL)) return 0;
   return r->from_out_floating ? 2 : 1;
 }
 
-tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out) {
-  /* the ops computing in out's dtype, and nansum/mean (with a dim or over
-   * everything: mean(x, dtype=bfloat16, out=float32) raises, fuzz 229:233),
-   * check an explicit dtype= against out's */
-  int checks = tt_op_out_dtype_from_out(name) || !strcmp(name, "nansum.out");
-  if (!checks || dtype == out) return TT_OK_STATUS;
+const char *tt_op_out_rule_for_input(const char *name, tt_dtype_t in) {
+  const out_rule_t *r = find_rule(name, 0);
+  if (r && r->integral_rule && (tt_dtype_is_int(in) || in == TT_BOOL)) return r->integral_rule;
+  return name;
+}
+
+tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out, tt_dtype_t in, int phase) {
+  /* an integral dtype= makes nansum sum's too */
+  name = tt_op_out_rule_for_input(name, tt_dtype_is_int(dtype) || dtype == TT_BOOL ? dtype : in);
+  const out_rule_t *r = find_rule(name, 0);
+  if (phase == 0) { /* the meta functions' first checks, before the dims */
+    if (r && r->dtype_arg_floating && !tt_dtype_is_float(dtype) && !tt_dtype_is_complex(dtype))
+      return tt_status_make(TT_INVALID_ARGUMENT, r->dtype_arg_floating, tt_op_type_name(dtype));
+    if (r && r->dtype_arg_first && dtype != out)
+      return tt_status_make(TT_INVALID_ARGUMENT, r->dtype_arg_first, tt_op_type_name(out), tt_op_type_name(dtype));
+    return TT_OK_STATUS;
+  }
+  /* set_output's, after the dims: the ops computing in out's dtype and mean
+   * (with a dim or over everything: mean(x, dtype=bfloat16, out=float32)
+   * raises, fuzz 229:233) check an explicit dtype= against out's */
+  if (!tt_op_out_dtype_from_out(name) || (r && r->dtype_arg_first) || dtype == out) return TT_OK_STATUS;
   return tt_status_make(TT_INVALID_ARGUMENT, EXACT_TM, tt_op_typemeta_name(dtype), tt_op_typemeta_name(out));
 }
 
@@ -297,6 +406,7 @@ const char *tt_op_out_into(const char *name, tt_dtype_t in, tt_dtype_t out, tt_d
   const out_rule_t *r = find_rule(name, 0);
   if (!r || !r->into) return NULL;
   if (in == TT_DTYPE_INVALID) return r->into; /* whether the overload has one at all */
-  if (tt_dtype_is_complex(in) || !tt_dtype_is_float(out)) return NULL; /* the functional result, cast or refused */
+  if (!tt_dtype_is_float(out)) return NULL; /* a complex out: the functional result, cast or refused */
+  if (tt_dtype_is_complex(in)) return r->into; /* the complex terms' real parts, in out's type */
   return out != (tt_dtype_is_float(in) ? in : default_float) ? r->into : NULL;
 }

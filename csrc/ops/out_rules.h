@@ -25,14 +25,47 @@ int tt_op_can_cast(tt_dtype_t from, tt_dtype_t to);
  * written into an out tensor of dtype `out`: NULL, or CPU's error. */
 tt_status_t tt_op_check_out(const char *name, int k, tt_dtype_t result, tt_dtype_t out);
 
+/* Where PyTorch's meta kernel, which the glue asks for the result dtype
+ * before the functional op runs, is not CPU's meta function:
+ * - 1 when CPU checks out's dtype before the dims (amax/amin: the input's
+ *   dtype; any/all: bool or uint8; logsumexp: floating or complex), so it is checked even where the meta
+ *   kernel raises (a dim out of range); the result is then the input's;
+ * - 1 when an input of in_numel elements (and dtype `in`) runs no kernel, so
+ *   out's dtype is not refused (nansum of an empty real input);
+ * - the name of the argument whose result_type with the first input is
+ *   CPU's result dtype (pow.Tensor_Scalar_out: "exponent"; PyTorch's Python
+ *   meta makes a bool base int64), or NULL: the meta kernel's dtype. */
+int tt_op_out_dtype_before_dims(const char *name);
+int tt_op_out_unchecked_if_empty(const char *name, tt_dtype_t in, int64_t in_numel);
+const char *tt_op_out_result_with(const char *name);
+
+/* CPU's first check of out overload `name`, where it makes one: the input's
+ * dtype `in` casts into out's (mean.dtype_out: canCast(self, out)); NULL,
+ * or CPU's error. Made before the dtype rule and before a dtype= argument
+ * is compared with out's. */
+tt_status_t tt_op_check_out_input(const char *name, tt_dtype_t in, tt_dtype_t out);
+
+/* The overload whose rule applies to out overload `name` where its argument
+ * number *arg is a 0-dim tensor (lerp.Tensor_out with a 0-dim weight:
+ * lerp.Scalar_out's canCast), or NULL where the rule is always its own. */
+const char *tt_op_out_rule_if_0dim(const char *name, int *arg);
+
 /* 1 when CPU's out overload `name` computes in out's dtype where its dtype=
  * argument is None (reductions' infer_dtype_from_optional: sum(float, 0,
  * out=long) sums the truncated values); 2 when it does so only for a
  * floating or complex input and out (mean); else 0. */
 int tt_op_out_dtype_from_out(const char *name);
 /* CPU's check of an explicit dtype= against out's dtype where out overload
- * `name` makes one (those above, nansum, mean): NULL, or CPU's error. */
-tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out);
+ * `name` (input dtype `in`) makes one: phase 0 the checks its meta function
+ * makes before the dims (mean's refusal of an integral dtype=, nansum's
+ * dtype= of a floating input against out's), phase 1 set_output's after
+ * them (the ops above, mean; sum's for an integral nansum input): NULL, or
+ * CPU's error. */
+tt_status_t tt_op_check_out_dtype_arg(const char *name, tt_dtype_t dtype, tt_dtype_t out, tt_dtype_t in, int phase);
+/* The overload whose rules apply to out overload `name` for an input of
+ * dtype `in` (nansum.out of an integral or bool input: sum.IntList_out's,
+ * as nansum_out calls sum_out), else name. */
+const char *tt_op_out_rule_for_input(const char *name, tt_dtype_t in);
 
 /* CPU's reductions whose iterator reads the input in out's type
  * (make_reduction's input type is out's) where the functional op has no
@@ -58,7 +91,8 @@ tt_status_t tt_op_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_nu
  * that kernel runs part of the op in out's type (logsumexp.out sums and
  * takes the log there): used for a floating out of another type than the
  * functional result (that of a real input `in`, or default_float for an
- * integral one), called with the functional's arguments and out's dtype
+ * integral one) and for a complex `in` into a floating out (whose real
+ * parts CPU's kernel reduces there), called with the functional's arguments and out's dtype
  * last. NULL where the functional result cast into out is CPU's answer. With
  * `in` TT_DTYPE_INVALID: whether the overload has such an op at all. */
 const char *tt_op_out_into(const char *name, tt_dtype_t in, tt_dtype_t out, tt_dtype_t default_float);

@@ -167,20 +167,28 @@ static tt_status_t lower_mean_dim(tt_lower_t *L) {
 
 /* amax/amin(self, dim=[], keepdim): an empty list reduces every dim. */
 static tt_status_t amax_amin(tt_lower_t *L, tt_reduce_t kind, const char *name) {
-  red_t r;
-  if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
-  /* CPU's zero_numel_check_dims: an empty input needs its dims named */
+  /* CPU's zero_numel_check_dims first, before the dim mask's duplicate check
+   * (fuzz 421:297: amin of a (0,) over [-1, -1] is the empty-dim IndexError):
+   * an empty input needs its dims named, each in the order given wrapped
+   * (its range error) and named as given (amin(x, dim=-2) says -2) */
+  int rank = tt_l_arg_rank(L, 0);
+  const int64_t *sizes = tt_l_arg_sizes(L, 0);
   int64_t numel = 1, dims[TT_MAX_RANK + 1];
-  for (int d = 0; d < r.rank; d++) numel *= r.in[d];
+  for (int d = 0; d < rank; d++) numel *= sizes[d];
   int nd = numel == 0 && !tt_l_is_none(L, 1) ? tt_l_ints(L, 1, dims, TT_MAX_RANK + 1) : 0;
+  if (tt_graph_failed(L->g)) return NULL;
   if (numel == 0 && nd == 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "%s(): Expected reduction dim to be specified for input.numel() == 0. "
                           "Specify the reduction dim with the 'dim' argument.", name);
-  /* each dim in the order given, named as given (amin(x, dim=-2) says -2) */
-  for (int k = 0; k < nd; k++)
-    if (r.in[dims[k] < 0 ? dims[k] + r.rank : dims[k]] == 0)
+  for (int k = 0; k < nd; k++) {
+    int w = tt_op_wrap_dim(L, dims[k], rank);
+    if (tt_graph_failed(L->g)) return NULL;
+    if (rank > 0 && sizes[w] == 0)
       return tt_status_make(TT_INDEX_ERROR, "%s(): Expected reduction dim %lld to have non-zero size.", name,
                             (long long)dims[k]);
+  }
+  red_t r;
+  if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
   /* a complex input reaches here only with an empty result (ops/complex_rules.c):
    * no ordering needed, the reduction only shapes it */
   if (tt_dtype_is_complex(tt_l_arg_dtype(L, 0))) kind = TT_RED_SUM;
@@ -494,31 +502,46 @@ static tt_status_t lower_logsumexp(tt_lower_t *L) {
  * terms exp(self - max) rounded to self's type (an integral self is read as
  * the default float), summed in out's type (make_reduction converts them to
  * it), the log taken in out's type and the max added in the common type of
- * the two, rounded into out. The functional op computes in self's type. */
+ * the two, rounded into out. The functional op computes in self's type. A
+ * complex self (any real floating out) is shifted by the max of its real
+ * parts, an infinite one replaced by 0 (CPU's masked_fill_), its terms
+ * exp'd by C99's exp in self's type and converted to out's type as
+ * TensorIterator converts them, by their real parts: logsumexp of
+ * [1+1j, 2-0.5j] into float32 is log(Re e^(-1+1j) + Re e^(-0.5j)) + 2. */
 static tt_status_t lower_logsumexp_into(tt_lower_t *L) {
   tt_status_t st = lse_empty_dims_check(L);
   if (st) return st;
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 2, 0), 1, &r)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0), into = tt_l_dtype(L, 3);
-  tt_dtype_t in = tt_dtype_is_float(dt) ? dt : tt_op_default_float(L);
+  int cx = tt_dtype_is_complex(dt);
+  tt_dtype_t in = tt_dtype_is_float(dt) || cx ? dt : tt_op_default_float(L);
   if (!tt_dtype_is_float(into))
     return tt_status_make(TT_INVALID_ARGUMENT,
                           "_tt_logsumexp_into: out's dtype must be floating here, got %s (complex outs take "
                           "logsumexp's functional result)", tt_op_type_name(into));
   tt_graph_t *g = L->g;
+  tt_dtype_t real_in = cx ? tt_dtype_real_part(in) : in;
   tt_dtype_t acc_in = tt_op_math_type(in), acc_into = tt_op_math_type(into);
-  tt_dtype_t add_t = tt_op_math_type(tt_dtype_promote(in, into));
+  tt_dtype_t add_t = tt_op_math_type(tt_dtype_promote(real_in, into));
   tt_val_t x = tt_b_convert(g, tt_b_convert(g, tt_l_tensor(L, 0), in), acc_in);
   red_t flat = r;
   flat.keepdim = 0;
-  tt_val_t m = red_apply(L, &flat, TT_RED_MAX, x);
-  tt_val_t finite = tt_b_unary(g, TT_UN_IS_FINITE, m);
-  m = tt_b_select(g, finite, m, tt_b_like_f(g, m, 0));
-  /* self - maxes and its exp_ are tensors of self's type: each rounded */
-  tt_val_t d = tt_b_convert(g, tt_b_convert(g, tt_b_binary(g, TT_BIN_SUB, x, red_kept(L, &r, m)), in), acc_in);
-  tt_val_t e = tt_b_convert(g, tt_b_unary(g, TT_UN_EXP, d), in);
-  e = tt_b_convert(g, tt_b_convert(g, e, into), acc_into);
+  tt_val_t m = red_apply(L, &flat, TT_RED_MAX, cx ? tt_b_unary(g, TT_UN_REAL, x) : x);
+  tt_val_t e;
+  if (cx) {
+    tt_val_t is_inf = tt_b_compare(g, TT_CMP_EQ, tt_b_unary(g, TT_UN_ABS, m), tt_b_like_f(g, m, 1.0 / 0.0));
+    m = tt_b_select(g, is_inf, tt_b_like_f(g, m, 0), m);
+    tt_val_t d = tt_b_binary(g, TT_BIN_SUB, x, red_kept(L, &r, tt_b_convert(g, m, acc_in)));
+    e = tt_b_convert(g, tt_b_unary(g, TT_UN_REAL, tt_cx_exp(g, d)), into);
+  } else {
+    tt_val_t finite = tt_b_unary(g, TT_UN_IS_FINITE, m);
+    m = tt_b_select(g, finite, m, tt_b_like_f(g, m, 0));
+    /* self - maxes and its exp_ are tensors of self's type: each rounded */
+    tt_val_t d = tt_b_convert(g, tt_b_convert(g, tt_b_binary(g, TT_BIN_SUB, x, red_kept(L, &r, m)), in), acc_in);
+    e = tt_b_convert(g, tt_b_convert(g, tt_b_unary(g, TT_UN_EXP, d), in), into);
+  }
+  e = tt_b_convert(g, e, acc_into);
   tt_val_t s = tt_b_convert(g, tt_b_convert(g, red_apply(L, &flat, TT_RED_SUM, e), into), acc_into);
   tt_val_t lg = tt_b_convert(g, tt_b_convert(g, tt_b_unary(g, TT_UN_LOG, s), into), add_t);
   tt_val_t res = tt_b_binary(g, TT_BIN_ADD, lg, tt_b_convert(g, m, add_t));
@@ -746,7 +769,7 @@ const tt_op_def_t tt_ops_reduction[] = {
     {"all.dims", lower_all_dim, TT_OPF_COMPLEX},
     {"_tt_iterator_cast", lower_iterator_cast, TT_OPF_COMPLEX},
     {"logsumexp", lower_logsumexp, TT_OPF_COMPLEX},
-    {"_tt_logsumexp_into", lower_logsumexp_into, 0},
+    {"_tt_logsumexp_into", lower_logsumexp_into, TT_OPF_COMPLEX},
     {"cumsum", lower_cumsum, 0, .complex = tt_complex_cumsum},
     {"cumprod", lower_cumprod, 0, .complex = tt_complex_cumprod},
     {"linalg_vector_norm", lower_vector_norm, 0},

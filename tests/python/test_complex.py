@@ -170,8 +170,8 @@ def test_complex_and_polar_with_backward():
 
 def test_unchecked_op_is_refused():
     t = cmake((3,)).to("tpu")
-    with pytest.raises(NotImplementedError, match="scatter.reduce: complex dtype complex64 is not supported on TPU yet"):
-        torch.scatter(t, 0, torch.tensor([0, 1], device="tpu"), t[:2], reduce="add")
+    with pytest.raises(NotImplementedError, match="scatter_reduce.two: complex dtype complex64 is not supported on TPU yet"):
+        torch.scatter_reduce(t, 0, torch.tensor([0, 1], device="tpu"), t[:2], "sum")
     with pytest.raises(RuntimeError, match="ComplexFloat"):  # as on CPU: no ordering
         t < t
     with pytest.raises(NotImplementedError, match="^clamp is not supported for complex types$"):  # CPU's words
