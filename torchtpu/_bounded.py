@@ -1378,26 +1378,27 @@ class _Padded(torch.fx.Interpreter):
     def _radices(self, dim):
         return [(self.bounds[a], self.n[a]) if isinstance(a, str) else (a, a) for a in reversed(dim)]
 
+    def _rebase(self, dim, x, to_static):
+        """Positions along a dim read in one run's radices (the bounds, or the
+        real sizes) and written in the other's; a dim padded at its end has
+        the same positions in both."""
+        if _prefix(dim) or not _symbolic(dim):
+            return x
+        out, scale = 0, 1
+        for b, n in self._radices(dim):
+            frm, to = (b, n) if to_static else (n, b)
+            out = out + torch.remainder(x, frm) * scale
+            x, scale = torch.div(x, frm, rounding_mode="floor"), scale * to
+        return out
+
     def static_of(self, dim, pos):
         """The static run's positions of padded positions along a dim (valid
         ones; a padded one gets some position below the bound)."""
-        if _prefix(dim) or not _symbolic(dim):
-            return pos
-        out, scale = 0, 1
-        for b, n in self._radices(dim):
-            out = out + torch.remainder(pos, b) * scale
-            pos, scale = torch.div(pos, b, rounding_mode="floor"), scale * n
-        return out
+        return self._rebase(dim, pos, True)
 
     def padded_of(self, dim, idx):
         """The padded positions of the static run's positions along a dim (in range)."""
-        if _prefix(dim) or not _symbolic(dim):
-            return idx
-        out, scale = 0, 1
-        for b, n in self._radices(dim):
-            out = out + torch.remainder(idx, n) * scale
-            idx, scale = torch.div(idx, n, rounding_mode="floor"), scale * b
-        return out
+        return self._rebase(dim, idx, False)
 
     def compacted(self, x, d, dim):
         """x along d in the static order: its valid elements first (the rest
