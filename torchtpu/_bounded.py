@@ -588,7 +588,7 @@ class _Analysis:
             keep = _arg(node, 2, "keepdim", False)
             masked = [d for d in dims if _symbolic(src[d])]
             if masked:
-                self.actions[node] = ("fill", masked, src, p is aten.all)
+                self.actions[node] = ("fill", masked, src, p is aten.all, None)
             return tuple(() if d in dims else src[d] for d in range(len(src)) if keep or d not in dims)
         if p is aten.linalg_vector_norm:
             # over a padded dim its padding holds what adds nothing: 0 for ord > 0, inf (and 0) and for ord 0
@@ -600,7 +600,7 @@ class _Analysis:
             keep = _arg(node, 3, "keepdim", False)
             masked = [d for d in dims if _symbolic(src[d])]
             if masked:
-                self.actions[node] = ("fill", masked, src, float("inf") if ord_ < 0 else 0.0)
+                self.actions[node] = ("fill", masked, src, float("inf") if ord_ < 0 else 0.0, None)
             return tuple(() if d in dims else src[d] for d in range(len(src)) if keep or d not in dims)
         if t in (aten.var.correction, aten.std.correction):
             # over padded dims: the mean and the squared deviations of the valid elements, divided by the
@@ -644,7 +644,7 @@ class _Analysis:
                 out[d] = _affine(one[0], one[1] + lo + hi)
                 grown.append(d)
             if grown:
-                self.actions[node] = ("fill", grown, src, _arg(node, 2, "value", 0))
+                self.actions[node] = ("fill", grown, src, _arg(node, 2, "value", 0), None)
             return tuple(out)
         if p is aten.log_sigmoid_forward:  # elementwise; its buffer is the input's shape or empty
             src = self.A(a[0])
@@ -786,7 +786,7 @@ class _Analysis:
                     out = int(lo) - 1 if int(lo) > torch.iinfo(dtype).min else int(hi) + 1
                     if not torch.iinfo(dtype).min <= out <= torch.iinfo(dtype).max:
                         raise Refused("histc of integers over their whole range")
-                self.actions[node] = ("fill", [d for d in range(len(src)) if _symbolic(src[d])], src, out)
+                self.actions[node] = ("fill", [d for d in range(len(src)) if _symbolic(src[d])], src, out, None)
             return (_atoms_of_expr(val.shape[0]),)
         if p is aten._grouped_mm:
             # [rows, k] times one [k, n] per group: each row of the result reads its own row
@@ -829,7 +829,7 @@ class _Analysis:
             src = self.A(a[0])
             padded = [d for d in range(len(src)) if _symbolic(src[d])]
             if padded:
-                self.actions[node] = ("fill", padded, src, _extreme(_tensor_val(a[0]).dtype, t is aten.max.default))
+                self.actions[node] = ("fill", padded, src, _extreme(_tensor_val(a[0]).dtype, t is aten.max.default), None)
             return ()
         if p is aten.slice_scatter:  # src written into a static slice of self: laid out as self
             _no_syms(node, a[2:])
@@ -1450,7 +1450,7 @@ class _Padded(torch.fx.Interpreter):
                 put(k, i, torch.where(self.dim_mask(dim), x, pos.to(x.dtype)))
             return node.target(*args, **kwargs)
         if act[0] == "fill":  # the padding along dims holds a value the op passes over
-            _, dims, atoms, value, positions = act[:4] + (act[4] if len(act) > 4 else None,)
+            _, dims, atoms, value, positions = act  # positions: a dim whose found positions become static ones
             out = node.target(args[0].masked_fill(~self.mask(atoms, dims), value), *args[1:], **kwargs)
             if positions is None:
                 return out

@@ -330,7 +330,7 @@ def _argument(functional, args, kwargs, arg):
     raise KeyError(arg)
 
 
-def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None):
+def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None, with_arg=None):
     """CPU checks out's dtype before its kernel runs: the result dtypes come
     from PyTorch's meta kernel, so a refused out= raises before the
     functional op is queued (whose deferred device checks, e.g. an index out
@@ -362,7 +362,6 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None
     if dtype_arg is not None:
         _C.check_out_dtype_arg(name, dtype_arg, outs[0].dtype, in_dtype, 1)
     metas = (meta,) if len(outs) == 1 else meta
-    with_arg = _C.out_result_with(name)
     for k, (o, m) in enumerate(zip(outs, metas)):
         if isinstance(m, torch.Tensor) and isinstance(o, torch.Tensor):
             dtype = m.dtype if with_arg is None else torch.result_type(first, _argument(functional, args, kwargs, with_arg))
@@ -420,6 +419,8 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, 
 
     into = _C.out_into(name) is not None  # resolved once: the other out= kernels never look
     zero_dim = _C.out_rule_if_0dim(name)
+    # the argument whose result_type with the input is CPU's result dtype, per rule (looked up once)
+    with_args = {r: _C.out_result_with(r) for r in (name,) + ((zero_dim[1],) if zero_dim is not None else ())}
 
     def kernel(*args, **kwargs):
         rule = _out_rule_name(name, zero_dim, args)
@@ -432,7 +433,7 @@ def _out_variant(functional, out_names=("out",), name="", dtype_from_out=False, 
             if dtype_from_out == 1 or (dtype_from_out == 2 and _float_or_complex(args[0].dtype)
                                        and _float_or_complex(outs[0].dtype)):
                 kwargs["dtype"] = outs[0].dtype
-        _check_out_dtypes_first(functional, args, kwargs, outs, rule, dtype_arg)
+        _check_out_dtypes_first(functional, args, kwargs, outs, rule, dtype_arg, with_args[rule])
         fargs = _out_input(functional, rule, args, kwargs, outs[0]) if input_from_out else args
         result = _out_into(rule, functional, fargs, kwargs, outs[0]) if into else None
         if result is None:
