@@ -62,10 +62,12 @@ backward divides by its count) is the real size, a 0-d tensor computed in
 the program from the size arguments; and the backward ops that sum over
 rows (layer norm's weight and bias grads, softmax's) read zeros in the
 padding."""
+import contextvars
 import operator
 
 import sympy
 import torch
+from torch.utils._sympy.functions import FloorDiv
 
 from ._dynamic_buckets import bound_of
 
@@ -81,10 +83,75 @@ class Refused(Exception):
 # or a str (a symbol's name). A dim of size 1 is (). A tensor's atoms are a
 # tuple of dims.
 
+# Sizes the graph's guards fix, found while analyze() runs: (sympy expression, value). A bucket whose
+# bounds give one another value runs at its own sizes (Bounding.bounds). Per thread of analysis.
+_PINS = contextvars.ContextVar("torchtpu_bounded_pins", default=None)
+
+
+def _ceil_step(e):
+    """c where a size is n rounded up to a multiple of c (n + (c - n % c) % c,
+    a chunked kernel's padded length), else None."""
+    if not isinstance(e, sympy.Add) or len(e.args) != 2:
+        return None
+    n = next((x for x in e.args if isinstance(x, sympy.Symbol)), None)
+    m = next((x for x in e.args if type(x).__name__ in ("Mod", "PythonMod")), None)
+    if n is None or m is None or not isinstance(m.args[1], sympy.Integer):
+        return None
+    c = m.args[1]
+    inner = m.args[0]
+    if inner == -n or any(type(x).__name__ in ("Mod", "PythonMod") and x.args == (n, c) and inner == c - x
+                          for x in sympy.preorder_traversal(inner)):
+        return int(c)
+    return None
+
+
+def _pinned(d, e):
+    """The value of a size that is none of _expr's forms but that the graph's
+    guards fix (Dynamo specialised a count made of it: a loop over a padded
+    sequence's chunks fixes their count, so the chunk and padded length are
+    static), else None. Recorded in _PINS: the bounds must give it too."""
+    if not isinstance(d, torch.SymInt):
+        return None
+    try:
+        v = _fixed(d.node.shape_env, e)
+    except Exception:  # noqa: BLE001 -- the guards could not decide: not fixed
+        return None
+    if v is None:
+        return None
+    pins = _PINS.get()
+    if pins is not None:
+        pins.append((e, v))
+    return v
+
+
+def _fixed(env, e):
+    """_pinned's value of e, or None: a value the guards imply, a length
+    rounded up to a multiple whose count of multiples they imply, a product
+    of such."""
+    hint = e.xreplace(getattr(env, "backed_var_to_val", None) or env.var_to_val)
+    if not isinstance(hint, sympy.Integer):
+        return None
+    if env._maybe_evaluate_static(sympy.Eq(e, hint)) is sympy.true:
+        return int(hint)
+    step = _ceil_step(e)
+    if step is not None and hint % step == 0:
+        if env._maybe_evaluate_static(sympy.Eq(FloorDiv(e, step), hint // step)) is sympy.true:
+            return int(hint)
+    if isinstance(e, sympy.Mul):
+        vals = [_fixed(env, f) for f in e.args]
+        if all(x is not None for x in vals):
+            return int(hint)
+    if isinstance(e, sympy.Add):  # c * (a fixed size), expanded (8*n + 8*((8 - n % 8) % 8))
+        c, rest = e.as_content_primitive()
+        if c != 1 and _fixed(env, rest) is not None:
+            return int(hint)
+    return None
+
+
 def _expr(d):
     """(coefficient, sorted symbol names, addend) of one symbolic or static
     size: a product of symbols times a static size, or one symbol plus a
-    static size (addend; 0 otherwise)."""
+    static size (addend; 0 otherwise); a size the guards fix is static."""
     if isinstance(d, int):
         return d, (), 0
     e = d.node.expr if isinstance(d, torch.SymInt) else d
@@ -94,11 +161,25 @@ def _expr(d):
         c, terms = e.as_coeff_add()
         if isinstance(c, sympy.Integer) and len(terms) == 1 and isinstance(terms[0], sympy.Symbol):
             return 1, (terms[0].name,), int(c)
-        raise Refused(f"a size {e} that is neither a product of symbols nor a symbol plus a constant")
-    coeff, factors = e.as_coeff_mul()
-    if not isinstance(coeff, sympy.Integer) or not all(isinstance(f, sympy.Symbol) for f in factors):
-        raise Refused(f"a size {e} that is not a product of symbols")
-    return int(coeff), tuple(sorted(f.name for f in factors)), 0
+        why = f"a size {e} that is neither a product of symbols nor a symbol plus a constant"
+    else:
+        coeff, factors = e.as_coeff_mul()
+        syms = tuple(sorted(f.name for f in factors if isinstance(f, sympy.Symbol)))
+        if isinstance(coeff, sympy.Integer) and len(syms) == len(factors):
+            return int(coeff), syms, 0
+        why = f"a size {e} that is not a product of symbols"
+        if isinstance(coeff, sympy.Integer) and syms:  # symbols times sizes the guards fix (a batch's chunks)
+            c = int(coeff)
+            for f in factors:
+                v = None if isinstance(f, sympy.Symbol) else _pinned(d, f)
+                if v is None and not isinstance(f, sympy.Symbol):
+                    raise Refused(why)
+                c *= 1 if v is None else v
+            return c, syms, 0
+    v = _pinned(d, e)
+    if v is None:
+        raise Refused(why)
+    return v, (), 0
 
 
 def _dim_of_atoms(atoms):
@@ -388,7 +469,7 @@ class _Analysis:
             if not isinstance(src, list):
                 raise Refused("getitem of a tensor")
             return src[a[1]]
-        if t in (operator.mul, operator.add, operator.sub, operator.floordiv, operator.neg, torch.sym_max,
+        if t in (operator.mul, operator.add, operator.sub, operator.floordiv, operator.mod, operator.neg, torch.sym_max, torch.sym_sum,
                  torch.sym_min, aten.sym_size.int, aten.sym_numel.default):
             if t in (aten.sym_size.int, aten.sym_numel.default):
                 self.A(a[0])
@@ -571,6 +652,13 @@ class _Analysis:
             if i:
                 return _broadcast(node, [self.A(a[0]), out])
             return out
+        if p is aten.linalg_solve_triangular:
+            # systems batched over the leading dims: padded batch elements solve their own (garbage) systems
+            _no_syms(node, a[2:])
+            m, rhs = self.A(a[0]), self.A(a[1])
+            if len(m) < 2 or len(rhs) < 2 or any(_symbolic(d) for d in m[-2:] + rhs[-2:]):
+                raise Refused(f"{t} of symbolic matrix dims")
+            return _bcast([m[:-2], rhs[:-2]], f"{t}: batch dims") + rhs[-2:]
         if p in (aten.sum, aten.nansum, aten.mean, aten.amax, aten.amin, aten.logsumexp):
             _no_syms(node, a)
             src = self.A(a[0])
@@ -627,12 +715,22 @@ class _Analysis:
             return src
         if p is aten.constant_pad_nd:
             # a static dim: nothing; a padded one (n + c) padded by lo, hi >= 0 is n + c + lo + hi, its valid
-            # end then reads the input's padding, which holds the pad value
-            _no_syms(node, a[1:])
+            # end then reads the input's padding, which holds the pad value. Padded at its end by a size
+            # (a chunked kernel's n up to a multiple of its chunk) to a length the guards fix: the same
+            # (the size, computed at the bounds, pads to that length: _pinned)
+            _no_syms(node, a[2:])
             src, pads = self.A(a[0]), list(a[1])
             out, grown = list(src), []
             for k in range(len(pads) // 2):
                 d, lo, hi = len(src) - 1 - k, pads[2 * k], pads[2 * k + 1]
+                if _has_sym([lo, hi]):
+                    one = _single(src[d])
+                    out[d] = _atoms_of_expr(val.shape[d])
+                    if lo != 0 or one is None or _symbolic(out[d]):
+                        raise Refused("constant_pad_nd by a size other than at the end of a symbolic dim "
+                                      "to a length the guards fix")
+                    grown.append(d)
+                    continue
                 if lo == hi == 0:
                     continue
                 if not _symbolic(src[d]):
@@ -766,6 +864,11 @@ class _Analysis:
             k = 1 if p in (aten.new_zeros, aten.new_ones, aten.new_empty, aten.new_full) else 0
             _no_syms(node, a[:k] + a[k + 1:])  # sizes may be symbolic: they become the bounds
             return tuple(_atoms_of_expr(d) for d in val.shape)
+        if p is aten.eye:  # the identity's top-left n x m block is the identity of n x m (kimi's chunk eye)
+            out = tuple(_atoms_of_expr(d) for d in val.shape)
+            if any(_symbolic(d) and not _single(d) for d in out):
+                raise Refused("eye of a merged symbolic size")
+            return out
         if p is aten.index and t is aten.index.Tensor:
             return self._index(node, val)
         if p is aten.index_put:
@@ -973,9 +1076,11 @@ class _Analysis:
 class Bounding:
     """How one graph runs padded: built by analyze()."""
 
-    def __init__(self, gm, syms, inputs, outputs, actions, derived, host_outs, limits=()):
+    def __init__(self, gm, syms, inputs, outputs, actions, derived, host_outs, limits=(), pins=()):
         self.gm = gm
         self.limits = tuple(limits)  # (_expr, most): past `most` at the bounds, a call runs at its own sizes
+        self.pins = tuple(dict.fromkeys(pins))  # (sympy expression, value): the bounds must give that value
+        self._pins_hold = {}  # bounds -> whether they give every pinned size its value
         self.syms = syms  # argument position -> symbol name
         self.inputs = inputs  # argument position -> atoms of a tensor with symbolic dims
         self.outputs = outputs  # per output: None, or per dim (symbol, static atoms inside it) or None
@@ -994,9 +1099,21 @@ class Bounding:
             if b is None:
                 return None
             bounds[s] = b
-        if any(_value(e, bounds) > most for e, most in self.limits):
+        if any(_value(e, bounds) > most for e, most in self.limits) or not self._pinned_at(bounds):
             return None
         return ("bounded",) + tuple(bounds[self.syms[i]] for i in self.order), sizes, bounds
+
+    def _pinned_at(self, bounds):
+        if not self.pins:
+            return True
+        key = tuple(sorted(bounds.items()))
+        ok = self._pins_hold.get(key)
+        if ok is None:
+            ok = all(e.xreplace({x: sympy.Integer(bounds[x.name]) for x in e.free_symbols}) == v
+                     for e, v in self.pins)
+            if len(self._pins_hold) < 4096:
+                self._pins_hold[key] = ok
+        return ok
 
     def size_tensor(self, s, n, device):
         t = self._n.get((s, n))
@@ -1109,6 +1226,15 @@ def _value(e, sizes):
 def analyze(gm, atoms_only=False):
     """A Bounding for the graph, or raises Refused saying why it cannot run
     padded. atoms_only: the analysis of its nodes (their atoms), outputs unread."""
+    pins = []
+    token = _PINS.set(pins)
+    try:
+        return _analyze(gm, atoms_only, pins)
+    finally:
+        _PINS.reset(token)
+
+
+def _analyze(gm, atoms_only, pins):
     an = _Analysis(gm)
     syms, inputs, positions = {}, {}, 0
     derived = {}  # argument position -> _expr of a size computed from symbols (a backward's 4*s0)
@@ -1212,6 +1338,9 @@ def analyze(gm, atoms_only=False):
         if not set(names) <= set(syms.values()):
             raise Refused(f"a size of symbols {sorted(set(names) - set(syms.values()))} that are not integer arguments")
         used |= set(names)
+    for e, _ in pins:
+        if not {x.name for x in e.free_symbols} <= set(syms.values()):
+            raise Refused(f"a size {e} the guards fix, of symbols that are not integer arguments")
     missing = used - set(syms.values())
     if missing:
         raise Refused(f"symbols {sorted(missing)} are not integer arguments")
@@ -1221,7 +1350,7 @@ def analyze(gm, atoms_only=False):
             if placeholders[i].users:
                 raise Refused(f"a size {syms[i]} that no tensor argument has")
             del syms[i]
-    return Bounding(gm, syms, inputs, specs, an.actions, derived, host_outs, an.limits)
+    return Bounding(gm, syms, inputs, specs, an.actions, derived, host_outs, an.limits, pins)
 
 
 def split_saved(fw, bw, num_fwd_outputs):
@@ -1363,7 +1492,7 @@ class _Padded(torch.fx.Interpreter):
 
     def sanitized(self, x, atoms, value=0):
         """x with `value` in its padding (every symbolic dim of atoms)."""
-        return x.masked_fill(~self.mask(atoms, [d for d in range(len(atoms)) if _symbolic(atoms[d])]), value)
+        return _filled(x, ~self.mask(atoms, [d for d in range(len(atoms)) if _symbolic(atoms[d])]), value)
 
     def wrapped(self, idx, dim):
         """The static run's integer indices into a padded dim, made padded
@@ -1451,7 +1580,7 @@ class _Padded(torch.fx.Interpreter):
             return node.target(*args, **kwargs)
         if act[0] == "fill":  # the padding along dims holds a value the op passes over
             _, dims, atoms, value, positions = act  # positions: a dim whose found positions become static ones
-            out = node.target(args[0].masked_fill(~self.mask(atoms, dims), value), *args[1:], **kwargs)
+            out = node.target(_filled(args[0], ~self.mask(atoms, dims), value), *args[1:], **kwargs)
             if positions is None:
                 return out
             if isinstance(out, tuple):  # max.dim's (values, indices)
@@ -1521,6 +1650,18 @@ class _Padded(torch.fx.Interpreter):
         for d in dims:
             count = count * self.count(atoms[d])
         return total / count.to(dtype)
+
+
+def _filled(x, where, value):
+    """x.masked_fill(where, value) laid out as x (strides kept where x is
+    dense): ops that follow their input's layout (constant_pad_nd, a
+    convolution) give the static run's strides, which later views rely on."""
+    y = x.masked_fill(where, value)
+    if y.stride() != x.stride():
+        z = torch.empty_like(x)
+        if z.stride() == x.stride():
+            y = z.copy_(y)
+    return y
 
 
 def run_padded(b, args, sizes, bounds, device):

@@ -818,3 +818,88 @@ def test_select_scatter_and_max_of_everything_run_padded():
     """Before: plans per size ("aten.select_scatter.default / aten.max.default is not known to be right on
     padded tensors"; recurrent_gemma, rwkv, xlm)."""
     _check_padded(_select_writes, (3, 6, 5, 8), 8, seed=127)
+
+
+CHUNK = 8
+
+
+def _chunked(x):
+    """x [2, n, 8] through a chunked linear-attention kernel (qwen3_next's, nemotron_h's, kimi's): n padded with
+    zeros up to a multiple of CHUNK (a size the graph computes with %), reshaped into chunks, solved within a
+    chunk, a state carried across chunks by a Python loop (so Dynamo fixes the chunk count). The padded input
+    is laid out with n innermost, which constant_pad_nd keeps, and a view below needs that layout."""
+    b, n, d = x.shape[0], x.shape[1], 8
+    pad = (CHUNK - n % CHUNK) % CHUNK
+    g = torch.nn.functional.pad(-torch.sigmoid(x[..., 0]), (0, pad))
+    h = x.reshape(b, n, 2, 4).permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+    h = torch.nn.functional.pad(h, (0, 0, 0, 0, 0, pad))
+    v = h.permute(0, 2, 3, 1).view(b, -1).view(b, d, -1).transpose(1, 2)
+    k = v.reshape(b, -1, CHUNK, d)
+    cum = g.reshape(b, -1, CHUNK).cumsum(-1)
+    upper = torch.ones(CHUNK, CHUNK, dtype=torch.bool, device=x.device).triu(1)
+    decay = (cum.unsqueeze(-1) - cum.unsqueeze(-2)).masked_fill(upper, float("-inf")).exp()
+    a = (k @ k.transpose(-1, -2)) * decay * 0.1 + torch.eye(CHUNK, device=x.device)
+    u = torch.linalg.solve_triangular(a, k, upper=False, unitriangular=True)
+    state = torch.zeros(b, d, d, device=x.device)
+    out = torch.zeros_like(k)
+    for i in range(k.shape[1]):
+        out[:, i] = u[:, i] + k[:, i] @ state
+        state = state * cum[:, i, -1:].exp().unsqueeze(-1) + k[:, i].transpose(-1, -2) @ k[:, i]
+    return out.reshape(b, -1, d)[:, :n], state
+
+
+def test_a_sequence_padded_to_whole_chunks_runs_padded():
+    """The padded length and chunk count are sizes Dynamo's guards fix (its loop over chunks specialises
+    their count): static in the plan, a bucket only where its bound pads to the same length. Lengths 3-7
+    (one chunk; buckets 4 and 8) and 25-32 (four chunks; bucket 32) run padded; 17 (three chunks, bucket 32
+    would pad to four) runs at its size. Before: plans per size ("a call of <built-in function mod>"); the
+    eight linear-attention models (qwen3_next, qwen3_5_text, qwen3_5_moe_text, qwen4_exp_text, kimi_linear,
+    olmo_hybrid, nemotron_h, falcon_h1, bailing_hybrid: `tools/causal_lm_sweep.py`) now run bounded."""
+    f = torch.compile(_chunked, backend="tpu", dynamic=True)
+    plans = torch.tpu.plan_stats()
+    for n in (3, 5, 7, 25, 30, 17):
+        x, xc = _poisoned(n, 32, seed=131)
+        for got, want in zip(f(x), _chunked(xc)):
+            assert got.shape == want.shape
+            torch.testing.assert_close(got.cpu(), want, rtol=1e-4, atol=1e-4)
+    after = torch.tpu.plan_stats()
+    assert after["padded_calls"] - plans["padded_calls"] == 5
+    assert after["size_calls"] - plans["size_calls"] == 1
+    gs = _graphs()
+    assert len(gs) == 3 and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def _chunk_means(x):
+    """Per-chunk means and a scan over chunks, nothing sliced back to n: only the check that the bounds give
+    the guards' chunk count keeps a length from a bucket that would pad it to more chunks."""
+    pad = (CHUNK - x.shape[1] % CHUNK) % CHUNK
+    c = torch.nn.functional.pad(x, (0, 0, 0, pad)).reshape(x.shape[0], -1, CHUNK, 8)
+    acc = torch.zeros(x.shape[0], 8, device=x.device)
+    for i in range(c.shape[1]):
+        acc = acc * 0.5 + c[:, i].sum(1)
+    return acc, c.mean(1)
+
+
+def test_a_bucket_that_pads_to_more_chunks_runs_at_its_size():
+    f = torch.compile(_chunk_means, backend="tpu", dynamic=True)
+    plans = torch.tpu.plan_stats()
+    for n in (3, 5, 17, 25, 30):  # 17: three chunks, its bucket 32 four
+        x, xc = _poisoned(n, 32, seed=139)
+        for got, want in zip(f(x), _chunk_means(xc)):
+            torch.testing.assert_close(got.cpu(), want, **TOL)
+    after = torch.tpu.plan_stats()
+    assert (after["padded_calls"] - plans["padded_calls"], after["size_calls"] - plans["size_calls"]) == (4, 1)
+
+
+def _eye_solve(x):
+    """eye of the padded size; triangular systems batched over the padded dim."""
+    s = x @ x.transpose(1, 2)
+    m = x[..., :4].unsqueeze(-1) * x[..., 4:].unsqueeze(-2)
+    return ((s + 100 * torch.eye(x.shape[1], device=x.device)).softmax(-1),
+            torch.linalg.solve_triangular(m, x[..., :4].unsqueeze(-1), upper=False, unitriangular=True))
+
+
+def test_eye_and_batched_triangular_solves_run_padded():
+    """Before: plans per size ("aten.eye.default / aten.linalg_solve_triangular.default is not known to be
+    right on padded tensors")."""
+    _check_padded(_eye_solve, (3, 6, 5, 8), 8, seed=137)
