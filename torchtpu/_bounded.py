@@ -35,7 +35,16 @@ run time, a flip of a padded dim n - 1 - j. Where a dim's padding is
 inside it (a batch of rows flattened) positions differ between the runs:
 sorts and grouped rows work on the dim compacted to the static order and
 are laid out back, argmax's result and an arange over the dim are the
-static run's positions (_Padded.static_of). The
+static run's positions (_Padded.static_of). Sizes the guards fix are
+static (_pinned: a chunked kernel's length padded to whole chunks, whose
+count Dynamo's loop over chunks specialises), a size capped at a static one
+(min(c, n), max(0, c - n)) is its uncapped size (_unclamped); both hold
+only for buckets whose bounds give the same values (Bounding.pins). Topk
+along a padded dim (a static k, or all of it) is the stable sort's first k;
+a scatter along one writes the static run's positions, its padded indices
+into self's padding; a static table's last n rows read from its end less
+n at run time. Masks applied to an op's input keep its strides (_filled):
+ops that follow their input's layout give the static run's. The
 outputs are the padded results narrowed to the sizes (views, no copy); an
 argument that is such a view of a padded result of this bucket's layout is
 widened back to it with no copy; any other is padded on the host (a copy
@@ -67,7 +76,7 @@ import operator
 
 import sympy
 import torch
-from torch.utils._sympy.functions import FloorDiv
+from torch.utils._sympy.functions import FloorDiv, Max, Min
 
 from ._dynamic_buckets import bound_of
 
@@ -148,15 +157,44 @@ def _fixed(env, e):
     return None
 
 
+def _unclamped(e):
+    """e with each Min(c, f) of a static c and an f increasing in one symbol
+    (a size capped at c: minimax's 256 positions, an indexer's top-k of
+    min(k, n)) read as f, and each Max(c, f) of a decreasing f (mpt's
+    max(0, 2048 - n)) read as f. Pinned: a bucket only where the bounds keep
+    f on its side of c, so every size of the bucket does too."""
+    reps = {}
+    for m in sympy.preorder_traversal(e):
+        if not isinstance(m, (Min, Max)) or len(m.args) != 2 or m in reps:
+            continue
+        c = next((x for x in m.args if isinstance(x, sympy.Integer)), None)
+        f = next((x for x in m.args if not isinstance(x, sympy.Integer)), None)
+        if c is None or f is None or len(f.free_symbols) != 1:
+            continue
+        sym = next(iter(f.free_symbols))
+        slope = sympy.diff(f, sym)
+        if f.is_polynomial(sym) and isinstance(slope, sympy.Integer) and slope != 0 and isinstance(m, Min) == (slope > 0):
+            reps[m] = f
+    if not reps:
+        return e
+    pins = _PINS.get()
+    if pins is not None:
+        pins.extend((m - f, 0) for m, f in reps.items())
+    return e.xreplace(reps)
+
+
 def _expr(d):
     """(coefficient, sorted symbol names, addend) of one symbolic or static
     size: a product of symbols times a static size, or one symbol plus a
-    static size (addend; 0 otherwise); a size the guards fix is static."""
+    static size (addend; 0 otherwise); a size the guards fix is static, a
+    size capped at a static one is its uncapped size (_unclamped)."""
     if isinstance(d, int):
         return d, (), 0
     e = d.node.expr if isinstance(d, torch.SymInt) else d
     if isinstance(e, sympy.Integer) or isinstance(e, int):
         return int(e), (), 0
+    if e.has(Min, Max):
+        e = _unclamped(e)
     if isinstance(e, sympy.Add):
         c, terms = e.as_coeff_add()
         if isinstance(c, sympy.Integer) and len(terms) == 1 and isinstance(terms[0], sympy.Symbol):
@@ -366,6 +404,26 @@ def _tail_of(dim, start, end, step, out_size):
     return syms[0] if ok else None
 
 
+def _static_tail(size, start, end, step, out_size):
+    """The symbol m of a slice x[size - m:] of a static dim of `size` (its
+    last m elements; max(0, size - m) read as size - m, _unclamped), else None."""
+    if (step != 1 or not _is_sym_node(start) or not isinstance(start.meta["val"], torch.SymInt)
+            or not (end is None or (isinstance(end, int) and end >= size))):
+        return None
+    e = start.meta["val"].node.expr
+    if e.has(Min, Max):
+        e = _unclamped(e)
+    syms = e.free_symbols
+    if len(syms) != 1:
+        return None
+    m = next(iter(syms))
+    try:
+        ok = sympy.expand(e - size + m) == 0 and _expr(out_size) == (1, (m.name,), 0)
+    except Refused:
+        return None
+    return m.name if ok else None
+
+
 def _slice_dim(dim, start, end, step, out_size):
     """Atoms of a slice of a symbolic dim: from a static start >= 0 with step
     1 the result is a prefix of the padded one whatever the end (an end
@@ -545,6 +603,11 @@ class _Analysis:
             d = _arg(node, 1, "dim", 0) % len(src)
             start, end, step = _arg(node, 2, "start"), _arg(node, 3, "end"), _arg(node, 4, "step", 1)
             if not _symbolic(src[d]):
+                last = _static_tail(_size(src[d], {}), start, end, step, val.shape[d])
+                if last is not None:  # a static table's last m rows (mpt's alibi[..., 2048 - n:])
+                    self.actions[node] = ("tail", d, _size(src[d], {}), last)
+                    self.limits.append(((1, (last,), 0), _size(src[d], {})))
+                    return src[:d] + ((last,),) + src[d + 1:]
                 if _has_sym([start, end, step]):
                     # a static table's first rows up to a size (bert's position ids[:, :n]): at the bounds
                     # the slice reaches the bound, a bucket only while that stays inside the table
@@ -633,11 +696,19 @@ class _Analysis:
             src = self.A(a[3]) if _tensor_val(a[3]) is not None else None
             same = all(idx[k] == dst[k] or not (_symbolic(idx[k]) or _symbolic(dst[k]))
                        for k in range(len(dst)) if k != d)
-            if (_symbolic(dst[d]) or len(idx) != len(dst) or _symbolic(idx[d]) or not same
+            along = _symbolic(dst[d])
+            if (len(idx) != len(dst) or not same
+                    or (along and (not _single(dst[d]) or (_symbolic(idx[d]) and idx[d] != dst[d])))
+                    or (not along and _symbolic(idx[d]))
                     or (src is not None and (len(src) != len(idx) or any(src[k] != idx[k] for k in range(len(idx))
                                                                           if _symbolic(src[k]) or _symbolic(idx[k]))))):
-                raise Refused(f"{t} along a symbolic dim, or with an index or src laid out unlike self")
-            if any(_symbolic(x) for x in idx):
+                raise Refused(f"{t} along a merged symbolic dim, or with an index or src laid out unlike self")
+            if along:
+                # along a padded dim (an indexer's mask of its top-k positions): the indices are the static
+                # run's positions (the dim's padding is at its end); one out of range at the real size is made
+                # the bound (the op's own check raises), padded ones write self's padding
+                self.actions[node] = ("scatter_into", d, dst[d], idx)
+            elif any(_symbolic(x) for x in idx):
                 self.actions[node] = ("sanitize", [(2, None, idx)])
             return dst
         if p in (aten.mm, aten.bmm, aten.addmm, aten.baddbmm):
@@ -811,16 +882,27 @@ class _Analysis:
             return out if p in (aten.argmax, aten.argmin) else [out, out]
         if p in (aten.topk, aten.sort):
             # along a static dim each row is its own: padded rows give values no result reads
-            _no_syms(node, a[1:])
+            _no_syms(node, a[2:] if p is aten.topk else a[1:])
             src = self.A(a[0])
             if p is aten.topk:
                 d = _arg(node, 2, "dim", -1)
             else:  # sort.stable's arguments are keywords only
                 d = node.kwargs.get("dim", -1) if t is aten.sort.stable else _arg(node, 1, "dim", -1)
             d %= len(src)
+            if p is aten.topk and _symbolic(src[d]):
+                # the k largest (smallest) of a padded dim, k static or all of it (an indexer's top
+                # min(c, n), _unclamped): the stable sort below, its first k (the order of equal
+                # values is unspecified for topk; ours puts the earlier first)
+                out = _atoms_of_expr(val[0].shape[d])
+                if not _single(src[d]) or (_symbolic(out) and out != src[d]):
+                    raise Refused(f"{t} along a merged symbolic dim, or of another symbolic count")
+                largest = _arg(node, 3, "largest", True)
+                self.actions[node] = ("sort", d, src, _sorts_last(_tensor_val(a[0]).dtype, largest), largest)
+                out = src[:d] + (out,) + src[d + 1:]
+                return [out, out]
+            if p is aten.topk and _has_sym(a[1]):
+                raise Refused(f"{t} of a symbolic count along a static dim")
             if _symbolic(src[d]):
-                if p is aten.topk:
-                    raise Refused(f"{t} along a symbolic dim")
                 # a stable sort with the padding filled by a value sorted after every valid one: the
                 # first n are the valid elements in the static run's order (ours is stable too); a dim
                 # whose padding is inside (a batch of rows flattened) is sorted in the static order
@@ -1578,6 +1660,16 @@ class _Padded(torch.fx.Interpreter):
                 pos = torch.arange(x.shape[0], device=self.device)
                 put(k, i, torch.where(self.dim_mask(dim), x, pos.to(x.dtype)))
             return node.target(*args, **kwargs)
+        if act[0] == "scatter_into":
+            _, d, dim, idx_atoms = act
+            end = _size(dim, self.bounds)
+            idx = args[2]
+            idx = torch.where((idx < 0) | (idx >= self.count(dim)), end, idx)
+            padded = [k for k in range(len(idx_atoms)) if _symbolic(idx_atoms[k])]
+            if padded:
+                idx = torch.where(self.mask(idx_atoms, padded), idx, end - 1)
+            args[2] = idx
+            return node.target(*args, **kwargs)
         if act[0] == "fill":  # the padding along dims holds a value the op passes over
             _, dims, atoms, value, positions = act  # positions: a dim whose found positions become static ones
             out = node.target(_filled(args[0], ~self.mask(atoms, dims), value), *args[1:], **kwargs)
@@ -1592,6 +1684,8 @@ class _Padded(torch.fx.Interpreter):
             j = torch.arange(x.shape[d], device=self.device).reshape([-1 if k == d else 1 for k in range(x.dim())])
             x = x.masked_fill(j >= self.count(atoms[d]), value)
             v, i = torch.ops.aten.sort.stable(x, stable=True, dim=d, descending=desc)
+            if node.target.overloadpacket is aten.topk:  # its first k (k at the bounds)
+                return v.narrow(d, 0, args[1]), i.narrow(d, 0, args[1])
             return self.laid_out(v, d, atoms[d]), self.laid_out(i, d, atoms[d])
         if act[0] == "moment":
             _, dims, atoms, keep, correction, root = act
@@ -1614,9 +1708,9 @@ class _Padded(torch.fx.Interpreter):
                 x = x.index_select(d, torch.clamp(self.n[sym] + add - 1 - j, min=0))
             return x
         if act[0] == "tail":  # x[-m:] along a dim of n: elements n - m.. (past the bound: the last one, padding)
-            _, d, n, m = act
+            _, d, n, m = act  # n: a symbol, or a static size
             x = args[0]
-            j = torch.arange(self.bounds[m], device=self.device) + (self.n[n] - self.n[m])
+            j = torch.arange(self.bounds[m], device=self.device) + ((self.n[n] if isinstance(n, str) else n) - self.n[m])
             return x.index_select(d, torch.clamp(j, max=x.shape[d] - 1))
         if act[0] == "iota":  # an arange laid out as a dim with padding inside: the static run's positions
             return self.static_of(act[1], node.target(*args, **kwargs))

@@ -394,19 +394,19 @@ def test_topk_sort_argmax_unbind_along_a_static_dim_run_padded():
 
 
 def _topk_along_the_length(x):
-    return torch.topk(x, 2, dim=1)[1], x.argmax(dim=1)
+    return torch.topk(x, 2, dim=1)[1], x.argmax(dim=1), torch.topk(x, 3, dim=1, largest=False, sorted=True)[0]
 
 
-def test_topk_along_the_symbolic_dim_stays_per_size():
-    """(sort, argmax and argmin along it run padded: test_sort_argmax_argmin_along_the_symbolic_dim_run_padded)"""
+def test_topk_along_the_symbolic_dim_runs_padded():
+    """A static k along the padded dim: the padding filled with what sorts last, a stable sort's first k.
+    Before: plans per size ("aten.topk.default along a symbolic dim")."""
     f = torch.compile(_topk_along_the_length, backend="tpu", dynamic=True)
     for n in (3, 6, 5):
         x, xc = _poisoned(n, 8, seed=43)
         for got, want in zip(f(x), _topk_along_the_length(xc)):
             torch.testing.assert_close(got.cpu(), want, rtol=0, atol=0)
     gs = _graphs()
-    assert gs and all(g.bounding is None for g in gs)
-    assert any("along a symbolic dim" in (g.unbounded or "") for g in gs), [g.unbounded for g in gs]
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
 
 
 class _ComplexRope(torch.nn.Module):
@@ -903,3 +903,61 @@ def test_eye_and_batched_triangular_solves_run_padded():
     """Before: plans per size ("aten.eye.default / aten.linalg_solve_triangular.default is not known to be
     right on padded tensors")."""
     _check_padded(_eye_solve, (3, 6, 5, 8), 8, seed=137)
+
+
+def _indexer(x):
+    """A sparse-attention indexer (deepseek_v32's, glm_moe_dsa's): causal scores, the top min(16, n) keys of
+    each query (all of them up to 16: topk of a size capped at a static one, along the padded dim), a mask
+    scattered at their positions along the padded dim; a static table's first min(16, n) rows (minimax's) and
+    its last n rows (mpt's alibi[..., max(0, 32 - n):])."""
+    n = x.shape[1]
+    s = x @ x.transpose(1, 2)
+    causal = torch.ones(n, n, dtype=torch.bool, device=x.device).tril()
+    s = s.masked_fill(~causal, float("-inf"))
+    top = s.topk(min(16, n), dim=-1)
+    keep = torch.full_like(s, float("-inf")).scatter(-1, top.indices, 0.0)
+    att = (s + keep).softmax(-1) @ x
+    table = torch.arange(32.0, device=x.device)
+    first = table[: min(16, n)]
+    last = table[max(0, 32 - n):]
+    return att, top.values.sum(-1), x[:, : min(16, n)] * first[:, None], x * last[:, None]
+
+
+def test_a_top_k_and_sizes_capped_at_a_static_size_run_padded():
+    """Min(16, n) is n in a bucket whose bound is at most 16 (pinned), so 3-15 run padded and 20 (bucket 32)
+    at its size. Before: plans per size ("a size Min(16, s27) that is not a product of symbols",
+    "aten.topk.default takes a symbolic size as a value", "aten.scatter.value along a symbolic dim", "slice
+    of a static dim at a symbolic index"); axk2, deepseek_v32, glm_moe_dsa, hy_v4, minimax
+    (`tools/causal_lm_sweep.py`) now run bounded."""
+    f = torch.compile(_indexer, backend="tpu", dynamic=True)
+    plans = torch.tpu.plan_stats()
+    for n in (3, 6, 5, 9, 15, 20):
+        x, xc = _poisoned(n, 32, seed=149)
+        for got, want in zip(f(x), _indexer(xc)):
+            assert got.shape == want.shape
+            torch.testing.assert_close(got.cpu(), want, **TOL)
+    after = torch.tpu.plan_stats()
+    assert (after["padded_calls"] - plans["padded_calls"], after["size_calls"] - plans["size_calls"]) == (5, 1)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def _scatter_out_of_range(x, i):
+    return torch.zeros_like(x).scatter(1, i, 1.0)
+
+
+def test_a_scatter_index_past_the_real_size_raises_as_on_cpu():
+    """An index past the real size (inside the bound) raises CPU's error, not a write into the padding."""
+    f = torch.compile(_scatter_out_of_range, backend="tpu", dynamic=True)
+    for n, bad in ((5, False), (6, False), (7, True)):
+        x, xc = _poisoned(n, 8, seed=151)
+        i = torch.tensor([[n - 1] * 8, [0] * 8]).unsqueeze(1).expand(2, n, 8).clone()
+        if bad:
+            i[1, 0, 0] = n
+        if not bad:
+            torch.testing.assert_close(f(x, i.to("tpu")).cpu(), _scatter_out_of_range(xc, i))
+            continue
+        with pytest.raises(RuntimeError, match="out of bounds"):
+            _scatter_out_of_range(xc, i)
+        with pytest.raises(RuntimeError, match="out of bounds"):
+            f(x, i.to("tpu")).cpu()
