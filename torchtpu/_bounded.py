@@ -42,8 +42,10 @@ count Dynamo's loop over chunks specialises), a size capped at a static one
 only for buckets whose bounds give the same values (Bounding.pins). Topk
 along a padded dim (a static k, or all of it) is the stable sort's first k;
 a scatter along one writes the static run's positions, its padded indices
-into self's padding; a static table's last n rows read from its end less
-n at run time. Masks applied to an op's input keep its strides (_filled):
+into self's padding; the last k of a padded dim (k static, a symbol, or
+n's own: a static table's last n rows) read from its end less k at run
+time. An integer argument that is no tensor's size (logits_to_keep) is
+read at its first call's value, pinned. Masks applied to an op's input keep its strides (_filled):
 ops that follow their input's layout give the static run's. The
 outputs are the padded results narrowed to the sizes (views, no copy); an
 argument that is such a view of a padded result of this bucket's layout is
@@ -95,6 +97,9 @@ class Refused(Exception):
 # Sizes the graph's guards fix, found while analyze() runs: (sympy expression, value). A bucket whose
 # bounds give one another value runs at its own sizes (Bounding.bounds). Per thread of analysis.
 _PINS = contextvars.ContextVar("torchtpu_bounded_pins", default=None)
+# Integer arguments that are no tensor argument's size (logits_to_keep): name -> the first call's value.
+# Sizes of them are read at that value, pinned (a call with another value runs at its own sizes).
+_VALUES = contextvars.ContextVar("torchtpu_bounded_values", default=None)
 
 
 def _ceil_step(e):
@@ -193,6 +198,16 @@ def _expr(d):
     e = d.node.expr if isinstance(d, torch.SymInt) else d
     if isinstance(e, sympy.Integer) or isinstance(e, int):
         return int(e), (), 0
+    values = _VALUES.get()
+    if values:
+        fixed = {x: values[x.name] for x in e.free_symbols if x.name in values}
+        if fixed:
+            pins = _PINS.get()
+            if pins is not None:
+                pins.extend((x, v) for x, v in fixed.items())
+            e = e.xreplace({x: sympy.Integer(v) for x, v in fixed.items()})
+            if isinstance(e, sympy.Integer):
+                return int(e), (), 0
     if e.has(Min, Max):
         e = _unclamped(e)
     if isinstance(e, sympy.Add):
@@ -404,6 +419,16 @@ def _tail_of(dim, start, end, step, out_size):
     return syms[0] if ok else None
 
 
+def _static_int(x):
+    """A size node whose value is static (an integer argument at its pinned
+    value: logits_to_keep's -k), as that int; anything else as it is."""
+    values = _VALUES.get() or {}
+    if (_is_sym_node(x) and isinstance(x.meta["val"], torch.SymInt)
+            and all(s.name in values for s in x.meta["val"].node.expr.free_symbols)):
+        return _expr(x.meta["val"])[0]
+    return x
+
+
 def _static_tail(size, start, end, step, out_size):
     """The symbol m of a slice x[size - m:] of a static dim of `size` (its
     last m elements; max(0, size - m) read as size - m, _unclamped), else None."""
@@ -601,7 +626,8 @@ class _Analysis:
         if p is aten.slice:
             src = self.A(a[0])
             d = _arg(node, 1, "dim", 0) % len(src)
-            start, end, step = _arg(node, 2, "start"), _arg(node, 3, "end"), _arg(node, 4, "step", 1)
+            start, end, step = (_static_int(x) for x in (_arg(node, 2, "start"), _arg(node, 3, "end"),
+                                                         _arg(node, 4, "step", 1)))
             if not _symbolic(src[d]):
                 last = _static_tail(_size(src[d], {}), start, end, step, val.shape[d])
                 if last is not None:  # a static table's last m rows (mpt's alibi[..., 2048 - n:])
@@ -621,6 +647,14 @@ class _Analysis:
             if tail is not None:  # the last m of a dim of n (falcon's x[:, -m:]): read from n - m at run time
                 self.actions[node] = ("tail", d, _single(src[d])[0], tail)
                 return src[:d] + ((tail,),) + src[d + 1:]
+            one = _single(src[d])
+            if (isinstance(start, int) and start < 0 and step == 1 and one is not None and one[1] == 0
+                    and (end is None or (isinstance(end, int) and end >= 2 ** 62))
+                    and _expr(val.shape[d]) == (-start, (), 0)):
+                # the last k of a dim of n, k static (logits_to_keep=1's x[:, -1:]; Dynamo guarded n >= k):
+                # read from n - k at run time
+                self.actions[node] = ("tail", d, one[0], -start)
+                return src[:d] + (_atoms_of_expr(-start),) + src[d + 1:]
             return src[:d] + (_slice_dim(src[d], start, end, step, val.shape[d]),) + src[d + 1:]
         if p is aten.convolution:
             # stride 1 along a padded spatial dim, its padding zeroed: an output inside the length reads
@@ -1158,11 +1192,12 @@ class _Analysis:
 class Bounding:
     """How one graph runs padded: built by analyze()."""
 
-    def __init__(self, gm, syms, inputs, outputs, actions, derived, host_outs, limits=(), pins=()):
+    def __init__(self, gm, syms, inputs, outputs, actions, derived, host_outs, limits=(), pins=(), values=None):
         self.gm = gm
         self.limits = tuple(limits)  # (_expr, most): past `most` at the bounds, a call runs at its own sizes
         self.pins = tuple(dict.fromkeys(pins))  # (sympy expression, value): the bounds must give that value
         self._pins_hold = {}  # bounds -> whether they give every pinned size its value
+        self.values = values or {}  # argument position -> symbol of an integer argument no tensor's size (pinned)
         self.syms = syms  # argument position -> symbol name
         self.inputs = inputs  # argument position -> atoms of a tensor with symbolic dims
         self.outputs = outputs  # per output: None, or per dim (symbol, static atoms inside it) or None
@@ -1181,7 +1216,8 @@ class Bounding:
             if b is None:
                 return None
             bounds[s] = b
-        if any(_value(e, bounds) > most for e, most in self.limits) or not self._pinned_at(bounds):
+        at = {**bounds, **{s: args[i] for i, s in self.values.items()}} if self.values else bounds
+        if any(_value(e, bounds) > most for e, most in self.limits) or not self._pinned_at(at):
             return None
         return ("bounded",) + tuple(bounds[self.syms[i]] for i in self.order), sizes, bounds
 
@@ -1233,6 +1269,11 @@ class Bounding:
                     o = o.as_strided(shape, o.stride(), o.storage_offset())
             res.append(o)
         return type(outs)(res) if isinstance(outs, tuple) else res
+
+
+def _at(a, table):
+    """A symbol's entry in a table of sizes, or a static size itself."""
+    return table[a] if isinstance(a, str) else a
 
 
 def _size(dim, bounds):
@@ -1309,14 +1350,26 @@ def analyze(gm, atoms_only=False):
     """A Bounding for the graph, or raises Refused saying why it cannot run
     padded. atoms_only: the analysis of its nodes (their atoms), outputs unread."""
     pins = []
-    token = _PINS.set(pins)
+    sizes = set()
+    for node in gm.graph.nodes:
+        v = node.meta.get("val") if node.op == "placeholder" else None
+        if isinstance(v, torch.Tensor):
+            sizes |= {x.name for d in v.shape if isinstance(d, torch.SymInt) for x in d.node.expr.free_symbols}
+    values = {}
+    for node in gm.graph.nodes:
+        v = node.meta.get("val") if node.op == "placeholder" else None
+        if (isinstance(v, torch.SymInt) and isinstance(v.node.expr, sympy.Symbol)
+                and v.node.expr.name not in sizes and isinstance(v.node.hint, int)):
+            values[v.node.expr.name] = v.node.hint
+    token, vtoken = _PINS.set(pins), _VALUES.set(values)
     try:
-        return _analyze(gm, atoms_only, pins)
+        return _analyze(gm, atoms_only, pins, values)
     finally:
         _PINS.reset(token)
+        _VALUES.reset(vtoken)
 
 
-def _analyze(gm, atoms_only, pins):
+def _analyze(gm, atoms_only, pins, values):
     an = _Analysis(gm)
     syms, inputs, positions = {}, {}, 0
     derived = {}  # argument position -> _expr of a size computed from symbols (a backward's 4*s0)
@@ -1420,8 +1473,11 @@ def _analyze(gm, atoms_only, pins):
         if not set(names) <= set(syms.values()):
             raise Refused(f"a size of symbols {sorted(set(names) - set(syms.values()))} that are not integer arguments")
         used |= set(names)
+    value_args = {i: name for i, name in syms.items() if name in values and name not in used}
+    for i in value_args:
+        del syms[i]
     for e, _ in pins:
-        if not {x.name for x in e.free_symbols} <= set(syms.values()):
+        if not {x.name for x in e.free_symbols} <= set(syms.values()) | set(value_args.values()):
             raise Refused(f"a size {e} the guards fix, of symbols that are not integer arguments")
     missing = used - set(syms.values())
     if missing:
@@ -1432,7 +1488,7 @@ def _analyze(gm, atoms_only, pins):
             if placeholders[i].users:
                 raise Refused(f"a size {syms[i]} that no tensor argument has")
             del syms[i]
-    return Bounding(gm, syms, inputs, specs, an.actions, derived, host_outs, an.limits, pins)
+    return Bounding(gm, syms, inputs, specs, an.actions, derived, host_outs, an.limits, pins, value_args)
 
 
 def split_saved(fw, bw, num_fwd_outputs):
@@ -1708,9 +1764,9 @@ class _Padded(torch.fx.Interpreter):
                 x = x.index_select(d, torch.clamp(self.n[sym] + add - 1 - j, min=0))
             return x
         if act[0] == "tail":  # x[-m:] along a dim of n: elements n - m.. (past the bound: the last one, padding)
-            _, d, n, m = act  # n: a symbol, or a static size
+            _, d, n, m = act  # n, m: symbols or static sizes
             x = args[0]
-            j = torch.arange(self.bounds[m], device=self.device) + ((self.n[n] if isinstance(n, str) else n) - self.n[m])
+            j = torch.arange(_at(m, self.bounds), device=self.device) + (_at(n, self.n) - _at(m, self.n))
             return x.index_select(d, torch.clamp(j, max=x.shape[d] - 1))
         if act[0] == "iota":  # an arange laid out as a dim with padding inside: the static run's positions
             return self.static_of(act[1], node.target(*args, **kwargs))

@@ -174,7 +174,14 @@ def test_flip_and_nansum_run_padded():
 
 
 def _from_end(x):
-    return x[:, -3:].sum(1)
+    return x[:, -3:].sum(1), x[:, -1:]
+
+
+def test_a_static_count_from_the_end_runs_padded():
+    """x[:, -k:] of a padded dim, k static: read from n - k at run time (a generate step's last logits).
+    Before: plans per size ("a slice of a symbolic dim that does not start at a static index from its
+    front")."""
+    _check_padded(_from_end, (3, 6, 5, 8), 8, seed=163)
 
 
 def _strided(x):
@@ -198,7 +205,7 @@ def _alias(x):
     return x.view(x.shape[0], x.shape[1], 2, 4)
 
 
-@pytest.mark.parametrize("fn,why", [(_from_end, "slice"), (_strided, "slice"),
+@pytest.mark.parametrize("fn,why", [(_strided, "slice"),
                                     (_repeat_padded, "cumsum"), (_write, "")])
 def test_graphs_not_right_padded_keep_plans_per_size(fn, why):
     f = torch.compile(fn, backend="tpu", dynamic=True)
@@ -961,3 +968,26 @@ def test_a_scatter_index_past_the_real_size_raises_as_on_cpu():
             _scatter_out_of_range(xc, i)
         with pytest.raises(RuntimeError, match="out of bounds"):
             f(x, i.to("tpu")).cpu()
+
+
+def _keep_last(x, keep):
+    """transformers' logits_to_keep: the last `keep` positions, 0 keeping all (a slice from -keep)."""
+    return x[:, slice(-keep, None)] * 2
+
+
+@pytest.mark.parametrize("keep", [0, 1, 2])
+def test_the_last_positions_of_the_symbolic_dim_run_padded(keep):
+    """x[:, -k:] of a padded dim reads from n - k at run time; an integer argument no tensor has as a size is
+    read at its first value, a call with another value runs at its own sizes. Before: plans per size ("a
+    slice of a symbolic dim that does not start at a static index from its front", "a size s55 + s70 that
+    is neither..."); mpt (`tools/causal_lm_sweep.py`) now runs bounded."""
+    f = torch.compile(_keep_last, backend="tpu", dynamic=True)
+    plans = torch.tpu.plan_stats()
+    calls = [(n, keep) for n in (3, 5, 6, 7)] + [(6, keep + 1), (5, keep)]
+    for n, k in calls:
+        x, xc = _poisoned(n, 8, seed=157)
+        torch.testing.assert_close(f(x, k).cpu(), _keep_last(xc, k), rtol=0, atol=0)
+    after = torch.tpu.plan_stats()
+    assert after["padded_calls"] - plans["padded_calls"] >= 5
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
