@@ -1200,7 +1200,7 @@ class Bounding:
         self.values = values or {}  # argument position -> symbol of an integer argument no tensor's size (pinned)
         self.syms = syms  # argument position -> symbol name
         self.inputs = inputs  # argument position -> atoms of a tensor with symbolic dims
-        self.outputs = outputs  # per output: None, or per dim (symbol, static atoms inside it) or None
+        self.outputs = outputs  # per output: None, or per dim (symbol, static inside it, addend) or its static size
         self.actions = actions
         self.derived = derived  # argument position -> a size computed from the symbols: at the bounds
         self.host_outs = host_outs  # output position -> made on the host from the call (finish)
@@ -1263,9 +1263,11 @@ class Bounding:
                 o = args[host[1]]
                 for n in host[2] if host[0] == "view" else ():
                     o = n.target(o, *_at_sizes(n.args[1:], sizes), **_at_sizes(n.kwargs, sizes))
-            elif spec is not None:  # one view for all its padded dims, none where nothing is padded
-                shape = [n if s is None else sizes[s[0]] * s[1] + s[2] for n, s in zip(o.shape, spec)]
-                if shape != list(o.shape):
+            elif spec is not None:
+                shape = [s if isinstance(s, int) else sizes[s[0]] * s[1] + s[2] for s in spec]
+                if _compacts(spec):  # its real elements in C order at the front of a flat tensor (run_padded)
+                    o = o.as_strided(shape, _contiguous_strides(shape), 0)
+                elif shape != list(o.shape):  # one view for its padded dim, none where nothing is padded
                     o = o.as_strided(shape, o.stride(), o.storage_offset())
             res.append(o)
         return type(outs)(res) if isinstance(outs, tuple) else res
@@ -1303,12 +1305,33 @@ def _pad(t, shape):
     numel = 1
     for d in shape:
         numel *= d
-    if tuple(t.stride()) == strides or all(s == 1 for s in t.shape):
-        if t.storage_offset() + numel <= t.untyped_storage().nbytes() // t.element_size():
-            return t.as_strided(shape, strides, t.storage_offset())
+    room = t.storage_offset() + numel <= t.untyped_storage().nbytes() // t.element_size()
+    if (tuple(t.stride()) == strides or all(s == 1 for s in t.shape)) and room:
+        return t.as_strided(shape, strides, t.storage_offset())
+    if room and t.is_contiguous() and t.device.type != "cpu":
+        # a compacted output of a padded run (its storage has the bound's numel): widened on the device,
+        # by programs of the bound's shape (the sizes are a tensor argument)
+        real = _sizes_tensor(tuple(t.shape), t.device)
+        return _widened(t.as_strided((numel,), (1,), t.storage_offset()), real, shape)
+    pad_stats["host_pads"] += 1
     host = torch.zeros(shape, dtype=t.dtype)
     host[tuple(slice(0, n) for n in t.shape)] = t.cpu()
     return host.to(t.device)
+
+
+# Process-wide: a count (torch.tpu.plan_stats) and a cache of size tensors; written under the GIL by any
+# thread, a race at worst makes one tensor twice or loses one count.
+pad_stats = {"host_pads": 0}
+_SIZES = {}  # (shape, device) -> the shape as a 1-D int64 tensor on the device
+
+
+def _sizes_tensor(shape, device):
+    t = _SIZES.get((shape, device))
+    if t is None:
+        t = torch.tensor(shape, dtype=torch.int64).to(device)
+        if len(_SIZES) < 4096:
+            _SIZES[(shape, device)] = t
+    return t
 
 
 def _alias_root(node):
@@ -1444,14 +1467,14 @@ def _analyze(gm, atoms_only, pins, values):
                 spec = []
                 for dim in an.atoms[o]:
                     if not _symbolic(dim):
-                        spec.append(None)
+                        spec.append(_size(dim, {}))
                     elif _single(dim):  # n + c
                         spec.append((_single(dim)[0], 1, _single(dim)[1]))
                     elif isinstance(dim[0], str) and not _symbolic(dim[1:]):  # n times the static inside
                         spec.append((dim[0], _size(dim[1:], {}), 0))
                     else:
                         raise Refused("an output dim whose padding is not at its end")
-                specs.append(spec if any(s is not None for s in spec) else None)
+                specs.append(spec if any(isinstance(s, tuple) for s in spec) else None)
         elif node.op == "get_attr":  # a constant tensor of the graph
             v = _tensor_val(node)
             if v is None:
@@ -1816,9 +1839,55 @@ def _filled(x, where, value):
 
 def run_padded(b, args, sizes, bounds, device):
     """The graph's outputs on the padded arguments (inside a capture); None
-    where Bounding.finish makes the output on the host."""
-    outs = _Padded(b, sizes, bounds, device).run(*args)
-    if not b.host_outs:
-        return outs
-    res = [None if k in b.host_outs else o for k, o in enumerate(outs)]
+    where Bounding.finish makes the output on the host. An output whose real
+    elements would not be a contiguous tensor inside the padded one (a dim
+    past its first is padded) is compacted: a flat tensor of its numel whose
+    front holds them in C order, so the call's output is contiguous, as the
+    static run's (user code views it)."""
+    run = _Padded(b, sizes, bounds, device)
+    outs = run.run(*args)
+    res = []
+    for k, (o, spec) in enumerate(zip(outs, b.outputs)):
+        if k in b.host_outs:
+            o = None
+        elif spec is not None and _compacts(spec):
+            o = _compacted(o, [s if isinstance(s, int) else run.n[s[0]] * s[1] + s[2] for s in spec])
+        res.append(o)
     return type(outs)(res) if isinstance(outs, tuple) else res
+
+
+def _compacts(spec):
+    """Whether an output's real elements are not contiguous in its padded
+    layout: a padded dim after its first (a [2, n, d] of n < bound)."""
+    padded = [k for k, s in enumerate(spec) if isinstance(s, tuple)]
+    return len(padded) > 1 or any(s != 1 for s in spec[:padded[0]])
+
+
+def _compacted(o, real):
+    """A flat tensor of o's numel: the elements of o inside the real sizes
+    (ints or 0-d tensors), in C order, then anything."""
+    flat = o.reshape(-1)
+    p = torch.arange(flat.shape[0], device=o.device)
+    lin, stride = torch.zeros_like(p), 1
+    for d, r in zip(reversed(o.shape), reversed(real)):
+        r = torch.clamp(r, min=1) if isinstance(r, torch.Tensor) else max(r, 1)
+        lin = lin + (p % r) * stride
+        p = torch.div(p, r, rounding_mode="floor")
+        stride *= d
+    return flat[torch.where(p > 0, 0, lin)]  # past the real numel: element 0
+
+
+def _widened(flat, real, shape):
+    """The inverse of _compacted: a tensor of `shape` whose elements inside
+    the real sizes (a 1-D int64 tensor) are the C-order front of `flat`,
+    zeros elsewhere."""
+    q = torch.arange(flat.shape[0], device=flat.device)
+    lin, stride = torch.zeros_like(q), None
+    valid = torch.ones_like(q, dtype=torch.bool)
+    for k in reversed(range(len(shape))):
+        c = q % shape[k]
+        q = q // shape[k]
+        valid = valid & (c < real[k])
+        lin = lin + (c if stride is None else c * stride)
+        stride = real[k] if stride is None else stride * real[k]
+    return torch.where(valid, flat[torch.where(valid, lin, 0)], 0).reshape(shape)

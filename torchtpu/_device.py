@@ -360,10 +360,13 @@ def plan_stats():
     the replays deferred into one program with the work around them (a
     training step's graphs: README, "One program per step"); calls of graphs
     with symbolic sizes that ran padded to a bucket ("padded_calls") and that
-    ran per size ("size_calls", torchtpu/_compile.py)."""
+    ran per size ("size_calls", torchtpu/_compile.py), and their tensor
+    arguments padded through host memory ("host_pads": not a narrowed or
+    compacted output of a padded call, torchtpu/_bounded.py)."""
     _lazy_init()
+    from ._bounded import pad_stats
     from ._compile import bounded_stats
-    return {**dict(_C.plan_stats()), **bounded_stats}
+    return {**dict(_C.plan_stats()), **bounded_stats, **pad_stats}
 
 
 def set_cpu_fallback(enabled):

@@ -991,3 +991,28 @@ def test_the_last_positions_of_the_symbolic_dim_run_padded(keep):
     assert after["padded_calls"] - plans["padded_calls"] >= 5
     gs = _graphs()
     assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def _scaled(x):
+    return x * 2, (x * 3)[:1], x.sum(-1)
+
+
+def test_outputs_are_contiguous_and_widen_on_the_device():
+    """A [2, n, 8] output narrowed from its [2, bound, 8] result would not be contiguous (user code that
+    views it failed: longcat_flash's next graph, "Cannot view a tensor with shape [s47, s87, s12] and
+    strides (s60, s12, 1)"); it is compacted in the program, and fed to the next call it is widened back
+    on the device, not through host memory."""
+    f = torch.compile(_scaled, backend="tpu", dynamic=True)
+    for n in (3, 6, 5, 7):
+        x, xc = _poisoned(n, 8, seed=167)
+        outs = f(x)
+        for got, want in zip(outs, _scaled(xc)):
+            assert got.is_contiguous() and got.stride() == want.stride()
+            torch.testing.assert_close(got.view(-1).cpu(), want.view(-1), **TOL)
+        before = torch.tpu.plan_stats()["host_pads"]
+        again = f(outs[0])
+        assert torch.tpu.plan_stats()["host_pads"] == before
+        for got, want in zip(again, _scaled(_scaled(xc)[0])):
+            torch.testing.assert_close(got.cpu(), want, **TOL)
+    gs = _graphs()
+    assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
