@@ -1890,4 +1890,5 @@ def _widened(flat, real, shape):
         valid = valid & (c < real[k])
         lin = lin + (c if stride is None else c * stride)
         stride = real[k] if stride is None else stride * real[k]
-    return torch.where(valid, flat[torch.where(valid, lin, 0)], 0).reshape(shape)
+    got = flat[torch.where(valid, lin, 0)]
+    return torch.where(valid, got, torch.zeros((), dtype=got.dtype, device=got.device)).reshape(shape)

@@ -1016,3 +1016,21 @@ def test_outputs_are_contiguous_and_widen_on_the_device():
             torch.testing.assert_close(got.cpu(), want, **TOL)
     gs = _graphs()
     assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def _masks(x):
+    m = x > 0
+    return m & m.flip(-1), (x * 2).to(torch.int8)
+
+
+def test_compacted_outputs_keep_their_dtype_when_widened():
+    """A bool output widened for the next call stays bool (torch.where with a Python 0 would make it int64)."""
+    f = torch.compile(_masks, backend="tpu", dynamic=True)
+    g = torch.compile(lambda a, b: (a | b, b.to(torch.float32)), backend="tpu", dynamic=True)
+    for n in (3, 6, 5):
+        x, xc = _poisoned(n, 8, seed=173)
+        m, i = f(x)
+        m2, _ = f(i.to(torch.float32))  # a new tensor: through host memory
+        both = g(m, m2)  # compacted outputs widened on the device
+        want = (_masks(xc)[0] | _masks(_masks(xc)[1].to(torch.float32))[0])
+        assert both[0].dtype == torch.bool and torch.equal(both[0].cpu(), want)
