@@ -692,6 +692,9 @@ class _Analysis:
         if p is aten.cat:
             parts = [self.A(x) for x in a[0]]
             rank = val.dim()
+            kept = [x for x, v in zip(parts, a[0]) if rank == 1 or x != ((0,),)]
+            if len(kept) == 1 and len(parts) > 1:  # the others are 1-D empty tensors, which cat skips (xlm's)
+                return kept[0]
             d = _arg(node, 1, "dim", 0) % rank
             if any(len(x) != rank for x in parts) or _has_sym(a[1:]):
                 raise Refused("cat of operands of another rank")

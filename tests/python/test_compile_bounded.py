@@ -1034,3 +1034,13 @@ def test_compacted_outputs_keep_their_dtype_when_widened():
         both = g(m, m2)  # compacted outputs widened on the device
         want = (_masks(xc)[0] | _masks(_masks(xc)[1].to(torch.float32))[0])
         assert both[0].dtype == torch.bool and torch.equal(both[0].cpu(), want)
+
+
+def _cat_with_legacy_empty(x):
+    return torch.cat([torch.tensor([], device=x.device), x.transpose(0, 1)], -2).sum(0)
+
+
+def test_a_cat_with_an_empty_1d_tensor_runs_padded():
+    """cat skips 1-D empty tensors whatever its operands' rank (xlm's cache). Before: plans per size ("cat of
+    operands of another rank")."""
+    _check_padded(lambda x: (_cat_with_legacy_empty(x),), (3, 6, 5, 8), 8, seed=179)
