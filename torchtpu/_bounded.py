@@ -45,13 +45,17 @@ a scatter along one writes the static run's positions, its padded indices
 into self's padding; the last k of a padded dim (k static, a symbol, or
 n's own: a static table's last n rows) read from its end less k at run
 time. An integer argument that is no tensor's size (logits_to_keep) is
-read at its first call's value, pinned. Masks applied to an op's input keep its strides (_filled):
-ops that follow their input's layout give the static run's. The
-outputs are the padded results narrowed to the sizes (views, no copy); an
-argument that is such a view of a padded result of this bucket's layout is
-widened back to it with no copy; any other is padded on the host (a copy
-through host memory, no program), so a bucket compiles one program however
-many sizes it sees.
+read at its first call's value, pinned. Masks applied to an op's input
+keep its strides (_filled): ops that follow their input's layout give the
+static run's. The outputs are the padded results narrowed to the sizes
+(views, no copy); an argument that is such a view of a padded result of
+this bucket's layout is widened back to it with no copy; any other is
+padded on the host (a copy through host memory, no program), so a bucket
+compiles one program however many sizes it sees. An output padded along a
+dim past its first is compacted in the program (its real elements in C
+order at the front of a flat tensor), so the call's output is contiguous
+as the static run's; fed to a later call, it is widened back on the
+device (gathers of the bound's shape: one program per bucket).
 
 Which dims are padded is read from Dynamo's symbolic shapes on every FX node
 (node.meta["val"]): each dim is a product of atoms -- static sizes and
