@@ -67,6 +67,20 @@ def _check_padded(fn, lengths, bound, seed, **tol):
     assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
 
 
+def _calls(fn, lengths, bound, seed, **tol):
+    """fn compiled dynamic=True on poisoned inputs of each length equals fn on
+    CPU; returns how many calls ran padded and how many at their own sizes."""
+    f = torch.compile(fn, backend="tpu", dynamic=True)
+    plans = torch.tpu.plan_stats()
+    for n in lengths:
+        x, xc = _poisoned(n, bound, seed=seed)
+        for got, want in zip(f(x), fn(xc)):
+            assert got.shape == want.shape
+            torch.testing.assert_close(got.cpu(), want, **(tol or TOL))
+    after = torch.tpu.plan_stats()
+    return after["padded_calls"] - plans["padded_calls"], after["size_calls"] - plans["size_calls"]
+
+
 def _pair():
     """(CPU block, compiled tpu block with its weights; dynamic=True). The
     block (test_compile_sizes') ends in a mean over the symbolic dim."""
@@ -862,16 +876,7 @@ def test_a_sequence_padded_to_whole_chunks_runs_padded():
     would pad to four) runs at its size. Before: plans per size ("a call of <built-in function mod>"); the
     eight linear-attention models (qwen3_next, qwen3_5_text, qwen3_5_moe_text, qwen4_exp_text, kimi_linear,
     olmo_hybrid, nemotron_h, falcon_h1, bailing_hybrid: `tools/causal_lm_sweep.py`) now run bounded."""
-    f = torch.compile(_chunked, backend="tpu", dynamic=True)
-    plans = torch.tpu.plan_stats()
-    for n in (3, 5, 7, 25, 30, 17):
-        x, xc = _poisoned(n, 32, seed=131)
-        for got, want in zip(f(x), _chunked(xc)):
-            assert got.shape == want.shape
-            torch.testing.assert_close(got.cpu(), want, rtol=1e-4, atol=1e-4)
-    after = torch.tpu.plan_stats()
-    assert after["padded_calls"] - plans["padded_calls"] == 5
-    assert after["size_calls"] - plans["size_calls"] == 1
+    assert _calls(_chunked, (3, 5, 7, 25, 30, 17), 32, 131, rtol=1e-4, atol=1e-4) == (5, 1)
     gs = _graphs()
     assert len(gs) == 3 and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
 
@@ -888,14 +893,7 @@ def _chunk_means(x):
 
 
 def test_a_bucket_that_pads_to_more_chunks_runs_at_its_size():
-    f = torch.compile(_chunk_means, backend="tpu", dynamic=True)
-    plans = torch.tpu.plan_stats()
-    for n in (3, 5, 17, 25, 30):  # 17: three chunks, its bucket 32 four
-        x, xc = _poisoned(n, 32, seed=139)
-        for got, want in zip(f(x), _chunk_means(xc)):
-            torch.testing.assert_close(got.cpu(), want, **TOL)
-    after = torch.tpu.plan_stats()
-    assert (after["padded_calls"] - plans["padded_calls"], after["size_calls"] - plans["size_calls"]) == (4, 1)
+    assert _calls(_chunk_means, (3, 5, 17, 25, 30), 32, 139) == (4, 1)  # 17: three chunks, its bucket 32 four
 
 
 def _eye_solve(x):
@@ -936,15 +934,7 @@ def test_a_top_k_and_sizes_capped_at_a_static_size_run_padded():
     "aten.topk.default takes a symbolic size as a value", "aten.scatter.value along a symbolic dim", "slice
     of a static dim at a symbolic index"); axk2, deepseek_v32, glm_moe_dsa, hy_v4, minimax
     (`tools/causal_lm_sweep.py`) now run bounded."""
-    f = torch.compile(_indexer, backend="tpu", dynamic=True)
-    plans = torch.tpu.plan_stats()
-    for n in (3, 6, 5, 9, 15, 20):
-        x, xc = _poisoned(n, 32, seed=149)
-        for got, want in zip(f(x), _indexer(xc)):
-            assert got.shape == want.shape
-            torch.testing.assert_close(got.cpu(), want, **TOL)
-    after = torch.tpu.plan_stats()
-    assert (after["padded_calls"] - plans["padded_calls"], after["size_calls"] - plans["size_calls"]) == (5, 1)
+    assert _calls(_indexer, (3, 6, 5, 9, 15, 20), 32, 149) == (5, 1)
     gs = _graphs()
     assert gs and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
 
