@@ -358,6 +358,9 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None
             _C.check_out_dtype_arg(name, dtype_arg, outs[0].dtype, in_dtype, 1)
         if isinstance(outs[0], torch.Tensor):
             _C.check_out_dtype(name, 0, None, outs[0].dtype, in_dtype, in_numel)
+            operands = _operands_type(args)
+            if operands is not None:  # a binary op's iterator: its cast check before its kernel's refusal
+                _C.check_out_operands(name, operands, outs[0].dtype)
         return
     if dtype_arg is not None:
         _C.check_out_dtype_arg(name, dtype_arg, outs[0].dtype, in_dtype, 1)
@@ -366,6 +369,27 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None
         if isinstance(m, torch.Tensor) and isinstance(o, torch.Tensor):
             dtype = m.dtype if with_arg is None else torch.result_type(first, _argument(functional, args, kwargs, with_arg))
             _C.check_out_dtype(name, k if len(outs) > 1 else 0, dtype, o.dtype, in_dtype, in_numel)
+
+
+def _operands_type(args):
+    """result_type(self, other) of a call whose first two arguments are a
+    tensor and a tensor or number that broadcast, else None: where PyTorch's
+    meta kernel refuses complex operands (floor_divide, logaddexp2), CPU's
+    iterator has computed this type and checked its cast into out first
+    (fuzz 486:946: floor_divide(bool, -1.81-1.96j, out=int32) is 'result
+    type ComplexFloat can't be cast to the desired output type Int'); the
+    core says for which overloads (api/out_write.h)."""
+    if len(args) < 2 or not isinstance(args[0], torch.Tensor):
+        return None
+    other = args[1]
+    if isinstance(other, torch.Tensor):
+        try:
+            torch.broadcast_shapes(args[0].shape, other.shape)
+        except RuntimeError:  # the size error comes first
+            return None
+    elif not isinstance(other, (bool, int, float, complex)):
+        return None
+    return torch.result_type(args[0], other)
 
 
 def _out_input(functional, name, args, kwargs, out):

@@ -37,8 +37,11 @@ tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, 
     if (tt_op_out_dtype_from_out(rule)) result = out; /* which computes in out's dtype */
   }
   if (!strcmp(name, "abs.out") && tt_dtype_is_complex(in)) return complex_abs_out(in, result, out);
-  /* so do clamp's and floor's checks of a complex input (their meta functions) */
-  if (tt_dtype_is_complex(in)) {
+  /* so do clamp's and floor's checks of a complex input (their meta
+   * functions), and of a complex operand other than the first: its result
+   * (clamp_max(int, 1j, out=int32) is clamp's refusal, not the dtype rule's
+   * error; maximum(bool, complex, out=int32) maximum's) */
+  if (tt_dtype_is_complex(in) || tt_dtype_is_complex(result)) {
     tt_status_t s = tt_complex_refusal_of_out(name);
     if (s) return s;
   }
@@ -53,6 +56,14 @@ tt_status_t tt_call_check_out_dtype_first(const char *name, int k, tt_dtype_t re
     result = in; /* amax/amin's rule compares out with the input; any/all's looks at out alone */
   }
   return tt_call_check_out_dtype(name, k, result, out, in, in_numel);
+}
+
+tt_status_t tt_call_check_out_operands(const char *name, tt_dtype_t operands, tt_dtype_t out) {
+  if (!tt_complex_binary_out(name) || operands == TT_DTYPE_INVALID || out == TT_DTYPE_INVALID ||
+      tt_op_can_cast(operands, out))
+    return NULL;
+  return tt_status_make(TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s",
+                        tt_op_type_name(operands), tt_op_type_name(out));
 }
 
 const char *tt_call_out_result_with(const char *name) { return tt_op_out_result_with(name); }

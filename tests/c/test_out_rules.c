@@ -63,5 +63,17 @@ int main(void) {
   CHECK(tt_call_out_rule_if_0dim("lerp.Scalar_out", &arg) == NULL);
   CHECK_ERR(tt_call_check_out_dtype_first("lerp.Tensor_out", 0, TT_F32, TT_F16, TT_F32, 2), TT_INVALID_ARGUMENT);
   CHECK_OK(tt_call_check_out_dtype_first("lerp.Scalar_out", 0, TT_F32, TT_F16, TT_F32, 2));
+
+  /* where PyTorch's meta refuses complex operands, a binary kernel's cast of
+   * its operands' type into out comes first (fuzz 486:946); not a comparison's */
+  CHECK_ERR(tt_call_check_out_operands("floor_divide.out", TT_C64, TT_I32), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_call_check_out_operands("floor_divide.Scalar_out", TT_C64, TT_F32), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_operands("floor_divide.out", TT_C64, TT_C64));
+  CHECK_OK(tt_call_check_out_operands("lt.Tensor_out", TT_C64, TT_I32));
+  CHECK_OK(tt_call_check_out_operands("argmax.out", TT_C64, TT_I32));
+  /* a complex second operand's own refusal (clamp's, maximum's) comes before the rule */
+  CHECK_ERR(tt_call_check_out_dtype("clamp_max.out", 0, TT_C64, TT_I32, TT_I32, 3), TT_NOT_IMPLEMENTED);
+  CHECK_ERR(tt_call_check_out_dtype("maximum.out", 0, TT_C64, TT_C64, TT_BOOL, 3), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_dtype("add.out", 0, TT_C64, TT_C64, TT_BOOL, 3));
   return check_summary();
 }

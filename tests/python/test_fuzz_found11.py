@@ -26,3 +26,62 @@ def test_eq_ne_complex32_common_type(op):
         _check(bad, f"0-dim {cdt}", op, (h, torch.tensor(1.86 + 0j, dtype=cdt)))
     _check(bad, "in place", lambda t, o: getattr(t.clone(), op.__name__ + "_")(o), (h, 1.86 + 0j))
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", [torch.floor_divide, torch.fmod, torch.remainder, torch.lt, torch.ge,
+                                torch.bitwise_and, torch.logaddexp2, torch.nextafter, torch.atan2])
+def test_binary_complex_refusal_names_common_type(op):
+    # fuzz 486:946: floor_divide(bool, -1.81-1.96j) is CPU's '"div_floor_cpu"
+    # not implemented for 'ComplexFloat'' (the iterator's common type: a
+    # Python complex beside an integral tensor is the default complex type,
+    # beside float16 ComplexHalf; a complex64 tensor beside float64
+    # ComplexDouble); tpu named the number's ComplexDouble
+    bad = []
+    for xdt in (torch.bool, torch.int32, torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        x = torch.ones(3, dtype=xdt)
+        _check(bad, f"{xdt} number", op, (x, -1.81 - 1.96j))
+        _check(bad, f"{xdt} 0-dim", op, (x, torch.tensor(-1.81 - 1.96j)))
+        _check(bad, f"{xdt} tensor", op, (x, torch.full((3,), -1.81 - 1.96j)))
+    _check(bad, "c64 with f64", op, (torch.ones(3, dtype=torch.complex64), torch.ones(3, dtype=torch.float64)))
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", [torch.floor_divide, torch.logaddexp2])
+def test_binary_complex_out_cast_before_refusal(op):
+    # fuzz 486:946, 488:1352: floor_divide(bool (33, 17), -1.81-1.96j,
+    # out=int32) is CPU's 'result type ComplexFloat can't be cast to the
+    # desired output type Int' (its iterator checks the cast into out before
+    # the kernel refuses complex values; PyTorch's meta kernel refuses them
+    # first, so tpu raised the refusal); a complex out gets the refusal
+    bad = []
+    for xdt in (torch.bool, torch.int32, torch.bfloat16, torch.float64):
+        x = torch.ones(3, dtype=xdt)
+        for other in (-1.81 - 1.96j, torch.tensor(-1.81 - 1.96j), torch.full((3,), -1.81 - 1.96j)):
+            if op is torch.logaddexp2 and not isinstance(other, torch.Tensor):
+                continue
+            for od in (torch.int32, torch.float32, torch.bool, torch.complex64):
+                _check(bad, f"{xdt} {type(other).__name__} out={od}", op, (x, other),
+                       outs={"out": lambda od=od: torch.empty(0, dtype=od)})
+    _check(bad, "sizes first", op, (torch.ones(3, 4), torch.ones(5, dtype=torch.complex64)),
+           outs={"out": lambda: torch.empty(0, dtype=torch.int32)})
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", [torch.clamp_max, torch.clamp_min, torch.maximum, torch.fmin, torch.heaviside])
+def test_complex_other_own_check_before_out_dtype(op):
+    # CPU's meta functions refuse a complex operand, the second one too,
+    # before out's dtype is looked at: clamp_max(int32, 1j, out=int32) is
+    # 'clamp is not supported for complex types', maximum(bool, complex,
+    # out=int32) 'maximum not implemented for complex tensors.'; tpu raised
+    # the out= dtype rule's error (found while checking fuzz 486:946)
+    bad = []
+    for xdt in (torch.bool, torch.int32, torch.float64):
+        x = torch.ones(3, dtype=xdt)
+        others = [torch.tensor(-1.8 - 1.9j), torch.full((3,), -1.8 - 1.9j)]
+        if op in (torch.clamp_max, torch.clamp_min):
+            others.append(-1.8 - 1.9j)
+        for other in others:
+            for od in (torch.int32, torch.float32, torch.complex64):
+                _check(bad, f"{xdt} {type(other).__name__} out={od}", op, (x, other),
+                       outs={"out": lambda od=od: torch.empty(0, dtype=od)})
+    assert not bad, "\n".join(bad)
