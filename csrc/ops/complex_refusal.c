@@ -283,6 +283,19 @@ tt_status_t tt_complex_args_first(const tt_op_def_t *def, const tt_arg_t *args, 
     int lo = nargs > 1 && args[1].kind != TT_ARG_NONE, hi = nargs > 2 && args[2].kind != TT_ARG_NONE;
     if (!lo && !hi) return tt_status_make(TT_INVALID_ARGUMENT, "torch.clamp: At least one of 'min' or 'max' must not be None");
   }
+  /* sort's and topk's meta functions wrap the dim (and topk checks k)
+   * before their kernels refuse complex values (fuzz 487:760, 492:1230:
+   * sort/argsort of a complex tensor with dim 3 is the IndexError on CPU);
+   * sort.stable(self, stable, dim), topk(self, k, dim) */
+  int sort = names(def, "sort", "stable"), topk = names(def, "topk", NULL);
+  if ((sort || topk) && nargs > 0 && args[0].kind == TT_ARG_TENSOR) {
+    const tt_view_t *v = &args[0].t->view;
+    int64_t d = nargs > 2 && args[2].kind == TT_ARG_INT ? args[2].i : -1;
+    tt_status_t e = dim_range(d, v->rank);
+    if (e || !topk || nargs < 2 || args[1].kind != TT_ARG_INT) return e;
+    int64_t k = args[1].i, slice = v->rank ? v->sizes[wrap(d, v->rank)] : 1;
+    if (k < 0 || k > slice) return tt_status_make(TT_INVALID_ARGUMENT, "selected index k out of range");
+  }
   return NULL;
 }
 

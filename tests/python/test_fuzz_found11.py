@@ -85,3 +85,21 @@ def test_complex_other_own_check_before_out_dtype(op):
                 _check(bad, f"{xdt} {type(other).__name__} out={od}", op, (x, other),
                        outs={"out": lambda od=od: torch.empty(0, dtype=od)})
     assert not bad, "\n".join(bad)
+
+
+def test_sort_topk_complex_dims_first():
+    # fuzz 487:760: sort(complex128 (0,), dim=2), 492:1230: argsort(complex64
+    # (0, 3), dim=3): CPU's meta wraps the dim (IndexError) before its kernel
+    # refuses complex values (' Sort does not support complex dtypes on
+    # CPU'); topk checks k too. tpu raised the refusal first
+    bad = []
+    for shape in ((0,), (0, 3), (2, 3), ()):
+        x = torch.ones(shape, dtype=torch.complex64)
+        _check(bad, f"{shape} sort dim 3", lambda t: torch.sort(t, dim=3)[0], (x,))
+        _check(bad, f"{shape} sort", lambda t: torch.sort(t)[0], (x,))
+        _check(bad, f"{shape} argsort -3", lambda t: torch.argsort(t, dim=-3), (x,))
+        _check(bad, f"{shape} argsort stable", lambda t: torch.argsort(t, dim=1, stable=True), (x,))
+        _check(bad, f"{shape} msort", torch.msort, (x,))
+        for k, dim in ((1, 5), (0, -1), (4, -1), (-1, -1), (2, -2), (1, 0)):
+            _check(bad, f"{shape} topk {k} {dim}", lambda t, k=k, dim=dim: torch.topk(t, k, dim=dim)[0], (x,))
+    assert not bad, "\n".join(bad)
