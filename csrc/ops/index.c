@@ -749,8 +749,6 @@ static tt_val_t index_dim_coords(tt_lower_t *L, const char *op, int dim, int *r,
 /* index_fill(self, dim, index, value): value a number or a 0-dim tensor. */
 static tt_status_t lower_index_fill(tt_lower_t *L) {
   int rank = tt_l_arg_rank(L, 0);
-  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
-  if (tt_graph_failed(L->g)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (L->args[3].kind == TT_ARG_TENSOR && tt_l_arg_rank(L, 3) != 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
@@ -760,6 +758,10 @@ static tt_status_t lower_index_fill(tt_lower_t *L) {
   int complex_value = L->args[3].kind == TT_ARG_COMPLEX || (L->args[3].kind == TT_ARG_TENSOR && tt_dtype_is_complex(tt_l_arg_dtype(L, 3)));
   if (complex_value && !tt_dtype_is_complex(dt))
     return tt_status_make(TT_INVALID_ARGUMENT, "index_fill_(): Converting complex Scalar to non-complex type is not supported");
+  /* the dim is wrapped after those checks (fuzz 488:337: index_fill(float64
+   * (0, 3), 3, index, complex) is CPU's complex-value error, not the IndexError) */
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  if (tt_graph_failed(L->g)) return NULL;
   if (!tt_op_check_value_fits(L, 3, dt)) return NULL;
   int r;
   int64_t xsz[TT_MAX_RANK], tsz[TT_MAX_RANK];

@@ -103,3 +103,20 @@ def test_sort_topk_complex_dims_first():
         for k, dim in ((1, 5), (0, -1), (4, -1), (-1, -1), (2, -2), (1, 0)):
             _check(bad, f"{shape} topk {k} {dim}", lambda t, k=k, dim=dim: torch.topk(t, k, dim=dim)[0], (x,))
     assert not bad, "\n".join(bad)
+
+
+def test_index_fill_checks_before_dim():
+    # fuzz 488:337: index_fill(float64 (0, 3), 3, int64 index, -0.05+1.01j)
+    # is CPU's 'index_fill_(): Converting complex Scalar to non-complex type
+    # is not supported' (index_fill_ wraps the dim after its index dtype,
+    # value dim and complex checks); tpu raised the dim's IndexError
+    bad = []
+    idx = torch.tensor([0, 1])
+    for x in (torch.ones(0, 3, dtype=torch.float64), torch.ones(2, 3), torch.tensor(1.5)):
+        for dim in (3, -4, 1):
+            _check(bad, f"{tuple(x.shape)} {dim} complex", torch.index_fill, (x, dim, idx, -0.05 + 1.01j))
+            _check(bad, f"{tuple(x.shape)} {dim} complex 0-dim", torch.index_fill, (x, dim, idx, torch.tensor(1j)))
+            _check(bad, f"{tuple(x.shape)} {dim} int32 index", torch.index_fill, (x, dim, idx.int(), 2.0))
+            _check(bad, f"{tuple(x.shape)} {dim} 1-d value", torch.index_fill, (x, dim, idx, torch.ones(1)))
+            _check(bad, f"{tuple(x.shape)} {dim} in place", lambda t, *a: t.clone().index_fill_(*a), (x, dim, idx, 1j))
+    assert not bad, "\n".join(bad)
