@@ -359,7 +359,9 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None
         if isinstance(outs[0], torch.Tensor):
             _C.check_out_dtype(name, 0, None, outs[0].dtype, in_dtype, in_numel)
             operands = _operands_type(args)
-            if operands is not None:  # a binary op's iterator: its cast check before its kernel's refusal
+            if operands == torch.complex32:
+                _C.check_out_complex32(name, 0, outs[0].dtype, 1)
+            elif operands is not None:  # a binary op's iterator: its cast check before its kernel's refusal
                 _C.check_out_operands(name, operands, outs[0].dtype)
         return
     if dtype_arg is not None:
@@ -368,6 +370,9 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None
     for k, (o, m) in enumerate(zip(outs, metas)):
         if isinstance(m, torch.Tensor) and isinstance(o, torch.Tensor):
             dtype = m.dtype if with_arg is None else torch.result_type(first, _argument(functional, args, kwargs, with_arg))
+            if dtype == torch.complex32:  # no core dtype (float16 beside a complex number): its own rule (fuzz 492:194)
+                _C.check_out_complex32(name, k if len(outs) > 1 else 0, o.dtype)
+                continue
             _C.check_out_dtype(name, k if len(outs) > 1 else 0, dtype, o.dtype, in_dtype, in_numel)
 
 

@@ -66,6 +66,12 @@ tt_status_t tt_call_check_out_operands(const char *name, tt_dtype_t operands, tt
                         tt_op_type_name(operands), tt_op_type_name(out));
 }
 
+tt_status_t tt_call_check_out_complex32(const char *name, int k, tt_dtype_t out, int operands) {
+  if (operands && !tt_complex_binary_out(name)) return NULL;
+  tt_status_t s = tt_complex_refusal_of_out(name); /* a complex operand's own refusal first, as above */
+  return s ? s : tt_op_check_out_complex32(name, k, out);
+}
+
 const char *tt_call_out_result_with(const char *name) { return tt_op_out_result_with(name); }
 
 const char *tt_call_out_rule_if_0dim(const char *name, int *arg) { return tt_op_out_rule_if_0dim(name, arg); }

@@ -48,6 +48,11 @@ const char *tt_call_out_result_with(const char *name);
  * the overloads CPU checks it for (tt_complex_binary_out): NULL, or CPU's
  * error. */
 tt_status_t tt_call_check_out_operands(const char *name, tt_dtype_t operands, tt_dtype_t out);
+/* The rule for a complex32 result the meta kernel gave (ops/out_rules.h:
+ * tt_op_check_out_complex32), after a complex operand's own refusal
+ * (maximum's); operands 1: the operands' type where the meta kernel raised,
+ * as tt_call_check_out_operands takes it. */
+tt_status_t tt_call_check_out_complex32(const char *name, int k, tt_dtype_t out, int operands);
 /* The overload whose out= rule applies where argument *arg is a 0-dim
  * tensor, or NULL (ops/out_rules.h, tt_op_out_rule_if_0dim). */
 const char *tt_call_out_rule_if_0dim(const char *name, int *arg);

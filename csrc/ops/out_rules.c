@@ -354,6 +354,13 @@ int tt_op_out_unchecked_if_empty(const char *name, tt_dtype_t in, int64_t in_num
   return r && r->empty_unchecked && in_numel == 0 && !tt_dtype_is_complex(in);
 }
 
+tt_status_t tt_op_check_out_complex32(const char *name, int k, tt_dtype_t out) {
+  const out_rule_t *r = find_rule(name, k);
+  if ((r && (r->kind != R_CAST || r->fmt)) || out == TT_DTYPE_INVALID || tt_dtype_is_complex(out)) return NULL;
+  return tt_status_make(TT_INVALID_ARGUMENT, "result type ComplexHalf can't be cast to the desired output type %s",
+                        tt_op_type_name(out));
+}
+
 const char *tt_op_out_result_with(const char *name) {
   const out_rule_t *r = find_rule(name, 0);
   return r ? r->result_with : NULL;

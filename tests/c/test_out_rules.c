@@ -75,5 +75,12 @@ int main(void) {
   CHECK_ERR(tt_call_check_out_dtype("clamp_max.out", 0, TT_C64, TT_I32, TT_I32, 3), TT_NOT_IMPLEMENTED);
   CHECK_ERR(tt_call_check_out_dtype("maximum.out", 0, TT_C64, TT_C64, TT_BOOL, 3), TT_INVALID_ARGUMENT);
   CHECK_OK(tt_call_check_out_dtype("add.out", 0, TT_C64, TT_C64, TT_BOOL, 3));
+  /* a complex32 result: the cast rule in ComplexHalf's words; an op's own refusal first */
+  CHECK_ERR(tt_call_check_out_complex32("remainder.Scalar_out", 0, TT_F16, 0), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_complex32("remainder.Scalar_out", 0, TT_C64, 0));
+  CHECK_OK(tt_call_check_out_complex32("mm.out", 0, TT_F16, 0)); /* an exact rule: the call's own error */
+  CHECK_ERR(tt_call_check_out_complex32("clamp_max.out", 0, TT_C64, 0), TT_NOT_IMPLEMENTED);
+  CHECK_ERR(tt_call_check_out_complex32("floor_divide.out", 0, TT_I32, 1), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_complex32("add.out", 0, TT_I32, 1)); /* operands' type: binary refusals only */
   return check_summary();
 }
