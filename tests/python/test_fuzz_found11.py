@@ -138,3 +138,32 @@ def test_complex32_result_into_out(op):
         for od in (torch.float16, torch.int32, torch.bool):
             _check(bad, f"{type(other).__name__} out={od}", op, (x, other), outs={"out": lambda od=od: torch.empty(0, dtype=od)})
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", ["index_fill_", "index_fill", "index_copy_"])
+def test_index_write_into_empty_dim_checks_indices(op):
+    # fuzz 509:595: index_fill_ of an expanded complex64 (0, 3) along dim 0
+    # at [-1, 0] is CPU's IndexError 'index -1 is out of bounds for dimension
+    # 0 with size 0' (its kernel iterates self restrided to (2, 3) and checks
+    # each index; a dense empty self fails there too, with CPU's own setStorage
+    # error); tpu returned the empty tensor. Where that block is empty
+    # ((0, 3) along dim 1) nothing is checked on either device
+    def call(dev, shape, dim, idx):
+        x = torch.ones((1,) + shape[1:], dtype=torch.complex64, device=dev).expand(shape) if shape[0] == 0 \
+            else torch.ones(shape, dtype=torch.complex64, device=dev)
+        i = torch.tensor(idx, dtype=torch.long, device=dev)
+        if op == "index_copy_":
+            src = torch.ones(tuple(len(idx) if d == dim else s for d, s in enumerate(shape)), dtype=torch.complex64,
+                             device=dev)
+            return torch.ones(shape, dtype=torch.complex64, device=dev).index_copy_(dim, i, src).cpu()
+        f = getattr(x, op) if op.endswith("_") else (lambda *a: torch.index_fill(x, *a))
+        return f(dim, i, 2.0).cpu()
+
+    for shape, dim, idx in (((0, 3), 0, [-1, 0]), ((0, 3), 0, [5]), ((0,), 0, [3]), ((2, 0), 1, [7])):
+        if op == "index_fill_" and shape[0] == 0:  # the expanded self: CPU's IndexError (the others copy it dense)
+            with pytest.raises(IndexError):
+                call("cpu", shape, dim, idx)
+        with pytest.raises(IndexError):
+            call("tpu", shape, dim, idx)
+    for shape, dim, idx in (((0, 3), 1, [-6]), ((2, 0), 0, [7]), ((0, 3), 0, [])):
+        assert torch.equal(call("cpu", shape, dim, idx), call("tpu", shape, dim, idx))
