@@ -377,24 +377,23 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None
 
 
 def _operands_type(args):
-    """result_type(self, other) of a call whose first two arguments are a
-    tensor and a tensor or number that broadcast, else None: where PyTorch's
+    """result_type(self, other) of a call whose first two arguments are
+    tensors that broadcast, or a tensor and a number, else None: where PyTorch's
     meta kernel refuses complex operands (floor_divide, logaddexp2), CPU's
     iterator has computed this type and checked its cast into out first
     (fuzz 486:946: floor_divide(bool, -1.81-1.96j, out=int32) is 'result
     type ComplexFloat can't be cast to the desired output type Int'); the
     core says for which overloads (api/out_write.h)."""
-    if len(args) < 2 or not isinstance(args[0], torch.Tensor):
+    if len(args) < 2 or not any(isinstance(a, torch.Tensor) for a in args[:2]):
+        return None  # a number self too (fuzz 508:324: floor_divide(-0.21+1.83j, int64, out=int64))
+    if not all(isinstance(a, (torch.Tensor, bool, int, float, complex)) for a in args[:2]):
         return None
-    other = args[1]
-    if isinstance(other, torch.Tensor):
+    if all(isinstance(a, torch.Tensor) for a in args[:2]):
         try:
-            torch.broadcast_shapes(args[0].shape, other.shape)
+            torch.broadcast_shapes(args[0].shape, args[1].shape)
         except RuntimeError:  # the size error comes first
             return None
-    elif not isinstance(other, (bool, int, float, complex)):
-        return None
-    return torch.result_type(args[0], other)
+    return torch.result_type(args[0], args[1])
 
 
 def _out_input(functional, name, args, kwargs, out):

@@ -309,13 +309,16 @@ int tt_complex_refusal_before_shapes(const tt_op_def_t *def) {
  * is the default complex type, beside a float16 one ComplexHalf, a
  * complex64 tensor beside a float64 one ComplexDouble (fuzz 486:946:
  * floor_divide(bool, -1.81-1.96j) is '"div_floor_cpu" not implemented for
- * 'ComplexFloat'', tpu named ComplexDouble). */
+ * 'ComplexFloat'', tpu named ComplexDouble; 508:324: a number self). */
 static tt_status_t binary_refusal(const row_t *r, tt_dtype_t dt, const tt_arg_t *args, int nargs,
                                   tt_dtype_t default_float) {
   static const int both[2] = {0, 1};
-  tt_arg_kind_t k = nargs > 1 ? args[1].kind : TT_ARG_NONE;
-  if (args[0].kind == TT_ARG_TENSOR && (k == TT_ARG_TENSOR || k == TT_ARG_COMPLEX || k == TT_ARG_FLOAT ||
-                                        k == TT_ARG_INT || k == TT_ARG_BOOL)) {
+  int operands = nargs > 1 && (args[0].kind == TT_ARG_TENSOR || args[1].kind == TT_ARG_TENSOR); /* a number self too */
+  for (int i = 0; operands && i < 2; i++) {
+    tt_arg_kind_t k = args[i].kind;
+    operands = k == TT_ARG_TENSOR || k == TT_ARG_COMPLEX || k == TT_ARG_FLOAT || k == TT_ARG_INT || k == TT_ARG_BOOL;
+  }
+  if (operands) {
     int complex32 = 0;
     tt_dtype_t rt = tt_op_result_type_of(args, nargs, both, 2, default_float, &complex32);
     if (complex32) return tt_op_refuse_type_named("ComplexHalf", "%s", r->text);

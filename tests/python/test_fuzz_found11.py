@@ -167,3 +167,20 @@ def test_index_write_into_empty_dim_checks_indices(op):
             call("tpu", shape, dim, idx)
     for shape, dim, idx in (((0, 3), 1, [-6]), ((2, 0), 0, [7]), ((0, 3), 0, [])):
         assert torch.equal(call("cpu", shape, dim, idx), call("tpu", shape, dim, idx))
+
+
+@pytest.mark.parametrize("op", [torch.floor_divide, torch.remainder, torch.bitwise_and])
+def test_binary_complex_number_self(op):
+    # fuzz 508:324: floor_divide(-0.21+1.83j, int64 (0,), out=int64) is CPU's
+    # 'result type ComplexFloat can't be cast to the desired output type
+    # Long' (a number self is a wrapped number: the default complex type);
+    # tpu raised '"div_floor_cpu" not implemented for 'ComplexDouble''
+    bad = []
+    for xdt in (torch.int64, torch.bool, torch.float16, torch.float64):
+        t = torch.ones(3, dtype=xdt)
+        _check(bad, f"{xdt}", op, (-0.21 + 1.83j, t))
+        _check(bad, f"{xdt} empty", op, (-0.21 + 1.83j, t[:0]))
+        if op is torch.floor_divide:
+            for od in (torch.int64, torch.complex128):
+                _check(bad, f"{xdt} out={od}", op, (-0.21 + 1.83j, t[:0]), outs={"out": lambda od=od: torch.empty(0, dtype=od)})
+    assert not bad, "\n".join(bad)
