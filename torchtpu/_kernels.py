@@ -350,8 +350,9 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None
     try:
         meta = functional(*_meta_like(args), **_meta_like(kwargs))
     except IndexError:  # a dim out of range: the real call raises it
-        if isinstance(outs[0], torch.Tensor):
-            _C.check_out_dtype(name, 0, None, outs[0].dtype, in_dtype, in_numel)
+        for k, o in enumerate(outs):  # unless CPU checks out's dtype first (each of cummax's outs)
+            if isinstance(o, torch.Tensor):
+                _C.check_out_dtype(name, k if len(outs) > 1 else 0, None, o.dtype, in_dtype, in_numel)
         return
     except Exception:  # noqa: BLE001 - the real call raises its own error
         if dtype_arg is not None:

@@ -53,7 +53,9 @@ tt_status_t tt_call_check_out_dtype_first(const char *name, int k, tt_dtype_t re
   if (result == TT_DTYPE_INVALID) { /* the meta kernel raised: its own error comes with the call */
     tt_status_t first = tt_call_check_out_input(name, in, out); /* unless CPU checks the input's dtype first */
     if (first || in == TT_DTYPE_INVALID || !tt_op_out_dtype_before_dims(name)) return first;
-    result = in; /* amax/amin's rule compares out with the input; any/all's looks at out alone */
+    /* amax/amin's rule compares out with the input; any/all's looks at out
+     * alone; cummax/cummin's second output, their indices, is Long */
+    result = k == 0 ? in : TT_I64;
   }
   return tt_call_check_out_dtype(name, k, result, out, in, in_numel);
 }

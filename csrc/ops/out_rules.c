@@ -142,8 +142,11 @@ static const out_rule_t rules[] = {
     {"index_select", -1, R_EXACT, "index_select(): self and result must have the same scalar type", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     {"index.Tensor_out", -1, R_EXACT, "index_out: self (%s) and result (%s) must have the same scalar type", N_PT, A_RO, TT_INVALID_ARGUMENT},
     {"take", -1, R_EXACT, "take(): self and out expected to have the same dtype, but got self.dtype = %s and out.dtype = %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
-    {"cummax", -1, R_EXACT, "expected scalar_type %s but found %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
-    {"cummin", -1, R_EXACT, "expected scalar_type %s but found %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    /* cummax_out checks values' and indices' dtypes before it wraps the dim
+     * (fuzz 502:95: cummax(complex64 (3, 1), 3, out=(float16, int32)) is
+     * 'expected scalar_type ComplexFloat but found Half', not the IndexError) */
+    {"cummax", -1, R_EXACT, "expected scalar_type %s but found %s", N_PT, A_RO, TT_INVALID_ARGUMENT, .before_dims = 1},
+    {"cummin", -1, R_EXACT, "expected scalar_type %s but found %s", N_PT, A_RO, TT_INVALID_ARGUMENT, .before_dims = 1},
     {"kthvalue", 0, R_EXACT, "output values must be of same type as input", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     {"kthvalue", 1, R_EXACT, "output indices must be of scalar type Long", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     {"mode", 0, R_EXACT, "expected scalar type '%s' but got '%s' for values output", N_PT, A_RO, TT_INVALID_ARGUMENT},

@@ -34,6 +34,11 @@ int main(void) {
   CHECK_OK(tt_call_check_out_dtype_arg("nansum.out", TT_F32, TT_F64, TT_I64, 0));
   CHECK_ERR(tt_call_check_out_dtype_arg("nansum.out", TT_F32, TT_F64, TT_I64, 1), TT_INVALID_ARGUMENT);
   CHECK_OK(tt_call_check_out_dtype_first("nansum.out", 0, TT_C64, TT_C64, TT_I64, 4));
+  /* cummax/cummin: values against the input, indices against Long, before the dim */
+  CHECK_ERR(tt_call_check_out_dtype_first("cummax.out", 0, TT_DTYPE_INVALID, TT_F16, TT_C64, 3), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_call_check_out_dtype_first("cummin.out", 1, TT_DTYPE_INVALID, TT_I32, TT_F32, 3), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_dtype_first("cummax.out", 1, TT_DTYPE_INVALID, TT_I64, TT_F32, 3));
+  CHECK_OK(tt_call_check_out_dtype_first("cummax.out", 0, TT_DTYPE_INVALID, TT_F32, TT_F32, 3));
   /* other overloads leave it to the call's own error */
   CHECK_OK(tt_call_check_out_dtype_first("argmax.out", 0, TT_DTYPE_INVALID, TT_F64, TT_F32, 3));
   CHECK_OK(tt_call_check_out_dtype_first("amin.out", 0, TT_DTYPE_INVALID, TT_F64, TT_DTYPE_INVALID, -1));

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from test_fuzz_found9 import _run, _tpu  # calls on each device, exceptions as values
-from test_fuzz_found10 import _check  # CPU's dtype, shape and values, or its exception
+from test_fuzz_found10 import _check, _same  # CPU's dtype, shape and values, or its exception
 
 
 @pytest.mark.parametrize("op", [torch.eq, torch.ne])
@@ -183,4 +183,25 @@ def test_binary_complex_number_self(op):
         if op is torch.floor_divide:
             for od in (torch.int64, torch.complex128):
                 _check(bad, f"{xdt} out={od}", op, (-0.21 + 1.83j, t[:0]), outs={"out": lambda od=od: torch.empty(0, dtype=od)})
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", [torch.cummax, torch.cummin])
+def test_cummax_out_dtypes_before_dim(op):
+    # fuzz 502:95: cummax(complex64 (3, 1), 3, out=(float16, int32)) and
+    # 502:1288: cummax(int16 (1, 4, 1), 4, out=(bfloat16, int64)) are CPU's
+    # 'expected scalar_type ComplexFloat but found Half' (cummax_out checks
+    # values' then indices' dtypes before it wraps the dim); tpu raised the
+    # dim's IndexError
+    bad = []
+    for shape in ((3, 1), (0, 3), ()):
+        for xdt in (torch.complex64, torch.int16, torch.float32):
+            for dim in (3, 0):
+                for vd, idt in ((torch.float16, torch.int32), (xdt, torch.int32), (xdt, torch.int64)):
+                    r = [_run(lambda dev: op(torch.ones(shape, dtype=xdt, device=dev), dim,
+                                             out=(torch.empty(0, dtype=vd, device=dev),
+                                                  torch.empty(0, dtype=idt, device=dev)))[0], (dev,), {})
+                         for dev in ("cpu", "tpu")]
+                    if not _same(*r):
+                        bad.append(f"{shape} {xdt} {dim} {vd} {idt}: cpu {r[0]!r} tpu {r[1]!r}")
     assert not bad, "\n".join(bad)
