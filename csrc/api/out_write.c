@@ -50,6 +50,7 @@ tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, 
 
 tt_status_t tt_call_check_out_dtype_first(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in,
                                           int64_t in_numel) {
+  if (tt_op_out_empty_first(name, k, in_numel)) return NULL; /* the empty dim's IndexError first, else the check after */
   if (result == TT_DTYPE_INVALID) { /* the meta kernel raised: its own error comes with the call */
     tt_status_t first = tt_call_check_out_input(name, in, out); /* unless CPU checks the input's dtype first */
     if (first || in == TT_DTYPE_INVALID || !tt_op_out_dtype_before_dims(name)) return first;

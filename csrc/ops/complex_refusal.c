@@ -53,9 +53,9 @@ static const row_t kRows[] = {
     {"lt", NULL, K_BINARY, "lt_cpu"},
     {"kthvalue", NULL, K_DISPATCH, "kthvalue_cpu"},
     {"max", "", K_DISPATCH, "max_all"},
-    {"max", "dim", K_RUNTIME, "max(): does not support complex input"},
+    {"max", "dim", K_META, "max(): does not support complex input"}, /* before out's dtypes too */
     {"min", "", K_DISPATCH, "min_all"},
-    {"min", "dim", K_RUNTIME, "min(): does not support complex input"},
+    {"min", "dim", K_META, "min(): does not support complex input"},
     {"median", "", K_DISPATCH, "median_cpu"},
     {"mode", NULL, K_DISPATCH, "mode_cpu"},
     {"median", "dim", K_DISPATCH, "median_out"},
@@ -120,7 +120,8 @@ static const row_t *find_row(const tt_op_def_t *def) {
 
 /* The row of out overload out_name's functional, or NULL. */
 static const row_t *out_row(const char *out_name) {
-  /* "clamp.Tensor_out" -> its functional "clamp.Tensor"; "floor.out" -> "floor" */
+  /* "clamp.Tensor_out" -> its functional "clamp.Tensor"; "floor.out" ->
+   * "floor"; "max.dim_max" -> "max.dim" (an overload named by its outs) */
   char fn[128];
   const char *dot = strchr(out_name, '.');
   size_t n = strlen(out_name);
@@ -129,6 +130,7 @@ static const row_t *out_row(const char *out_name) {
   size_t at = (size_t)(dot - out_name);
   if (!strcmp(dot, ".out")) fn[at] = '\0';
   else if (n > 4 && !strcmp(out_name + n - 4, "_out")) fn[n - 4] = '\0';
+  else if (!strcmp(dot, ".dim_max") || !strcmp(dot, ".dim_min")) fn[n - 4] = '\0';
   else return NULL;
   for (size_t i = 0; i < sizeof kRows / sizeof kRows[0]; i++)
     if (names_op(fn, 0, kRows[i].packet, kRows[i].overload)) return &kRows[i];

@@ -81,6 +81,10 @@ typedef struct {
    * integral_rule's rules instead (nansum_out calls sum_out) */
   const char *dtype_arg_first;
   const char *integral_rule;
+  /* CPU checks an empty input's reduced dim (zero_numel_check_dims' IndexError)
+   * before out's dtype, which PyTorch's meta kernel does not: for an empty
+   * input the rule waits for the call (tt_op_out_empty_first) */
+  int empty_first;
 } out_rule_t;
 
 /* The structured-kernel check of non-TensorIterator ops (set_output). */
@@ -195,12 +199,16 @@ static const out_rule_t rules[] = {
      * iterator require one dtype ('Found dtype Half but expected Float') */
     {"lerp.Tensor_out", -1, R_EXACT, FOUND, N_PT, A_OR, TT_INVALID_ARGUMENT, .zero_dim_arg = 2,
      .zero_dim_rule = "lerp.Scalar_out"},
+    /* fuzz 501:1162: min(complex64 (0,), -1, out=(float32, int64)) is CPU's
+     * 'min(): Expected reduction dim 0 to have non-zero size.', not out's dtype error */
+    {"max.dim_max", -1, R_EXACT, EXACT_TM, N_CPP, A_RO, TT_INVALID_ARGUMENT, .empty_first = 1},
+    {"min.dim_min", -1, R_EXACT, EXACT_TM, N_CPP, A_RO, TT_INVALID_ARGUMENT, .empty_first = 1},
     /* structured and composite kernels without TensorIterator: exact dtype */
     EX("argmax"), EX("argmin"), EX("mm"), EX("bmm"), EX("addmm"), EX("baddbmm"), EX("addmv"),
     EX("sort"), EX("msort"), EX("topk"), EX("take_along_dim"), EX("gather"), EX("index_add"), EX("index_copy"),
     EX("index_fill"), EX("index_put"), EX("index_reduce"), EX("put"), EX("masked_fill"), EX("scatter"), EX("scatter_add"),
     EX("scatter_reduce"), EX("select_scatter"), EX("slice_scatter"), EX("diagonal_scatter"), EX("as_strided_scatter"),
-    EX("max.dim_max"), EX("min.dim_min"), EX("aminmax"), EX("median.out"), EX("nanmedian.out"), EX("tril"), EX("triu"),
+    EX("aminmax"), EX("median.out"), EX("nanmedian.out"), EX("tril"), EX("triu"),
     EX("linalg_cross"), EX("renorm"), EX("_softmax"), EX("_log_softmax"), EX("linalg_vector_norm"), EX("norm"),
     EX("isin"), EX("isnan"), EX("isinf"), EX("clone"), EX("relu"), EX("count_nonzero"), EX("trace"), EX("__lshift__"),
     EX("__rshift__"), EX("rsub"), EX("_conj_physical"), EX("_pdist_forward"), EX("hardswish_backward"), EX("roll"),
@@ -345,6 +353,11 @@ tt_status_t tt_op_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_nu
   }
   *convert = out;
   return TT_OK_STATUS;
+}
+
+int tt_op_out_empty_first(const char *name, int k, int64_t in_numel) {
+  const out_rule_t *r = find_rule(name, k);
+  return r && r->empty_first && in_numel == 0;
 }
 
 int tt_op_out_dtype_before_dims(const char *name) {

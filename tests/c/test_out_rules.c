@@ -39,6 +39,11 @@ int main(void) {
   CHECK_ERR(tt_call_check_out_dtype_first("cummin.out", 1, TT_DTYPE_INVALID, TT_I32, TT_F32, 3), TT_INVALID_ARGUMENT);
   CHECK_OK(tt_call_check_out_dtype_first("cummax.out", 1, TT_DTYPE_INVALID, TT_I64, TT_F32, 3));
   CHECK_OK(tt_call_check_out_dtype_first("cummax.out", 0, TT_DTYPE_INVALID, TT_F32, TT_F32, 3));
+  /* max.dim/min.dim: an empty input's dim error first (the call's), a complex input's refusal before the rule */
+  CHECK_OK(tt_call_check_out_dtype_first("min.dim_min", 0, TT_C64, TT_F32, TT_C64, 0));
+  CHECK_ERR(tt_call_check_out_dtype_first("min.dim_min", 0, TT_F32, TT_F16, TT_F32, 3), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_call_check_out_dtype("max.dim_max", 0, TT_F32, TT_F16, TT_F32, 0), TT_INVALID_ARGUMENT); /* after the call */
+  CHECK_ERR(tt_call_check_out_dtype_first("max.dim_max", 0, TT_C64, TT_C64, TT_C64, 3), TT_INVALID_ARGUMENT);
   /* other overloads leave it to the call's own error */
   CHECK_OK(tt_call_check_out_dtype_first("argmax.out", 0, TT_DTYPE_INVALID, TT_F64, TT_F32, 3));
   CHECK_OK(tt_call_check_out_dtype_first("amin.out", 0, TT_DTYPE_INVALID, TT_F64, TT_DTYPE_INVALID, -1));

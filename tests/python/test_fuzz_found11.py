@@ -205,3 +205,23 @@ def test_cummax_out_dtypes_before_dim(op):
                     if not _same(*r):
                         bad.append(f"{shape} {xdt} {dim} {vd} {idt}: cpu {r[0]!r} tpu {r[1]!r}")
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", [torch.min, torch.max])
+def test_min_max_dim_checks_before_out_dtypes(op):
+    # fuzz 501:1162: min(complex64 (0,), -1, out=(float32 (5,), int64)) is
+    # CPU's 'min(): Expected reduction dim 0 to have non-zero size.' (its
+    # meta checks an empty input's dim, and refuses complex values, before
+    # set_output looks at out's dtypes); tpu raised 'Expected out tensor to
+    # have dtype c10::complex<float>, but got float instead'
+    bad = []
+    for xdt in (torch.float32, torch.complex64, torch.int32):
+        for shape, dim in (((0,), -1), ((0, 3), 0), ((0, 3), 1), ((2, 3), 0), ((0,), 2), ((), 0)):
+            for vd, idt in ((torch.float16, torch.int64), (xdt, torch.int32), (xdt, torch.int64)):
+                r = [_run(lambda dev: op(torch.ones(shape, dtype=xdt, device=dev), dim,
+                                         out=(torch.empty(5, dtype=vd, device=dev),
+                                              torch.empty(0, dtype=idt, device=dev)))[0], (dev,), {})
+                     for dev in ("cpu", "tpu")]
+                if not _same(*r):
+                    bad.append(f"{xdt} {shape} {dim} {vd} {idt}: cpu {r[0]!r} tpu {r[1]!r}")
+    assert not bad, "\n".join(bad)
