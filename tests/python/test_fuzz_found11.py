@@ -225,3 +225,15 @@ def test_min_max_dim_checks_before_out_dtypes(op):
                 if not _same(*r):
                     bad.append(f"{xdt} {shape} {dim} {vd} {idt}: cpu {r[0]!r} tpu {r[1]!r}")
     assert not bad, "\n".join(bad)
+
+
+def test_softshrink_floating_only():
+    # found checking fuzz 532:388 (the unary ops' out= order): softshrink of
+    # a bool tensor failed in the PJRT compiler on tpu ('stablehlo.negate'
+    # of i1) and of an integral one computed, where CPU's meta refuses them
+    # ('"softshrink_check" not implemented for 'Bool''); complex in the same
+    # words
+    bad = []
+    for dt in (torch.bool, torch.uint8, torch.int32, torch.int64, torch.complex64, torch.float16, torch.bfloat16):
+        _check(bad, f"{dt}", torch.nn.functional.softshrink, (torch.tensor([1, 0, 1], dtype=dt), 0.5), tol=1e-2)
+    assert not bad, "\n".join(bad)
