@@ -237,3 +237,18 @@ def test_softshrink_floating_only():
     for dt in (torch.bool, torch.uint8, torch.int32, torch.int64, torch.complex64, torch.float16, torch.bfloat16):
         _check(bad, f"{dt}", torch.nn.functional.softshrink, (torch.tensor([1, 0, 1], dtype=dt), 0.5), tol=1e-2)
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", [torch.frac, torch._C._nn.elu, torch._C._nn.leaky_relu])
+def test_unary_out_dtype_before_dispatch_refusal(op):
+    # fuzz 532:388: frac(bool, out=complex128) is CPU's 'Found dtype
+    # ComplexDouble but expected Bool' (the iterator's same-dtype check comes
+    # before the kernel refuses Bool); PyTorch's meta kernel refuses bool
+    # first, so tpu raised '"frac_cpu" not implemented for 'Bool''
+    bad = []
+    for xdt in (torch.bool, torch.uint8, torch.int32, torch.float32):
+        for od in (torch.bool, torch.int32, torch.float32, torch.complex128):
+            if od != xdt:
+                _check(bad, f"{xdt} out={od}", op, (torch.ones(3, dtype=xdt),),
+                       outs={"out": lambda od=od: torch.empty(0, dtype=od)})
+    assert not bad, "\n".join(bad)
