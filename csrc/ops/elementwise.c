@@ -634,8 +634,14 @@ static tt_val_t truthy(tt_graph_t *g, tt_val_t v) {
  * dtype before the nonzero test (fuzz 461:89: an int64 0-dim -2^63 with an
  * int16 tensor is 0 in int16, so logical_and is False; tested in its own
  * dtype it was True). */
-static tt_status_t logical(tt_lower_t *L, tt_binary_t op) {
+static tt_status_t logical(tt_lower_t *L, tt_binary_t op, const char *kernel) {
   int argi[2] = {0, 1};
+  /* a complex32 common type (float16 beside a complex number or 0-dim
+   * tensor) has no CPU kernel: its refusal (fuzz 532:1063: float16
+   * logical_xor_ with a 0-dim complex128) */
+  int complex32 = 0;
+  tt_op_result_type_of(L->args, L->nargs, argi, 2, L->default_float, &complex32);
+  if (complex32) return tt_op_refuse_type_named("ComplexHalf", "%s", kernel);
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 2, dims);
   tt_dtype_t common = tt_op_result_type(L, argi, 2);
@@ -645,9 +651,9 @@ static tt_status_t logical(tt_lower_t *L, tt_binary_t op) {
   tt_l_output(L, tt_b_binary(L->g, op, x, y));
   return NULL;
 }
-static tt_status_t lower_logical_and(tt_lower_t *L) { return logical(L, TT_BIN_AND); }
-static tt_status_t lower_logical_or(tt_lower_t *L) { return logical(L, TT_BIN_OR); }
-static tt_status_t lower_logical_xor(tt_lower_t *L) { return logical(L, TT_BIN_XOR); }
+static tt_status_t lower_logical_and(tt_lower_t *L) { return logical(L, TT_BIN_AND, "logical_and_cpu"); }
+static tt_status_t lower_logical_or(tt_lower_t *L) { return logical(L, TT_BIN_OR, "logical_or_cpu"); }
+static tt_status_t lower_logical_xor(tt_lower_t *L) { return logical(L, TT_BIN_XOR, "logical_xor_cpu"); }
 static tt_status_t lower_logical_not(tt_lower_t *L) {
   tt_l_output(L, tt_b_unary(L->g, TT_UN_NOT, truthy(L->g, tt_l_tensor(L, 0))));
   return NULL;

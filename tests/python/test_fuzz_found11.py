@@ -252,3 +252,19 @@ def test_unary_out_dtype_before_dispatch_refusal(op):
                 _check(bad, f"{xdt} out={od}", op, (torch.ones(3, dtype=xdt),),
                        outs={"out": lambda od=od: torch.empty(0, dtype=od)})
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("name", ["logical_xor", "logical_and", "logical_or"])
+def test_logical_complex32_common_type(name):
+    # fuzz 532:1063: float16 (2, 3, 4).logical_xor_(0-dim complex128) is
+    # CPU's '"logical_xor_cpu" not implemented for 'ComplexHalf'' (no kernel
+    # for the complex32 common type; an in-place logical op casts its bool
+    # result into self unchecked); tpu raised 'result type ComplexHalf can't
+    # be cast to the desired output type Half'
+    bad = []
+    h = torch.tensor([1.0, 0.0, 2.0], dtype=torch.float16)
+    for other in (torch.tensor(1j, dtype=torch.complex128), 1j, torch.tensor([1j, 0, 1j])):
+        _check(bad, f"{type(other).__name__} fn", getattr(torch, name), (h, other))
+        _check(bad, f"{type(other).__name__} in place", lambda t, o: getattr(t.clone(), name + "_")(o), (h, other))
+    _check(bad, "float32 in place", lambda t, o: getattr(t.clone(), name + "_")(o), (h.float(), torch.tensor(1j)))
+    assert not bad, "\n".join(bad)
