@@ -113,6 +113,32 @@ static PyObject *py_check_out_dtype(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* check_out_operands(name, operands_dtype, out_dtype): where the meta kernel
+ * raised, a binary op's cast of its operands' type into out (api/out_write.h).
+ * Pure: no lock. */
+static PyObject *py_check_out_operands(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *name;
+  PyObject *rd, *od;
+  if (!PyArg_ParseTuple(args, "sOO", &name, &rd, &od)) return NULL;
+  tt_status_t s = tt_call_check_out_operands(name, tt_py_dtype(rd), tt_py_dtype(od));
+  if (s) return tt_py_raise(s);
+  Py_RETURN_NONE;
+}
+
+/* check_out_complex32(name, k, out_dtype, operands=0): the out= rule for a
+ * complex32 result (api/out_write.h). Pure: no lock. */
+static PyObject *py_check_out_complex32(PyObject *self, PyObject *args) {
+  (void)self;
+  const char *name;
+  int k, operands = 0;
+  PyObject *od;
+  if (!PyArg_ParseTuple(args, "siO|i", &name, &k, &od, &operands)) return NULL;
+  tt_status_t s = tt_call_check_out_complex32(name, k, tt_py_dtype(od), operands);
+  if (s) return tt_py_raise(s);
+  Py_RETURN_NONE;
+}
+
 /* out_result_with(name): the argument whose result_type with the first input
  * is CPU's result dtype where PyTorch's meta kernel says otherwise, or None. */
 static PyObject *py_out_result_with(PyObject *self, PyObject *arg) {
@@ -194,6 +220,9 @@ PyMethodDef tt_py_out_write_methods[] = {
     {"check_out_write", py_check_out_write_entry, METH_VARARGS,
      "check_out_write(name, outs, results, inputs): out= checks; per output, whether out is resized first"},
     {"check_out_dtype_arg", py_check_out_dtype_arg, METH_VARARGS, "check_out_dtype_arg(name, dtype, out_dtype, input_dtype=None, phase=1)"},
+    {"check_out_complex32", py_check_out_complex32, METH_VARARGS, "check_out_complex32(name, k, out_dtype, operands=0)"},
+    {"check_out_operands", py_check_out_operands, METH_VARARGS,
+     "check_out_operands(name, operands_dtype, out_dtype)"},
     {"check_out_dtype", py_check_out_dtype, METH_VARARGS,
      "check_out_dtype(name, k, result_dtype or None, out_dtype, input_dtype or None, input_numel)"},
     {"out_rule_if_0dim", py_out_rule_if_0dim, METH_O,

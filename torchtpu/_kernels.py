@@ -350,14 +350,20 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None
     try:
         meta = functional(*_meta_like(args), **_meta_like(kwargs))
     except IndexError:  # a dim out of range: the real call raises it
-        if isinstance(outs[0], torch.Tensor):
-            _C.check_out_dtype(name, 0, None, outs[0].dtype, in_dtype, in_numel)
+        for k, o in enumerate(outs):  # unless CPU checks out's dtype first (each of cummax's outs)
+            if isinstance(o, torch.Tensor):
+                _C.check_out_dtype(name, k if len(outs) > 1 else 0, None, o.dtype, in_dtype, in_numel)
         return
     except Exception:  # noqa: BLE001 - the real call raises its own error
         if dtype_arg is not None:
             _C.check_out_dtype_arg(name, dtype_arg, outs[0].dtype, in_dtype, 1)
         if isinstance(outs[0], torch.Tensor):
             _C.check_out_dtype(name, 0, None, outs[0].dtype, in_dtype, in_numel)
+            operands = _operands_type(args)
+            if operands == torch.complex32:
+                _C.check_out_complex32(name, 0, outs[0].dtype, 1)
+            elif operands is not None:  # a binary op's iterator: its cast check before its kernel's refusal
+                _C.check_out_operands(name, operands, outs[0].dtype)
         return
     if dtype_arg is not None:
         _C.check_out_dtype_arg(name, dtype_arg, outs[0].dtype, in_dtype, 1)
@@ -365,7 +371,30 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None
     for k, (o, m) in enumerate(zip(outs, metas)):
         if isinstance(m, torch.Tensor) and isinstance(o, torch.Tensor):
             dtype = m.dtype if with_arg is None else torch.result_type(first, _argument(functional, args, kwargs, with_arg))
+            if dtype == torch.complex32:  # no core dtype (float16 beside a complex number): its own rule (fuzz 492:194)
+                _C.check_out_complex32(name, k if len(outs) > 1 else 0, o.dtype)
+                continue
             _C.check_out_dtype(name, k if len(outs) > 1 else 0, dtype, o.dtype, in_dtype, in_numel)
+
+
+def _operands_type(args):
+    """result_type(self, other) of a call whose first two arguments are
+    tensors that broadcast, or a tensor and a number, else None: where PyTorch's
+    meta kernel refuses complex operands (floor_divide, logaddexp2), CPU's
+    iterator has computed this type and checked its cast into out first
+    (fuzz 486:946: floor_divide(bool, -1.81-1.96j, out=int32) is 'result
+    type ComplexFloat can't be cast to the desired output type Int'); the
+    core says for which overloads (api/out_write.h)."""
+    if len(args) < 2 or not any(isinstance(a, torch.Tensor) for a in args[:2]):
+        return None  # a number self too (fuzz 508:324: floor_divide(-0.21+1.83j, int64, out=int64))
+    if not all(isinstance(a, (torch.Tensor, bool, int, float, complex)) for a in args[:2]):
+        return None
+    if all(isinstance(a, torch.Tensor) for a in args[:2]):
+        try:
+            torch.broadcast_shapes(args[0].shape, args[1].shape)
+        except RuntimeError:  # the size error comes first
+            return None
+    return torch.result_type(args[0], args[1])
 
 
 def _out_input(functional, name, args, kwargs, out):

@@ -362,7 +362,7 @@ tt_status_t tt_call_op(tt_engine_t *e, int op_id, tt_arg_t *args, int nargs, tt_
   /* Complex values reach only the lowerings checked on them (ops/complex_rules.c). */
   tt_op_def_t cdef;
   tt_lower_fn fn;
-  tt_status_t cs = tt_complex_route(def, args, nargs, &fn);
+  tt_status_t cs = tt_complex_route(def, args, nargs, e->default_float, &fn);
   if (cs) {
     /* TensorIterator's checks come first, unless CPU's refusal is the op's own check */
     if (tt_complex_refusal_before_shapes(def)) return cs;

@@ -46,11 +46,12 @@ tt_status_t tt_iterator_broadcast_first(const tt_engine_t *e, int op_id, const t
   return TT_OK_STATUS;
 }
 
-/* A comparison's in-place form (lt_, eq_, greater_equal_, ...): its iterator
- * casts the bool result into self without the safe-cast check. */
+/* A comparison's in-place form (lt_, eq_, greater_equal_, ...) or a logical
+ * op's (logical_xor_, fuzz 532:1063): its iterator casts the bool result
+ * into self without the safe-cast check. */
 static int comparison(const tt_op_def_t *def) {
   static const char *const names[] = {"eq_", "ne_", "lt_", "le_", "gt_", "ge_", "less_", "less_equal_", "greater_",
-                                      "greater_equal_", "not_equal_"};
+                                      "greater_equal_", "not_equal_", "logical_and_", "logical_or_", "logical_xor_"};
   if (!def) return 0;
   const char *dot = strchr(def->name, '.');
   size_t n = dot ? (size_t)(dot - def->name) : strlen(def->name);

@@ -37,8 +37,11 @@ tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, 
     if (tt_op_out_dtype_from_out(rule)) result = out; /* which computes in out's dtype */
   }
   if (!strcmp(name, "abs.out") && tt_dtype_is_complex(in)) return complex_abs_out(in, result, out);
-  /* so do clamp's and floor's checks of a complex input (their meta functions) */
-  if (tt_dtype_is_complex(in)) {
+  /* so do clamp's and floor's checks of a complex input (their meta
+   * functions), and of a complex operand other than the first: its result
+   * (clamp_max(int, 1j, out=int32) is clamp's refusal, not the dtype rule's
+   * error; maximum(bool, complex, out=int32) maximum's) */
+  if (tt_dtype_is_complex(in) || tt_dtype_is_complex(result)) {
     tt_status_t s = tt_complex_refusal_of_out(name);
     if (s) return s;
   }
@@ -47,12 +50,29 @@ tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, 
 
 tt_status_t tt_call_check_out_dtype_first(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in,
                                           int64_t in_numel) {
+  if (tt_op_out_empty_first(name, k, in_numel)) return NULL; /* the empty dim's IndexError first, else the check after */
   if (result == TT_DTYPE_INVALID) { /* the meta kernel raised: its own error comes with the call */
     tt_status_t first = tt_call_check_out_input(name, in, out); /* unless CPU checks the input's dtype first */
     if (first || in == TT_DTYPE_INVALID || !tt_op_out_dtype_before_dims(name)) return first;
-    result = in; /* amax/amin's rule compares out with the input; any/all's looks at out alone */
+    /* amax/amin's rule compares out with the input; any/all's looks at out
+     * alone; cummax/cummin's second output, their indices, is Long */
+    result = k == 0 ? in : TT_I64;
   }
   return tt_call_check_out_dtype(name, k, result, out, in, in_numel);
+}
+
+tt_status_t tt_call_check_out_operands(const char *name, tt_dtype_t operands, tt_dtype_t out) {
+  if (!tt_complex_binary_out(name) || operands == TT_DTYPE_INVALID || out == TT_DTYPE_INVALID ||
+      tt_op_can_cast(operands, out))
+    return NULL;
+  return tt_status_make(TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s",
+                        tt_op_type_name(operands), tt_op_type_name(out));
+}
+
+tt_status_t tt_call_check_out_complex32(const char *name, int k, tt_dtype_t out, int operands) {
+  if (operands && !tt_complex_binary_out(name)) return NULL;
+  tt_status_t s = tt_complex_refusal_of_out(name); /* a complex operand's own refusal first, as above */
+  return s ? s : tt_op_check_out_complex32(name, k, out);
 }
 
 const char *tt_call_out_result_with(const char *name) { return tt_op_out_result_with(name); }

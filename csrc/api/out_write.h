@@ -42,6 +42,17 @@ tt_status_t tt_call_check_out_dtype(const char *name, int k, tt_dtype_t result, 
 tt_status_t tt_call_check_out_dtype_first(const char *name, int k, tt_dtype_t result, tt_dtype_t out, tt_dtype_t in,
                                           int64_t in_numel);
 const char *tt_call_out_result_with(const char *name);
+/* Where the meta kernel raised for a binary op (floor_divide of a complex
+ * operand: PyTorch's meta refuses it, CPU's iterator first checks the cast
+ * into out), out's dtype against `operands`, result_type(self, other), for
+ * the overloads CPU checks it for (tt_complex_binary_out): NULL, or CPU's
+ * error. */
+tt_status_t tt_call_check_out_operands(const char *name, tt_dtype_t operands, tt_dtype_t out);
+/* The rule for a complex32 result the meta kernel gave (ops/out_rules.h:
+ * tt_op_check_out_complex32), after a complex operand's own refusal
+ * (maximum's); operands 1: the operands' type where the meta kernel raised,
+ * as tt_call_check_out_operands takes it. */
+tt_status_t tt_call_check_out_complex32(const char *name, int k, tt_dtype_t out, int operands);
 /* The overload whose out= rule applies where argument *arg is a 0-dim
  * tensor, or NULL (ops/out_rules.h, tt_op_out_rule_if_0dim). */
 const char *tt_call_out_rule_if_0dim(const char *name, int *arg);

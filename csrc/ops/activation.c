@@ -370,8 +370,13 @@ static tt_status_t lower_log_sigmoid_backward(tt_lower_t *L) {
   return NULL;
 }
 
-/* softshrink(x, l) = x > l ? x - l : x < -l ? x + l : 0 (NaN stays NaN). */
+/* softshrink(x, l) = x > l ? x - l : x < -l ? x + l : 0 (NaN stays NaN).
+ * CPU's meta function checks lambd in the input's type, for floating types
+ * only (a bool input's graph failed to compile on tpu, an integral one was
+ * computed: '"softshrink_check" not implemented for 'Int'' on CPU). */
 static tt_status_t lower_softshrink(tt_lower_t *L) {
+  tt_status_t s = float_only(L, "softshrink_check");
+  if (s) return s;
   act_t p;
   if (!act_prepare(L, 0, -1, &p)) return NULL;
   tt_graph_t *g = L->g;

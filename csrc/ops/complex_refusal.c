@@ -3,12 +3,15 @@
 
 #include <string.h>
 
+#include "ops/common.h"
 #include "ops/dispatch_refusal.h"
 
 typedef enum {
   K_DISPATCH, /* text: the kernel whose AT_DISPATCH has no complex case */
+  K_BINARY,   /* the same for a binary TensorIterator kernel: it refuses its operands' common type */
   K_NOT_IMPL, /* text: CPU's NotImplementedError */
   K_RUNTIME,  /* text: CPU's RuntimeError */
+  K_META,     /* text: CPU's RuntimeError from its meta function, for either operand: before out's dtype */
 } kind_t;
 
 typedef struct {
@@ -27,8 +30,8 @@ static const row_t kRows[] = {
     {"aminmax", NULL, K_DISPATCH, "aminmax_cpu"},
     {"argmax", NULL, K_RUNTIME, "argmax(): does not support complex input"},
     {"argmin", NULL, K_RUNTIME, "argmin(): does not support complex input"},
-    {"clamp_max", "Tensor", K_DISPATCH, "minimum_cpu"},
-    {"clamp_min", "Tensor", K_DISPATCH, "maximum_cpu"},
+    {"clamp_max", "Tensor", K_BINARY, "minimum_cpu"},
+    {"clamp_min", "Tensor", K_BINARY, "maximum_cpu"},
     {"clamp", NULL, K_NOT_IMPL, CLAMP_MSG},
     {"clamp_max", NULL, K_NOT_IMPL, CLAMP_MSG},
     {"clamp_min", NULL, K_NOT_IMPL, CLAMP_MSG},
@@ -36,23 +39,23 @@ static const row_t kRows[] = {
     {"relu", NULL, K_NOT_IMPL, CLAMP_MSG},
     {"cummax", NULL, K_DISPATCH, "cummax_cpu"},
     {"cummin", NULL, K_DISPATCH, "cummin_cpu"},
-    {"floor_divide", NULL, K_DISPATCH, "div_floor_cpu"},
-    {"fmax", NULL, K_RUNTIME, "fmax not implemented for complex tensors."},
-    {"fmin", NULL, K_RUNTIME, "fmin not implemented for complex tensors."},
-    {"maximum", NULL, K_RUNTIME, "maximum not implemented for complex tensors."},
-    {"minimum", NULL, K_RUNTIME, "minimum not implemented for complex tensors."},
-    {"heaviside", NULL, K_RUNTIME, "heaviside is not yet implemented for complex tensors."},
-    {"fmod", NULL, K_DISPATCH, "fmod_cpu"},
-    {"remainder", NULL, K_DISPATCH, "remainder_cpu"},
-    {"ge", NULL, K_DISPATCH, "ge_cpu"},
-    {"gt", NULL, K_DISPATCH, "gt_cpu"},
-    {"le", NULL, K_DISPATCH, "le_cpu"},
-    {"lt", NULL, K_DISPATCH, "lt_cpu"},
+    {"floor_divide", NULL, K_BINARY, "div_floor_cpu"},
+    {"fmax", NULL, K_META, "fmax not implemented for complex tensors."},
+    {"fmin", NULL, K_META, "fmin not implemented for complex tensors."},
+    {"maximum", NULL, K_META, "maximum not implemented for complex tensors."},
+    {"minimum", NULL, K_META, "minimum not implemented for complex tensors."},
+    {"heaviside", NULL, K_META, "heaviside is not yet implemented for complex tensors."},
+    {"fmod", NULL, K_BINARY, "fmod_cpu"},
+    {"remainder", NULL, K_BINARY, "remainder_cpu"},
+    {"ge", NULL, K_BINARY, "ge_cpu"},
+    {"gt", NULL, K_BINARY, "gt_cpu"},
+    {"le", NULL, K_BINARY, "le_cpu"},
+    {"lt", NULL, K_BINARY, "lt_cpu"},
     {"kthvalue", NULL, K_DISPATCH, "kthvalue_cpu"},
     {"max", "", K_DISPATCH, "max_all"},
-    {"max", "dim", K_RUNTIME, "max(): does not support complex input"},
+    {"max", "dim", K_META, "max(): does not support complex input"}, /* before out's dtypes too */
     {"min", "", K_DISPATCH, "min_all"},
-    {"min", "dim", K_RUNTIME, "min(): does not support complex input"},
+    {"min", "dim", K_META, "min(): does not support complex input"},
     {"median", "", K_DISPATCH, "median_cpu"},
     {"mode", NULL, K_DISPATCH, "mode_cpu"},
     {"median", "dim", K_DISPATCH, "median_out"},
@@ -63,6 +66,7 @@ static const row_t kRows[] = {
     {"sort", NULL, K_RUNTIME, " Sort does not support complex dtypes on CPU"}, /* sic: CPU's leading space */
     {"topk", NULL, K_RUNTIME, " topk does not support complex dtypes on CPU"},
     {"threshold", NULL, K_DISPATCH, "threshold_cpu"},
+    {"softshrink", NULL, K_DISPATCH, "softshrink_check"},
     {"floor", NULL, K_NOT_IMPL, "floor is not supported for complex inputs"},
     /* sign's meta check, before out's dtype too (fuzz 455:44) */
     {"sign", NULL, K_NOT_IMPL, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."},
@@ -72,15 +76,15 @@ static const row_t kRows[] = {
     {"isneginf", NULL, K_RUNTIME, "isneginf does not support complex inputs."},
     {"deg2rad", NULL, K_RUNTIME, "deg2rad is not supported for complex tensors."},
     /* real-only kernels' dispatch refusals (their AT_DISPATCH has no complex case) */
-    {"nextafter", NULL, K_DISPATCH, "nextafter_cpu"}, {"bitwise_and", NULL, K_DISPATCH, "bitwise_and_cpu"},
-    {"bitwise_or", NULL, K_DISPATCH, "bitwise_or_cpu"}, {"bitwise_xor", NULL, K_DISPATCH, "bitwise_xor_cpu"},
-    {"bitwise_not", NULL, K_DISPATCH, "bitwise_not_cpu"}, {"bitwise_left_shift", NULL, K_DISPATCH, "lshift_cpu"},
-    {"bitwise_right_shift", NULL, K_DISPATCH, "rshift_cpu"}, {"atan2", NULL, K_DISPATCH, "atan2_cpu"},
-    {"hypot", NULL, K_DISPATCH, "hypot_cpu"}, {"copysign", NULL, K_DISPATCH, "copysign_cpu"},
-    {"gcd", NULL, K_DISPATCH, "gcd_cpu"}, {"lcm", NULL, K_DISPATCH, "lcm_cpu"},
-    {"xlogy", NULL, K_DISPATCH, "xlogy_cpu"}, {"igamma", NULL, K_DISPATCH, "igamma_cpu"},
-    {"igammac", NULL, K_DISPATCH, "igammac_cpu"}, {"logaddexp2", NULL, K_DISPATCH, "logaddexp2_cpu"},
-    {"special_zeta", NULL, K_DISPATCH, "zeta_cpu"}, {"special_xlog1py", NULL, K_DISPATCH, "xlog1py_cpu"},
+    {"nextafter", NULL, K_BINARY, "nextafter_cpu"}, {"bitwise_and", NULL, K_BINARY, "bitwise_and_cpu"},
+    {"bitwise_or", NULL, K_BINARY, "bitwise_or_cpu"}, {"bitwise_xor", NULL, K_BINARY, "bitwise_xor_cpu"},
+    {"bitwise_not", NULL, K_DISPATCH, "bitwise_not_cpu"}, {"bitwise_left_shift", NULL, K_BINARY, "lshift_cpu"},
+    {"bitwise_right_shift", NULL, K_BINARY, "rshift_cpu"}, {"atan2", NULL, K_BINARY, "atan2_cpu"},
+    {"hypot", NULL, K_BINARY, "hypot_cpu"}, {"copysign", NULL, K_BINARY, "copysign_cpu"},
+    {"gcd", NULL, K_BINARY, "gcd_cpu"}, {"lcm", NULL, K_BINARY, "lcm_cpu"},
+    {"xlogy", NULL, K_BINARY, "xlogy_cpu"}, {"igamma", NULL, K_BINARY, "igamma_cpu"},
+    {"igammac", NULL, K_BINARY, "igammac_cpu"}, {"logaddexp2", NULL, K_BINARY, "logaddexp2_cpu"},
+    {"special_zeta", NULL, K_BINARY, "zeta_cpu"}, {"special_xlog1py", NULL, K_BINARY, "xlog1py_cpu"},
     {"erfinv", NULL, K_DISPATCH, "erfinv_vml_cpu"}, {"lgamma", NULL, K_DISPATCH, "lgamma_vml_cpu"},
     {"digamma", NULL, K_DISPATCH, "digamma"}, {"erf", NULL, K_DISPATCH, "erf_vml_cpu"},
     {"erfc", NULL, K_DISPATCH, "erfc_vml_cpu"}, {"i0", NULL, K_DISPATCH, "i0_vml_cpu"},
@@ -115,8 +119,10 @@ static const row_t *find_row(const tt_op_def_t *def) {
   return NULL;
 }
 
-tt_status_t tt_complex_refusal_of_out(const char *out_name) {
-  /* "clamp.Tensor_out" -> its functional "clamp.Tensor"; "floor.out" -> "floor" */
+/* The row of out overload out_name's functional, or NULL. */
+static const row_t *out_row(const char *out_name) {
+  /* "clamp.Tensor_out" -> its functional "clamp.Tensor"; "floor.out" ->
+   * "floor"; "max.dim_max" -> "max.dim" (an overload named by its outs) */
   char fn[128];
   const char *dot = strchr(out_name, '.');
   size_t n = strlen(out_name);
@@ -125,13 +131,25 @@ tt_status_t tt_complex_refusal_of_out(const char *out_name) {
   size_t at = (size_t)(dot - out_name);
   if (!strcmp(dot, ".out")) fn[at] = '\0';
   else if (n > 4 && !strcmp(out_name + n - 4, "_out")) fn[n - 4] = '\0';
+  else if (!strcmp(dot, ".dim_max") || !strcmp(dot, ".dim_min")) fn[n - 4] = '\0';
   else return NULL;
-  for (size_t i = 0; i < sizeof kRows / sizeof kRows[0]; i++) {
-    const row_t *r = &kRows[i];
-    if (!names_op(fn, 0, r->packet, r->overload)) continue;
-    return r->kind == K_NOT_IMPL ? tt_status_make(TT_NOT_IMPLEMENTED, "%s", r->text) : NULL;
-  }
+  for (size_t i = 0; i < sizeof kRows / sizeof kRows[0]; i++)
+    if (names_op(fn, 0, kRows[i].packet, kRows[i].overload)) return &kRows[i];
   return NULL;
+}
+
+tt_status_t tt_complex_refusal_of_out(const char *out_name) {
+  const row_t *r = out_row(out_name);
+  if (!r) return NULL;
+  if (r->kind == K_META) return tt_status_make(TT_INVALID_ARGUMENT, "%s", r->text);
+  return r->kind == K_NOT_IMPL ? tt_status_make(TT_NOT_IMPLEMENTED, "%s", r->text) : NULL;
+}
+
+int tt_complex_binary_out(const char *out_name) {
+  const row_t *r = out_row(out_name);
+  /* a comparison's bool result goes into any out */
+  return r && r->kind == K_BINARY && strcmp(r->packet, "ge") && strcmp(r->packet, "gt") && strcmp(r->packet, "le") &&
+         strcmp(r->packet, "lt");
 }
 
 /* Reductions whose empty-input checks CPU makes before its kernel
@@ -268,21 +286,60 @@ tt_status_t tt_complex_args_first(const tt_op_def_t *def, const tt_arg_t *args, 
     int lo = nargs > 1 && args[1].kind != TT_ARG_NONE, hi = nargs > 2 && args[2].kind != TT_ARG_NONE;
     if (!lo && !hi) return tt_status_make(TT_INVALID_ARGUMENT, "torch.clamp: At least one of 'min' or 'max' must not be None");
   }
+  /* sort's and topk's meta functions wrap the dim (and topk checks k)
+   * before their kernels refuse complex values (fuzz 487:760, 492:1230:
+   * sort/argsort of a complex tensor with dim 3 is the IndexError on CPU);
+   * sort.stable(self, stable, dim), topk(self, k, dim) */
+  int sort = names(def, "sort", "stable"), topk = names(def, "topk", NULL);
+  if ((sort || topk) && nargs > 0 && args[0].kind == TT_ARG_TENSOR) {
+    const tt_view_t *v = &args[0].t->view;
+    int64_t d = nargs > 2 && args[2].kind == TT_ARG_INT ? args[2].i : -1;
+    tt_status_t e = dim_range(d, v->rank);
+    if (e || !topk || nargs < 2 || args[1].kind != TT_ARG_INT) return e;
+    int64_t k = args[1].i, slice = v->rank ? v->sizes[wrap(d, v->rank)] : 1;
+    if (k < 0 || k > slice) return tt_status_make(TT_INVALID_ARGUMENT, "selected index k out of range");
+  }
   return NULL;
 }
 
 int tt_complex_refusal_before_shapes(const tt_op_def_t *def) {
   const row_t *r = find_row(def);
-  return r && r->kind != K_DISPATCH;
+  return r && r->kind != K_DISPATCH && r->kind != K_BINARY;
 }
 
-tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt) {
+/* A binary kernel's dispatch refusal names the type its iterator computes
+ * in, result_type(self, other): a Python complex beside an integral tensor
+ * is the default complex type, beside a float16 one ComplexHalf, a
+ * complex64 tensor beside a float64 one ComplexDouble (fuzz 486:946:
+ * floor_divide(bool, -1.81-1.96j) is '"div_floor_cpu" not implemented for
+ * 'ComplexFloat'', tpu named ComplexDouble; 508:324: a number self). */
+static tt_status_t binary_refusal(const row_t *r, tt_dtype_t dt, const tt_arg_t *args, int nargs,
+                                  tt_dtype_t default_float) {
+  static const int both[2] = {0, 1};
+  int operands = nargs > 1 && (args[0].kind == TT_ARG_TENSOR || args[1].kind == TT_ARG_TENSOR); /* a number self too */
+  for (int i = 0; operands && i < 2; i++) {
+    tt_arg_kind_t k = args[i].kind;
+    operands = k == TT_ARG_TENSOR || k == TT_ARG_COMPLEX || k == TT_ARG_FLOAT || k == TT_ARG_INT || k == TT_ARG_BOOL;
+  }
+  if (operands) {
+    int complex32 = 0;
+    tt_dtype_t rt = tt_op_result_type_of(args, nargs, both, 2, default_float, &complex32);
+    if (complex32) return tt_op_refuse_type_named("ComplexHalf", "%s", r->text);
+    if (tt_dtype_is_complex(rt)) dt = rt;
+  }
+  return tt_op_refuse_dtype(dt, "%s", r->text);
+}
+
+tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt, const tt_arg_t *args, int nargs,
+                               tt_dtype_t default_float) {
   const row_t *r = find_row(def);
   if (r) {
     switch (r->kind) {
       case K_DISPATCH: return tt_op_refuse_dtype(dt, "%s", r->text);
+      case K_BINARY: return binary_refusal(r, dt, args, nargs, default_float);
       case K_NOT_IMPL: return tt_status_make(TT_NOT_IMPLEMENTED, "%s", r->text);
-      case K_RUNTIME: return tt_status_make(TT_INVALID_ARGUMENT, "%s", r->text);
+      case K_RUNTIME:
+      case K_META: return tt_status_make(TT_INVALID_ARGUMENT, "%s", r->text);
     }
   }
   return NULL;

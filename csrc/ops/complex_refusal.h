@@ -10,18 +10,27 @@
 #include "ops/registry.h"
 
 /* CPU's error for op row `def` given a complex value of dtype dt, or NULL
- * when the table has no row for the op (the caller then words it). */
-tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt);
+ * when the table has no row for the op (the caller then words it). A
+ * binary kernel's refusal names its operands' common type instead (args 0
+ * and 1, a Python float or complex taking default_float's precision). */
+tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt, const tt_arg_t *args, int nargs,
+                               tt_dtype_t default_float);
 /* 1 when that refusal is the op's own check, made before its iterator
  * broadcasts the operands (clamp's), 0 for a kernel's dispatch refusal or
  * no row. */
 int tt_complex_refusal_before_shapes(const tt_op_def_t *def);
 
 /* The op's own NotImplementedError for a complex input (clamp, floor,
- * hardtanh, ...: CPU's meta check) for out overload `out_name`
- * ("clamp.out"), which CPU raises before it looks at out's dtype; NULL for
- * a dispatch refusal (raised after that check) or no row. */
+ * hardtanh, ...: CPU's meta check) or RuntimeError for a complex operand
+ * (maximum, fmax, heaviside: their meta functions') for out overload
+ * `out_name` ("clamp.out"), which CPU raises before it looks at out's
+ * dtype; NULL for a dispatch refusal (raised after that check) or no row. */
 tt_status_t tt_complex_refusal_of_out(const char *out_name);
+/* 1 when out overload `out_name` is a binary kernel's whose dispatch
+ * refuses complex operands (floor_divide.out, logaddexp2.out; not a
+ * comparison's): CPU's iterator checks its operands' common type casts into
+ * out before that refusal. */
+int tt_complex_binary_out(const char *out_name);
 
 /* CPU's error for a complex input to a reduction (amax, max.dim, kthvalue,
  * median.dim, mode, aminmax, max(), ...) from the checks it makes before its

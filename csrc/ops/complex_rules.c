@@ -22,7 +22,8 @@ static tt_dtype_t complex_in(const tt_arg_t *args, int nargs) {
   return TT_DTYPE_INVALID;
 }
 
-tt_status_t tt_complex_route(const tt_op_def_t *def, const tt_arg_t *args, int nargs, tt_lower_fn *out_fn) {
+tt_status_t tt_complex_route(const tt_op_def_t *def, const tt_arg_t *args, int nargs, tt_dtype_t default_float,
+                             tt_lower_fn *out_fn) {
   *out_fn = def->fn;
   tt_dtype_t dt = complex_in(args, nargs);
   if (dt == TT_DTYPE_INVALID || (def->flags & TT_OPF_COMPLEX)) return TT_OK_STATUS;
@@ -36,7 +37,7 @@ tt_status_t tt_complex_route(const tt_op_def_t *def, const tt_arg_t *args, int n
   if (!cpu) cpu = tt_complex_empty_dims_first(def, args, nargs);
   if (cpu) return cpu;
   if (tt_complex_empty_result_computes(def, args, nargs)) return TT_OK_STATUS; /* def->fn: CPU runs no kernel */
-  cpu = tt_complex_refusal(def, dt);
+  cpu = tt_complex_refusal(def, dt, args, nargs, default_float);
   if (cpu) return cpu;
   if (def->flags & (TT_OPF_UNORDERED | TT_OPF_UNORDERED_CHECK)) {
     return tt_status_make(def->flags & TT_OPF_UNORDERED ? TT_NOT_IMPLEMENTED : TT_INVALID_ARGUMENT,

@@ -8,7 +8,10 @@
 
 /* OK with *out_fn = the lowering to use (def->fn when nothing is complex).
  * An op not checked on complex values is refused (NotImplementedError),
- * or refused as PyTorch's CPU refuses it (RuntimeError) for ordering ops. */
-tt_status_t tt_complex_route(const tt_op_def_t *def, const tt_arg_t *args, int nargs, tt_lower_fn *out_fn);
+ * or refused as PyTorch's CPU refuses it (RuntimeError) for ordering ops;
+ * default_float: the type of a Python float (its refusal names the type
+ * its operands promote to). */
+tt_status_t tt_complex_route(const tt_op_def_t *def, const tt_arg_t *args, int nargs, tt_dtype_t default_float,
+                             tt_lower_fn *out_fn);
 
 #endif

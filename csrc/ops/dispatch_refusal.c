@@ -31,6 +31,15 @@ tt_status_t tt_op_refuse_dtype(tt_dtype_t dt, const char *kernel_fmt, ...) {
   return s;
 }
 
+tt_status_t tt_op_refuse_type_named(const char *type_name, const char *kernel_fmt, ...) {
+  char kernel[128];
+  va_list ap;
+  va_start(ap, kernel_fmt);
+  vsnprintf(kernel, sizeof kernel, kernel_fmt, ap);
+  va_end(ap);
+  return tt_status_make(TT_NOT_IMPLEMENTED, REFUSAL_FMT, kernel, type_name);
+}
+
 tt_val_t tt_l_refuse_dtype(tt_lower_t *L, tt_dtype_t dt, const char *kernel_fmt, ...) {
   char text[192];
   va_list ap;

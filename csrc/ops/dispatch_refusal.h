@@ -10,6 +10,9 @@
 
 /* The error, the kernel's name given printf-style ("%s_cpu", name). */
 tt_status_t tt_op_refuse_dtype(tt_dtype_t dt, const char *kernel_fmt, ...) TT_PRINTF(2, 3);
+/* The error for a type the core has no dtype for, by c10's name
+ * ("ComplexHalf": a float16 tensor's type beside a complex number). */
+tt_status_t tt_op_refuse_type_named(const char *type_name, const char *kernel_fmt, ...) TT_PRINTF(2, 3);
 /* The same error recorded on the lowering's graph (for helpers that report
  * through it); returns -1 like tt_l_fail. */
 tt_val_t tt_l_refuse_dtype(tt_lower_t *L, tt_dtype_t dt, const char *kernel_fmt, ...) TT_PRINTF(3, 4);

@@ -158,7 +158,7 @@ static tt_status_t fe_element(tt_lower_t *L, const tt_op_def_t *base, const fe_m
   int nel = fe_element_args(L, m, all, j, el);
   if (!nel) return NULL;
   tt_lower_fn fn;
-  tt_status_t s = tt_complex_route(base, el, nel, &fn);
+  tt_status_t s = tt_complex_route(base, el, nel, L->default_float, &fn);
   if (s) return s;
   int nouts = L->nouts, nwrites = L->nwrites, nargs = L->nargs;
   L->args = el;

@@ -728,14 +728,18 @@ static tt_val_t index_dim_coords(tt_lower_t *L, const char *op, int dim, int *r,
   if (n == 0) return 0; /* caller checks tsz[dim] */
   tt_graph_t *g = L->g;
   tt_val_t idx = tt_b_reshape(g, tt_b_convert(g, tt_l_tensor(L, 2), TT_I64), 1, &n);
-  /* CPU's kernels check each index as they write through it: into an empty
-   * self nothing is written, so nothing is checked (index_fill of an empty
-   * (0, 3) along dim 1 at index -6 is the empty tensor) */
-  int64_t self_numel = 1;
-  for (int d = 0; d < *r; d++) self_numel *= xsz[d];
+  /* CPU's kernels check each index as they write through it, over self
+   * restrided to the target block's shape (dim of the index's length):
+   * where that block is empty nothing is checked (index_fill of an empty
+   * (0, 3) along dim 1 at index -6 is the empty tensor), else every index
+   * is, an empty dim's all out of range (fuzz 509:595: index_fill_ of an
+   * expanded (0, 3) along dim 0 at [-1, 0] is CPU's 'index -1 is out of
+   * bounds for dimension 0 with size 0'; tpu returned the empty tensor) */
+  int64_t block_numel = 1;
+  for (int d = 0; d < *r; d++) block_numel *= tsz[d];
   /* index_fill wraps a negative index; index_copy refuses it (CPU: "index_copy_(): index -1 is out of bounds") */
   int64_t lo = strcmp(op, "index_copy_") ? -xsz[dim] : 0;
-  if (self_numel > 0) tt_l_check_index(L, idx, lo, xsz[dim], dim, TT_CHECK_SELF);
+  if (block_numel > 0) tt_l_check_index(L, idx, lo, xsz[dim], dim, TT_CHECK_SELF);
   int64_t bmap = dim;
   idx = tt_b_broadcast(g, idx, *r, tsz, &bmap);
   memset(sd, 0, sizeof *sd);
@@ -749,8 +753,6 @@ static tt_val_t index_dim_coords(tt_lower_t *L, const char *op, int dim, int *r,
 /* index_fill(self, dim, index, value): value a number or a 0-dim tensor. */
 static tt_status_t lower_index_fill(tt_lower_t *L) {
   int rank = tt_l_arg_rank(L, 0);
-  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
-  if (tt_graph_failed(L->g)) return NULL;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (L->args[3].kind == TT_ARG_TENSOR && tt_l_arg_rank(L, 3) != 0)
     return tt_status_make(TT_INVALID_ARGUMENT, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
@@ -760,6 +762,10 @@ static tt_status_t lower_index_fill(tt_lower_t *L) {
   int complex_value = L->args[3].kind == TT_ARG_COMPLEX || (L->args[3].kind == TT_ARG_TENSOR && tt_dtype_is_complex(tt_l_arg_dtype(L, 3)));
   if (complex_value && !tt_dtype_is_complex(dt))
     return tt_status_make(TT_INVALID_ARGUMENT, "index_fill_(): Converting complex Scalar to non-complex type is not supported");
+  /* the dim is wrapped after those checks (fuzz 488:337: index_fill(float64
+   * (0, 3), 3, index, complex) is CPU's complex-value error, not the IndexError) */
+  int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
+  if (tt_graph_failed(L->g)) return NULL;
   if (!tt_op_check_value_fits(L, 3, dt)) return NULL;
   int r;
   int64_t xsz[TT_MAX_RANK], tsz[TT_MAX_RANK];

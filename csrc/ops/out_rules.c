@@ -81,6 +81,10 @@ typedef struct {
    * integral_rule's rules instead (nansum_out calls sum_out) */
   const char *dtype_arg_first;
   const char *integral_rule;
+  /* CPU checks an empty input's reduced dim (zero_numel_check_dims' IndexError)
+   * before out's dtype, which PyTorch's meta kernel does not: for an empty
+   * input the rule waits for the call (tt_op_out_empty_first) */
+  int empty_first;
 } out_rule_t;
 
 /* The structured-kernel check of non-TensorIterator ops (set_output). */
@@ -91,6 +95,11 @@ typedef struct {
 #define MEAN_DTYPE "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: %s"
 #define EX(p) {p, -1, R_EXACT, EXACT_TM, N_CPP, A_RO, TT_INVALID_ARGUMENT}
 #define FD(p) {p, -1, R_EXACT, FOUND, N_PT, A_OR, TT_INVALID_ARGUMENT}
+/* The same where PyTorch's meta kernel refuses a dtype CPU's kernel refuses
+ * only after the iterator's check (fuzz 532:388: frac(bool, out=complex128)
+ * is 'Found dtype ComplexDouble but expected Bool', not '"frac_cpu" not
+ * implemented for 'Bool''): checked against the input's type all the same */
+#define FDB(p) {p, -1, R_EXACT, FOUND, N_PT, A_OR, TT_INVALID_ARGUMENT, .before_dims = 1}
 
 static const out_rule_t rules[] = {
     /* reductions: computing in out's dtype (dim given), or exact (no dim) */
@@ -142,8 +151,11 @@ static const out_rule_t rules[] = {
     {"index_select", -1, R_EXACT, "index_select(): self and result must have the same scalar type", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     {"index.Tensor_out", -1, R_EXACT, "index_out: self (%s) and result (%s) must have the same scalar type", N_PT, A_RO, TT_INVALID_ARGUMENT},
     {"take", -1, R_EXACT, "take(): self and out expected to have the same dtype, but got self.dtype = %s and out.dtype = %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
-    {"cummax", -1, R_EXACT, "expected scalar_type %s but found %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
-    {"cummin", -1, R_EXACT, "expected scalar_type %s but found %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    /* cummax_out checks values' and indices' dtypes before it wraps the dim
+     * (fuzz 502:95: cummax(complex64 (3, 1), 3, out=(float16, int32)) is
+     * 'expected scalar_type ComplexFloat but found Half', not the IndexError) */
+    {"cummax", -1, R_EXACT, "expected scalar_type %s but found %s", N_PT, A_RO, TT_INVALID_ARGUMENT, .before_dims = 1},
+    {"cummin", -1, R_EXACT, "expected scalar_type %s but found %s", N_PT, A_RO, TT_INVALID_ARGUMENT, .before_dims = 1},
     {"kthvalue", 0, R_EXACT, "output values must be of same type as input", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     {"kthvalue", 1, R_EXACT, "output indices must be of scalar type Long", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     {"mode", 0, R_EXACT, "expected scalar type '%s' but got '%s' for values output", N_PT, A_RO, TT_INVALID_ARGUMENT},
@@ -183,21 +195,25 @@ static const out_rule_t rules[] = {
     {"isposinf", -1, R_BOOL, "isposinf does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     {"isneginf", -1, R_BOOL, "isneginf does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     /* TensorIterator ops that keep their input's type (check_all_same_dtype) */
-    FD("abs"), FD("conj_physical"), FD("neg"), FD("sign"), FD("sgn"), FD("ceil"), FD("floor"), FD("round"), FD("trunc"), FD("frac"),
-    FD("bitwise_not"), FD("clamp.out"), FD("clamp_min.out"), FD("clamp_max.out"), FD("elu"), FD("gelu"), FD("hardshrink"),
-    FD("hardsigmoid"), FD("hardswish"), FD("hardtanh"), FD("leaky_relu"), FD("mish"), FD("silu"), FD("softplus"),
+    FD("abs"), FD("conj_physical"), FD("neg"), FD("sign"), FD("sgn"), FD("ceil"), FD("floor"), FD("round"), FD("trunc"), FDB("frac"),
+    FD("bitwise_not"), FD("clamp.out"), FD("clamp_min.out"), FD("clamp_max.out"), FDB("elu"), FD("gelu"), FD("hardshrink"),
+    FD("hardsigmoid"), FD("hardswish"), FD("hardtanh"), FDB("leaky_relu"), FD("mish"), FD("silu"), FD("softplus"),
     FD("softshrink"), FD("rrelu_with_noise"), FD("binary_cross_entropy"),
     /* a 0-dim weight lets out take the result by canCast, as lerp.Scalar_out
      * does (a float16 out of float32 inputs); any other weight makes the
      * iterator require one dtype ('Found dtype Half but expected Float') */
     {"lerp.Tensor_out", -1, R_EXACT, FOUND, N_PT, A_OR, TT_INVALID_ARGUMENT, .zero_dim_arg = 2,
      .zero_dim_rule = "lerp.Scalar_out"},
+    /* fuzz 501:1162: min(complex64 (0,), -1, out=(float32, int64)) is CPU's
+     * 'min(): Expected reduction dim 0 to have non-zero size.', not out's dtype error */
+    {"max.dim_max", -1, R_EXACT, EXACT_TM, N_CPP, A_RO, TT_INVALID_ARGUMENT, .empty_first = 1},
+    {"min.dim_min", -1, R_EXACT, EXACT_TM, N_CPP, A_RO, TT_INVALID_ARGUMENT, .empty_first = 1},
     /* structured and composite kernels without TensorIterator: exact dtype */
     EX("argmax"), EX("argmin"), EX("mm"), EX("bmm"), EX("addmm"), EX("baddbmm"), EX("addmv"),
     EX("sort"), EX("msort"), EX("topk"), EX("take_along_dim"), EX("gather"), EX("index_add"), EX("index_copy"),
     EX("index_fill"), EX("index_put"), EX("index_reduce"), EX("put"), EX("masked_fill"), EX("scatter"), EX("scatter_add"),
     EX("scatter_reduce"), EX("select_scatter"), EX("slice_scatter"), EX("diagonal_scatter"), EX("as_strided_scatter"),
-    EX("max.dim_max"), EX("min.dim_min"), EX("aminmax"), EX("median.out"), EX("nanmedian.out"), EX("tril"), EX("triu"),
+    EX("aminmax"), EX("median.out"), EX("nanmedian.out"), EX("tril"), EX("triu"),
     EX("linalg_cross"), EX("renorm"), EX("_softmax"), EX("_log_softmax"), EX("linalg_vector_norm"), EX("norm"),
     EX("isin"), EX("isnan"), EX("isinf"), EX("clone"), EX("relu"), EX("count_nonzero"), EX("trace"), EX("__lshift__"),
     EX("__rshift__"), EX("rsub"), EX("_conj_physical"), EX("_pdist_forward"), EX("hardswish_backward"), EX("roll"),
@@ -344,6 +360,11 @@ tt_status_t tt_op_out_input_dtype(const char *name, tt_dtype_t in, int64_t in_nu
   return TT_OK_STATUS;
 }
 
+int tt_op_out_empty_first(const char *name, int k, int64_t in_numel) {
+  const out_rule_t *r = find_rule(name, k);
+  return r && r->empty_first && in_numel == 0;
+}
+
 int tt_op_out_dtype_before_dims(const char *name) {
   const out_rule_t *r = find_rule(name, 0);
   return r && r->before_dims;
@@ -352,6 +373,13 @@ int tt_op_out_dtype_before_dims(const char *name) {
 int tt_op_out_unchecked_if_empty(const char *name, tt_dtype_t in, int64_t in_numel) {
   const out_rule_t *r = find_rule(name, 0);
   return r && r->empty_unchecked && in_numel == 0 && !tt_dtype_is_complex(in);
+}
+
+tt_status_t tt_op_check_out_complex32(const char *name, int k, tt_dtype_t out) {
+  const out_rule_t *r = find_rule(name, k);
+  if ((r && (r->kind != R_CAST || r->fmt)) || out == TT_DTYPE_INVALID || tt_dtype_is_complex(out)) return NULL;
+  return tt_status_make(TT_INVALID_ARGUMENT, "result type ComplexHalf can't be cast to the desired output type %s",
+                        tt_op_type_name(out));
 }
 
 const char *tt_op_out_result_with(const char *name) {

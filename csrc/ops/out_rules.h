@@ -36,8 +36,19 @@ tt_status_t tt_op_check_out(const char *name, int k, tt_dtype_t result, tt_dtype
  *   CPU's result dtype (pow.Tensor_Scalar_out: "exponent"; PyTorch's Python
  *   meta makes a bool base int64), or NULL: the meta kernel's dtype. */
 int tt_op_out_dtype_before_dims(const char *name);
+/* 1 where CPU checks an empty input's (in_numel 0) reduced dim before out
+ * number k's dtype (max.dim_max, min.dim_min, median.dim_values: their
+ * IndexError first): the rule is then left to the call and the check after
+ * it (tt_call_check_out_write). */
+int tt_op_out_empty_first(const char *name, int k, int64_t in_numel);
 int tt_op_out_unchecked_if_empty(const char *name, tt_dtype_t in, int64_t in_numel);
 const char *tt_op_out_result_with(const char *name);
+/* The rule for a complex32 (ComplexHalf) result, a type the core has no
+ * dtype for (a float16 tensor beside a complex number): TensorIterator's
+ * canCast into out (dtype `out`) for the overloads it rules; NULL, or CPU's
+ * error ('result type ComplexHalf can't be cast to the desired output type
+ * Half'). Other rules leave it to the call. */
+tt_status_t tt_op_check_out_complex32(const char *name, int k, tt_dtype_t out);
 
 /* CPU's first check of out overload `name`, where it makes one: the input's
  * dtype `in` casts into out's (mean.dtype_out: canCast(self, out)); NULL,

@@ -34,6 +34,16 @@ int main(void) {
   CHECK_OK(tt_call_check_out_dtype_arg("nansum.out", TT_F32, TT_F64, TT_I64, 0));
   CHECK_ERR(tt_call_check_out_dtype_arg("nansum.out", TT_F32, TT_F64, TT_I64, 1), TT_INVALID_ARGUMENT);
   CHECK_OK(tt_call_check_out_dtype_first("nansum.out", 0, TT_C64, TT_C64, TT_I64, 4));
+  /* cummax/cummin: values against the input, indices against Long, before the dim */
+  CHECK_ERR(tt_call_check_out_dtype_first("cummax.out", 0, TT_DTYPE_INVALID, TT_F16, TT_C64, 3), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_call_check_out_dtype_first("cummin.out", 1, TT_DTYPE_INVALID, TT_I32, TT_F32, 3), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_dtype_first("cummax.out", 1, TT_DTYPE_INVALID, TT_I64, TT_F32, 3));
+  CHECK_OK(tt_call_check_out_dtype_first("cummax.out", 0, TT_DTYPE_INVALID, TT_F32, TT_F32, 3));
+  /* max.dim/min.dim: an empty input's dim error first (the call's), a complex input's refusal before the rule */
+  CHECK_OK(tt_call_check_out_dtype_first("min.dim_min", 0, TT_C64, TT_F32, TT_C64, 0));
+  CHECK_ERR(tt_call_check_out_dtype_first("min.dim_min", 0, TT_F32, TT_F16, TT_F32, 3), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_call_check_out_dtype("max.dim_max", 0, TT_F32, TT_F16, TT_F32, 0), TT_INVALID_ARGUMENT); /* after the call */
+  CHECK_ERR(tt_call_check_out_dtype_first("max.dim_max", 0, TT_C64, TT_C64, TT_C64, 3), TT_INVALID_ARGUMENT);
   /* other overloads leave it to the call's own error */
   CHECK_OK(tt_call_check_out_dtype_first("argmax.out", 0, TT_DTYPE_INVALID, TT_F64, TT_F32, 3));
   CHECK_OK(tt_call_check_out_dtype_first("amin.out", 0, TT_DTYPE_INVALID, TT_F64, TT_DTYPE_INVALID, -1));
@@ -63,5 +73,24 @@ int main(void) {
   CHECK(tt_call_out_rule_if_0dim("lerp.Scalar_out", &arg) == NULL);
   CHECK_ERR(tt_call_check_out_dtype_first("lerp.Tensor_out", 0, TT_F32, TT_F16, TT_F32, 2), TT_INVALID_ARGUMENT);
   CHECK_OK(tt_call_check_out_dtype_first("lerp.Scalar_out", 0, TT_F32, TT_F16, TT_F32, 2));
+
+  /* where PyTorch's meta refuses complex operands, a binary kernel's cast of
+   * its operands' type into out comes first (fuzz 486:946); not a comparison's */
+  CHECK_ERR(tt_call_check_out_operands("floor_divide.out", TT_C64, TT_I32), TT_INVALID_ARGUMENT);
+  CHECK_ERR(tt_call_check_out_operands("floor_divide.Scalar_out", TT_C64, TT_F32), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_operands("floor_divide.out", TT_C64, TT_C64));
+  CHECK_OK(tt_call_check_out_operands("lt.Tensor_out", TT_C64, TT_I32));
+  CHECK_OK(tt_call_check_out_operands("argmax.out", TT_C64, TT_I32));
+  /* a complex second operand's own refusal (clamp's, maximum's) comes before the rule */
+  CHECK_ERR(tt_call_check_out_dtype("clamp_max.out", 0, TT_C64, TT_I32, TT_I32, 3), TT_NOT_IMPLEMENTED);
+  CHECK_ERR(tt_call_check_out_dtype("maximum.out", 0, TT_C64, TT_C64, TT_BOOL, 3), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_dtype("add.out", 0, TT_C64, TT_C64, TT_BOOL, 3));
+  /* a complex32 result: the cast rule in ComplexHalf's words; an op's own refusal first */
+  CHECK_ERR(tt_call_check_out_complex32("remainder.Scalar_out", 0, TT_F16, 0), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_complex32("remainder.Scalar_out", 0, TT_C64, 0));
+  CHECK_OK(tt_call_check_out_complex32("mm.out", 0, TT_F16, 0)); /* an exact rule: the call's own error */
+  CHECK_ERR(tt_call_check_out_complex32("clamp_max.out", 0, TT_C64, 0), TT_NOT_IMPLEMENTED);
+  CHECK_ERR(tt_call_check_out_complex32("floor_divide.out", 0, TT_I32, 1), TT_INVALID_ARGUMENT);
+  CHECK_OK(tt_call_check_out_complex32("add.out", 0, TT_I32, 1)); /* operands' type: binary refusals only */
   return check_summary();
 }
