@@ -1319,7 +1319,8 @@ def _pad(t, shape):
         # a compacted output of a padded run (its storage has the bound's numel): widened on the device,
         # by programs of the bound's shape (the sizes are a tensor argument)
         real = _sizes_tensor(tuple(t.shape), t.device)
-        return _widened(t.as_strided((numel,), (1,), t.storage_offset()), real, shape)
+        with torch.no_grad():  # an argument of the plan, as a host copy would be
+            return _widened(t.as_strided((numel,), (1,), t.storage_offset()), real, shape)
     pad_stats["host_pads"] += 1
     host = torch.zeros(shape, dtype=t.dtype)
     host[tuple(slice(0, n) for n in t.shape)] = t.cpu()
