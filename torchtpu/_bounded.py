@@ -405,22 +405,33 @@ def _reshape(atoms, shape):
     return tuple(out)
 
 
-def _tail_of(dim, start, end, step, out_size):
-    """The symbol m of a slice x[-m:] along a dim of one other symbol n (its
-    last m elements: a result of size m, Dynamo having guarded m <= n), else
-    None."""
-    one = _single(dim)
-    if (one is None or one[1] != 0 or step != 1 or not _is_sym_node(start)
-            or not isinstance(start.meta["val"], torch.SymInt)
-            or not (end is None or (isinstance(end, int) and end >= 2 ** 62))):
+def _tail(n, start, end, step, out_size):
+    """The length m of a slice that takes the last m elements of a dim of n
+    (a symbol or a static size), else None: x[-m:] of a symbol m other than
+    n (Dynamo having guarded m <= n: falcon's), x[-k:] of a static k (a
+    generate step's last logits), or x[n - m:] of a static n (mpt's
+    alibi[..., max(0, 2048 - m):], read through _unclamped). The result must
+    have size m."""
+    if step != 1 or not (end is None or (isinstance(end, int) and end >= (n if isinstance(n, int) else 2 ** 62))):
         return None
     try:
-        c, syms, add = _expr(start.meta["val"])
         size = _expr(out_size)
+        if isinstance(start, int):
+            ok = isinstance(n, str) and start < 0 and size == (-start, (), 0)
+            return -start if ok else None
+        if not _is_sym_node(start) or not isinstance(start.meta["val"], torch.SymInt):
+            return None
+        if isinstance(n, str):
+            c, syms, add = _expr(start.meta["val"])
+            ok = c == -1 and len(syms) == 1 and not add and syms[0] != n and size == (1, syms, 0)
+            return syms[0] if ok else None
+        e = start.meta["val"].node.expr
+        e = _unclamped(e) if e.has(Min, Max) else e
+        m = next(iter(e.free_symbols)) if len(e.free_symbols) == 1 else None
+        ok = m is not None and sympy.expand(e - n + m) == 0 and size == (1, (m.name,), 0)
+        return m.name if ok else None
     except Refused:
         return None
-    ok = c == -1 and len(syms) == 1 and not add and syms[0] != one[0] and size == (1, syms, 0)
-    return syms[0] if ok else None
 
 
 def _static_int(x):
@@ -431,26 +442,6 @@ def _static_int(x):
             and all(s.name in values for s in x.meta["val"].node.expr.free_symbols)):
         return _expr(x.meta["val"])[0]
     return x
-
-
-def _static_tail(size, start, end, step, out_size):
-    """The symbol m of a slice x[size - m:] of a static dim of `size` (its
-    last m elements; max(0, size - m) read as size - m, _unclamped), else None."""
-    if (step != 1 or not _is_sym_node(start) or not isinstance(start.meta["val"], torch.SymInt)
-            or not (end is None or (isinstance(end, int) and end >= size))):
-        return None
-    e = start.meta["val"].node.expr
-    if e.has(Min, Max):
-        e = _unclamped(e)
-    syms = e.free_symbols
-    if len(syms) != 1:
-        return None
-    m = next(iter(syms))
-    try:
-        ok = sympy.expand(e - size + m) == 0 and _expr(out_size) == (1, (m.name,), 0)
-    except Refused:
-        return None
-    return m.name if ok else None
 
 
 def _slice_dim(dim, start, end, step, out_size):
@@ -633,7 +624,7 @@ class _Analysis:
             start, end, step = (_static_int(x) for x in (_arg(node, 2, "start"), _arg(node, 3, "end"),
                                                          _arg(node, 4, "step", 1)))
             if not _symbolic(src[d]):
-                last = _static_tail(_size(src[d], {}), start, end, step, val.shape[d])
+                last = _tail(_size(src[d], {}), start, end, step, val.shape[d])
                 if last is not None:  # a static table's last m rows (mpt's alibi[..., 2048 - n:])
                     self.actions[node] = ("tail", d, _size(src[d], {}), last)
                     self.limits.append(((1, (last,), 0), _size(src[d], {})))
@@ -647,18 +638,11 @@ class _Analysis:
                         raise Refused("slice of a static dim at a symbolic index")
                     self.limits.append((_expr(end.meta["val"]), _size(src[d], {})))
                 return src[:d] + (_atoms_of_expr(val.shape[d]),) + src[d + 1:]
-            tail = _tail_of(src[d], start, end, step, val.shape[d])
-            if tail is not None:  # the last m of a dim of n (falcon's x[:, -m:]): read from n - m at run time
-                self.actions[node] = ("tail", d, _single(src[d])[0], tail)
-                return src[:d] + ((tail,),) + src[d + 1:]
             one = _single(src[d])
-            if (isinstance(start, int) and start < 0 and step == 1 and one is not None and one[1] == 0
-                    and (end is None or (isinstance(end, int) and end >= 2 ** 62))
-                    and _expr(val.shape[d]) == (-start, (), 0)):
-                # the last k of a dim of n, k static (logits_to_keep=1's x[:, -1:]; Dynamo guarded n >= k):
-                # read from n - k at run time
-                self.actions[node] = ("tail", d, one[0], -start)
-                return src[:d] + (_atoms_of_expr(-start),) + src[d + 1:]
+            tail = _tail(one[0], start, end, step, val.shape[d]) if one is not None and one[1] == 0 else None
+            if tail is not None:  # the last m (or k) of a dim of n: read from n - m at run time
+                self.actions[node] = ("tail", d, one[0], tail)
+                return src[:d] + (_atoms_of_expr(tail) if isinstance(tail, int) else (tail,),) + src[d + 1:]
             return src[:d] + (_slice_dim(src[d], start, end, step, val.shape[d]),) + src[d + 1:]
         if p is aten.convolution:
             # stride 1 along a padded spatial dim, its padding zeroed: an output inside the length reads
@@ -1203,7 +1187,7 @@ class Bounding:
         self.gm = gm
         self.limits = tuple(limits)  # (_expr, most): past `most` at the bounds, a call runs at its own sizes
         self.pins = tuple(dict.fromkeys(pins))  # (sympy expression, value): the bounds must give that value
-        self._pins_hold = {}  # bounds -> whether they give every pinned size its value
+        self._pins_hold = {}  # (key, integer arguments' values) -> whether the pins hold there
         self.values = values or {}  # argument position -> symbol of an integer argument no tensor's size (pinned)
         self.syms = syms  # argument position -> symbol name
         self.inputs = inputs  # argument position -> atoms of a tensor with symbolic dims
@@ -1223,21 +1207,23 @@ class Bounding:
             if b is None:
                 return None
             bounds[s] = b
-        at = {**bounds, **{s: args[i] for i, s in self.values.items()}} if self.values else bounds
-        if any(_value(e, bounds) > most for e, most in self.limits) or not self._pinned_at(at):
+        key = ("bounded",) + tuple(bounds[self.syms[i]] for i in self.order)
+        if any(_value(e, bounds) > most for e, most in self.limits) or not self._pinned_at(key, bounds, args):
             return None
-        return ("bounded",) + tuple(bounds[self.syms[i]] for i in self.order), sizes, bounds
+        return key, sizes, bounds
 
-    def _pinned_at(self, bounds):
+    def _pinned_at(self, key, bounds, args):
+        """Whether the bounds (and the integer arguments read at their first
+        values) give every pinned size its value; decided once per key."""
         if not self.pins:
             return True
-        key = tuple(sorted(bounds.items()))
-        ok = self._pins_hold.get(key)
+        values = tuple(args[i] for i in self.values)
+        ok = self._pins_hold.get((key, values))
         if ok is None:
-            ok = all(e.xreplace({x: sympy.Integer(bounds[x.name]) for x in e.free_symbols}) == v
-                     for e, v in self.pins)
+            at = {**bounds, **{s: args[i] for i, s in self.values.items()}}
+            ok = all(e.xreplace({x: sympy.Integer(at[x.name]) for x in e.free_symbols}) == v for e, v in self.pins)
             if len(self._pins_hold) < 4096:
-                self._pins_hold[key] = ok
+                self._pins_hold[(key, values)] = ok
         return ok
 
     def size_tensor(self, s, n, device):
@@ -1890,13 +1876,13 @@ def _widened(flat, real, shape):
     the real sizes (a 1-D int64 tensor) are the C-order front of `flat`,
     zeros elsewhere."""
     q = torch.arange(flat.shape[0], device=flat.device)
-    lin, stride = torch.zeros_like(q), None
+    lin, stride = torch.zeros_like(q), 1
     valid = torch.ones_like(q, dtype=torch.bool)
     for k in reversed(range(len(shape))):
         c = q % shape[k]
         q = q // shape[k]
         valid = valid & (c < real[k])
-        lin = lin + (c if stride is None else c * stride)
-        stride = real[k] if stride is None else stride * real[k]
+        lin = lin + c * stride
+        stride = stride * real[k]
     got = flat[torch.where(valid, lin, 0)]
     return torch.where(valid, got, torch.zeros((), dtype=got.dtype, device=got.device)).reshape(shape)
