@@ -7,7 +7,9 @@ on tpu, not built: the model does not build or run on CPU at these sizes),
 how its graphs ran (bounded: one plan per bucket; per size; op by op), and
 why a graph is not bounded.
 
-    .venv/bin/python tools/causal_lm_sweep.py [--models llama,gpt2,...] [--lengths 5,7,9,13,6] [--how dynamic|mark] [--batch 2] [--json out.json]
+    .venv/bin/python tools/causal_lm_sweep.py [--models llama,gpt2,...] [--lengths 5,7,9,13,6] [--how dynamic|mark] [--batch 2] [--train] [--json out.json]
+
+--train compares a training step instead: the loss (labels: the inputs) and every parameter's gradient.
 
 Without --models every entry of transformers' causal-LM mapping is tried,
 each model in a process of its own (killed past --timeout or --max-rss-gib:
@@ -74,7 +76,19 @@ def _how(graphs):
     return sorted(kinds), sorted(why)
 
 
-def one(name, lengths, tol, how="dynamic", batch=2):
+def _step(model, x, train):
+    """The logits, or with train the loss (labels: the inputs) and the gradients of every parameter that
+    gets one (eval mode: no dropout)."""
+    if not train:
+        with torch.no_grad():
+            return [model(input_ids=x).logits]
+    loss = model(input_ids=x, labels=x).loss
+    params = [p for p in model.parameters() if p.requires_grad]
+    grads = torch.autograd.grad(loss, params, allow_unused=True)
+    return [loss.detach()] + [g for g in grads if g is not None]
+
+
+def one(name, lengths, tol, how="dynamic", batch=2, train=False):
     from torchtpu import _compile
 
     ids = [torch.randint(3, 128, (batch, n), generator=torch.Generator().manual_seed(n)) for n in lengths]
@@ -82,8 +96,7 @@ def one(name, lengths, tol, how="dynamic", batch=2):
         try:
             ref, dev = _build(name, drop)
             dev.load_state_dict(ref.state_dict())
-            with torch.no_grad():
-                want = [ref(input_ids=x).logits for x in ids]
+            want = [_step(ref, x, train) for x in ids]
             break
         except Exception as e:  # the model itself: not ours to count
             built = {"model": name, "outcome": "not built", "error": f"{type(e).__name__}: {str(e)[:200]}"}
@@ -95,13 +108,15 @@ def one(name, lengths, tol, how="dynamic", batch=2):
     try:
         f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True if how == "dynamic" else None)
         worst = scaled = 0.0
-        with torch.no_grad():
-            for x, w in zip(ids, want):
-                x = x.to("tpu")
-                if how == "mark":  # the sequence dim alone symbolic (the batch stays static)
-                    torch._dynamo.mark_dynamic(x, 1)
-                got = f(input_ids=x).logits.cpu()
-                d = (got - w).abs().max().item()
+        for x, ws in zip(ids, want):
+            x = x.to("tpu")
+            if how == "mark":  # the sequence dim alone symbolic (the batch stays static)
+                torch._dynamo.mark_dynamic(x, 1)
+            gots = _step(f, x, train)
+            if len(gots) != len(ws):
+                raise RuntimeError(f"{len(gots) - 1} gradients on tpu, {len(ws) - 1} on CPU")
+            for got, w in zip(gots, ws):
+                d = (got.cpu() - w).abs().max().item()
                 worst = max(worst, d)
                 # float32 rounding grows with the logits' size (cpmant's reach 19: CPU itself is 1.3e-4 from
                 # float64 there), so the difference is compared at the logits' scale
@@ -131,6 +146,7 @@ def _run_child(name, a):
     """One model in a process of its own, killed past --timeout seconds or
     --max-rss-gib of resident memory (a config's defaults can be huge)."""
     cmd = [sys.executable, __file__, "--child", name, "--lengths", a.lengths, "--tol", str(a.tol), "--how", a.how, "--batch", str(a.batch)]
+    cmd += ["--train"] if a.train else []
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     t0, limit = time.monotonic(), a.max_rss_gib * 2 ** 30
     killed = None
@@ -163,6 +179,8 @@ def main():
     ap.add_argument("--how", default="dynamic", choices=("dynamic", "mark"),
                     help="dynamic: torch.compile(dynamic=True), every dim symbolic; mark: mark_dynamic on the sequence dim")
     ap.add_argument("--batch", type=int, default=2)
+    ap.add_argument("--train", action="store_true",
+                    help="compare the loss (labels: the inputs) and every parameter's gradient, not the logits")
     ap.add_argument("--json", default="")
     ap.add_argument("--child", default="", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -172,7 +190,7 @@ def main():
         import transformers
 
         transformers.logging.set_verbosity_error()
-        print("RES " + json.dumps(one(a.child, lengths, a.tol, a.how, a.batch)), flush=True)
+        print("RES " + json.dumps(one(a.child, lengths, a.tol, a.how, a.batch, a.train)), flush=True)
         return 0
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 

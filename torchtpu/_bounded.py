@@ -78,6 +78,7 @@ the program from the size arguments; and the backward ops that sum over
 rows (layer norm's weight and bias grads, softmax's) read zeros in the
 padding."""
 import contextvars
+import functools
 import operator
 
 import sympy
@@ -121,6 +122,23 @@ def _ceil_step(e):
                           for x in sympy.preorder_traversal(inner)):
         return int(c)
     return None
+
+
+def _unpadded(d, e):
+    """e with each chunk pad (c - n % c) % c whose padded length n + pad the
+    guards fix (L, pinned) read as L - n: a backward crops the padded length
+    back to n (L - pad, written (L // c) * c - pad), which is n."""
+    reps = {}
+    for m in sympy.preorder_traversal(e):
+        if type(m).__name__ not in ("Mod", "PythonMod") or m in reps:
+            continue
+        for n in m.free_symbols:
+            if _ceil_step(n + m) is not None:
+                v = _pinned(d, n + m)
+                if v is not None:
+                    reps[m] = v - n
+                    break
+    return sympy.expand(e.xreplace(reps)) if reps else e
 
 
 def _pinned(d, e):
@@ -214,6 +232,9 @@ def _expr(d):
                 return int(e), (), 0
     if e.has(Min, Max):
         e = _unclamped(e)
+    e = _unpadded(d, e)
+    if isinstance(e, sympy.Integer):
+        return int(e), (), 0
     if isinstance(e, sympy.Add):
         c, terms = e.as_coeff_add()
         if isinstance(c, sympy.Integer) and len(terms) == 1 and isinstance(terms[0], sympy.Symbol):
@@ -513,8 +534,8 @@ _SAME = {aten.clone, aten.contiguous, aten.alias, aten.detach, aten.lift_fresh_c
 
 
 # Elementwise ops PyTorch does not tag pointwise (copy: self's shape and dtype, src's values broadcast;
-# masked_fill.Tensor: a 0-d value).
-_ELEMENTWISE = {aten.floor_divide, aten.copy, aten.polar, aten.masked_fill}
+# masked_fill.Tensor: a 0-d value; log_sigmoid_backward: grad, input and buffer of one shape).
+_ELEMENTWISE = {aten.floor_divide, aten.copy, aten.polar, aten.masked_fill, aten.log_sigmoid_backward}
 
 # Tensors laid out as their first argument, of values that do not read it (a rand_like is not: its
 # draws at the bounds' sizes would not be the static run's).
@@ -548,10 +569,15 @@ class _Analysis:
                 raise Refused("getitem of a tensor")
             return src[a[1]]
         if t in (operator.mul, operator.add, operator.sub, operator.floordiv, operator.mod, operator.neg, torch.sym_max, torch.sym_sum,
-                 torch.sym_min, aten.sym_size.int, aten.sym_numel.default):
+                 torch.sym_min, aten.sym_size.int, aten.sym_numel.default, torch.sym_float, operator.truediv):
             if t in (aten.sym_size.int, aten.sym_numel.default):
                 self.A(a[0])
             return None  # size arithmetic: in the padded program it computes the bounds' sizes
+        if t is aten.sym_stride.int:  # a stride the forward saves (the backward's new_empty_strided): made
+            self.A(a[0])  # on the host from the sizes; inside the program its value at the bounds is unused
+            if any(u.op != "output" for u in node.users):
+                raise Refused("a stride read inside the graph")
+            return None
         if not isinstance(t, torch._ops.OpOverload):
             raise Refused(f"a call of {t}")
         p = t.overloadpacket
@@ -617,6 +643,20 @@ class _Analysis:
                 raise Refused("select_backward at a symbolic index, or from the end of a symbolic dim")
             if self.A(a[0]) != out[:d] + out[d + 1:]:
                 raise Refused("select_backward of a grad laid out unlike its input")
+            return out
+        if p is aten.slice_backward:  # zeros of the input's sizes, grad at [start:end] along dim
+            out = tuple(_atoms_of_expr(x) for x in val.shape)
+            grad = self.A(a[0])
+            d = a[2] % len(out)
+            start, step = _static_int(a[3]), _static_int(a[5])
+            if (step != 1 or len(grad) != len(out) or _has_sym([a[2], step])
+                    or any(grad[k] != out[k] for k in range(len(out)) if k != d)):
+                raise Refused("slice_backward of a step other than 1, or of a grad laid out unlike its input")
+            if _symbolic(out[d]) or _symbolic(grad[d]) or _has_sym([start]):
+                if any(_symbolic(x) and not _prefix(x) for x in (out[d], grad[d])):
+                    raise Refused("slice_backward along a dim padded inside")
+                at = _expr(start.meta["val"]) if _has_sym([start]) else start
+                self.actions[node] = ("unslice", d, out[d], grad[d], at)
             return out
         if p is aten.slice:
             src = self.A(a[0])
@@ -810,8 +850,9 @@ class _Analysis:
                                       [(d, _single(src[d])) for d in flipped])
             return src
         if p is aten.constant_pad_nd:
-            # a static dim: nothing; a padded one (n + c) padded by lo, hi >= 0 is n + c + lo + hi, its valid
-            # end then reads the input's padding, which holds the pad value. Padded at its end by a size
+            # a static dim: nothing; a padded one (n + c) padded by lo, hi is n + c + lo + hi, its valid end
+            # then reads the input's padding, which holds the pad value where hi > 0 (a negative lo or hi
+            # crops: the backward of a pad, a slice from a static start). Padded at its end by a size
             # (a chunked kernel's n up to a multiple of its chunk) to a length the guards fix: the same
             # (the size, computed at the bounds, pads to that length: _pinned)
             _no_syms(node, a[2:])
@@ -822,6 +863,9 @@ class _Analysis:
                 if _has_sym([lo, hi]):
                     one = _single(src[d])
                     out[d] = _atoms_of_expr(val.shape[d])
+                    if lo == 0 and not _symbolic(src[d]) and _prefix(out[d]):
+                        continue  # a length the guards fix cropped to n (a chunked kernel's backward): at
+                        # the bounds to the bound, the first n elements the static run's
                     if lo != 0 or one is None or _symbolic(out[d]):
                         raise Refused("constant_pad_nd by a size other than at the end of a symbolic dim "
                                       "to a length the guards fix")
@@ -833,16 +877,17 @@ class _Analysis:
                     out[d] = _atoms_of_expr(val.shape[d])
                     continue
                 one = _single(src[d])
-                if one is None or lo < 0 or hi < 0:
-                    raise Refused("constant_pad_nd of a merged symbolic dim, or cropping one")
-                out[d] = _affine(one[0], one[1] + lo + hi)
-                grown.append(d)
+                if one is None:
+                    raise Refused("constant_pad_nd of a merged symbolic dim")
+                out[d] = _affine(one[0], one[1] + lo + hi)  # lo < 0 crops the front (a slice from -lo)
+                if hi > 0:
+                    grown.append(d)
             if grown:
                 self.actions[node] = ("fill", grown, src, _arg(node, 2, "value", 0), None)
             return tuple(out)
-        if p is aten.log_sigmoid_forward:  # elementwise; its buffer is the input's shape or empty
+        if p is aten.log_sigmoid_forward:  # elementwise, its buffer too
             src = self.A(a[0])
-            return [src, src if val[1].dim() == len(src) else tuple(_atoms_of_expr(d) for d in val[1].shape)]
+            return [src, src]
         if p in (aten._softmax, aten._log_softmax, aten._safe_softmax):
             src = self.A(a[0])
             d = a[1] % len(src)
@@ -966,6 +1011,26 @@ class _Analysis:
         if p is aten.scalar_tensor:
             _no_syms(node, a)
             return ()
+        if p in (aten.nll_loss_forward, aten.nll_loss_backward):
+            # rows [N, C] of a static C: the padded rows' targets are made ignore_index, so they add nothing
+            # to the loss, its total weight or the gradient (a padded batch of sequences flattened: N inside)
+            fwd = p is aten.nll_loss_forward
+            x, tgt = self.A(a[0 if fwd else 1]), self.A(a[1 if fwd else 2])
+            weight, reduction, ignore = a[2 if fwd else 3], a[3 if fwd else 4], a[4 if fwd else 5]
+            _no_syms(node, a)
+            if (len(x) != 2 or _symbolic(x[1]) or tgt != x[:1]
+                    or (weight is not None and any(_symbolic(d) for d in self.A(weight)))):
+                raise Refused("nll_loss of other than rows of a static number of classes")
+            if not fwd and reduction == 0 and self.A(a[0]) != x[:1]:
+                raise Refused("nll_loss_backward of a grad laid out unlike its rows")
+            if _symbolic(x[0]):
+                self.actions[node] = ("sanitize", [(1 if fwd else 2, None, tgt, ignore)])
+            return [x[:1] if reduction == 0 else (), ()] if fwd else x
+        if p is aten.new_empty_strided:  # contiguous: new_empty (strides at the bounds: the bounds' layout)
+            _no_syms(node, a[:1])
+            if not _row_major(val):
+                raise Refused(f"new_empty_strided of a layout other than contiguous: {val.shape} {val.stride()}")
+            return tuple(_atoms_of_expr(d) for d in val.shape)
         if p in (aten.full, aten.zeros, aten.ones, aten.empty, aten.new_zeros, aten.new_ones, aten.new_empty,
                  aten.new_full):
             k = 1 if p in (aten.new_zeros, aten.new_ones, aten.new_empty, aten.new_full) else 0
@@ -1058,8 +1123,8 @@ class _Analysis:
             _no_syms(node, a[1:])
             return self.A(a[0])
         if (torch.Tag.pointwise in t.tags or p in _ELEMENTWISE) and not t._schema.is_mutable:
-            symval = [(k, _expr(x.meta["val"])) for k, x in enumerate(a)
-                      if _is_sym_node(x) and isinstance(x.meta["val"], torch.SymInt)]
+            symval = [(k, _expr(x.meta["val"]) if isinstance(x.meta["val"], torch.SymInt) else _Real(x.meta["val"]))
+                      for k, x in enumerate(a) if _is_sym_node(x) and isinstance(x.meta["val"], (torch.SymInt, torch.SymFloat))]
             _no_syms(node, [x for k, x in enumerate(a) if k not in {k for k, _ in symval}])
             if symval:  # a size as a value (a mean's backward divides by its count): the real one, at run time
                 self.actions[node] = ("symval", symval)
@@ -1067,6 +1132,11 @@ class _Analysis:
                 self.iota[node] = self.iota[a[0]]
             ops = [self.A(x) for x in list(a) + list(node.kwargs.values()) if _tensor_val(x) is not None]
             return _broadcast(node, ops)
+        if (isinstance(val, torch.Tensor) and not _has_sym(a) and not _has_sym(node.kwargs)
+                and torch.Tag.nondeterministic_seeded not in t.tags and not t._schema.is_mutable
+                and not any(_tensor_val(x) is not None for x in _nodes_in(list(a) + list(node.kwargs.values())))
+                and not any(isinstance(d, torch.SymInt) for d in val.shape)):
+            return tuple(_atoms_of_expr(d) for d in val.shape)  # a constant made from numbers (linspace)
         raise Refused(f"{t} is not known to be right on padded tensors")
 
     def _index(self, node, val, idxs=None, arg=1):
@@ -1247,6 +1317,8 @@ class Bounding:
     def finish(self, outs, args, sizes):
         """The call's outputs: padded results narrowed to the sizes, and the
         outputs made on the host (sizes at their values, inputs as given)."""
+        if self.values:  # integer arguments no tensor has as a size, at their values (a backward's expand)
+            sizes = {**sizes, **{s: args[i] for i, s in self.values.items()}}
         res = []
         for k, (o, spec) in enumerate(zip(outs, self.outputs)):
             host = self.host_outs.get(k)
@@ -1278,6 +1350,32 @@ def _size(dim, bounds):
     for a in dim:
         n *= bounds[a] if isinstance(a, str) else a
     return n
+
+
+def _row_major(val):
+    """Whether a (fake) tensor's strides are the row-major ones of its sizes
+    in some order of its dims (a permuted contiguous tensor), size-1 dims
+    aside: compared as expressions, no guard added; Max(1, n) in a stride is
+    n (a dim of size 0 leaves the layout nothing to hold). The same
+    expressions at the bounds give the same layout of the bounds' sizes."""
+    def ex(x):
+        return x.node.expr if isinstance(x, torch.SymInt) else sympy.Integer(x)
+
+    def hint(x):
+        return x.node.hint if isinstance(x, torch.SymInt) else x
+
+    if not all(isinstance(hint(x), int) for x in list(val.shape) + list(val.stride())):
+        return False
+    dims = sorted(range(val.dim()), key=lambda k: (hint(val.stride()[k]), hint(val.shape[k])))
+    step = sympy.Integer(1)
+    for k in dims:
+        d, st = ex(val.shape[k]), ex(val.stride()[k])
+        st = st.replace(lambda m: isinstance(m, Max) and len(m.args) == 2 and sympy.Integer(1) in m.args,
+                        lambda m: next(x for x in m.args if x != 1))
+        if d != 1 and sympy.expand(st - step) != 0:
+            return False
+        step = step * d
+    return True
 
 
 def _contiguous_strides(shape):
@@ -1354,8 +1452,80 @@ def _at_sizes(x, sizes):
     return _value(_expr(x.meta["val"]), sizes) if isinstance(x, torch.fx.Node) else x
 
 
+class _Formula:
+    """A size that is no product of symbols, passed between a forward and its
+    backward (a chunked kernel's pad (c - n % c) % c): its value at integer
+    sizes, by sympy, kept per sizes. Made on the host (a size the forward
+    saves: the real one) or given at the bounds (the backward's argument);
+    what reads it inside a graph has a rule of its own."""
+
+    def __init__(self, e):
+        self.e = e
+        self.names = tuple(sorted(x.name for x in e.free_symbols))
+        self._at = {}
+
+    def __call__(self, sizes):
+        key = tuple(sizes[n] for n in self.names)
+        v = self._at.get(key)
+        if v is None:
+            v = int(self.e.xreplace({x: sympy.Integer(sizes[x.name]) for x in self.e.free_symbols}))
+            if len(self._at) < 4096:
+                self._at[key] = v
+        return v
+
+
+class _Real:
+    """A float computed from sizes (std's backward scales by 2 / (n - 1)), as a
+    pointwise op's scalar: its value at the real sizes, computed in the
+    program (float64) from the size arguments."""
+
+    _OPS = {"ToFloat": lambda x: x, "FloatTrueDiv": lambda a, b: a / b, "IntTrueDiv": lambda a, b: a / b}
+
+    def __init__(self, v):
+        self.e = v.node.expr
+        self.names = tuple(sorted(x.name for x in self.e.free_symbols))
+        for m in sympy.preorder_traversal(self.e):
+            if not (isinstance(m, (sympy.Symbol, sympy.Number, sympy.Add, sympy.Mul))
+                    or (isinstance(m, sympy.Pow) and isinstance(m.exp, sympy.Integer))
+                    or type(m).__name__ in self._OPS):
+                raise Refused(f"a float {self.e} computed from sizes")
+
+    def __call__(self, sizes):
+        def ev(m):
+            if isinstance(m, sympy.Symbol):
+                return sizes[m.name].to(torch.float64) if isinstance(sizes[m.name], torch.Tensor) else float(sizes[m.name])
+            if isinstance(m, sympy.Number):
+                return float(m)
+            args = [ev(x) for x in m.args]
+            if isinstance(m, sympy.Add):
+                return functools.reduce(operator.add, args)
+            if isinstance(m, sympy.Mul):
+                return functools.reduce(operator.mul, args)
+            if isinstance(m, sympy.Pow):
+                return args[0] ** int(m.exp)
+            return self._OPS[type(m).__name__](*args)
+        return ev(self.e)
+
+
+def _expr_or_formula(v):
+    try:
+        return _expr(v)
+    except Refused:
+        e = v.node.expr
+        if not e.free_symbols or not e.is_integer:
+            raise
+        return _Formula(e)
+
+
+def _names(e):
+    return e.names if isinstance(e, (_Formula, _Real)) else e[1]
+
+
 def _value(e, sizes):
-    """A size's value (an _expr) at `sizes` (symbol -> int or 0-d tensor)."""
+    """A size's value (an _expr, or a _Formula at integer sizes) at `sizes`
+    (symbol -> int or 0-d tensor)."""
+    if isinstance(e, (_Formula, _Real)):
+        return e(sizes)
     coeff, names, addend = e
     v = coeff
     for n in names:
@@ -1378,15 +1548,32 @@ def analyze(gm, atoms_only=False):
         if (isinstance(v, torch.SymInt) and isinstance(v.node.expr, sympy.Symbol)
                 and v.node.expr.name not in sizes and isinstance(v.node.hint, int)):
             values[v.node.expr.name] = v.node.hint
+    shapes = _new_sizes(gm)  # a backward's expand to the forward's [s0, s1]: a size, padded as any other
+    values = {k: v for k, v in values.items() if k not in shapes}
     token, vtoken = _PINS.set(pins), _VALUES.set(values)
     try:
-        return _analyze(gm, atoms_only, pins, values)
+        return _analyze(gm, atoms_only, pins, values, shapes)
     finally:
         _PINS.reset(token)
         _VALUES.reset(vtoken)
 
 
-def _analyze(gm, atoms_only, pins, values):
+def _new_sizes(gm):
+    """Names of the integer arguments a graph uses as a size of a tensor it
+    makes (an element of a size list: expand, view, new_zeros)."""
+    out = set()
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        for x in list(node.args) + list(node.kwargs.values()):
+            for y in x if isinstance(x, (list, tuple)) else ():
+                v = y.meta.get("val") if isinstance(y, torch.fx.Node) and y.op == "placeholder" else None
+                if isinstance(v, torch.SymInt) and isinstance(v.node.expr, sympy.Symbol):
+                    out.add(v.node.expr.name)
+    return out
+
+
+def _analyze(gm, atoms_only, pins, values, shapes=()):
     an = _Analysis(gm)
     syms, inputs, positions = {}, {}, 0
     derived = {}  # argument position -> _expr of a size computed from symbols (a backward's 4*s0)
@@ -1401,7 +1588,7 @@ def _analyze(gm, atoms_only, pins, values):
                 if isinstance(e, sympy.Symbol):
                     syms[positions] = e.name
                 else:
-                    derived[positions] = _expr(v)  # raises Refused for other expressions
+                    derived[positions] = _expr_or_formula(v)
                 an.atoms[node] = None
             elif isinstance(v, torch.Tensor):
                 atoms = tuple(_atoms_of_expr(d) for d in v.shape)
@@ -1434,7 +1621,7 @@ def _analyze(gm, atoms_only, pins, values):
                     specs.append(None)
                     continue
                 if _is_sym_node(o) and isinstance(o.meta["val"], torch.SymInt):  # a size AOTAutograd saves
-                    host_outs[k] = ("size", _expr(o.meta["val"]))
+                    host_outs[k] = ("size", _expr_or_formula(o.meta["val"]))
                     specs.append(None)
                     continue
                 if _tensor_val(o) is None:
@@ -1482,11 +1669,11 @@ def _analyze(gm, atoms_only, pins, values):
     if not inputs:
         raise Refused("no tensor argument has a symbolic size")
     used = {a if isinstance(a, str) else a[0] for dims in inputs.values() for d in dims for a in d
-            if isinstance(a, (str, tuple))}
+            if isinstance(a, (str, tuple))} | (set(shapes) & set(syms.values()))
     computed = [e for e in derived.values()] + [h[1] for h in host_outs.values() if h[0] == "size"]
     computed += [e for act in an.actions.values() if act[0] == "symval" for _, e in act[1]] + computed_views
     computed += [e for e, _ in an.limits]
-    for _, names, _ in computed:
+    for names in map(_names, computed):
         if not set(names) <= set(syms.values()):
             raise Refused(f"a size of symbols {sorted(set(names) - set(syms.values()))} that are not integer arguments")
         used |= set(names)
@@ -1724,8 +1911,8 @@ class _Padded(torch.fx.Interpreter):
 
             def get(k, i):
                 return args[k] if i is None else args[k][i]
-            for k, i, atoms in act[1]:
-                put(k, i, self.sanitized(get(k, i), atoms))
+            for k, i, atoms, *value in act[1]:  # value: what the padding holds (0 unless given)
+                put(k, i, self.sanitized(get(k, i), atoms, *value))
             for k, i, dim in act[2] if act[0] == "index" else ():
                 put(k, i, self.wrapped(get(k, i), dim))
             for k, i, dim in act[3] if act[0] == "index" else ():  # padded positions index themselves
@@ -1780,6 +1967,24 @@ class _Padded(torch.fx.Interpreter):
                 j = torch.arange(x.shape[d], device=self.device)
                 x = x.index_select(d, torch.clamp(self.n[sym] + add - 1 - j, min=0))
             return x
+        if act[0] == "unslice":  # out[j] = grad[j - start] for start <= j < start + the grad's real length
+            _, d, out_dim, grad_dim, start = act
+            grad, n = args[0], self.count(out_dim)
+            if start is None:
+                start = 0
+            elif isinstance(start, int):  # as slice: a negative start counts from the real end
+                start = torch.clamp(n + start, min=0) if start < 0 and isinstance(n, torch.Tensor) else \
+                    max(n + start, 0) if start < 0 else start
+            else:
+                start = _value(start, self.n)
+                start = torch.clamp(torch.where(start < 0, start + n, start), min=0)
+            j = torch.arange(_size(out_dim, self.bounds), device=self.device) - start
+            shape = [1] * grad.dim()
+            shape[d] = -1
+            valid = ((j >= 0) & (j < self.count(grad_dim))).view(shape)
+            if grad.shape[d] == 0:
+                return node.target(*args, **kwargs)
+            return torch.where(valid, grad.index_select(d, torch.clamp(j, 0, grad.shape[d] - 1)), 0).to(grad.dtype)
         if act[0] == "tail":  # x[-m:] along a dim of n: elements n - m.. (past the bound: the last one, padding)
             _, d, n, m = act  # n, m: symbols or static sizes
             x = args[0]

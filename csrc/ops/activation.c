@@ -338,8 +338,10 @@ static tt_status_t lower_mish_backward(tt_lower_t *L) {
   return NULL;
 }
 
-/* log_sigmoid_forward(x) -> (min(x, 0) - log1p(exp(-|x|)), buffer); the CPU
- * kernel leaves the buffer empty and the backward recomputes from x. */
+/* log_sigmoid_forward(x) -> (min(x, 0) - log1p(z), buffer z = exp(-|x|)): the
+ * buffer CPU's kernel and the meta function give (the input's shape; an empty
+ * buffer disagreed with the compiled graph's shapes). The backward recomputes
+ * from x. */
 static tt_status_t lower_log_sigmoid_forward(tt_lower_t *L) {
   tt_status_t s = float_only(L, "log_sigmoid_cpu");
   if (s) return s;
@@ -348,11 +350,11 @@ static tt_status_t lower_log_sigmoid_forward(tt_lower_t *L) {
   tt_graph_t *g = L->g;
   tt_val_t x = act_in(L, &p, 0);
   tt_val_t mn = tt_b_binary(g, TT_BIN_MIN, x, cst(g, x, 0));
-  tt_val_t r = sub(g, mn, tt_b_unary(g, TT_UN_LOG1P, tt_b_unary(g, TT_UN_EXP, tt_b_unary(g, TT_UN_NEG, tt_b_unary(g, TT_UN_ABS, x)))));
+  tt_val_t z = tt_b_unary(g, TT_UN_EXP, tt_b_unary(g, TT_UN_NEG, tt_b_unary(g, TT_UN_ABS, x)));
+  tt_val_t r = sub(g, mn, tt_b_unary(g, TT_UN_LOG1P, z));
   r = tt_b_select(g, cmp(g, TT_CMP_NE, x, x), x, r);
   act_out(L, &p, r);
-  int64_t zero = 0;
-  tt_l_output(L, tt_b_full_f(g, p.dt, 1, &zero, 0));
+  act_out(L, &p, z);
   return NULL;
 }
 /* log_sigmoid_backward(grad, self, buffer): grad (m - s z / (1 + z)), z = exp(-|x|),

@@ -1,0 +1,142 @@
+"""Bounded dynamism under training (torchtpu/_bounded.py): AOTAutograd's
+forward and backward of a graph with symbolic sizes run padded to their
+bucket, one plan per bucket each, and the outputs and gradients equal CPU
+eager's for every length. Inputs are narrowed from tensors whose tail is
+huge (widened back with no copy, so a missing mask shows as a wrong value),
+and so are the tangents where their padded dim is the first."""
+import pytest
+import torch
+
+import test_compile_bounded as B
+
+@pytest.fixture(autouse=True)
+def fresh():
+    torch._dynamo.reset()
+    torch.tpu.set_dynamic_buckets(None)
+    B._old.update(id(g) for g in B._all_graphs())
+    yield
+    torch._dynamo.reset()
+
+
+def _grads(fn, x, tangents):
+    """fn(x)'s floating outputs that need grad, and the grad of x for the tangents (one per output, each
+    given as a function of the output)."""
+    outs = fn(x)
+    outs = [o for o in (outs if isinstance(outs, (tuple, list)) else (outs,))
+            if isinstance(o, torch.Tensor) and o.requires_grad]
+    ts = [t(o) for t, o in zip(tangents, outs)]
+    grad, = torch.autograd.grad(outs, x, ts)
+    return [o.detach().cpu() for o in outs], grad.cpu()
+
+
+def _train(fn, lengths, bound, seed, rows=False, tol=1e-4):
+    """fn compiled dynamic=True on poisoned inputs of each length: outputs and x's gradient equal CPU's.
+    Returns (calls padded, calls at their own sizes), forward and backward together."""
+    f = torch.compile(fn, backend="tpu", dynamic=True)
+    before = torch.tpu.plan_stats()
+    for n in lengths:
+        x, xc = B._rows(n, bound, seed=seed) if rows else B._poisoned(n, bound, seed=seed)
+        x = x.detach().requires_grad_()  # still narrowing the poisoned tensor
+        xc = xc.requires_grad_()
+        g = torch.Generator().manual_seed(seed)
+
+        def tangent(o, dev):
+            t = torch.randn(o.shape, generator=g)
+            if dev == "cpu" or not rows or o.dim() == 0:
+                return t.to(dev)
+            full = torch.full((o.shape[0] + 3,) + tuple(o.shape[1:]), 3e4)
+            full[: o.shape[0]] = t
+            return full.to(dev)[: o.shape[0]]  # a tangent whose padding is poisoned too
+
+        want = _grads(fn, xc, [lambda o: tangent(o, "cpu")] * 16)
+        g.manual_seed(seed)
+        got = _grads(f, x, [lambda o: tangent(o, "tpu")] * 16)
+        assert len(got[0]) == len(want[0])
+        for a, b in zip(got[0] + [got[1]], want[0] + [want[1]]):
+            assert a.shape == b.shape
+            torch.testing.assert_close(a, b, rtol=tol, atol=tol, equal_nan=True)
+    after = torch.tpu.plan_stats()
+    return after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]
+
+
+def _keep_last(x):
+    return B._keep_last(x, 1)
+
+
+# (name, function, lengths, bucket bound, what ran per size or failed before)
+CASES = [
+    ("last_k", _keep_last, (3, 5, 6, 7), 8, "slice_backward of x[:, -1:]: per size"),
+    ("first_rows", B._scaled, (3, 6, 5, 7), 8, "slice_backward of (x * 3)[:1]: per size"),
+    ("indexer", B._indexer, (3, 6, 5, 9, 15), 16, "slice_backward to Min(16, n), topk and scatter's backward"),
+    ("chunk_means", B._chunk_means, (3, 5, 25, 30), 32,
+     "a chunk pad (8 - n % 8) % 8 the forward saves, the backward's crop back to n: per size"),
+    ("chunked", B._chunked, (3, 5, 7, 25, 30), 32, "as chunk_means, and a permuted new_empty_strided"),
+    ("select_writes", B._select_writes, (3, 6, 5, 8), 8, "a saved stride, new_empty_strided: per size"),
+    ("pads", B._pads, (3, 6, 5, 8), 8, "constant_pad_nd cropping (a pad's backward): per size"),
+    ("moments", B._moments, (3, 6, 5, 8), 8, "var/std's backward scales by 2 / (n - 1), a float: per size"),
+    ("cat_empty", B._cat_with_legacy_empty, (3, 6, 5, 8), 8,
+     "KeyError: a size only an expand of the backward uses (read as a pinned value)"),
+    ("norms", B._norms, (3, 6, 5, 8), 8,
+     "setStorage error: log_sigmoid_forward's buffer was empty on tpu, [2, n, 8] in the graph"),
+]
+
+
+@pytest.mark.parametrize("name,fn,lengths,bound,before", CASES, ids=[c[0] for c in CASES])
+def test_training_graphs_run_padded(name, fn, lengths, bound, before):
+    padded, sized = _train(fn, lengths, bound, seed=211, tol=1e-3 if name == "chunked" else 1e-4)
+    assert sized == 0 and padded == 2 * len(lengths), (padded, sized)
+    gs = B._graphs()
+    assert len(gs) >= 2 and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def _row_slices(x):
+    """Rows sliced to a symbolic end (n - 2), from a static start (1:), and a crop of the padded dim: their
+    backward writes each gradient into zeros of n rows, and what lies past the gradient's real end (the
+    tangents' poisoned padding) must read as zero."""
+    return (x[:-2] * 2, x[1:] * 3, torch.nn.functional.pad(x, (0, 0, -1, -1)) * 4,
+            torch.nn.functional.pad(x, (0, 0, 2, -3), value=1.5))
+
+
+def test_row_slices_backward_with_poisoned_tangents():
+    assert _train(_row_slices, (4, 6, 5, 8), 8, seed=223, rows=True) == (8, 0)
+
+
+def test_log_sigmoid_buffer_is_the_inputs_shape():
+    """CPU's log_sigmoid_forward returns its buffer exp(-|x|) of the input's shape, as the meta function
+    says; tpu's was empty, so a compiled graph saving it for the backward failed when padded."""
+    x = torch.tensor([-3.0, -0.5, 0.0, 0.7, 5.0, float("nan"), float("inf"), -float("inf")])
+    for dt in (torch.float32, torch.float64, torch.bfloat16):
+        want = torch.ops.aten.log_sigmoid_forward(x.to(dt))
+        got = torch.ops.aten.log_sigmoid_forward(x.to(dt).to("tpu"))
+        for a, b in zip(got, want):
+            assert a.shape == b.shape and a.dtype == b.dtype
+            torch.testing.assert_close(a.cpu(), b, equal_nan=True)
+
+
+def _cross_entropy(x, t):
+    """A language model's loss: [2, n] positions' logits flattened to rows (the padding inside the merged
+    dim), targets with ignore_index, mean and sum."""
+    logits = x @ torch.linspace(-1, 1, 40, device=x.device).reshape(8, 5) + x[..., :5]
+    return (torch.nn.functional.cross_entropy(logits.view(-1, 5), t.view(-1), ignore_index=-100),
+            torch.nn.functional.cross_entropy(logits.view(-1, 5), t.view(-1).clamp(min=0), reduction="sum"))
+
+
+def test_cross_entropy_of_flattened_positions_runs_padded():
+    """The padded rows' targets are made ignore_index: they add nothing to the loss, its count or the
+    gradient. Before: plans per size ("aten.nll_loss_forward.default is not known to be right on padded
+    tensors"; every causal LM's training step, `tools/causal_lm_sweep.py --train`)."""
+    f = torch.compile(_cross_entropy, backend="tpu", dynamic=True)
+    before = torch.tpu.plan_stats()
+    for n in (3, 6, 5, 8):
+        x, xc = B._poisoned(n, 8, seed=227)
+        x, xc = x.detach().requires_grad_(), xc.requires_grad_()
+        t = torch.randint(0, 5, (2, n), generator=torch.Generator().manual_seed(n))
+        t[0, 0] = t[1, -1] = -100
+        got, want = f(x, t.to("tpu")), _cross_entropy(xc, t)
+        w = [torch.tensor(0.7), torch.tensor(-1.3)]
+        ga, = torch.autograd.grad(got, x, [v.to("tpu") for v in w])
+        gb, = torch.autograd.grad(want, xc, w)
+        for a, b in zip(list(got) + [ga], list(want) + [gb]):
+            torch.testing.assert_close(a.detach().cpu(), b.detach(), rtol=1e-5, atol=1e-5)
+    after = torch.tpu.plan_stats()
+    assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
