@@ -996,6 +996,15 @@ class _Analysis:
             if any(_symbolic(d) for d in idx):  # padded ids hold anything: they read row 0
                 self.actions[node] = ("sanitize", [(1, None, idx)])
             return idx + (w[-1],)
+        if p is aten.embedding_dense_backward:  # rows of grad summed into the table's rows by index
+            _no_syms(node, a[2:])
+            g, idx = self.A(a[0]), self.A(a[1])
+            if g[:-1] != idx or _symbolic(g[-1]) or _arg(node, 4, "scale_grad_by_freq", False):
+                raise Refused("embedding_dense_backward of a grad laid out unlike its indices, or scaled by "
+                              "frequency")
+            if any(_symbolic(d) for d in idx):  # padded rows add a zero row to row 0
+                self.actions[node] = ("sanitize", [(0, None, g), (1, None, idx)])
+            return tuple(_atoms_of_expr(d) for d in val.shape)
         if p is aten.arange:
             start = 0 if t is aten.arange.default else a[0]
             end = a[-1] if t in (aten.arange.default, aten.arange.start) else None

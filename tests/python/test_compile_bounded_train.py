@@ -140,3 +140,43 @@ def test_cross_entropy_of_flattened_positions_runs_padded():
             torch.testing.assert_close(a.detach().cpu(), b.detach(), rtol=1e-5, atol=1e-5)
     after = torch.tpu.plan_stats()
     assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
+
+
+class _Embed(torch.nn.Module):
+    """Token ids through an embedding table (its gradient: the rows of the ids' gradients summed), one with a
+    padding_idx."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Embedding(11, 8)
+        self.b = torch.nn.Embedding(11, 8, padding_idx=3)
+
+    def forward(self, ids):
+        return (self.a(ids) * self.b(ids)).sum() + self.b(ids).sum()  # the backward expands its grad: its
+        # padding holds that grad too
+
+
+def test_embedding_backward_runs_padded():
+    """The padded ids and their gradient rows (an expanded sum's grad: not zero in the padding) add a zero
+    row to row 0. Before: plans per size ("aten.embedding_dense_backward.default is not known to be right on padded
+    tensors": llama, mistral, qwen2 with `tools/causal_lm_sweep.py --train`)."""
+    torch.manual_seed(229)
+    ref = _Embed()
+    dev = _Embed()
+    dev.load_state_dict(ref.state_dict())
+    f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
+    before = torch.tpu.plan_stats()
+    for n in (3, 6, 5, 8):
+        full = torch.randint(0, 11, (2, 8), generator=torch.Generator().manual_seed(n))
+        full[0, 0] = 3  # a padding_idx among the real ids
+        ids = full[:, :n].contiguous()
+        out = f(full.to("tpu")[:, :n])  # the padded ids are real ids: they would add into their rows
+        want = ref(ids)
+        w = torch.tensor(0.375)
+        got_g = torch.autograd.grad(out, list(dev.parameters()), w.to("tpu"))
+        want_g = torch.autograd.grad(want, list(ref.parameters()), w)
+        torch.testing.assert_close(out.detach().cpu(), want.detach(), rtol=1e-5, atol=1e-5)
+        for a, b in zip(got_g, want_g):
+            torch.testing.assert_close(a.cpu(), b, rtol=1e-5, atol=1e-5)
+    after = torch.tpu.plan_stats()
+    assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
