@@ -185,14 +185,22 @@ class _Graph:
         """Positions of the 0-d CPU tensor arguments (constants Dynamo lifted
         out of the model: torch.tensor(...) scalars, a rotary embedding's
         scaling), found on the first call; () when the graph has none or
-        returns a CPU tensor (moving its inputs would move it)."""
+        returns a CPU tensor to its caller: one such argument returned as
+        given stays the caller's CPU tensor (_call_any), and a forward's
+        tensors saved for its backward (a scale computed from such a
+        constant, gpt2's sqrt(2 / pi)) are the backward's, which takes them
+        on the device as well."""
         pos = self.scalars
         if pos is None:
             outs = [n for n in self.gm.graph.nodes if n.op == "output"]
-            vals = [getattr(o, "meta", {}).get("val") for o in (outs[0].args[0] if outs else ())
-                    if isinstance(o, torch.fx.Node)]
-            cpu_out = any(isinstance(v, torch.Tensor) and v.device.type == "cpu" for v in vals)
-            pos = () if cpu_out else tuple(i for i, a in enumerate(args) if _host_scalar(a))
+            phs = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
+            pos = tuple(i for i, a in enumerate(args) if _host_scalar(a))
+            user = self.gm.meta.get("torchtpu_user_outputs", 1 << 30)
+            cpu_out = any(isinstance(o, torch.fx.Node) and isinstance(o.meta.get("val"), torch.Tensor)
+                          and o.meta["val"].device.type == "cpu" and k < user
+                          and not (o.op == "placeholder" and phs.index(o) in pos)
+                          for k, o in enumerate(outs[0].args[0] if outs else ()))
+            pos = () if cpu_out else pos
             self.scalars = pos
         return pos
 
@@ -213,7 +221,13 @@ class _Graph:
         if pos:  # on the device, they are arguments of the plan, not values baked into its program
             dev = next((a.device for a in args if isinstance(a, torch.Tensor) and a.device.type == "tpu"), None)
             if dev is not None:
-                args = [a.to(dev) if i in pos and _host_scalar(a) else a for i, a in enumerate(args)]
+                moved = [a.to(dev) if i in pos and _host_scalar(a) else a for i, a in enumerate(args)]
+                back = {id(m): a for m, a in zip(moved, args) if m is not a}
+                out = self._call_sized(moved)  # an argument returned as given is the caller's CPU tensor
+                return type(out)(back.get(id(o), o) for o in out) if back else out
+        return self._call_sized(args)
+
+    def _call_sized(self, args):
         key, bound = self._split(args)
         if key:
             b = self._bounding()
@@ -444,6 +458,7 @@ def _partition(joint, joint_inputs, **kw):
     from torch._functorch.partitioners import default_partition
 
     fw, bw = default_partition(joint, joint_inputs, **kw)
+    fw.meta["torchtpu_user_outputs"] = kw["num_fwd_outputs"]  # the rest are saved for the backward
     if _dynamic_buckets.get_dynamic_buckets() is not False and any(
             isinstance(n.meta.get("val"), torch.SymInt) for n in fw.graph.nodes if n.op == "placeholder"):
         _bounded.split_saved(fw, bw, kw["num_fwd_outputs"])
