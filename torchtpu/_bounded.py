@@ -1044,7 +1044,7 @@ class _Analysis:
                  aten.new_full):
             k = 1 if p in (aten.new_zeros, aten.new_ones, aten.new_empty, aten.new_full) else 0
             _no_syms(node, a[:k] + a[k + 1:])  # sizes may be symbolic: they become the bounds
-            return tuple(_atoms_of_expr(d) for d in val.shape)
+            return _uniform(val, self.A(a[0]) if k else (), _tensor_val(a[0]) if k else None, self.atoms.values())
         if p is aten.eye:  # the identity's top-left n x m block is the identity of n x m (kimi's chunk eye)
             out = tuple(_atoms_of_expr(d) for d in val.shape)
             if any(_symbolic(d) and not _single(d) for d in out):
@@ -1077,6 +1077,13 @@ class _Analysis:
             _no_syms(node, a[2:])
             x, w = self.A(a[0]), self.A(a[1])
             offs, bias = _arg(node, 2, "offs"), _arg(node, 3, "bias")
+            if (len(x) == 2 and len(w) == 2 and _symbolic(x[1]) and x[1] == w[0] and not _symbolic(x[0])
+                    and not _symbolic(w[1]) and bias is None and offs is not None
+                    and not any(_symbolic(d) for d in self.A(offs))):
+                # [k, rows] times [rows, n] per group of rows (the experts' weight grads): the rows in the
+                # static order, the padding after every group, zeroed
+                self.actions[node] = ("kgroups", x[1])
+                return tuple(_atoms_of_expr(d) for d in val.shape)
             if (len(x) != 2 or len(w) != 3 or _symbolic(x[1]) or any(_symbolic(d) for d in w) or bias is not None
                     or offs is None or any(_symbolic(d) for d in self.A(offs))):
                 raise Refused("a grouped mm other than padded rows times static groups")
@@ -1202,20 +1209,24 @@ class _Analysis:
         i = used[0]
         ix = self.A(idxs[i])
         padded = any(_symbolic(d) for d in ix)
-        wrap, own = [], []
+        wrap, own, zero = [], [], []
         if _symbolic(dst[i]):
             wrap.append((1, i, dst[i]))
-        if padded:
+        want = dst[:i] + ix + dst[i + 1:]
+        if padded and len(ix) == 1 and ix[0] != dst[i] and _arg(node, 3, "accumulate", False) and vals == want:
+            # sums of rows into other rows (the experts' pair grads back to their tokens): a padded index
+            # adds a zero row to row 0
+            zero = [(1, i, ix), (2, None, vals)]
+        elif padded:
             if len(ix) != 1 or ix[0] != dst[i]:
                 raise Refused("index_put by padded indices other than along the dim they index")
             own.append((1, i, dst[i]))
-        want = dst[:i] + ix + dst[i + 1:]
         if len(vals) == len(want) == 1 and vals != want and self._relayout_arange(node.args[2], want[0]):
             vals = want
         if _bcast([vals, want], "index_put's values") != want:
             raise Refused("index_put of values laid out unlike the elements they write")
-        if wrap or own:
-            self.actions[node] = ("index", [], wrap, own)
+        if wrap or own or zero:
+            self.actions[node] = ("index", zero, wrap, own)
         return dst
 
     def _relayout_arange(self, x, dim):
@@ -1359,6 +1370,34 @@ def _size(dim, bounds):
     for a in dim:
         n *= bounds[a] if isinstance(a, str) else a
     return n
+
+
+def _uniform(val, like=(), like_val=None, known=()):
+    """Atoms of a tensor of one value (zeros, full, empty): a dim that merges
+    symbols takes the layout of a dim of the same size of `like` (new_zeros'
+    self), else of the first tensor before it with such a dim (a flattened
+    batch of tokens: batch outermost), else one of its own. Any layout holds
+    the static run's values there; what combines it with other tensors
+    checks theirs agree."""
+    out = []
+    for d in val.shape:
+        try:
+            out.append(_atoms_of_expr(d))
+            continue
+        except Refused:
+            pass
+        e = _expr(d)
+        same = [at for at, x in zip(like, like_val.shape if like_val is not None else ())
+                if _symbolic(at) and _expr(x) == e]
+        for atoms in known if not same else ():
+            for at in atoms if isinstance(atoms, tuple) else ():
+                try:
+                    if len(at) > 1 and _symbolic(at) and _dim_of_atoms(at) == e:
+                        same.append(at)
+                except Refused:
+                    continue
+        out.append(same[0] if same else _atoms_of_expr(d, any_layout=True))
+    return tuple(out)
 
 
 def _row_major(val):
@@ -2001,6 +2040,12 @@ class _Padded(torch.fx.Interpreter):
             return x.index_select(d, torch.clamp(j, max=x.shape[d] - 1))
         if act[0] == "iota":  # an arange laid out as a dim with padding inside: the static run's positions
             return self.static_of(act[1], node.target(*args, **kwargs))
+        if act[0] == "kgroups":  # groups of the contracted rows, in the static order, the padding zeroed
+            dim = act[1]
+            keep = torch.arange(_size(dim, self.bounds), device=self.device) < self.count(dim)
+            x = torch.where(keep, self.compacted(args[0], 1, dim), 0).to(args[0].dtype)
+            w = torch.where(keep[:, None], self.compacted(args[1], 0, dim), 0).to(args[1].dtype)
+            return node.target(x, w, *args[2:], **kwargs)
         if act[0] == "rows":  # row groups of a grouped mm, in the static order
             x = self.compacted(args[0], 0, act[1])
             return self.laid_out(node.target(x, *args[1:], **kwargs), 0, act[1])

@@ -180,3 +180,39 @@ def test_embedding_backward_runs_padded():
             torch.testing.assert_close(a.cpu(), b, rtol=1e-5, atol=1e-5)
     after = torch.tpu.plan_stats()
     assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
+
+
+class _MoEParams(torch.nn.Module):
+    """test_compile_bounded's grouped-mm experts, its output summed with a weight per position (the backward
+    expands that grad over the padding too)."""
+
+    def __init__(self):
+        super().__init__()
+        self.moe = B._GroupedMoE()
+
+    def forward(self, x):
+        out = self.moe(x)[0]
+        return (out * torch.linspace(-1, 1, 8, device=x.device)).sum()
+
+
+def test_grouped_mm_experts_backward_runs_padded():
+    """The experts' weight grads are grouped mms contracting the (token, expert) pairs (in the static order,
+    the padding zeroed), the pairs' grads are summed back into their tokens by index_put with accumulate
+    (a padded pair adds a zero row to row 0), and zeros of the flattened tokens take the tokens' layout.
+    Before: plans per size ("a new dim of size 2*s27*s52 whose layout is unknown"; mixtral's training step,
+    `tools/causal_lm_sweep.py --train`)."""
+    torch.manual_seed(233)
+    ref = _MoEParams()
+    dev = _MoEParams()
+    dev.load_state_dict(ref.state_dict())
+    f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
+    before = torch.tpu.plan_stats()
+    for n in (3, 6, 5, 8):
+        x, xc = B._poisoned(n, 8, seed=233)
+        x, xc = x.detach().requires_grad_(), xc.requires_grad_()
+        got = torch.autograd.grad(f(x), [x] + list(dev.parameters()))
+        want = torch.autograd.grad(ref(xc), [xc] + list(ref.parameters()))
+        for a, b in zip(got, want):
+            torch.testing.assert_close(a.cpu(), b, rtol=1e-4, atol=1e-4)
+    after = torch.tpu.plan_stats()
+    assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
