@@ -649,10 +649,12 @@ class _Analysis:
             grad = self.A(a[0])
             d = a[2] % len(out)
             start, step = _static_int(a[3]), _static_int(a[5])
-            if (step != 1 or len(grad) != len(out) or _has_sym([a[2], step])
+            if (len(grad) != len(out) or _has_sym([a[2], step])
                     or any(grad[k] != out[k] for k in range(len(out)) if k != d)):
-                raise Refused("slice_backward of a step other than 1, or of a grad laid out unlike its input")
+                raise Refused("slice_backward of a grad laid out unlike its input")
             if _symbolic(out[d]) or _symbolic(grad[d]) or _has_sym([start]):
+                if step != 1:
+                    raise Refused("slice_backward along a symbolic dim with a step other than 1")
                 if any(_symbolic(x) and not _prefix(x) for x in (out[d], grad[d])):
                     raise Refused("slice_backward along a dim padded inside")
                 at = _expr(start.meta["val"]) if _has_sym([start]) else start

@@ -216,3 +216,15 @@ def test_grouped_mm_experts_backward_runs_padded():
             torch.testing.assert_close(a.cpu(), b, rtol=1e-4, atol=1e-4)
     after = torch.tpu.plan_stats()
     assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
+
+
+def _interleaved(x):
+    """An interleaved rotary embedding's halves (cohere's x[..., ::2], x[..., 1::2]) along the static dim."""
+    y = x @ torch.linspace(-1, 1, 48, device=x.device).reshape(8, 6)  # a static last dim (dynamic=True: x's is not)
+    a, b = y[..., ::2], y[..., 1::2]
+    return torch.stack([-b * 2, a], dim=-1).flatten(-2) * y.sum(1, keepdim=True)
+
+
+def test_strided_slices_of_a_static_dim_backward_runs_padded():
+    """Before: plans per size ("slice_backward of a step other than 1"; cohere's training step)."""
+    assert _train(_interleaved, (3, 6, 5, 8), 8, seed=239) == (8, 0)
