@@ -1590,8 +1590,10 @@ def analyze(gm, atoms_only=False):
     sizes = set()
     for node in gm.graph.nodes:
         v = node.meta.get("val") if node.op == "placeholder" else None
-        if isinstance(v, torch.Tensor):
-            sizes |= {x.name for d in v.shape if isinstance(d, torch.SymInt) for x in d.node.expr.free_symbols}
+        if isinstance(v, torch.Tensor):  # a sum of symbols (a backward's saved [b, k + n, d] of
+            # logits_to_keep's k) leaves its symbols free to be values
+            sizes |= {x.name for d in v.shape if isinstance(d, torch.SymInt) and not _sum_of_symbols(d.node.expr)
+                      for x in d.node.expr.free_symbols}
     values = {}
     for node in gm.graph.nodes:
         v = node.meta.get("val") if node.op == "placeholder" else None
@@ -1606,6 +1608,10 @@ def analyze(gm, atoms_only=False):
     finally:
         _PINS.reset(token)
         _VALUES.reset(vtoken)
+
+
+def _sum_of_symbols(e):
+    return any(isinstance(x, sympy.Add) and len(x.free_symbols) > 1 for x in sympy.preorder_traversal(e))
 
 
 def _new_sizes(gm):

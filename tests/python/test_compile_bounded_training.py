@@ -9,7 +9,10 @@ forward saves for the backward (s0, 4*s0) are outputs made on the host,
 inputs it saves are returned as given (views of them replayed), a size used
 as a value (a mean's backward divides by its count) is the real size at
 run time, and the backward ops that sum over rows (layer norm's and
-softmax's backward) read zeros in the padding."""
+softmax's backward) read zeros in the padding. Then, per rule, the graphs
+of test_compile_bounded trained (slices' and pads' backward, a chunk pad the
+forward saves, nll_loss, embedding and grouped-mm experts' backward), with
+the tangents' padding poisoned too where their padded dim is the first."""
 import copy
 import gc
 
@@ -17,6 +20,7 @@ import pytest
 import torch
 import torch.nn as nn
 
+import test_compile_bounded as B
 from torchtpu import _compile
 
 TOL = {"rtol": 1e-5, "atol": 1e-5}
@@ -124,3 +128,239 @@ def test_training_with_buckets_off_keeps_plans_per_size_and_is_right():
     finally:
         torch.tpu.set_dynamic_buckets(None)
     assert captures == 2 * 3, captures
+
+
+# Per rule: test_compile_bounded's graphs (and a few more) trained: the rules backward ops need.
+
+def _grads(fn, x, tangents):
+    """fn(x)'s floating outputs that need grad, and the grad of x for the tangents (one per output, each
+    given as a function of the output)."""
+    outs = fn(x)
+    outs = [o for o in (outs if isinstance(outs, (tuple, list)) else (outs,))
+            if isinstance(o, torch.Tensor) and o.requires_grad]
+    ts = [t(o) for t, o in zip(tangents, outs)]
+    grad, = torch.autograd.grad(outs, x, ts)
+    return [o.detach().cpu() for o in outs], grad.cpu()
+
+
+def _train(fn, lengths, bound, seed, rows=False, tol=1e-4):
+    """fn compiled dynamic=True on poisoned inputs of each length: outputs and x's gradient equal CPU's.
+    Returns (calls padded, calls at their own sizes), forward and backward together."""
+    f = torch.compile(fn, backend="tpu", dynamic=True)
+    before = torch.tpu.plan_stats()
+    for n in lengths:
+        x, xc = B._rows(n, bound, seed=seed) if rows else B._poisoned(n, bound, seed=seed)
+        x = x.detach().requires_grad_()  # still narrowing the poisoned tensor
+        xc = xc.requires_grad_()
+        g = torch.Generator().manual_seed(seed)
+
+        def tangent(o, dev):
+            t = torch.randn(o.shape, generator=g)
+            if dev == "cpu" or not rows or o.dim() == 0:
+                return t.to(dev)
+            full = torch.full((o.shape[0] + 3,) + tuple(o.shape[1:]), 3e4)
+            full[: o.shape[0]] = t
+            return full.to(dev)[: o.shape[0]]  # a tangent whose padding is poisoned too
+
+        want = _grads(fn, xc, [lambda o: tangent(o, "cpu")] * 16)
+        g.manual_seed(seed)
+        got = _grads(f, x, [lambda o: tangent(o, "tpu")] * 16)
+        assert len(got[0]) == len(want[0])
+        for a, b in zip(got[0] + [got[1]], want[0] + [want[1]]):
+            assert a.shape == b.shape
+            torch.testing.assert_close(a, b, rtol=tol, atol=tol, equal_nan=True)
+    after = torch.tpu.plan_stats()
+    return after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]
+
+
+def _keep_last(x):
+    return B._keep_last(x, 1)
+
+
+# (name, function, lengths, bucket bound, what ran per size or failed before)
+CASES = [
+    ("last_k", _keep_last, (3, 5, 6, 7), 8, "slice_backward of x[:, -1:]: per size"),
+    ("first_rows", B._scaled, (3, 6, 5, 7), 8, "slice_backward of (x * 3)[:1]: per size"),
+    ("indexer", B._indexer, (3, 6, 5, 9, 15), 16, "slice_backward to Min(16, n), topk and scatter's backward"),
+    ("chunk_means", B._chunk_means, (3, 5, 25, 30), 32,
+     "a chunk pad (8 - n % 8) % 8 the forward saves, the backward's crop back to n: per size"),
+    ("chunked", B._chunked, (3, 5, 7, 25, 30), 32, "as chunk_means, and a permuted new_empty_strided"),
+    ("select_writes", B._select_writes, (3, 6, 5, 8), 8, "a saved stride, new_empty_strided: per size"),
+    ("pads", B._pads, (3, 6, 5, 8), 8, "constant_pad_nd cropping (a pad's backward): per size"),
+    ("moments", B._moments, (3, 6, 5, 8), 8, "var/std's backward scales by 2 / (n - 1), a float: per size"),
+    ("cat_empty", B._cat_with_legacy_empty, (3, 6, 5, 8), 8,
+     "KeyError: a size only an expand of the backward uses (read as a pinned value)"),
+    ("norms", B._norms, (3, 6, 5, 8), 8,
+     "setStorage error: log_sigmoid_forward's buffer was empty on tpu, [2, n, 8] in the graph"),
+]
+
+
+@pytest.mark.parametrize("name,fn,lengths,bound,before", CASES, ids=[c[0] for c in CASES])
+def test_training_graphs_run_padded(name, fn, lengths, bound, before):
+    padded, sized = _train(fn, lengths, bound, seed=211, tol=1e-3 if name == "chunked" else 1e-4)
+    assert sized == 0 and padded == 2 * len(lengths), (padded, sized)
+    gs = _graphs()
+    assert len(gs) >= 2 and all(g.bounding is not None for g in gs), [g.unbounded for g in gs]
+
+
+def _row_slices(x):
+    """Rows sliced to a symbolic end (n - 2), from a static start (1:), and a crop of the padded dim: their
+    backward writes each gradient into zeros of n rows, and what lies past the gradient's real end (the
+    tangents' poisoned padding) must read as zero."""
+    return (x[:-2] * 2, x[1:] * 3, torch.nn.functional.pad(x, (0, 0, -1, -1)) * 4,
+            torch.nn.functional.pad(x, (0, 0, 2, -3), value=1.5))
+
+
+def test_row_slices_backward_with_poisoned_tangents():
+    assert _train(_row_slices, (4, 6, 5, 8), 8, seed=223, rows=True) == (8, 0)
+
+
+def test_log_sigmoid_buffer_is_the_inputs_shape():
+    """CPU's log_sigmoid_forward returns its buffer exp(-|x|) of the input's shape, as the meta function
+    says; tpu's was empty, so a compiled graph saving it for the backward failed when padded."""
+    x = torch.tensor([-3.0, -0.5, 0.0, 0.7, 5.0, float("nan"), float("inf"), -float("inf")])
+    for dt in (torch.float32, torch.float64, torch.bfloat16):
+        want = torch.ops.aten.log_sigmoid_forward(x.to(dt))
+        got = torch.ops.aten.log_sigmoid_forward(x.to(dt).to("tpu"))
+        for a, b in zip(got, want):
+            assert a.shape == b.shape and a.dtype == b.dtype
+            torch.testing.assert_close(a.cpu(), b, equal_nan=True)
+
+
+def _cross_entropy(x, t):
+    """A language model's loss: [2, n] positions' logits flattened to rows (the padding inside the merged
+    dim), targets with ignore_index, mean and sum."""
+    logits = x @ torch.linspace(-1, 1, 40, device=x.device).reshape(8, 5) + x[..., :5]
+    return (torch.nn.functional.cross_entropy(logits.view(-1, 5), t.view(-1), ignore_index=-100),
+            torch.nn.functional.cross_entropy(logits.view(-1, 5), t.view(-1).clamp(min=0), reduction="sum"))
+
+
+def test_cross_entropy_of_flattened_positions_runs_padded():
+    """The padded rows' targets are made ignore_index: they add nothing to the loss, its count or the
+    gradient. Before: plans per size ("aten.nll_loss_forward.default is not known to be right on padded
+    tensors"; every causal LM's training step, `tools/causal_lm_sweep.py --train`)."""
+    f = torch.compile(_cross_entropy, backend="tpu", dynamic=True)
+    before = torch.tpu.plan_stats()
+    for n in (3, 6, 5, 8):
+        x, xc = B._poisoned(n, 8, seed=227)
+        x, xc = x.detach().requires_grad_(), xc.requires_grad_()
+        t = torch.randint(0, 5, (2, n), generator=torch.Generator().manual_seed(n))
+        t[0, 0] = t[1, -1] = -100
+        got, want = f(x, t.to("tpu")), _cross_entropy(xc, t)
+        w = [torch.tensor(0.7), torch.tensor(-1.3)]
+        ga, = torch.autograd.grad(got, x, [v.to("tpu") for v in w])
+        gb, = torch.autograd.grad(want, xc, w)
+        for a, b in zip(list(got) + [ga], list(want) + [gb]):
+            torch.testing.assert_close(a.detach().cpu(), b.detach(), rtol=1e-5, atol=1e-5)
+    after = torch.tpu.plan_stats()
+    assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
+
+
+class _Embed(torch.nn.Module):
+    """Token ids through an embedding table (its gradient: the rows of the ids' gradients summed), one with a
+    padding_idx."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Embedding(11, 8)
+        self.b = torch.nn.Embedding(11, 8, padding_idx=3)
+
+    def forward(self, ids):
+        return (self.a(ids) * self.b(ids)).sum() + self.b(ids).sum()  # the backward expands its grad: its
+        # padding holds that grad too
+
+
+def test_embedding_backward_runs_padded():
+    """The padded ids and their gradient rows (an expanded sum's grad: not zero in the padding) add a zero
+    row to row 0. Before: plans per size ("aten.embedding_dense_backward.default is not known to be right on padded
+    tensors": llama, mistral, qwen2 with `tools/causal_lm_sweep.py --train`)."""
+    torch.manual_seed(229)
+    ref = _Embed()
+    dev = _Embed()
+    dev.load_state_dict(ref.state_dict())
+    f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
+    before = torch.tpu.plan_stats()
+    for n in (3, 6, 5, 8):
+        full = torch.randint(0, 11, (2, 8), generator=torch.Generator().manual_seed(n))
+        full[0, 0] = 3  # a padding_idx among the real ids
+        ids = full[:, :n].contiguous()
+        out = f(full.to("tpu")[:, :n])  # the padded ids are real ids: they would add into their rows
+        want = ref(ids)
+        w = torch.tensor(0.375)
+        got_g = torch.autograd.grad(out, list(dev.parameters()), w.to("tpu"))
+        want_g = torch.autograd.grad(want, list(ref.parameters()), w)
+        torch.testing.assert_close(out.detach().cpu(), want.detach(), rtol=1e-5, atol=1e-5)
+        for a, b in zip(got_g, want_g):
+            torch.testing.assert_close(a.cpu(), b, rtol=1e-5, atol=1e-5)
+    after = torch.tpu.plan_stats()
+    assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
+
+
+class _MoEParams(torch.nn.Module):
+    """test_compile_bounded's grouped-mm experts, its output summed with a weight per position (the backward
+    expands that grad over the padding too)."""
+
+    def __init__(self):
+        super().__init__()
+        self.moe = B._GroupedMoE()
+
+    def forward(self, x):
+        out = self.moe(x)[0]
+        return (out * torch.linspace(-1, 1, 8, device=x.device)).sum()
+
+
+def test_grouped_mm_experts_backward_runs_padded():
+    """The experts' weight grads are grouped mms contracting the (token, expert) pairs (in the static order,
+    the padding zeroed), the pairs' grads are summed back into their tokens by index_put with accumulate
+    (a padded pair adds a zero row to row 0), and zeros of the flattened tokens take the tokens' layout.
+    Before: plans per size ("a new dim of size 2*s27*s52 whose layout is unknown"; mixtral's training step,
+    `tools/causal_lm_sweep.py --train`)."""
+    torch.manual_seed(233)
+    ref = _MoEParams()
+    dev = _MoEParams()
+    dev.load_state_dict(ref.state_dict())
+    f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
+    before = torch.tpu.plan_stats()
+    for n in (3, 6, 5, 8):
+        x, xc = B._poisoned(n, 8, seed=233)
+        x, xc = x.detach().requires_grad_(), xc.requires_grad_()
+        got = torch.autograd.grad(f(x), [x] + list(dev.parameters()))
+        want = torch.autograd.grad(ref(xc), [xc] + list(ref.parameters()))
+        for a, b in zip(got, want):
+            torch.testing.assert_close(a.cpu(), b, rtol=1e-4, atol=1e-4)
+    after = torch.tpu.plan_stats()
+    assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
+
+
+def _interleaved(x):
+    """An interleaved rotary embedding's halves (cohere's x[..., ::2], x[..., 1::2]) along the static dim."""
+    y = x @ torch.linspace(-1, 1, 48, device=x.device).reshape(8, 6)  # a static last dim (dynamic=True: x's is not)
+    a, b = y[..., ::2], y[..., 1::2]
+    return torch.stack([-b * 2, a], dim=-1).flatten(-2) * y.sum(1, keepdim=True)
+
+
+def test_strided_slices_of_a_static_dim_backward_runs_padded():
+    """Before: plans per size ("slice_backward of a step other than 1"; cohere's training step)."""
+    assert _train(_interleaved, (3, 6, 5, 8), 8, seed=239) == (8, 0)
+
+
+@pytest.mark.parametrize("keep", [0, 2])
+def test_the_last_positions_kept_backward_runs_padded(keep):
+    """transformers' logits_to_keep (an integer argument, symbolic under dynamic=True): the forward keeps
+    x[:, -k:] and saves for the backward tensors whose sizes are a sum of two symbols (k + n); k is read at
+    its first value (pinned) there as in the forward. Before: plans per size ("a size s55 +
+    s70 that is neither a product of symbols nor a symbol plus a constant"; bloom, falcon, gpt2's training
+    step)."""
+    f = torch.compile(lambda x, k: B._keep_last(x, k) * x[:, :1], backend="tpu", dynamic=True)
+    before = torch.tpu.plan_stats()
+    for n in (3, 6, 5, 8):
+        x, xc = B._poisoned(n, 8, seed=241)
+        x, xc = x.detach().requires_grad_(), xc.requires_grad_()
+        got, want = f(x, keep), B._keep_last(xc, keep) * xc[:, :1]
+        w = torch.randn(want.shape, generator=torch.Generator().manual_seed(n))
+        ga, = torch.autograd.grad(got, x, w.to("tpu"))
+        gb, = torch.autograd.grad(want, xc, w)
+        torch.testing.assert_close(got.detach().cpu(), want.detach(), **TOL)
+        torch.testing.assert_close(ga.cpu(), gb, **TOL)
+    after = torch.tpu.plan_stats()
+    assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
