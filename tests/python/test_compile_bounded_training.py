@@ -132,6 +132,20 @@ def test_training_with_buckets_off_keeps_plans_per_size_and_is_right():
 
 # Per rule: test_compile_bounded's graphs (and a few more) trained: the rules backward ops need.
 
+def _compiled_pair(cls, seed):
+    """(CPU module, the same weights on tpu compiled dynamic=True, the plan counts before any call)."""
+    torch.manual_seed(seed)
+    ref, dev = cls(), cls()
+    dev.load_state_dict(ref.state_dict())
+    return ref, dev, torch.compile(dev.to("tpu"), backend="tpu", dynamic=True), torch.tpu.plan_stats()
+
+
+def _calls_since(before):
+    """(calls padded, calls at their own sizes) since `before` (torch.tpu.plan_stats())."""
+    after = torch.tpu.plan_stats()
+    return after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]
+
+
 def _grads(fn, x, tangents):
     """fn(x)'s floating outputs that need grad, and the grad of x for the tangents (one per output, each
     given as a function of the output)."""
@@ -169,8 +183,7 @@ def _train(fn, lengths, bound, seed, rows=False, tol=1e-4):
         for a, b in zip(got[0] + [got[1]], want[0] + [want[1]]):
             assert a.shape == b.shape
             torch.testing.assert_close(a, b, rtol=tol, atol=tol, equal_nan=True)
-    after = torch.tpu.plan_stats()
-    return after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]
+    return _calls_since(before)
 
 
 def _keep_last(x):
@@ -252,8 +265,7 @@ def test_cross_entropy_of_flattened_positions_runs_padded():
         gb, = torch.autograd.grad(want, xc, w)
         for a, b in zip(list(got) + [ga], list(want) + [gb]):
             torch.testing.assert_close(a.detach().cpu(), b.detach(), rtol=1e-5, atol=1e-5)
-    after = torch.tpu.plan_stats()
-    assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
+    assert _calls_since(before) == (8, 0)
 
 
 class _Embed(torch.nn.Module):
@@ -274,12 +286,7 @@ def test_embedding_backward_runs_padded():
     """The padded ids and their gradient rows (an expanded sum's grad: not zero in the padding) add a zero
     row to row 0. Before: plans per size ("aten.embedding_dense_backward.default is not known to be right on padded
     tensors": llama, mistral, qwen2 with `tools/causal_lm_sweep.py --train`)."""
-    torch.manual_seed(229)
-    ref = _Embed()
-    dev = _Embed()
-    dev.load_state_dict(ref.state_dict())
-    f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
-    before = torch.tpu.plan_stats()
+    ref, dev, f, before = _compiled_pair(_Embed, 229)
     for n in (3, 6, 5, 8):
         full = torch.randint(0, 11, (2, 8), generator=torch.Generator().manual_seed(n))
         full[0, 0] = 3  # a padding_idx among the real ids
@@ -292,8 +299,7 @@ def test_embedding_backward_runs_padded():
         torch.testing.assert_close(out.detach().cpu(), want.detach(), rtol=1e-5, atol=1e-5)
         for a, b in zip(got_g, want_g):
             torch.testing.assert_close(a.cpu(), b, rtol=1e-5, atol=1e-5)
-    after = torch.tpu.plan_stats()
-    assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
+    assert _calls_since(before) == (8, 0)
 
 
 class _MoEParams(torch.nn.Module):
@@ -315,12 +321,7 @@ def test_grouped_mm_experts_backward_runs_padded():
     (a padded pair adds a zero row to row 0), and zeros of the flattened tokens take the tokens' layout.
     Before: plans per size ("a new dim of size 2*s27*s52 whose layout is unknown"; mixtral's training step,
     `tools/causal_lm_sweep.py --train`)."""
-    torch.manual_seed(233)
-    ref = _MoEParams()
-    dev = _MoEParams()
-    dev.load_state_dict(ref.state_dict())
-    f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
-    before = torch.tpu.plan_stats()
+    ref, dev, f, before = _compiled_pair(_MoEParams, 233)
     for n in (3, 6, 5, 8):
         x, xc = B._poisoned(n, 8, seed=233)
         x, xc = x.detach().requires_grad_(), xc.requires_grad_()
@@ -328,8 +329,7 @@ def test_grouped_mm_experts_backward_runs_padded():
         want = torch.autograd.grad(ref(xc), [xc] + list(ref.parameters()))
         for a, b in zip(got, want):
             torch.testing.assert_close(a.cpu(), b, rtol=1e-4, atol=1e-4)
-    after = torch.tpu.plan_stats()
-    assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
+    assert _calls_since(before) == (8, 0)
 
 
 def _interleaved(x):
@@ -362,5 +362,4 @@ def test_the_last_positions_kept_backward_runs_padded(keep):
         gb, = torch.autograd.grad(want, xc, w)
         torch.testing.assert_close(got.detach().cpu(), want.detach(), **TOL)
         torch.testing.assert_close(ga.cpu(), gb, **TOL)
-    after = torch.tpu.plan_stats()
-    assert (after["padded_calls"] - before["padded_calls"], after["size_calls"] - before["size_calls"]) == (8, 0)
+    assert _calls_since(before) == (8, 0)

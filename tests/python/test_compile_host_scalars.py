@@ -27,6 +27,16 @@ def _old():
     return {id(g) for g in gc.get_objects() if type(g) is _compile._Graph}
 
 
+def _pair(cls):
+    """(graphs before, CPU module, the same weights on tpu, that compiled dynamic=True)."""
+    torch._dynamo.reset()
+    old = _old()
+    torch.manual_seed(0)
+    ref, dev = cls(), cls()
+    dev.load_state_dict(ref.state_dict())
+    return old, ref, dev, torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
+
+
 class Scaled(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -38,13 +48,7 @@ class Scaled(torch.nn.Module):
 
 
 def test_a_lifted_float_is_an_argument_of_the_plan():
-    torch._dynamo.reset()
-    old = _old()
-    torch.manual_seed(0)
-    ref = Scaled()
-    dev = Scaled()
-    dev.load_state_dict(ref.state_dict())
-    f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
+    old, ref, dev, f = _pair(Scaled)
     with torch.no_grad():
         for n, scale in ((3, 0.5), (5, 0.5), (3, 0.25), (6, -2.0)):
             ref.scale = dev.scale = scale
@@ -95,13 +99,7 @@ def test_a_cpu_scale_saved_for_the_backward_is_captured():
     among the forward's outputs): the scalar goes to the device all the same, and the backward takes the
     saved scale there. Before: "argument 13 is not a tpu tensor", the forward op by op for good (gpt2's
     training step, `tools/causal_lm_sweep.py --train`)."""
-    torch._dynamo.reset()
-    old = _old()
-    torch.manual_seed(0)
-    ref = NewGelu()
-    dev = NewGelu()
-    dev.load_state_dict(ref.state_dict())
-    f = torch.compile(dev.to("tpu"), backend="tpu", dynamic=True)
+    old, ref, dev, f = _pair(NewGelu)
     before = torch.tpu.plan_stats()
     for seed in range(3):
         x = torch.randn(4, 8, generator=torch.Generator().manual_seed(seed))
