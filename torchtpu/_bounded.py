@@ -534,8 +534,12 @@ _SAME = {aten.clone, aten.contiguous, aten.alias, aten.detach, aten.lift_fresh_c
 
 
 # Elementwise ops PyTorch does not tag pointwise (copy: self's shape and dtype, src's values broadcast;
-# masked_fill.Tensor: a 0-d value; log_sigmoid_backward: grad, input and buffer of one shape).
-_ELEMENTWISE = {aten.floor_divide, aten.copy, aten.polar, aten.masked_fill, aten.log_sigmoid_backward}
+# masked_fill.Tensor: a 0-d value; hardswish; activations' backward: grad and input or result of one shape,
+# numbers).
+_ELEMENTWISE = {aten.floor_divide, aten.copy, aten.polar, aten.masked_fill, aten.hardswish, aten.log_sigmoid_backward,
+                aten.elu_backward, aten.hardshrink_backward, aten.hardsigmoid_backward, aten.hardswish_backward,
+                aten.hardtanh_backward, aten.leaky_relu_backward, aten.mish_backward, aten.softplus_backward,
+                aten.softshrink_backward}
 
 # Tensors laid out as their first argument, of values that do not read it (a rand_like is not: its
 # draws at the bounds' sizes would not be the static run's).

@@ -190,6 +190,14 @@ def _keep_last(x):
     return B._keep_last(x, 1)
 
 
+def _activations(x):
+    """Activations whose backward ops PyTorch does not tag pointwise (qwen3_next's softplus)."""
+    F = torch.nn.functional
+    y = x / 3e4 + x.clamp(-2, 2)
+    return (F.elu(y), F.hardshrink(y), F.hardsigmoid(y), F.hardswish(y), F.hardtanh(y), F.leaky_relu(y),
+            F.mish(y), F.softplus(y), F.softshrink(y), F.celu(y), F.selu(y))
+
+
 # (name, function, lengths, bucket bound, what ran per size or failed before)
 CASES = [
     ("last_k", _keep_last, (3, 5, 6, 7), 8, "slice_backward of x[:, -1:]: per size"),
@@ -201,6 +209,7 @@ CASES = [
     ("select_writes", B._select_writes, (3, 6, 5, 8), 8, "a saved stride, new_empty_strided: per size"),
     ("pads", B._pads, (3, 6, 5, 8), 8, "constant_pad_nd cropping (a pad's backward): per size"),
     ("moments", B._moments, (3, 6, 5, 8), 8, "var/std's backward scales by 2 / (n - 1), a float: per size"),
+    ("activations", _activations, (3, 6, 5, 8), 8, "hardswish, softplus_backward... not known: per size"),
     ("cat_empty", B._cat_with_legacy_empty, (3, 6, 5, 8), 8,
      "KeyError: a size only an expand of the backward uses (read as a pinned value)"),
     ("norms", B._norms, (3, 6, 5, 8), 8,
