@@ -1491,6 +1491,33 @@ def _alias_root(node):
     return None
 
 
+def _view_base(node):
+    """The node a chain of views starts from (node itself when it is no view)."""
+    while (isinstance(node, torch.fx.Node) and node.op == "call_function"
+           and getattr(node.target, "is_view", False) and node.args):
+        node = node.args[0]
+    return node
+
+
+def _no_shared_views(gm, outs):
+    """Refuses a forward two of whose user-visible outputs view one tensor
+    the graph makes (x and its expand): AOTAutograd rebuilds one from their base
+    with the strides and offset of the tensor returned, and a padded run's
+    outputs (each its own tensor, compacted) hold no such layout over the
+    other's storage (graph fuzzer dynamic 45:37: a setStorage error)."""
+    users = gm.meta.get("torchtpu_user_outputs")  # an AOTAutograd forward's (_compile._partition)
+    if users is None:
+        return
+    seen = {}
+    for o in outs[:users]:
+        base = _view_base(o)
+        if not isinstance(base, torch.fx.Node) or base.op == "placeholder":
+            continue
+        if base in seen and (seen[base] is not o or base is not o):
+            raise Refused("outputs that view one tensor the graph makes")
+        seen.setdefault(base, o)
+
+
 def _nodes_in(x):
     if isinstance(x, (list, tuple)):
         return [n for y in x for n in _nodes_in(y)]
@@ -1675,6 +1702,7 @@ def _analyze(gm, atoms_only, pins, values, shapes=()):
             outs = node.args[0]
             if not isinstance(outs, (list, tuple)):
                 raise Refused("a graph whose output is not a tuple")
+            _no_shared_views(gm, outs)
             specs = []
             for k, o in enumerate(outs):
                 if o is None:

@@ -372,3 +372,27 @@ def test_the_last_positions_kept_backward_runs_padded(keep):
         torch.testing.assert_close(got.detach().cpu(), want.detach(), **TOL)
         torch.testing.assert_close(ga.cpu(), gb, **TOL)
     assert _calls_since(before) == (8, 0)
+
+
+def _and_its_expand(x, w):
+    v = x.transpose(-2, -1) @ w
+    return v, v.unsqueeze(0).expand(6, *v.shape), v.unsqueeze(0).expand(6, *v.shape)[1:]
+
+
+def test_outputs_that_view_one_tensor_with_grad():
+    """Graph fuzzer 45:37 (--family dynamic): two outputs view one tensor (v and its expand); AOTAutograd
+    rebuilds the expand from their base with the strides and offset of the tensor the graph returned, and a
+    padded run's compacted output has its own (a setStorage error at every length). Such a forward keeps
+    plans per size; outputs and gradients equal CPU's."""
+    f = torch.compile(_and_its_expand, backend="tpu", dynamic=True)
+    for n in (33, 17, 6, 17):
+        x = torch.randn(6, n, generator=torch.Generator().manual_seed(n))
+        w = torch.randn(6, 3, generator=torch.Generator().manual_seed(n + 1))
+        res = []
+        for dev in ("cpu", "tpu"):
+            xl, wl = x.to(dev).requires_grad_(), w.to(dev).requires_grad_()
+            outs = (f if dev == "tpu" else _and_its_expand)(xl * 1, wl * 1)
+            grads = torch.autograd.grad([o.sum() * (k + 1) for k, o in enumerate(outs)], [xl, wl])
+            res.append([o.detach().cpu() for o in outs] + [g.cpu() for g in grads])
+        for a, b in zip(res[1], res[0]):
+            torch.testing.assert_close(a, b, **TOL)
