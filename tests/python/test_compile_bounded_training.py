@@ -376,14 +376,16 @@ def test_the_last_positions_kept_backward_runs_padded(keep):
 
 def _and_its_expand(x, w):
     v = x.transpose(-2, -1) @ w
-    return v, v.unsqueeze(0).expand(6, *v.shape), v.unsqueeze(0).expand(6, *v.shape)[1:]
+    m = (x.transpose(-2, -1) @ x).masked_fill(x[:1].t() > 0.5, -1.0)
+    return v, v.unsqueeze(0).expand(6, *v.shape), v.unsqueeze(0).expand(6, *v.shape)[1:], m, m.narrow(1, 0, m.shape[1] - 2)
 
 
 def test_outputs_that_view_one_tensor_with_grad():
-    """Graph fuzzer 45:37 (--family dynamic): two outputs view one tensor (v and its expand); AOTAutograd
-    rebuilds the expand from their base with the strides and offset of the tensor the graph returned, and a
-    padded run's compacted output has its own (a setStorage error at every length). Such a forward keeps
-    plans per size; outputs and gradients equal CPU's."""
+    """Graph fuzzer 45:37 and 45:41 (--family dynamic): two outputs view one tensor (v and its expand, m and
+    its narrow); AOTAutograd rebuilds one from their base with the strides and offset of the tensor the
+    graph returned, and a padded run's compacted output has its own: a setStorage error at every length, or
+    (45:41) the narrow's elements read from the wrong places, silently. Such a forward keeps plans per
+    size; outputs and gradients equal CPU's."""
     f = torch.compile(_and_its_expand, backend="tpu", dynamic=True)
     for n in (33, 17, 6, 17):
         x = torch.randn(6, n, generator=torch.Generator().manual_seed(n))
