@@ -186,15 +186,51 @@ static tt_status_t lower_leaky_relu_backward(tt_lower_t *L) {
   return NULL;
 }
 
+/* A hardtanh limit of an integral input as CPU's hardtanh_out reads it:
+ * Scalar::toLong, truncating a float (-0.5 is 0) and refusing one past
+ * int64's range; 0 after that error. */
+static int hardtanh_limit(tt_lower_t *L, int i, int64_t *v) {
+  const tt_arg_t *a = i < L->nargs ? &L->args[i] : NULL;
+  if (!a || a->kind == TT_ARG_NONE) {
+    *v = i == 1 ? -1 : 1; /* the schema's defaults */
+    return 1;
+  }
+  if (a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL) {
+    *v = a->i;
+    return 1;
+  }
+  if (a->kind == TT_ARG_FLOAT || a->kind == TT_ARG_COMPLEX) {
+    if (!tt_op_check_scalar_fits(L, i, TT_I64)) return 0;
+    *v = (int64_t)a->f;
+    return 1;
+  }
+  tt_l_fail(L, TT_TYPE_ERROR, "hardtanh: expected a number for argument %d", i);
+  return 0;
+}
+
 /* hardtanh = clamp(x, min_val, max_val) with NaN propagation. */
 static tt_status_t lower_hardtanh(tt_lower_t *L) {
   if (tt_l_arg_dtype(L, 0) == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "Bool inputs not supported for hardtanh");
   act_t p;
   if (!act_prepare(L, 0, -1, &p)) return NULL;
   p.ct = p.dt;
-  tt_val_t x = act_in(L, &p, 0);
-  x = tt_ew_max(L->g, x, act_scalar(L, &p, 1));
-  tt_l_output(L, tt_ew_min(L->g, x, act_scalar(L, &p, 2)));
+  tt_val_t x = act_in(L, &p, 0), lo, hi;
+  if (tt_dtype_is_int(p.dt)) {
+    int64_t lim[2];
+    for (int k = 0; k < 2; k++)
+      if (!hardtanh_limit(L, 1 + k, &lim[k])) return NULL;
+    if (p.dt == TT_U8 && (lim[0] < 0 || lim[1] < 0))
+      return tt_status_make(TT_INVALID_ARGUMENT, "cannot do hardtanh on an unsigned type with negative limits");
+    for (int k = 0; k < 2; k++)
+      if (!tt_op_check_host_value_fits(L, (double)lim[k], p.dt)) return NULL;
+    lo = tt_op_fit(L, tt_l_scalar(L, p.dt, 0, lim[0], 0), p.dt, p.rank, p.dims);
+    hi = tt_op_fit(L, tt_l_scalar(L, p.dt, 0, lim[1], 0), p.dt, p.rank, p.dims);
+  } else {
+    /* clamp_out's checked conversion of each limit into the input's type */
+    if (!tt_op_check_scalar_fits(L, 1, p.dt) || !tt_op_check_scalar_fits(L, 2, p.dt)) return NULL;
+    lo = act_scalar(L, &p, 1), hi = act_scalar(L, &p, 2);
+  }
+  tt_l_output(L, tt_ew_min(L->g, tt_ew_max(L->g, x, lo), hi));
   return NULL;
 }
 
@@ -387,6 +423,11 @@ static tt_status_t lower_softshrink(tt_lower_t *L) {
 }
 /* hardshrink(x, l) = -l <= x <= l ? 0 : x. */
 static tt_status_t lower_hardshrink(tt_lower_t *L) {
+  /* CPU's kernel dispatches on floating types only ('"hardshrink_cpu" not
+   * implemented for 'Int''; a bool input's graph failed to compile, an
+   * integral one was computed) */
+  tt_status_t s = float_only(L, "hardshrink_cpu");
+  if (s) return s;
   act_t p;
   if (!act_prepare(L, 0, -1, &p)) return NULL;
   tt_graph_t *g = L->g;

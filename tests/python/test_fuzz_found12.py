@@ -77,3 +77,43 @@ def test_bmm_mixed_dtypes_out_dtype_first(op):
            (torch.ones(2, 3, 1), torch.ones(2, 3, 4, dtype=torch.bool), torch.ones(2, 4, 1, dtype=torch.int8)),
            outs={"out": lambda: torch.empty(0, dtype=torch.bool)})
     assert not bad, "\n".join(bad[:20])
+
+
+_HARDTANH_LIMITS = [(), (-1, 1), (-0.5, 3), (0.5, 3.7), (2, -1), (1, 300), (-200, 300), (-1e30, 1), (1, 1e6),
+                    (-1e40, 1), (True, 2), (-2.5, -0.5), (3, 1)]
+
+
+@pytest.mark.parametrize("dt", [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+                                torch.bfloat16, torch.float32, torch.float64, torch.bool])
+def test_hardtanh_limits_checked_as_cpu(dt):
+    # found beside the known-open 'hardtanh uint8 with out=': CPU's
+    # hardtanh_out reads an integral input's limits by Scalar::toLong (-0.5
+    # is 0, 1e30 'value cannot be converted to type int64_t without
+    # overflow'), refuses negative ones for uint8 ('cannot do hardtanh on an
+    # unsigned type with negative limits'), and clamp_out converts each into
+    # the input's type checked (int8 with 300, float16 with 1e6: 'value
+    # cannot be converted to type int8_t without overflow'); tpu computed
+    # all of these, the out-of-range limits wrapped (int8 clamp(-200, 300)
+    # was 44 everywhere)
+    bad = []
+    x = torch.tensor([-3, 0, 1, 5, 127, -128, 200, float("nan") if dt.is_floating_point else 0]).to(dt)
+    for lim in _HARDTANH_LIMITS:
+        _check(bad, f"{lim}", torch.ops.aten.hardtanh, (x, *lim))
+        _check(bad, f"{lim} in place", lambda t, *a: torch.ops.aten.hardtanh_(t.clone(), *a), (x, *lim))
+        _check(bad, f"{lim} out", torch.ops.aten.hardtanh.out, (x, *lim), outs={"out": lambda: torch.empty(0, dtype=dt)})
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("dt", [torch.uint8, torch.int8, torch.int32, torch.int64, torch.bool, torch.complex64])
+def test_hardshrink_refuses_non_floating(dt):
+    # found beside the known-open 'hardshrink bool with out=': CPU's
+    # hardshrink kernel dispatches on floating types only ('"hardshrink_cpu"
+    # not implemented for 'Int''); tpu computed integral inputs and failed to
+    # compile a bool one (stablehlo.negate of i1)
+    bad = []
+    x = torch.tensor([-3, 0, 1, 5]).to(dt)
+    _check(bad, "functional", torch.ops.aten.hardshrink, (x,))
+    _check(bad, "lambd", torch.ops.aten.hardshrink, (x, 2))
+    if dt != torch.bool:  # a bool out is checked against the meta kernel's Long (open)
+        _check(bad, "out", torch.ops.aten.hardshrink.out, (x,), outs={"out": lambda: torch.empty(0, dtype=dt)})
+    assert not bad, "\n".join(bad)
