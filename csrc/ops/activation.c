@@ -52,11 +52,24 @@ static tt_status_t lower_relu(tt_lower_t *L) {
 
 /* threshold(x, th, value) = x <= th ? value : x. */
 static tt_status_t lower_threshold(tt_lower_t *L) {
+  /* CPU's kernel dispatches on every type but Bool, then converts threshold
+   * and value into the input's type checked (int8 with 300, float16 with
+   * 1e6: 'value cannot be converted to type int8_t without overflow'; tpu
+   * computed a bool input and wrapped the numbers) */
+  if (tt_l_arg_dtype(L, 0) == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "threshold_cpu");
   act_t p;
   if (!act_prepare(L, 0, -1, &p)) return NULL;
-  p.ct = p.dt; /* compares and selects: exact in the input type */
+  /* (a float16/bfloat16 kernel reads threshold as float, value in its type) */
+  tt_dtype_t th_dt = p.dt == TT_F16 || p.dt == TT_BF16 ? TT_F32 : p.dt;
+  if (!tt_op_check_scalar_fits(L, 1, th_dt) || !tt_op_check_scalar_fits(L, 2, p.dt)) return NULL;
+  p.ct = p.dt; /* selects: exact in the input type */
   tt_val_t x = act_in(L, &p, 0);
-  tt_l_output(L, tt_b_select(L->g, cmp(L->g, TT_CMP_LE, x, act_scalar(L, &p, 1)), act_scalar(L, &p, 2), x));
+  /* the comparison in threshold's type: x <= 0.3 in float, not against 0.3
+   * rounded to float16 (0.2998 or 0.3005 decided otherwise) */
+  p.ct = th_dt;
+  tt_val_t le = cmp(L->g, TT_CMP_LE, tt_b_convert(L->g, x, th_dt), act_scalar(L, &p, 1));
+  p.ct = p.dt;
+  tt_l_output(L, tt_b_select(L->g, le, act_scalar(L, &p, 2), x));
   return NULL;
 }
 
@@ -125,7 +138,7 @@ static tt_status_t lower_gelu_backward(tt_lower_t *L) {
 }
 
 static tt_status_t lower_silu(tt_lower_t *L) {
-  tt_status_t s = float_only(L, "silu");
+  tt_status_t s = float_only(L, "silu_cpu"); /* CPU's kernel name */
   if (s) return s;
   act_t p;
   if (!act_prepare(L, 0, -1, &p)) return NULL;
@@ -465,7 +478,7 @@ static int glu_split(tt_lower_t *L, int xi, int dimi, tt_val_t *a, tt_val_t *b, 
   return !tt_graph_failed(L->g);
 }
 static tt_status_t lower_glu(tt_lower_t *L) {
-  tt_status_t s = float_only(L, "glu");
+  tt_status_t s = float_only(L, "glu_cpu"); /* CPU's kernel name */
   if (s) return s;
   tt_val_t a, b;
   int dim;
