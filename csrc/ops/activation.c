@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/complex.h"
 #include "ops/dispatch_refusal.h"
 #include "ops/elementwise.h"
 #include "ops/families.h"
@@ -506,7 +507,7 @@ const tt_op_def_t tt_ops_activation[] = {
     {"threshold_backward", lower_threshold_backward, 0},
     {"gelu", lower_gelu, 0}, {"gelu_", lower_gelu, TT_OPF_INPLACE},
     {"gelu_backward", lower_gelu_backward, 0},
-    {"silu", lower_silu, 0}, {"silu_", lower_silu, TT_OPF_INPLACE},
+    {"silu", lower_silu, 0, .complex = tt_complex_silu}, {"silu_", lower_silu, TT_OPF_INPLACE, .complex = tt_complex_silu},
     {"silu_backward", lower_silu_backward, 0},
     {"sigmoid_backward", lower_sigmoid_backward, 0},
     {"tanh_backward", lower_tanh_backward, 0},
