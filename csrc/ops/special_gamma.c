@@ -111,7 +111,21 @@ static tt_status_t lower_lgamma(tt_lower_t *L) { return tt_sp_unary(L, f_lgamma)
 static tt_status_t lower_digamma(tt_lower_t *L) { return tt_sp_unary(L, f_digamma); }
 static tt_status_t lower_erfinv(tt_lower_t *L) { return tt_sp_unary(L, f_erfinv); }
 static tt_status_t lower_erfc(tt_lower_t *L) { return tt_sp_unary(L, f_erfc); }
-static tt_status_t lower_zeta(tt_lower_t *L) { return tt_sp_binary(L, 0, 1, f_zeta); }
+/* CPU's zeta kernel has no float16/bfloat16 case ('"zeta_cpu" not
+ * implemented for 'Half''; tpu computed them): refused where the promoted
+ * common type is one, after the broadcast's size check. */
+static tt_status_t lower_zeta(tt_lower_t *L) {
+  int argi[2] = {0, 1};
+  int64_t dims[TT_MAX_RANK];
+  tt_op_broadcast_shape(L, argi, 2, dims);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_dtype_t dt = tt_op_result_type(L, argi, 2);
+  if (dt != TT_DTYPE_INVALID && !tt_dtype_is_complex(dt)) {
+    dt = tt_op_float_type(L, dt);
+    if (dt == TT_F16 || dt == TT_BF16) return tt_op_refuse_dtype(dt, "zeta_cpu");
+  }
+  return tt_sp_binary(L, 0, 1, f_zeta);
+}
 
 /* polygamma(int n, Tensor self). */
 static tt_status_t lower_polygamma(tt_lower_t *L) {
