@@ -226,3 +226,31 @@ def test_zeta_refuses_half_types():
         _check(bad, f"{x} {y}", torch.special.zeta, (x, y), tol=1e-5)
     _check(bad, "sizes first", torch.special.zeta, (h, torch.ones(4, dtype=torch.float16)))
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float64])
+def test_ndtri_deep_tail(dt):
+    # found by a wider probe beside the session's seeds: ndtri(1e-10) was
+    # -inf in float32 and ndtri(1e-20) in float64 (2p - 1 rounds to -1 and
+    # erf_inv's start never moved); CPU gives -6.3613 and -9.2623
+    bad = []
+    p = torch.tensor([1e-3, 1e-5, 1.1e-5, 0.99e-5, 1e-6, 1e-10, 1e-15, 1e-20, 1e-30, 1e-37, 1.2e-38, 1e-100, 1e-300,
+                      2.3e-308, 1 - 1e-7, 1 - 2e-5, 0.999999, 0.5, 0.3, 0.0, 1.0], dtype=torch.float64).to(dt)
+    tol = 1e-6 if dt == torch.float32 else 1e-13
+    _check(bad, "ndtri", torch.special.ndtri, (p,), tol=tol)
+    _check(bad, "ndtri upper", torch.special.ndtri, (1 - p,), tol=tol)
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("name", ["erfcx", "ndtri", "log_ndtr"])
+def test_special_unary_refuses_half_types(name):
+    # found by a wider probe beside the session's seeds: CPU's erfcx, ndtri
+    # and log_ndtr kernels have no float16/bfloat16 case ('"ndtri_cpu" not
+    # implemented for 'Half''); tpu computed them. Integral inputs compute.
+    bad = []
+    f = getattr(torch.special, name)
+    for dt in (torch.float16, torch.bfloat16, torch.int32, torch.bool):
+        x = torch.tensor([0, 1, 0, 1]).to(dt)
+        _check(bad, f"{dt}", f, (x,), tol=1e-6)
+        _check(bad, f"{dt} out", f, (x,), outs={"out": lambda: torch.empty(0)}, tol=1e-6)
+    assert not bad, "\n".join(bad)
