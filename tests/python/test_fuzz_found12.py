@@ -254,3 +254,21 @@ def test_special_unary_refuses_half_types(name):
         _check(bad, f"{dt}", f, (x,), tol=1e-6)
         _check(bad, f"{dt} out", f, (x,), outs={"out": lambda: torch.empty(0)}, tol=1e-6)
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("dt", [torch.float64, torch.float32, torch.float16, torch.bfloat16])
+def test_acosh_atanh_wide_range(dt):
+    # found by a wider probe beside the session's seeds: acosh(-1e8) was -inf
+    # in float64 and 0 in float32 (t + sqrt(t (t + 2)) cancelled to -1; CPU
+    # NaN), and atanh next to -1 lost digits (atanh(-0.999999999999) 4e-6 off
+    # in float64: 2x / (1 - x) on x itself)
+    bad = []
+    x = torch.tensor([-1e8, -1e30, -1e3, -2.0, -1.0, 0.0, 0.5, 0.999, 1.0, 1.5, 1e8, 1e30, float("inf"), -float("inf"),
+                      float("nan")], dtype=torch.float64).to(dt)
+    y = torch.tensor([-0.999999999999, -0.9999, -0.5, -1e-10, -0.0, 0.0, 1e-10, 0.3, 0.5, 0.9999, 0.999999999999, 1, -1,
+                      1.5, -1.5, float("nan")], dtype=torch.float64).to(dt)
+    tol = 1e-13 if dt == torch.float64 else 1e-6 if dt == torch.float32 else 1e-2
+    _check(bad, "acosh", torch.acosh, (x,), tol=tol)
+    _check(bad, "atanh", torch.atanh, (y,), tol=tol)
+    _check(bad, "atanh signs", lambda t: (lambda r: torch.signbit(r) & ~r.isnan())(torch.atanh(t)), (y,))
+    assert not bad, "\n".join(bad)
