@@ -272,3 +272,21 @@ def test_acosh_atanh_wide_range(dt):
     _check(bad, "atanh", torch.atanh, (y,), tol=tol)
     _check(bad, "atanh signs", lambda t: (lambda r: torch.signbit(r) & ~r.isnan())(torch.atanh(t)), (y,))
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("dt", [torch.float64, torch.float32])
+def test_polygamma_zeta_far_negative(dt):
+    # found by a wider probe beside the session's seeds: polygamma(n >= 2, x)
+    # and zeta(s, q) for q below -32 (polygamma(3, -42.18) was 7.2e27, CPU
+    # 5733): the direct terms (q + k)^-s stopped after 32 and XLA's
+    # expansion took over from a negative q + 32
+    bad = []
+    x = torch.tensor([-1000.25, -110.63, -42.18, -33.5, -32.5, -31.5, -3.7, -0.5, 0.3, 1.5, 10.0, -40.0],
+                     dtype=torch.float64).to(dt)
+    tol = 1e-9 if dt == torch.float64 else 1e-4
+    for n in (2, 3, 4):
+        _check(bad, f"polygamma({n})", lambda t, n=n: torch.polygamma(n, t) / torch.polygamma(n, t.cpu()).abs().clamp(min=1).to(t.device),
+               (x,), tol=tol)
+    _check(bad, "zeta", lambda s, q: torch.special.zeta(s, q) / torch.special.zeta(s.cpu(), q.cpu()).abs().clamp(min=1).to(s.device),
+           (torch.full_like(x, 4.0), x), tol=tol)
+    assert not bad, "\n".join(bad)
