@@ -290,3 +290,21 @@ def test_polygamma_zeta_far_negative(dt):
     _check(bad, "zeta", lambda s, q: torch.special.zeta(s, q) / torch.special.zeta(s.cpu(), q.cpu()).abs().clamp(min=1).to(s.device),
            (torch.full_like(x, 4.0), x), tol=tol)
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("dt", [torch.float64, torch.float32])
+def test_modified_bessel_k_tiny_arguments(dt):
+    # found by a wider probe beside the session's seeds: K0/K1 (scaled too)
+    # clamped x at 1e-30 (modified_bessel_k0(1e-300) gave 69.19, CPU 690.89;
+    # k1(1e-34) 1e30 in float32, CPU 1e34)
+    bad = []
+    x = torch.tensor([1e-300, 1e-200, 1e-100, 1e-37, 1e-34, 1e-30, 1e-20, 1e-5, 0.1, 1.0, 1.9, 2.0, 2.1, 5.0, 50.0, 0.0,
+                      -1.0], dtype=torch.float64)
+    if dt == torch.float32:
+        x = x[(x.abs() > 1.2e-38) | (x == 0)]
+    x = x.to(dt)
+    tol = 1e-12 if dt == torch.float64 else 1e-5
+    for f in (torch.special.modified_bessel_k0, torch.special.modified_bessel_k1,
+              torch.special.scaled_modified_bessel_k0, torch.special.scaled_modified_bessel_k1):
+        _check(bad, f.__name__, lambda t, f=f: f(t) / f(t.cpu()).abs().clamp(min=1).to(t.device), (x,), tol=tol)
+    assert not bad, "\n".join(bad)
