@@ -359,6 +359,9 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None
             _C.check_out_dtype_arg(name, dtype_arg, outs[0].dtype, in_dtype, 1)
         if isinstance(outs[0], torch.Tensor):
             _C.check_out_dtype(name, 0, None, outs[0].dtype, in_dtype, in_numel)
+            batch2 = _batch2_result(functional, name, args, kwargs)
+            if batch2 is not None:
+                _C.check_out_dtype(name, 0, batch2, outs[0].dtype, in_dtype, in_numel)
             operands = _operands_type(args)
             if operands == torch.complex32:
                 _C.check_out_complex32(name, 0, outs[0].dtype, 1)
@@ -375,6 +378,30 @@ def _check_out_dtypes_first(functional, args, kwargs, outs, name, dtype_arg=None
                 _C.check_out_complex32(name, k if len(outs) > 1 else 0, o.dtype)
                 continue
             _C.check_out_dtype(name, k if len(outs) > 1 else 0, dtype, o.dtype, in_dtype, in_numel)
+
+
+def _batch2_result(functional, name, args, kwargs):
+    """bmm.out/baddbmm.out whose batches differ in dtype: PyTorch's meta
+    kernel refuses them, but CPU's meta function sets its result up with
+    batch2's options once the sizes pass (baddbmm: and self's dtype is
+    batch1's) and checks out's dtype there, before its kernel finds batch1
+    of another type (fuzz 573:118: bmm(bool, int8, out=bool) is 'Expected
+    out tensor to have dtype signed char, but got bool instead', not the
+    Bool refusal). batch2's dtype where that holds (the meta kernel passes
+    with every tensor in it), else None."""
+    if name not in ("bmm.out", "baddbmm.out"):
+        return None
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    if len(tensors) != len(args) or len(tensors) != (2 if name == "bmm.out" else 3):
+        return None
+    dtype = tensors[-1].dtype
+    if len({t.dtype for t in tensors[:-1]}) != 1 or tensors[0].dtype == dtype:
+        return None
+    try:
+        functional(*[m.to(dtype) for m in _meta_like(args)], **_meta_like(kwargs))
+    except Exception:  # noqa: BLE001 - a size error, or baddbmm's beta/alpha checks: the call raises its own
+        return None
+    return dtype
 
 
 def _operands_type(args):

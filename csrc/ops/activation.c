@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/complex.h"
 #include "ops/dispatch_refusal.h"
 #include "ops/elementwise.h"
 #include "ops/families.h"
@@ -52,11 +53,24 @@ static tt_status_t lower_relu(tt_lower_t *L) {
 
 /* threshold(x, th, value) = x <= th ? value : x. */
 static tt_status_t lower_threshold(tt_lower_t *L) {
+  /* CPU's kernel dispatches on every type but Bool, then converts threshold
+   * and value into the input's type checked (int8 with 300, float16 with
+   * 1e6: 'value cannot be converted to type int8_t without overflow'; tpu
+   * computed a bool input and wrapped the numbers) */
+  if (tt_l_arg_dtype(L, 0) == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "threshold_cpu");
   act_t p;
   if (!act_prepare(L, 0, -1, &p)) return NULL;
-  p.ct = p.dt; /* compares and selects: exact in the input type */
+  /* (a float16/bfloat16 kernel reads threshold as float, value in its type) */
+  tt_dtype_t th_dt = p.dt == TT_F16 || p.dt == TT_BF16 ? TT_F32 : p.dt;
+  if (!tt_op_check_scalar_fits(L, 1, th_dt) || !tt_op_check_scalar_fits(L, 2, p.dt)) return NULL;
+  p.ct = p.dt; /* selects: exact in the input type */
   tt_val_t x = act_in(L, &p, 0);
-  tt_l_output(L, tt_b_select(L->g, cmp(L->g, TT_CMP_LE, x, act_scalar(L, &p, 1)), act_scalar(L, &p, 2), x));
+  /* the comparison in threshold's type: x <= 0.3 in float, not against 0.3
+   * rounded to float16 (0.2998 or 0.3005 decided otherwise) */
+  p.ct = th_dt;
+  tt_val_t le = cmp(L->g, TT_CMP_LE, tt_b_convert(L->g, x, th_dt), act_scalar(L, &p, 1));
+  p.ct = p.dt;
+  tt_l_output(L, tt_b_select(L->g, le, act_scalar(L, &p, 2), x));
   return NULL;
 }
 
@@ -125,7 +139,7 @@ static tt_status_t lower_gelu_backward(tt_lower_t *L) {
 }
 
 static tt_status_t lower_silu(tt_lower_t *L) {
-  tt_status_t s = float_only(L, "silu");
+  tt_status_t s = float_only(L, "silu_cpu"); /* CPU's kernel name */
   if (s) return s;
   act_t p;
   if (!act_prepare(L, 0, -1, &p)) return NULL;
@@ -186,15 +200,51 @@ static tt_status_t lower_leaky_relu_backward(tt_lower_t *L) {
   return NULL;
 }
 
+/* A hardtanh limit of an integral input as CPU's hardtanh_out reads it:
+ * Scalar::toLong, truncating a float (-0.5 is 0) and refusing one past
+ * int64's range; 0 after that error. */
+static int hardtanh_limit(tt_lower_t *L, int i, int64_t *v) {
+  const tt_arg_t *a = i < L->nargs ? &L->args[i] : NULL;
+  if (!a || a->kind == TT_ARG_NONE) {
+    *v = i == 1 ? -1 : 1; /* the schema's defaults */
+    return 1;
+  }
+  if (a->kind == TT_ARG_INT || a->kind == TT_ARG_BOOL) {
+    *v = a->i;
+    return 1;
+  }
+  if (a->kind == TT_ARG_FLOAT || a->kind == TT_ARG_COMPLEX) {
+    if (!tt_op_check_scalar_fits(L, i, TT_I64)) return 0;
+    *v = (int64_t)a->f;
+    return 1;
+  }
+  tt_l_fail(L, TT_TYPE_ERROR, "hardtanh: expected a number for argument %d", i);
+  return 0;
+}
+
 /* hardtanh = clamp(x, min_val, max_val) with NaN propagation. */
 static tt_status_t lower_hardtanh(tt_lower_t *L) {
   if (tt_l_arg_dtype(L, 0) == TT_BOOL) return tt_status_make(TT_INVALID_ARGUMENT, "Bool inputs not supported for hardtanh");
   act_t p;
   if (!act_prepare(L, 0, -1, &p)) return NULL;
   p.ct = p.dt;
-  tt_val_t x = act_in(L, &p, 0);
-  x = tt_ew_max(L->g, x, act_scalar(L, &p, 1));
-  tt_l_output(L, tt_ew_min(L->g, x, act_scalar(L, &p, 2)));
+  tt_val_t x = act_in(L, &p, 0), lo, hi;
+  if (tt_dtype_is_int(p.dt)) {
+    int64_t lim[2];
+    for (int k = 0; k < 2; k++)
+      if (!hardtanh_limit(L, 1 + k, &lim[k])) return NULL;
+    if (p.dt == TT_U8 && (lim[0] < 0 || lim[1] < 0))
+      return tt_status_make(TT_INVALID_ARGUMENT, "cannot do hardtanh on an unsigned type with negative limits");
+    for (int k = 0; k < 2; k++)
+      if (!tt_op_check_host_value_fits(L, (double)lim[k], p.dt)) return NULL;
+    lo = tt_op_fit(L, tt_l_scalar(L, p.dt, 0, lim[0], 0), p.dt, p.rank, p.dims);
+    hi = tt_op_fit(L, tt_l_scalar(L, p.dt, 0, lim[1], 0), p.dt, p.rank, p.dims);
+  } else {
+    /* clamp_out's checked conversion of each limit into the input's type */
+    if (!tt_op_check_scalar_fits(L, 1, p.dt) || !tt_op_check_scalar_fits(L, 2, p.dt)) return NULL;
+    lo = act_scalar(L, &p, 1), hi = act_scalar(L, &p, 2);
+  }
+  tt_l_output(L, tt_ew_min(L->g, tt_ew_max(L->g, x, lo), hi));
   return NULL;
 }
 
@@ -389,6 +439,11 @@ static tt_status_t lower_softshrink(tt_lower_t *L) {
 }
 /* hardshrink(x, l) = -l <= x <= l ? 0 : x. */
 static tt_status_t lower_hardshrink(tt_lower_t *L) {
+  /* CPU's kernel dispatches on floating types only ('"hardshrink_cpu" not
+   * implemented for 'Int''; a bool input's graph failed to compile, an
+   * integral one was computed) */
+  tt_status_t s = float_only(L, "hardshrink_cpu");
+  if (s) return s;
   act_t p;
   if (!act_prepare(L, 0, -1, &p)) return NULL;
   tt_graph_t *g = L->g;
@@ -426,7 +481,7 @@ static int glu_split(tt_lower_t *L, int xi, int dimi, tt_val_t *a, tt_val_t *b, 
   return !tt_graph_failed(L->g);
 }
 static tt_status_t lower_glu(tt_lower_t *L) {
-  tt_status_t s = float_only(L, "glu");
+  tt_status_t s = float_only(L, "glu_cpu"); /* CPU's kernel name */
   if (s) return s;
   tt_val_t a, b;
   int dim;
@@ -454,7 +509,7 @@ const tt_op_def_t tt_ops_activation[] = {
     {"threshold_backward", lower_threshold_backward, 0},
     {"gelu", lower_gelu, 0}, {"gelu_", lower_gelu, TT_OPF_INPLACE},
     {"gelu_backward", lower_gelu_backward, 0},
-    {"silu", lower_silu, 0}, {"silu_", lower_silu, TT_OPF_INPLACE},
+    {"silu", lower_silu, 0, .complex = tt_complex_silu}, {"silu_", lower_silu, TT_OPF_INPLACE, .complex = tt_complex_silu},
     {"silu_backward", lower_silu_backward, 0},
     {"sigmoid_backward", lower_sigmoid_backward, 0},
     {"tanh_backward", lower_tanh_backward, 0},

@@ -194,6 +194,16 @@ tt_status_t tt_complex_tanh(tt_lower_t *L) {
   tt_l_output(L, tt_b_select(g, ok, tt_b_binary(g, TT_BIN_COMPLEX, re, im), w));
   return NULL;
 }
+/* silu(z) = z / (1 + exp(-z)), CPU's complex kernel's formula (C99's exp,
+ * then a complex division); tpu refused complex silu, which CPU computes. */
+tt_status_t tt_complex_silu(tt_lower_t *L) {
+  tt_dtype_t dt;
+  tt_graph_t *g = L->g;
+  tt_val_t z = complex_arg(L, 0, &dt);
+  tt_val_t d = tt_b_binary(g, TT_BIN_ADD, tt_b_like_f(g, z, 1.0), tt_cx_exp(g, tt_b_unary(g, TT_UN_NEG, z)));
+  tt_l_output(L, tt_b_binary(g, TT_BIN_DIV, z, d));
+  return NULL;
+}
 /* sigmoid(z) = 1 / (1 + exp(-z)) (CPU's kernel, with C99's exp): XLA's
  * logistic, except at an infinite real part +inf with an infinite or NaN
  * imaginary part, where C99's exp(-inf + iy) is a signed zero and the result

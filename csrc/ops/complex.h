@@ -32,6 +32,7 @@ tt_status_t tt_complex_rsqrt(tt_lower_t *L);
 tt_status_t tt_complex_rsub(tt_lower_t *L);
 tt_status_t tt_complex_sgn(tt_lower_t *L);
 tt_status_t tt_complex_sigmoid(tt_lower_t *L);
+tt_status_t tt_complex_silu(tt_lower_t *L);
 tt_status_t tt_complex_sin(tt_lower_t *L);
 tt_status_t tt_complex_sqrt(tt_lower_t *L);
 tt_status_t tt_complex_sub(tt_lower_t *L);

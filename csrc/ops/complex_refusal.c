@@ -67,6 +67,8 @@ static const row_t kRows[] = {
     {"topk", NULL, K_RUNTIME, " topk does not support complex dtypes on CPU"},
     {"threshold", NULL, K_DISPATCH, "threshold_cpu"},
     {"softshrink", NULL, K_DISPATCH, "softshrink_check"},
+    {"hardshrink", NULL, K_DISPATCH, "hardshrink_cpu"},
+    {"glu", NULL, K_DISPATCH, "glu_cpu"},
     {"floor", NULL, K_NOT_IMPL, "floor is not supported for complex inputs"},
     /* sign's meta check, before out's dtype too (fuzz 455:44) */
     {"sign", NULL, K_NOT_IMPL, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."},

@@ -868,12 +868,19 @@ static tt_val_t f_acosh(tt_graph_t *g, tt_val_t x) {
   tt_val_t t = ew_sub(g, x, ew_c(g, x, 1));
   tt_val_t r = tt_b_unary(g, TT_UN_LOG1P, ew_add(g, t, tt_b_unary(g, TT_UN_SQRT, ew_mul(g, t, ew_add(g, t, ew_c(g, x, 2))))));
   tt_val_t huge = ew_add(g, tt_b_unary(g, TT_UN_LOG, x), ew_c(g, x, LN2));
-  return tt_b_select(g, ew_lt(g, x, 1e8), r, huge);
+  r = tt_b_select(g, ew_lt(g, x, 1e8), r, huge);
+  /* below 1 NaN by name: t + sqrt(t (t + 2)) cancels to -1 for x <= -1e8
+   * (acosh(-1e8) was -inf in float64, 0 in float32) */
+  return tt_b_select(g, ew_lt(g, x, 1.0), ew_c(g, x, 0.0 / 0.0), r);
 }
-/* atanh = log1p(2x / (1 - x)) / 2: +-1 give +-inf, |x| > 1 NaN. */
+/* atanh = sign(x) log1p(2a / (1 - a)) / 2, a = |x| (glibc's form): +-1 give
+ * +-inf, |x| > 1 NaN. On x itself, 2x / (1 - x) next to -1 rounded 1 - x
+ * first (atanh(-0.999999999999) was 4e-6 off in float64). */
 static tt_val_t f_atanh(tt_graph_t *g, tt_val_t x) {
-  tt_val_t q = ew_div(g, ew_add(g, x, x), ew_sub(g, ew_c(g, x, 1), x));
-  return ew_mul(g, ew_c(g, x, 0.5), tt_b_unary(g, TT_UN_LOG1P, q));
+  tt_val_t a = tt_b_unary(g, TT_UN_ABS, x);
+  tt_val_t q = ew_div(g, ew_add(g, a, a), ew_sub(g, ew_c(g, x, 1), a));
+  tt_val_t r = ew_mul(g, ew_c(g, x, 0.5), tt_b_unary(g, TT_UN_LOG1P, q));
+  return ew_mul(g, r, tt_b_unary(g, TT_UN_SIGN, x)); /* -0.0 keeps its sign, NaN stays NaN */
 }
 static tt_val_t f_deg2rad(tt_graph_t *g, tt_val_t x) { return ew_mul(g, x, ew_c(g, x, 0.017453292519943295)); }
 static tt_val_t f_rad2deg(tt_graph_t *g, tt_val_t x) { return ew_mul(g, x, ew_c(g, x, 57.295779513082323)); }

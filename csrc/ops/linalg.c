@@ -343,6 +343,44 @@ static tt_status_t lower_addmm(tt_lower_t *L) {
   return finish_add(L, 0, 3, scaled ? -1 : 4, p, dt, ADD_ONCE, tt_l_arg_sizes(L, 1)[1]);
 }
 
+/* CPU's batch_items_contiguous_or_transposed of a 3-D view: each matrix
+ * row-major or column-major (a size-1 dim's stride does not count). */
+static int contiguous_or_transposed(const tt_view_t *v) {
+  const int64_t *s = v->sizes, *st = v->strides;
+  return (st[2] == 1 && (s[1] == 1 || st[1] >= s[2])) || (st[1] == 1 && (s[2] == 1 || st[2] >= s[1]));
+}
+
+/* bmm/baddbmm past CPU's small-product loop (rows * cols * contraction of one
+ * matrix >= 400, bmm_out_or_baddbmm_): the result (batch2's dtype) decides.
+ * A float32/float64/complex one whose batches are each contiguous or
+ * transposed goes to MKL's gemm, which reads batch1 as the result's type
+ * ('expected scalar type ComplexDouble but found Bool', fuzz 571:1365);
+ * otherwise each batch is an addmm (bmm: addmm_impl_cpu_'s 'expected m1 and
+ * m2 to have the same dtype, but got: int != bool'; baddbmm: addmm_'s meta
+ * 'mat1 and mat2 must have the same dtype, but got Int and Bool'), whose
+ * kernel refuses Bool by its own name. 1 after the error. */
+static int large_bmm_checks(tt_lower_t *L, int ia, int ib, tt_dtype_t da, tt_dtype_t db) {
+  if (da == db) {
+    if (da != TT_BOOL) return 0;
+    tt_l_refuse_dtype(L, TT_BOOL, "addmm_impl_cpu_");
+    return 1;
+  }
+  /* (a fresh result is contiguous; in place, self's dtype is batch1's and
+   * another batch2 was baddbmm_'s 'Bad in-place call' before) */
+  const tt_tensor_ref_t *ra = tt_l_ref(L, ia), *rb = tt_l_ref(L, ib);
+  int gemm = (db == TT_F32 || db == TT_F64 || db == TT_C64 || db == TT_C128) && ra && rb &&
+             contiguous_or_transposed(&ra->view) && contiguous_or_transposed(&rb->view);
+  if (gemm)
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "expected scalar type %s but found %s", tt_op_type_name(db), tt_op_type_name(da));
+  else if (!strcmp(L->op, "bmm"))
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "expected m1 and m2 to have the same dtype, but got: %s != %s",
+              tt_op_typemeta_name(da), tt_op_typemeta_name(db));
+  else
+    tt_l_fail(L, TT_INVALID_ARGUMENT, "mat1 and mat2 must have the same dtype, but got %s and %s", tt_op_type_name(da),
+              tt_op_type_name(db));
+  return 1;
+}
+
 static tt_val_t bmm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
   if (!want_rank(L, ia, 3, "batch1 must be a 3D tensor") || !want_rank(L, ib, 3, "batch2 must be a 3D tensor"))
     return -1;
@@ -365,10 +403,14 @@ static tt_val_t bmm_prod(tt_lower_t *L, int ia, int ib, tt_dtype_t *dt) {
     return tt_l_fail(L, TT_INVALID_ARGUMENT,
                      "Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but got: [%lld, %lld].",
                      (long long)a[0], (long long)a[2], (long long)b[0], (long long)b[1]);
-  if (refuse_bool(L, *dt)) return -1;
-  if (late)
-    return tt_l_fail(L, TT_INVALID_ARGUMENT, "expected scalar type %s but found %s", tt_op_type_name(da),
-                     tt_op_type_name(db));
+  if (!addbmm && a[1] * a[2] * b[2] >= 400) {
+    if (large_bmm_checks(L, ia, ib, da, db)) return -1;
+  } else {
+    if (refuse_bool(L, *dt)) return -1;
+    if (late)
+      return tt_l_fail(L, TT_INVALID_ARGUMENT, "expected scalar type %s but found %s", tt_op_type_name(da),
+                       tt_op_type_name(db));
+  }
   int64_t bd = 0, lc = 2, rc = 1;
   return contract(L, ia, ib, *dt, 1, &bd, &bd, 1, &lc, &rc);
 }

@@ -196,7 +196,9 @@ static const out_rule_t rules[] = {
     {"isneginf", -1, R_BOOL, "isneginf does not support non-boolean outputs.", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     /* TensorIterator ops that keep their input's type (check_all_same_dtype) */
     FD("abs"), FD("conj_physical"), FD("neg"), FD("sign"), FD("sgn"), FD("ceil"), FD("floor"), FD("round"), FD("trunc"), FDB("frac"),
-    FD("bitwise_not"), FD("clamp.out"), FD("clamp_min.out"), FD("clamp_max.out"), FDB("elu"), FD("gelu"), FD("hardshrink"),
+    FD("bitwise_not"), FD("clamp.out"), FD("clamp_min.out"), FD("clamp_max.out"), FDB("elu"), FD("gelu"),
+    /* PyTorch's meta kernel makes a bool input's result int64; CPU's iterator keeps bool */
+    {"hardshrink", -1, R_EXACT, FOUND, N_PT, A_OR, TT_INVALID_ARGUMENT, .result_with = "self"},
     FD("hardsigmoid"), FD("hardswish"), FD("hardtanh"), FDB("leaky_relu"), FD("mish"), FD("silu"), FD("softplus"),
     FD("softshrink"), FD("rrelu_with_noise"), FD("binary_cross_entropy"),
     /* a 0-dim weight lets out take the result by canCast, as lerp.Scalar_out

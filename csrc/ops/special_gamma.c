@@ -65,16 +65,35 @@ static tt_val_t f_trigamma(tt_graph_t *g, tt_val_t x) {
 /* Hurwitz zeta(s, q) with CPU's special cases: s == 1 inf, s < 1 NaN,
  * q a non-positive integer inf, q <= 0 with non-integer s NaN. */
 #define ZETA_SHIFT 32
+/* terms summed at most (q down to -ZETA_MAX_TERMS; CPU's loop has no bound) */
+#define ZETA_MAX_TERMS 1e7
 static tt_val_t f_zeta(tt_graph_t *g, tt_val_t s, tt_val_t q) {
   /* XLA's expansion is only accurate for q > -2 or so; CPU sums the terms
    * (q + k)^-s directly until q + k > 9. Sum the terms with q + k < 0 (up to
    * ZETA_SHIFT of them) here and hand zeta(s, q + m) to XLA. */
-  tt_val_t m = tt_b_clamp(g, tt_sp_c(g, q, 0), un(g, TT_UN_CEIL, un(g, TT_UN_NEG, q)), tt_sp_c(g, q, ZETA_SHIFT));
+  tt_val_t m = tt_b_clamp(g, tt_sp_c(g, q, 0), un(g, TT_UN_CEIL, un(g, TT_UN_NEG, q)), tt_sp_c(g, q, ZETA_MAX_TERMS));
   tt_val_t negs = un(g, TT_UN_NEG, s), head = tt_sp_c(g, q, 0);
   for (int k = 0; k < ZETA_SHIFT; k++) {
     tt_val_t t = tt_b_binary(g, TT_BIN_POW, tt_sp_add(g, q, tt_sp_c(g, q, k)), negs);
     head = tt_sp_add(g, head, tt_b_select(g, tt_sp_gt(g, m, k), t, tt_sp_c(g, t, 0)));
   }
+  /* q below -ZETA_SHIFT: the rest of the terms in a loop (polygamma(3,
+   * -42.18) was 7e27 where CPU gives 5733: the sum stopped after 32 terms
+   * and XLA's expansion took it from q + 32 < 0) */
+  if (tt_graph_failed(g)) return -1;
+  int rank = tt_graph_type(g, q)->rank;
+  int64_t all[TT_MAX_RANK];
+  for (int d = 0; d < rank; d++) all[d] = d;
+  tt_loop_t lp;
+  tt_val_t c[2], res[2], init[2] = {tt_sp_c(g, q, ZETA_SHIFT), head};
+  tt_b_while_begin(g, &lp, 2, init, c);
+  tt_val_t left = tt_b_compare(g, TT_CMP_LT, c[0], m);
+  tt_b_while_body(g, &lp, rank ? tt_b_reduce(g, TT_RED_OR, left, rank, all) : left, c);
+  left = tt_b_compare(g, TT_CMP_LT, c[0], m);
+  tt_val_t t = tt_b_binary(g, TT_BIN_POW, tt_sp_add(g, q, c[0]), negs);
+  tt_val_t next[2] = {tt_sp_add(g, c[0], tt_sp_c(g, q, 1)), tt_sp_add(g, c[1], tt_b_select(g, left, t, tt_sp_c(g, t, 0)))};
+  tt_b_while_end(g, &lp, next, res);
+  head = res[1];
   tt_val_t r = tt_sp_add(g, head, tt_b_binary(g, TT_BIN_ZETA, s, tt_sp_add(g, q, m)));
   tt_val_t qneg = tt_sp_le(g, q, 0);
   r = tt_sp_where_c(g, tt_sp_and(g, qneg, tt_b_unary(g, TT_UN_NOT, is_int(g, s))), NAN_, r);
@@ -111,7 +130,21 @@ static tt_status_t lower_lgamma(tt_lower_t *L) { return tt_sp_unary(L, f_lgamma)
 static tt_status_t lower_digamma(tt_lower_t *L) { return tt_sp_unary(L, f_digamma); }
 static tt_status_t lower_erfinv(tt_lower_t *L) { return tt_sp_unary(L, f_erfinv); }
 static tt_status_t lower_erfc(tt_lower_t *L) { return tt_sp_unary(L, f_erfc); }
-static tt_status_t lower_zeta(tt_lower_t *L) { return tt_sp_binary(L, 0, 1, f_zeta); }
+/* CPU's zeta kernel has no float16/bfloat16 case ('"zeta_cpu" not
+ * implemented for 'Half''; tpu computed them): refused where the promoted
+ * common type is one, after the broadcast's size check. */
+static tt_status_t lower_zeta(tt_lower_t *L) {
+  int argi[2] = {0, 1};
+  int64_t dims[TT_MAX_RANK];
+  tt_op_broadcast_shape(L, argi, 2, dims);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_dtype_t dt = tt_op_result_type(L, argi, 2);
+  if (dt != TT_DTYPE_INVALID && !tt_dtype_is_complex(dt)) {
+    dt = tt_op_float_type(L, dt);
+    if (dt == TT_F16 || dt == TT_BF16) return tt_op_refuse_dtype(dt, "zeta_cpu");
+  }
+  return tt_sp_binary(L, 0, 1, f_zeta);
+}
 
 /* polygamma(int n, Tensor self). */
 static tt_status_t lower_polygamma(tt_lower_t *L) {

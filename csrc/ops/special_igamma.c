@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/special.h"
 
@@ -168,8 +169,22 @@ static tt_val_t igamma_common(tt_graph_t *g, tt_val_t a0, tt_val_t x0, int lower
 static tt_val_t f_igamma(tt_graph_t *g, tt_val_t a, tt_val_t x) { return igamma_common(g, a, x, 1); }
 static tt_val_t f_igammac(tt_graph_t *g, tt_val_t a, tt_val_t x) { return igamma_common(g, a, x, 0); }
 
-static tt_status_t lower_igamma(tt_lower_t *L) { return tt_sp_binary(L, 0, 1, f_igamma); }
-static tt_status_t lower_igammac(tt_lower_t *L) { return tt_sp_binary(L, 0, 1, f_igammac); }
+/* CPU's igamma/igammac iterator keeps its operands' common type (no float
+ * promotion) and its kernel dispatches on floating types: integral and
+ * bool operands are refused after the broadcast's size check
+ * ('"igamma_cpu" not implemented for 'Int''; tpu computed them). */
+static tt_status_t igamma_checked(tt_lower_t *L, const char *kernel, tt_val_t (*fn)(tt_graph_t *, tt_val_t, tt_val_t)) {
+  int argi[2] = {0, 1};
+  int64_t dims[TT_MAX_RANK];
+  tt_op_broadcast_shape(L, argi, 2, dims);
+  if (tt_graph_failed(L->g)) return NULL;
+  tt_dtype_t dt = tt_op_result_type(L, argi, 2);
+  if (dt != TT_DTYPE_INVALID && !tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt))
+    return tt_op_refuse_dtype(dt, "%s", kernel);
+  return tt_sp_binary(L, 0, 1, fn);
+}
+static tt_status_t lower_igamma(tt_lower_t *L) { return igamma_checked(L, "igamma_cpu", f_igamma); }
+static tt_status_t lower_igammac(tt_lower_t *L) { return igamma_checked(L, "igammac_cpu", f_igammac); }
 
 const tt_op_def_t tt_ops_special_igamma[] = {
     {"igamma", lower_igamma, 0}, {"igamma_", lower_igamma, TT_OPF_INPLACE},

@@ -6,6 +6,7 @@
 
 #include "ops/complex.h"
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 #include "ops/special.h"
 
@@ -36,15 +37,18 @@ static tt_val_t f_angle(tt_graph_t *g, tt_val_t x) {
 
 /* erfcx(x) = exp(x^2) erfc(x). Below 8 directly (exp overflows to inf for
  * x < -9.3, as on CPU); from 8 on, the asymptotic series
- * 1/(x sqrt(pi)) (1 - 1/(2x^2) + 3/(2x^2)^2 - 15/(2x^2)^3 + 105/(2x^2)^4),
- * whose next term is below 3e-8 there. */
+ * 1/(x sqrt(pi)) sum_k (-1)^k (2k - 1)!! / (2x^2)^k, k < 15, whose next term
+ * is below 1e-15 there. */
 static tt_val_t f_erfcx(tt_graph_t *g, tt_val_t x) {
   tt_val_t xs = tt_b_binary(g, TT_BIN_MIN, x, tt_sp_c(g, x, 8));
   tt_val_t direct = tt_sp_mul(g, un(g, TT_UN_EXP, tt_sp_mul(g, xs, xs)), un(g, TT_UN_ERFC, xs));
   tt_val_t xl = tt_b_binary(g, TT_BIN_MAX, x, tt_sp_c(g, x, 8));
   tt_val_t u = tt_sp_div(g, tt_sp_c(g, x, 1), tt_sp_mul(g, tt_sp_c(g, x, 2), tt_sp_mul(g, xl, xl)));
-  static const double c[5] = {105, -15, 3, -1, 1};
-  tt_val_t series = tt_sp_div(g, tt_sp_poly(g, u, c, 5), tt_sp_mul(g, xl, tt_sp_c(g, x, sqrt(M_PI))));
+  /* fifteen terms (-1)^k (2k - 1)!! u^k: five left a 3e-8 relative error at
+   * x = 8, beyond float64's (erfcx(8.14) was 2e-8 off CPU's) */
+  static const double c[15] = {213458046676875.0, -7905853580625.0, 316234143225.0, -13749310575.0, 654729075.0,
+                               -34459425.0, 2027025.0, -135135.0, 10395.0, -945.0, 105, -15, 3, -1, 1};
+  tt_val_t series = tt_sp_div(g, tt_sp_poly(g, u, c, 15), tt_sp_mul(g, xl, tt_sp_c(g, x, sqrt(M_PI))));
   tt_val_t r = tt_b_select(g, tt_sp_lt(g, x, 8), direct, series);
   return tt_sp_where_c(g, tt_sp_eq(g, x, INF), 0, r);
 }
@@ -75,6 +79,24 @@ static tt_val_t f_ndtri(tt_graph_t *g, tt_val_t p) {
     tt_val_t finite = un(g, TT_UN_IS_FINITE, nx);
     x = tt_b_select(g, tt_sp_and(g, ok, finite), nx, x);
   }
+  /* Deep in the tail 2q - 1 rounds to -1 and erf_inv gives -inf, from which
+   * no Newton step moves (ndtri(1e-10) was -inf in float32, ndtri(1e-20) in
+   * float64; CPU gives -6.3613 and -9.2623): start there from the asymptote
+   * x = -sqrt(y - log y - log 2 pi), y = -2 log q, and take Newton steps on
+   * log ndtr(x) = log q, whose step (log ndtr(x) - log q) ndtr(x) / pdf(x)
+   * stays finite where ndtr(x) is tiny. */
+  tt_val_t tail = tt_sp_lt(g, q, 1e-5);
+  tt_val_t qs = tt_b_select(g, tail, q, tt_sp_c(g, p, 1e-6)), lq = un(g, TT_UN_LOG, qs);
+  tt_val_t y = tt_sp_mul(g, tt_sp_c(g, p, -2), lq);
+  tt_val_t xt = un(g, TT_UN_NEG, un(g, TT_UN_SQRT, tt_sp_sub(g, tt_sp_sub(g, y, un(g, TT_UN_LOG, y)),
+                                                             tt_sp_c(g, p, log(2 * M_PI)))));
+  for (int i = 0; i < 4; i++) {
+    tt_val_t cdf = tt_sp_mul(g, tt_sp_c(g, p, 0.5), un(g, TT_UN_ERFC, tt_sp_mul(g, xt, tt_sp_c(g, p, -M_SQRT1_2))));
+    tt_val_t pdf = tt_sp_mul(g, tt_sp_c(g, p, 1 / sqrt(2 * M_PI)), un(g, TT_UN_EXP, tt_sp_mul(g, tt_sp_c(g, p, -0.5), tt_sp_mul(g, xt, xt))));
+    tt_val_t nx = tt_sp_sub(g, xt, tt_sp_mul(g, tt_sp_sub(g, un(g, TT_UN_LOG, cdf), lq), tt_sp_div(g, cdf, pdf)));
+    xt = tt_b_select(g, un(g, TT_UN_IS_FINITE, nx), nx, xt);
+  }
+  x = tt_b_select(g, tt_sp_and(g, tail, ok), xt, x);
   x = tt_b_select(g, upper, un(g, TT_UN_NEG, x), x);
   x = tt_sp_where_c(g, tt_sp_eq(g, p, 0), -INF, x);
   x = tt_sp_where_c(g, tt_sp_eq(g, p, 1), INF, x);
@@ -89,9 +111,17 @@ static tt_status_t lower_entr(tt_lower_t *L) {
   return NULL;
 }
 static tt_status_t lower_angle(tt_lower_t *L) { return tt_sp_unary(L, f_angle); }
-static tt_status_t lower_erfcx(tt_lower_t *L) { return tt_sp_unary(L, f_erfcx); }
-static tt_status_t lower_log_ndtr(tt_lower_t *L) { return tt_sp_unary(L, f_log_ndtr); }
-static tt_status_t lower_ndtri(tt_lower_t *L) { return tt_sp_unary(L, f_ndtri); }
+/* CPU's erfcx, log_ndtr and ndtri kernels have no float16/bfloat16 case
+ * ('"ndtri_cpu" not implemented for 'Half''; tpu computed them); integral
+ * inputs are promoted to float and computed. */
+static tt_status_t no_half(tt_lower_t *L, const char *kernel, tt_val_t (*fn)(tt_graph_t *, tt_val_t)) {
+  tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (dt == TT_F16 || dt == TT_BF16) return tt_op_refuse_dtype(dt, "%s", kernel);
+  return tt_sp_unary(L, fn);
+}
+static tt_status_t lower_erfcx(tt_lower_t *L) { return no_half(L, "erfcx_cpu", f_erfcx); }
+static tt_status_t lower_log_ndtr(tt_lower_t *L) { return no_half(L, "log_ndtr_cpu", f_log_ndtr); }
+static tt_status_t lower_ndtri(tt_lower_t *L) { return no_half(L, "ndtri_cpu", f_ndtri); }
 
 /* frexp: x = m 2^e with 0.5 <= |m| < 1, e int32; 0, inf and NaN give (x, 0).
  * e from log2 |x|, then corrected by one where log2 rounded across a power of 2. */
