@@ -77,15 +77,16 @@ def _how(graphs):
 
 
 def _step(model, x, train):
-    """The logits, or with train the loss (labels: the inputs) and the gradients of every parameter that
-    gets one (eval mode: no dropout)."""
+    """The logits, or with train the loss (labels: the inputs) and every parameter's gradient, zeros for
+    one the loss does not use (eval mode: no dropout)."""
     if not train:
         with torch.no_grad():
             return [model(input_ids=x).logits]
     loss = model(input_ids=x, labels=x).loss
     params = [p for p in model.parameters() if p.requires_grad]
-    grads = torch.autograd.grad(loss, params, allow_unused=True)
-    return [loss.detach()] + [g for g in grads if g is not None]
+    # unused parameters: None in eager, zeros under torch.compile (AOTAutograd's, aot_eager's too)
+    grads = torch.autograd.grad(loss, params, allow_unused=True, materialize_grads=True)
+    return [loss.detach()] + list(grads)
 
 
 def one(name, lengths, tol, how="dynamic", batch=2, train=False):
