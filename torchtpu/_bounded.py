@@ -94,6 +94,17 @@ class Refused(Exception):
     """The graph is not known to be right under padding (the message says why)."""
 
 
+class _Unify(Refused):
+    """Two layouts that would agree were some symbols one (a loss graph's logits [s3*s88, V] and
+    labels [s38*s97]: Dynamo gave the two inputs symbols of their own, and its guards fix only the
+    products' equality). analyze() reruns the analysis with `pairs` (name -> the name it becomes)
+    read as one symbol; a call runs padded only where the symbols' values are equal (Bounding.bounds)."""
+
+    def __init__(self, why, pairs):
+        super().__init__(why)
+        self.pairs = pairs
+
+
 # ---------------------------------------------------------------- atoms
 # A dim is a tuple of atoms, outermost first: an int (a static factor > 1)
 # or a str (a symbol's name). A dim of size 1 is (). A tensor's atoms are a
@@ -102,6 +113,8 @@ class Refused(Exception):
 # Sizes the graph's guards fix, found while analyze() runs: (sympy expression, value). A bucket whose
 # bounds give one another value runs at its own sizes (Bounding.bounds). Per thread of analysis.
 _PINS = contextvars.ContextVar("torchtpu_bounded_pins", default=None)
+# Symbols read as another (_Unify): sympy Symbol -> the Symbol it becomes. Per thread of analysis.
+_ALIASES = contextvars.ContextVar("torchtpu_bounded_aliases", default=None)
 # Integer arguments that are no tensor argument's size (logits_to_keep): name -> the first call's value.
 # Sizes of them are read at that value, pinned (a call with another value runs at its own sizes).
 _VALUES = contextvars.ContextVar("torchtpu_bounded_values", default=None)
@@ -125,20 +138,26 @@ def _ceil_step(e):
 
 
 def _unpadded(d, e):
-    """e with each chunk pad (c - n % c) % c whose padded length n + pad the
-    guards fix (L, pinned) read as L - n: a backward crops the padded length
-    back to n (L - pad, written (L // c) * c - pad), which is n."""
-    reps = {}
-    for m in sympy.preorder_traversal(e):
-        if type(m).__name__ not in ("Mod", "PythonMod") or m in reps:
-            continue
-        for n in m.free_symbols:
-            if _ceil_step(n + m) is not None:
-                v = _pinned(d, n + m)
-                if v is not None:
-                    reps[m] = v - n
-                    break
-    return sympy.expand(e.xreplace(reps)) if reps else e
+    """(e', pins): e with each chunk pad (c - n % c) % c whose padded length
+    n + pad the guards fix (L) read as L - n: a backward crops the padded
+    length back to n (L - pad, written (L // c) * c - pad), which is n. pins:
+    the (n + pad, L) the rewrite relies on, for the caller to record in _PINS
+    only once e' is the size it uses (a rewrite that still refuses pins nothing)."""
+    reps, pins = {}, []
+    token = _PINS.set(pins)  # _pinned records here, not in the analysis' list
+    try:
+        for m in sympy.preorder_traversal(e):
+            if type(m).__name__ not in ("Mod", "PythonMod") or m in reps:
+                continue
+            for n in m.free_symbols:
+                if _ceil_step(n + m) is not None:
+                    v = _pinned(d, n + m)
+                    if v is not None:
+                        reps[m] = v - n
+                        break
+    finally:
+        _PINS.reset(token)
+    return (sympy.expand(e.xreplace(reps)), pins) if reps else (e, [])
 
 
 def _pinned(d, e):
@@ -220,6 +239,9 @@ def _expr(d):
     e = d.node.expr if isinstance(d, torch.SymInt) else d
     if isinstance(e, sympy.Integer) or isinstance(e, int):
         return int(e), (), 0
+    aliases = _ALIASES.get()
+    if aliases and not e.free_symbols.isdisjoint(aliases):
+        e = e.xreplace(aliases)
     values = _VALUES.get()
     if values:
         fixed = {x: values[x.name] for x in e.free_symbols if x.name in values}
@@ -232,7 +254,16 @@ def _expr(d):
                 return int(e), (), 0
     if e.has(Min, Max):
         e = _unclamped(e)
-    e = _unpadded(d, e)
+    e, unpad_pins = _unpadded(d, e)
+    r = _expr_form(d, e)
+    pins = _PINS.get()
+    if unpad_pins and pins is not None:
+        pins.extend(unpad_pins)
+    return r
+
+
+def _expr_form(d, e):
+    """_expr of a size expression e after its rewrites; raises Refused."""
     if isinstance(e, sympy.Integer):
         return int(e), (), 0
     if isinstance(e, sympy.Add):
@@ -554,10 +585,29 @@ def _no_syms(node, args):
 class _Analysis:
     def __init__(self, gm):
         self.gm = gm
+        self.hints = {}  # symbol name -> its value at the first call (integer arguments)
+        for n in gm.graph.nodes:
+            v = n.meta.get("val") if n.op == "placeholder" else None
+            if isinstance(v, torch.SymInt) and isinstance(v.node.expr, sympy.Symbol) and isinstance(v.node.hint, int):
+                self.hints[v.node.expr.name] = v.node.hint
         self.atoms = {}
         self.actions = {}
         self.iota = {}  # node -> symbol: its values are the positions along that symbol's dim
         self.limits = []  # (_expr, most): a size that must stay <= most at the bounds
+
+    def unify(self, x, y, why):
+        """Raises _Unify where dims x and y (atoms) are the same layout but for
+        symbols of equal first values (integer arguments both), else Refused(why)."""
+        if len(x) != len(y):
+            raise Refused(why)
+        pairs = {}
+        for p, q in zip(x, y):
+            if p == q:
+                continue
+            if not (isinstance(p, str) and isinstance(q, str) and p in self.hints and self.hints.get(q) == self.hints[p]):
+                raise Refused(why)
+            pairs[q] = p
+        raise _Unify(why, pairs) if pairs else Refused(why)
 
     def A(self, x):
         if not isinstance(x, torch.fx.Node) or x not in self.atoms:
@@ -1033,9 +1083,12 @@ class _Analysis:
             x, tgt = self.A(a[0 if fwd else 1]), self.A(a[1 if fwd else 2])
             weight, reduction, ignore = a[2 if fwd else 3], a[3 if fwd else 4], a[4 if fwd else 5]
             _no_syms(node, a)
-            if (len(x) != 2 or _symbolic(x[1]) or tgt != x[:1]
-                    or (weight is not None and any(_symbolic(d) for d in self.A(weight)))):
-                raise Refused("nll_loss of other than rows of a static number of classes")
+            why = "nll_loss of other than rows of a number of classes padded at its end"
+            if (len(x) != 2 or (_symbolic(x[1]) and _single(x[1]) is None) or len(tgt) != 1
+                    or (weight is not None and self.A(weight) != x[1:])):
+                raise Refused(why)
+            if tgt[0] != x[0]:  # the classes of a loss graph's logits are a symbol too: padded, never a target
+                self.unify(x[0], tgt[0], why)
             if not fwd and reduction == 0 and self.A(a[0]) != x[:1]:
                 raise Refused("nll_loss_backward of a grad laid out unlike its rows")
             if _symbolic(x[0]):
@@ -1279,8 +1332,10 @@ class _Analysis:
 class Bounding:
     """How one graph runs padded: built by analyze()."""
 
-    def __init__(self, gm, syms, inputs, outputs, actions, derived, host_outs, limits=(), pins=(), values=None):
+    def __init__(self, gm, syms, inputs, outputs, actions, derived, host_outs, limits=(), pins=(), values=None,
+                 aliases=None):
         self.gm = gm
+        self.aliases = aliases or {}  # symbol name -> the name it is read as: equal values, else per size
         self.limits = tuple(limits)  # (_expr, most): past `most` at the bounds, a call runs at its own sizes
         self.pins = tuple(dict.fromkeys(pins))  # (sympy expression, value): the bounds must give that value
         self._pins_hold = {}  # (key, integer arguments' values) -> whether the pins hold there
@@ -1297,6 +1352,8 @@ class Bounding:
     def bounds(self, args):
         """(key, sizes, bounds) for a call, or None when a size has no bucket."""
         sizes = {self.syms[i]: args[i] for i in self.order}
+        if any(sizes[a] != sizes[c] for a, c in self.aliases.items()):
+            return None
         bounds = {}
         for s, n in sizes.items():
             b = bound_of(n)
@@ -1352,8 +1409,8 @@ class Bounding:
                 o = _value(host[1], sizes)
             elif host is not None:
                 o = args[host[1]]
-                for n in host[2] if host[0] == "view" else ():
-                    o = n.target(o, *_at_sizes(n.args[1:], sizes), **_at_sizes(n.kwargs, sizes))
+                for op, a, kw in host[2] if host[0] == "view" else ():
+                    o = op(o, *_at_sizes(a, sizes), **_at_sizes(kw, sizes))
             elif spec is not None:
                 shape = [s if isinstance(s, int) else sizes[s[0]] * s[1] + s[2] for s in spec]
                 if _compacts(spec):  # its real elements in C order at the front of a flat tensor (run_padded)
@@ -1524,13 +1581,29 @@ def _nodes_in(x):
     return [x] if isinstance(x, torch.fx.Node) else []
 
 
+def _size_exprs(x):
+    """Arguments of a view with each size node as its _expr (read in analysis)."""
+    if isinstance(x, dict):
+        return {k: _size_exprs(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(_size_exprs(y) for y in x)
+    return _SizeOf(_expr(x.meta["val"])) if isinstance(x, torch.fx.Node) else x
+
+
+class _SizeOf:
+    """A size argument of a view replayed on the host (_size_exprs): an _expr."""
+
+    def __init__(self, e):
+        self.e = e
+
+
 def _at_sizes(x, sizes):
-    """Arguments of a view with each size node at its value."""
+    """Arguments of a view (_size_exprs) with each size at its value."""
     if isinstance(x, dict):
         return {k: _at_sizes(v, sizes) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         return type(x)(_at_sizes(y, sizes) for y in x)
-    return _value(_expr(x.meta["val"]), sizes) if isinstance(x, torch.fx.Node) else x
+    return _value(x.e, sizes) if isinstance(x, _SizeOf) else x
 
 
 class _Formula:
@@ -1633,12 +1706,33 @@ def analyze(gm, atoms_only=False):
             values[v.node.expr.name] = v.node.hint
     shapes = _new_sizes(gm)  # a backward's expand to the forward's [s0, s1]: a size, padded as any other
     values = {k: v for k, v in values.items() if k not in shapes}
-    token, vtoken = _PINS.set(pins), _VALUES.set(values)
-    try:
-        return _analyze(gm, atoms_only, pins, values, shapes)
-    finally:
-        _PINS.reset(token)
-        _VALUES.reset(vtoken)
+    symbols = {}  # name -> Symbol of the integer arguments
+    for node in gm.graph.nodes:
+        v = node.meta.get("val") if node.op == "placeholder" else None
+        if isinstance(v, torch.SymInt) and isinstance(v.node.expr, sympy.Symbol):
+            symbols[v.node.expr.name] = v.node.expr
+    aliases = {}  # name -> name it is read as (_Unify)
+    for _ in range(8):
+        del pins[:]
+        token, vtoken = _PINS.set(pins), _VALUES.set(values)
+        atoken = _ALIASES.set({symbols[a]: symbols[c] for a, c in aliases.items()})
+        try:
+            return _analyze(gm, atoms_only, pins, values, shapes, aliases)
+        except _Unify as u:
+            if not all(a in symbols and c in symbols and a not in values and c not in values
+                       for a, c in u.pairs.items()):
+                raise Refused(str(u)) from None
+            for a, c in u.pairs.items():
+                while c in aliases:
+                    c = aliases[c]
+                if a != c:
+                    aliases = {k: (c if v == a else v) for k, v in aliases.items()}
+                    aliases[a] = c
+        finally:
+            _PINS.reset(token)
+            _VALUES.reset(vtoken)
+            _ALIASES.reset(atoken)
+    raise Refused("symbols read as one another past 8 rounds")
 
 
 def _sum_of_symbols(e):
@@ -1660,8 +1754,9 @@ def _new_sizes(gm):
     return out
 
 
-def _analyze(gm, atoms_only, pins, values, shapes=()):
+def _analyze(gm, atoms_only, pins, values, shapes=(), aliases=None):
     an = _Analysis(gm)
+    an.aliases = aliases or {}
     syms, inputs, positions = {}, {}, 0
     derived = {}  # argument position -> _expr of a size computed from symbols (a backward's 4*s0)
     host_outs = {}  # output position -> ("size", _expr) or ("arg", argument position): made on the host
@@ -1725,12 +1820,14 @@ def _analyze(gm, atoms_only, pins, values, shapes=()):
                     while o is not root:
                         chain.append(o)
                         o = o.args[0]
-                    for n in chain:
+                    replay = []  # (op, args, kwargs) with each size node as its _expr (read in this
+                    for n in reversed(chain):  # analysis: its pins, values and aliases), valued per call
                         for x in _nodes_in(list(n.args[1:]) + list(n.kwargs.values())):
                             if not (_is_sym_node(x) and isinstance(x.meta["val"], torch.SymInt)):
                                 raise Refused("an output that views an input with a tensor argument")
                             computed_views.append(_expr(x.meta["val"]))
-                    host_outs[k] = ("view", position_of[root], tuple(reversed(chain)))
+                        replay.append((n.target, _size_exprs(n.args[1:]), _size_exprs(n.kwargs)))
+                    host_outs[k] = ("view", position_of[root], tuple(replay))
                     specs.append(None)
                     continue
                 spec = []
@@ -1758,6 +1855,7 @@ def _analyze(gm, atoms_only, pins, values, shapes=()):
         raise Refused("no tensor argument has a symbolic size")
     used = {a if isinstance(a, str) else a[0] for dims in inputs.values() for d in dims for a in d
             if isinstance(a, (str, tuple))} | (set(shapes) & set(syms.values()))
+    used |= {a for a, c in an.aliases.items() if c in used}  # its value checked against c's per call
     computed = [e for e in derived.values()] + [h[1] for h in host_outs.values() if h[0] == "size"]
     computed += [e for act in an.actions.values() if act[0] == "symval" for _, e in act[1]] + computed_views
     computed += [e for e, _ in an.limits]
@@ -1780,7 +1878,10 @@ def _analyze(gm, atoms_only, pins, values, shapes=()):
             if placeholders[i].users:
                 raise Refused(f"a size {syms[i]} that no tensor argument has")
             del syms[i]
-    return Bounding(gm, syms, inputs, specs, an.actions, derived, host_outs, an.limits, pins, value_args)
+    aliases = {a: c for a, c in an.aliases.items() if a in used}
+    if not set(aliases.items()) <= {(a, c) for a in syms.values() for c in syms.values()}:
+        raise Refused(f"symbols read as one another whose values no call gives: {aliases}")
+    return Bounding(gm, syms, inputs, specs, an.actions, derived, host_outs, an.limits, pins, value_args, aliases)
 
 
 def split_saved(fw, bw, num_fwd_outputs):
@@ -1818,6 +1919,11 @@ def split_saved(fw, bw, num_fwd_outputs):
                 vals.append(v.shape[i])
                 continue
             if any(isinstance(a, tuple) or (isinstance(a, str) and a not in sym_node) for a in d):
+                break
+            # a symbol read as another (_Unify) splits as the one this tensor has
+            own = {an.aliases.get(x.name, x.name): x.name for x in v.shape[i].node.expr.free_symbols}
+            d = tuple(own.get(a, a) if isinstance(a, str) else a for a in d)
+            if any(isinstance(a, str) and a not in sym_node for a in d):
                 break
             groups.append(list(range(len(sizes), len(sizes) + len(d))))
             for a in d:

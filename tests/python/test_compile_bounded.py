@@ -239,6 +239,27 @@ def test_graphs_not_right_padded_keep_plans_per_size(fn, why):
     assert after["size_calls"] - before["size_calls"] == 4
 
 
+def _narrow_by_two_ints(x, a, b):
+    return x.narrow(2, 0, a + b), x * 2
+
+
+def test_an_output_viewing_an_input_by_integer_arguments_runs_padded():
+    """An output that views an input is replayed on the host from the call's sizes; its size a + b of two
+    integer arguments that no tensor has (read at their first values, as logits_to_keep) was read again
+    there with none of the analysis' values: the call raised "a size s56 + s71 that is neither a product
+    of symbols nor a symbol plus a constant" (big_bird's and xlm's training, once their loss graph ran
+    padded). The sizes of such views are now read in the analysis."""
+    f = torch.compile(_narrow_by_two_ints, backend="tpu", dynamic=True)
+    before = torch.tpu.plan_stats()
+    for n in (5, 6, 7):
+        x, xc = _poisoned(n, 8, seed=31)
+        got, want = f(x, 1, 2), _narrow_by_two_ints(xc, 1, 2)
+        for a, b in zip(got, want):
+            torch.testing.assert_close(a.cpu(), b, **TOL)
+    after = torch.tpu.plan_stats()
+    assert after["padded_calls"] - before["padded_calls"] == 3
+
+
 def test_a_size_as_a_value_is_the_real_size():
     # x * x.shape[1] multiplies by the length, not the bucket's bound (a run-time scalar of the plan)
     _check_padded(lambda x: (x * x.shape[1], x.sum(1) / x.shape[1]), (5, 6, 7, 5), 8, 13)

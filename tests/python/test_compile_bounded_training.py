@@ -277,6 +277,39 @@ def test_cross_entropy_of_flattened_positions_runs_padded():
     assert _calls_since(before) == (8, 0)
 
 
+def _causal_lm_loss(logits, labels):
+    """transformers' ForCausalLMLoss, a graph of its own (gpt2's: Dynamo breaks between the model and
+    its loss): labels padded by one ignored position and shifted, logits of a symbolic vocabulary."""
+    labels = torch.nn.functional.pad(labels, (0, 1), value=-100)[..., 1:]
+    return torch.nn.functional.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1))
+
+
+def test_a_loss_graph_whose_logits_and_labels_have_symbols_of_their_own_runs_padded():
+    """Without duck shaping (as gpt2's loss graph had them) logits [s3, s88, V] and labels [s38, s97]
+    carry symbols of their own, and the guards fix only s3*s88 == s38*s97: the rows are read as one
+    layout (s38 as s3, s97 as s88), and a call runs padded where those values are equal, at its own
+    sizes elsewhere (labels [4, n] for logits [2, 2n]: the same rows, another layout). Before: plans per
+    size ("nll_loss of other than rows of a static number of classes"; gpt2, big_bird, xlm with
+    `tools/causal_lm_sweep.py --train`)."""
+    f = torch.compile(_causal_lm_loss, backend="tpu", dynamic=True)
+    before = torch.tpu.plan_stats()
+    cases = [((2, n), (2, n)) for n in (3, 6, 5, 8)] + [((2, 6), (4, 3)), ((2, 7), (2, 7))]
+    with torch.fx.experimental._config.patch(use_duck_shape=False):
+        for (b, n), (lb, ln) in cases:
+            x, xc = _poisoned((b, n, 11), 1, n, 8, seed=233)
+            x, xc = x.detach().requires_grad_(), xc.requires_grad_()
+            t = torch.randint(0, 11, (lb, ln), generator=torch.Generator().manual_seed(n))
+            t[0, 1] = -100
+            got, want = f(x, t.to("tpu")), _causal_lm_loss(xc, t)
+            ga, = torch.autograd.grad(got, x)
+            gb, = torch.autograd.grad(want, xc)
+            torch.testing.assert_close(got.detach().cpu(), want.detach(), **TOL)
+            torch.testing.assert_close(ga.cpu(), gb, **TOL)
+        g = next(g for g in _graphs() if g.bounding is not None and g.bounding.aliases)
+    assert len(g.bounding.aliases) == 2
+    assert _calls_since(before) == (10, 2)  # forward and backward of 5 calls padded; [4, 3] at its own sizes
+
+
 class _Embed(torch.nn.Module):
     """Token ids through an embedding table (its gradient: the rows of the ids' gradients summed), one with a
     padding_idx."""
