@@ -486,6 +486,22 @@ def _tail(n, start, end, step, out_size):
         return None
 
 
+def _last_of_affine(one, start, end, step, out_size):
+    """m where a slice takes the last m (static) elements of a dim of n + c
+    (one: (n, c)): start n + c - m, end n + c or past it; else None."""
+    if step != 1 or not isinstance(out_size, int) or not _is_sym_node(start):
+        return None
+    try:
+        k, syms, add = _expr(start.meta["val"])
+        if end is not None and not (isinstance(end, int) and end >= 2 ** 62):
+            if not _is_sym_node(end) or _expr(end.meta["val"]) != (1, (one[0],), one[1]):
+                return None
+    except Refused:
+        return None
+    m = one[1] - add
+    return m if k == 1 and syms == (one[0],) and m == out_size and m > 0 else None
+
+
 def _static_int(x):
     """A size node whose value is static (an integer argument at its pinned
     value: logits_to_keep's -k), as that int; anything else as it is."""
@@ -699,9 +715,14 @@ class _Analysis:
                 raise Refused("select_backward of a grad laid out unlike its input")
             return out
         if p is aten.slice_backward:  # zeros of the input's sizes, grad at [start:end] along dim
-            out = tuple(_atoms_of_expr(x) for x in val.shape)
             grad = self.A(a[0])
-            d = a[2] % len(out)
+            d = a[2] % val.dim()
+            # the other dims are the grad's (a merged [b*n*2] keeps its layout; check() compares sizes)
+            whole = a[3] in (None, 0) and a[5] == 1 and isinstance(a[4], int) and a[4] >= 2 ** 62  # x[:]
+            out = tuple(grad[k] if (k != d or whole) and len(grad) == val.dim() else _atoms_of_expr(x)
+                        for k, x in enumerate(val.shape))
+            if whole and len(grad) == val.dim():
+                return out
             start, step = _static_int(a[3]), _static_int(a[5])
             if (len(grad) != len(out) or _has_sym([a[2], step])
                     or any(grad[k] != out[k] for k in range(len(out)) if k != d)):
@@ -735,6 +756,10 @@ class _Analysis:
                     self.limits.append((_expr(end.meta["val"]), _size(src[d], {})))
                 return src[:d] + (_atoms_of_expr(val.shape[d]),) + src[d + 1:]
             one = _single(src[d])
+            last = _last_of_affine(one, start, end, step, val.shape[d]) if one is not None and one[1] else None
+            if last is not None:  # x[n + c - m : n + c] of a dim of n + c (gpt_oss's sink column): from n + c - m
+                self.actions[node] = ("tail", d, one[0], last, one[1])
+                return src[:d] + (_atoms_of_expr(last),) + src[d + 1:]
             tail = _tail(one[0], start, end, step, val.shape[d]) if one is not None and one[1] == 0 else None
             if tail is not None:  # the last m (or k) of a dim of n: read from n - m at run time
                 self.actions[node] = ("tail", d, one[0], tail)
@@ -2180,9 +2205,10 @@ class _Padded(torch.fx.Interpreter):
                 return node.target(*args, **kwargs)
             return torch.where(valid, grad.index_select(d, torch.clamp(j, 0, grad.shape[d] - 1)), 0).to(grad.dtype)
         if act[0] == "tail":  # x[-m:] along a dim of n: elements n - m.. (past the bound: the last one, padding)
-            _, d, n, m = act  # n, m: symbols or static sizes
+            _, d, n, m = act[:4]  # n, m: symbols or static sizes; act[4]: n's addend (a dim of n + c)
             x = args[0]
-            j = torch.arange(_at(m, self.bounds), device=self.device) + (_at(n, self.n) - _at(m, self.n))
+            real = _at(n, self.n) + (act[4] if len(act) > 4 else 0)
+            j = torch.arange(_at(m, self.bounds), device=self.device) + (real - _at(m, self.n))
             return x.index_select(d, torch.clamp(j, max=x.shape[d] - 1))
         if act[0] == "iota":  # an arange laid out as a dim with padding inside: the static run's positions
             return self.static_of(act[1], node.target(*args, **kwargs))

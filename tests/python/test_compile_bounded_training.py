@@ -198,6 +198,22 @@ def _activations(x):
             F.mish(y), F.softplus(y), F.softshrink(y), F.celu(y), F.selu(y))
 
 
+def _sink(x):
+    """gpt_oss's attention sinks: a row appended past the sequence ([2, n + 1, 8]), read back at its
+    position (y[:, n:n + 1]) and the sequence before it."""
+    y = torch.cat([x, x.sum(1, keepdim=True) / 3e4], dim=1)
+    n = x.shape[1]
+    return y[:, n:n + 1] * 2, y[:, :n].softmax(1)
+
+
+def _interleaved_rows(x):
+    """gpt_oss's experts: positions flattened with a static dim ([2 * n * 2, 4], padding inside the merged
+    dim) and interleaved along the static one (1::2): its slice_backward takes the gradient's layout."""
+    y = (x @ torch.linspace(-1, 1, 64, device=x.device).reshape(8, 8)).reshape(-1, 4)  # [b * n * 2, 4]
+    b, n = x.shape[:2]
+    return (y[:, 1::2] * 3).reshape(b, n, 4), y[:, ::2].exp().reshape(b, n, 4)
+
+
 # (name, function, lengths, bucket bound, what ran per size or failed before)
 CASES = [
     ("last_k", _keep_last, (3, 5, 6, 7), 8, "slice_backward of x[:, -1:]: per size"),
@@ -214,6 +230,9 @@ CASES = [
      "KeyError: a size only an expand of the backward uses (read as a pinned value)"),
     ("norms", B._norms, (3, 6, 5, 8), 8,
      "setStorage error: log_sigmoid_forward's buffer was empty on tpu, [2, n, 8] in the graph"),
+    ("sink", _sink, (3, 6, 5, 8), 8, "a slice of a symbolic dim that does not start at a static index: per size"),
+    ("interleaved_rows", _interleaved_rows, (3, 6, 5, 8), 8,
+     "slice_backward of a grad laid out unlike its input (the input's merged dim read as [4n]): per size"),
 ]
 
 
