@@ -786,6 +786,29 @@ class _Analysis:
             if any(_symbolic(d) for d in x[2:]):
                 self.actions[node] = ("sanitize", [(0, None, x)])
             return (x[0], _atoms_of_expr(val.shape[1])) + tuple(spatial)
+        if p is aten.convolution_backward:
+            # the forward's rule (stride 1 along padded spatial dims) with the grad's padding zeroed too:
+            # grad_input inside the length reads grads inside it or zeros (the static run's implicit
+            # padding), grad_weight sums input * grad over positions whose padding is zero in both
+            _no_syms(node, a[2:])
+            g, x, w = self.A(a[0]), self.A(a[1]), self.A(a[2])
+            stride, transposed = a[4], a[7]
+            if transposed or any(_symbolic(d) for d in w) or _symbolic(x[1]) or len(g) != len(x):
+                raise Refused("a transposed convolution's backward, or one of symbolic channels or weights")
+            for i, dim in enumerate(x[2:]):
+                if not _symbolic(dim):
+                    continue
+                out = g[2 + i]
+                if (not _single(dim) or stride[i % len(stride)] != 1 or not _single(out)
+                        or _single(out)[0] != _single(dim)[0]):
+                    raise Refused("a convolution's backward along a symbolic dim of stride other than 1, or a "
+                                  "grad whose length is not the input's plus a constant")
+            if g[0] != x[0]:
+                raise Refused("a convolution's backward whose grad and input batches differ")
+            if any(_symbolic(d) for d in x[2:]):
+                self.actions[node] = ("sanitize", [(0, None, g), (1, None, x)])
+            return [x if val[0] is not None else None, w if val[1] is not None else None,
+                    tuple(_atoms_of_expr(d) for d in val[2].shape) if val[2] is not None else None]
         if p is aten.unbind:
             src = self.A(a[0])
             d = _arg(node, 1, "dim", 0) % len(src)

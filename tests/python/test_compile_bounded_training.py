@@ -363,6 +363,38 @@ def test_embedding_backward_runs_padded():
     assert _calls_since(before) == (8, 0)
 
 
+class _ShortConv(torch.nn.Module):
+    """qwen3_next's short convolution: depthwise and causal (padding k - 1, the first n outputs kept), its
+    output weighted per position."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv1d(8, 8, 4, padding=3, groups=8)
+
+    def forward(self, x):
+        full = self.conv((x * 2 + 1).transpose(1, 2))  # [2, 8, n + 3]; its input's padding is not zero
+        y = full[..., : x.shape[1]]
+        return ((torch.nn.functional.silu(y).transpose(1, 2) * torch.linspace(-1, 1, 8, device=x.device)).sum()
+                + full.sum() / 4)  # its grad, an expand, fills the padding of the conv's grad too
+
+
+def test_convolution_backward_runs_padded():
+    """grad_input reads the grad's real positions (its padding zeroed) and the weight's and bias' grads sum
+    input * grad where both are real. Before: plans per size ("aten.convolution_backward.default is not
+    known to be right on padded tensors": qwen3_next with `tools/causal_lm_sweep.py --train`)."""
+    ref, dev, f, before = _compiled_pair(_ShortConv, 239)
+    for n in (3, 6, 5, 8):
+        x, xc = B._poisoned(n, 8, seed=239)
+        x, xc = x.detach().requires_grad_(), xc.requires_grad_()
+        out, want = f(x), ref(xc)
+        got_g = torch.autograd.grad(out, [x] + list(dev.parameters()))
+        want_g = torch.autograd.grad(want, [xc] + list(ref.parameters()))
+        torch.testing.assert_close(out.detach().cpu(), want.detach(), rtol=1e-4, atol=1e-3)
+        for a, b in zip(got_g, want_g):
+            torch.testing.assert_close(a.cpu(), b, rtol=1e-4, atol=1e-3)
+    assert _calls_since(before) == (8, 0)
+
+
 class _MoEParams(torch.nn.Module):
     """test_compile_bounded's grouped-mm experts, its output summed with a weight per position (the backward
     expands that grad over the padding too)."""
