@@ -192,6 +192,8 @@ def _fixed(env, e):
     if step is not None and hint % step == 0:
         if env._maybe_evaluate_static(sympy.Eq(FloorDiv(e, step), hint // step)) is sympy.true:
             return int(hint)
+    if isinstance(e, FloorDiv) and _fixed(env, e.args[0]) is not None:  # a fixed padded length's half
+        return int(hint)
     if isinstance(e, sympy.Mul):
         vals = [_fixed(env, f) for f in e.args]
         if all(x is not None for x in vals):
@@ -504,12 +506,15 @@ def _last_of_affine(one, start, end, step, out_size):
 
 def _static_int(x):
     """A size node whose value is static (an integer argument at its pinned
-    value: logits_to_keep's -k), as that int; anything else as it is."""
+    value: logits_to_keep's -k; a size the guards fix: a chunked scan's
+    chunk count, pinned), as that int; anything else as it is."""
     values = _VALUES.get() or {}
-    if (_is_sym_node(x) and isinstance(x.meta["val"], torch.SymInt)
-            and all(s.name in values for s in x.meta["val"].node.expr.free_symbols)):
+    if not (_is_sym_node(x) and isinstance(x.meta["val"], torch.SymInt)):
+        return x
+    if all(s.name in values for s in x.meta["val"].node.expr.free_symbols):
         return _expr(x.meta["val"])[0]
-    return x
+    v = _pinned(x.meta["val"], x.meta["val"].node.expr)
+    return x if v is None else v
 
 
 def _slice_dim(dim, start, end, step, out_size):

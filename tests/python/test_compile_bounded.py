@@ -913,6 +913,23 @@ def _chunk_means(x):
     return acc, c.mean(1)
 
 
+def _later_chunks(x):
+    """The chunks from the middle on (nemotron_h's scan slices its [b, chunks, ...] states at chunks // 2
+    .. chunks): a slice of a static dim at indices the guards fix, read as static and pinned."""
+    pad = (CHUNK - x.shape[1] % CHUNK) % CHUNK
+    c = torch.nn.functional.pad(x, (0, 0, 0, pad)).reshape(x.shape[0], -1, CHUNK, 8)
+    acc = torch.zeros(x.shape[0], 8, device=x.device)
+    for i in range(c.shape[1]):
+        acc = acc * 0.5 + c[:, i].sum(1)
+    m = c.shape[1]
+    return acc, c[:, m // 2:m].sum(2)
+
+
+def test_a_slice_of_the_chunks_at_a_fixed_count_runs_padded():
+    # before: "slice of a static dim at a symbolic index", every length at its own size
+    assert _calls(_later_chunks, (25, 27, 30), 32, 149) == (3, 0)  # four chunks, as at the bound
+
+
 def test_a_bucket_that_pads_to_more_chunks_runs_at_its_size():
     assert _calls(_chunk_means, (3, 5, 17, 25, 30), 32, 139) == (4, 1)  # 17: three chunks, its bucket 32 four
 
