@@ -1460,6 +1460,8 @@ class Bounding:
             host = self.host_outs.get(k)
             if host is not None and host[0] == "size":
                 o = _value(host[1], sizes)
+            elif host is not None and host[0] == "outview":
+                o = None  # below, once the output it views is made
             elif host is not None:
                 o = args[host[1]]
                 for op, a, kw in host[2] if host[0] == "view" else ():
@@ -1471,6 +1473,12 @@ class Bounding:
                 elif shape != list(o.shape):  # one view for its padded dim, none where nothing is padded
                     o = o.as_strided(shape, o.stride(), o.storage_offset())
             res.append(o)
+        for k, host in self.host_outs.items():
+            if host[0] == "outview":
+                o = res[host[1]]
+                for op, a, kw in host[2]:
+                    o = op(o, *_at_sizes(a, sizes), **_at_sizes(kw, sizes))
+                res[k] = o
         return type(outs)(res) if isinstance(outs, tuple) else res
 
 
@@ -1614,10 +1622,13 @@ def _no_shared_views(gm, outs):
     the graph makes (x and its expand): AOTAutograd rebuilds one from their base
     with the strides and offset of the tensor returned, and a padded run's
     outputs (each its own tensor, compacted) hold no such layout over the
-    other's storage (graph fuzzer dynamic 45:37: a setStorage error)."""
-    users = gm.meta.get("torchtpu_user_outputs")  # an AOTAutograd forward's (_compile._partition)
-    if users is None:
+    other's storage (graph fuzzer dynamic 45:37: a setStorage error). A
+    graph without AOTAutograd returns its outputs as they are: two padded
+    outputs would not share storage, and a write through one would not show
+    in the other (y, y[:, :2]: a wrong answer before), so it is refused too."""
+    if gm.meta.get("torchtpu_backward"):  # gradients, which autograd takes as they are
         return
+    users = gm.meta.get("torchtpu_user_outputs", len(outs))  # an AOTAutograd forward's (_compile._partition)
     seen = {}
     for o in outs[:users]:
         base = _view_base(o)
@@ -1632,6 +1643,24 @@ def _nodes_in(x):
     if isinstance(x, (list, tuple)):
         return [n for y in x for n in _nodes_in(y)]
     return [x] if isinstance(x, torch.fx.Node) else []
+
+
+def _replay(o, base, computed):
+    """The view ops from base to o as (op, args, kwargs), each size node as
+    its _expr (read in this analysis: its pins, values and aliases), valued per
+    call (Bounding.finish); the sizes' _exprs join `computed`."""
+    chain = []
+    while o is not base:
+        chain.append(o)
+        o = o.args[0]
+    replay = []
+    for n in reversed(chain):
+        for x in _nodes_in(list(n.args[1:]) + list(n.kwargs.values())):
+            if not (_is_sym_node(x) and isinstance(x.meta["val"], torch.SymInt)):
+                raise Refused("an output that views a tensor with a tensor argument")
+            computed.append(_expr(x.meta["val"]))
+        replay.append((n.target, _size_exprs(n.args[1:]), _size_exprs(n.kwargs)))
+    return tuple(replay)
 
 
 def _size_exprs(x):
@@ -1850,10 +1879,23 @@ def _analyze(gm, atoms_only, pins, values, shapes=(), aliases=None):
             outs = node.args[0]
             if not isinstance(outs, (list, tuple)):
                 raise Refused("a graph whose output is not a tuple")
-            _no_shared_views(gm, outs)
+            first = {}  # an output node -> its first position
+            for k, o in enumerate(outs):
+                if isinstance(o, torch.fx.Node):
+                    first.setdefault(o, k)
+            of_output = {}  # output position -> the position of the output it views (y, y[:, 1:])
+            for k, o in enumerate(outs):
+                base = _view_base(o)
+                if base is not o and isinstance(base, torch.fx.Node) and base.op != "placeholder" and base in first:
+                    of_output[k] = first[base]
+            _no_shared_views(gm, [None if k in of_output else o for k, o in enumerate(outs)])
             specs = []
             for k, o in enumerate(outs):
                 if o is None:
+                    specs.append(None)
+                    continue
+                if k in of_output:  # the views again, on that output as returned: they share its storage
+                    host_outs[k] = ("outview", of_output[k], _replay(o, _view_base(o), computed_views))
                     specs.append(None)
                     continue
                 if _is_sym_node(o) and isinstance(o.meta["val"], torch.SymInt):  # a size AOTAutograd saves
@@ -1869,18 +1911,7 @@ def _analyze(gm, atoms_only, pins, values, shapes=(), aliases=None):
                 root = _alias_root(o)
                 if root is not None and any(_symbolic(d) for d in an.atoms[root]):
                     # a view of an input saved for the backward: the views again, on the input as given
-                    chain = []
-                    while o is not root:
-                        chain.append(o)
-                        o = o.args[0]
-                    replay = []  # (op, args, kwargs) with each size node as its _expr (read in this
-                    for n in reversed(chain):  # analysis: its pins, values and aliases), valued per call
-                        for x in _nodes_in(list(n.args[1:]) + list(n.kwargs.values())):
-                            if not (_is_sym_node(x) and isinstance(x.meta["val"], torch.SymInt)):
-                                raise Refused("an output that views an input with a tensor argument")
-                            computed_views.append(_expr(x.meta["val"]))
-                        replay.append((n.target, _size_exprs(n.args[1:]), _size_exprs(n.kwargs)))
-                    host_outs[k] = ("view", position_of[root], tuple(replay))
+                    host_outs[k] = ("view", position_of[root], _replay(o, root, computed_views))
                     specs.append(None)
                     continue
                 spec = []

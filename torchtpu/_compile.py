@@ -459,6 +459,7 @@ def _partition(joint, joint_inputs, **kw):
 
     fw, bw = default_partition(joint, joint_inputs, **kw)
     fw.meta["torchtpu_user_outputs"] = kw["num_fwd_outputs"]  # the rest are saved for the backward
+    bw.meta["torchtpu_backward"] = True  # its outputs are gradients: no aliasing between them to keep
     if _dynamic_buckets.get_dynamic_buckets() is not False and any(
             isinstance(n.meta.get("val"), torch.SymInt) for n in fw.graph.nodes if n.op == "placeholder"):
         _bounded.split_saved(fw, bw, kw["num_fwd_outputs"])
