@@ -1,7 +1,11 @@
 """Differences of the thirteenth fuzzing session (seeds 636-700), each checked against CPU.
 
-Errors in other words than CPU's: std/var and std_mean/var_mean of an
-integral input."""
+Found probing the neighbours of the ops the seeds drew: scatter_reduce
+mean and index_reduce of a bool self, and scatter of a src of another rank,
+built programs XLA's compiler refused (or computed where CPU refuses);
+errors in other words or order than CPU's: std/var of an integral input,
+index_select of a 0-d self, masked_scatter's dtypes, index_reduce's and
+scatter/gather's shape checks."""
 
 import pytest
 import torch
@@ -20,4 +24,124 @@ def test_std_var_integral_message(op):
         _check(bad, f"{dt}", op, (x,))
         _check(bad, f"{dt} dim 1", op, (x, 1))
         _check(bad, f"{dt} empty", op, (x[:0],))
+    assert not bad, "\n".join(bad)
+
+
+def test_scatter_reduce_bool_mean_refused():
+    # scatter_reduce(bool, ..., 'mean') is CPU's '"scatter_gather_tensor_cpu_
+    # reduce_mean" not implemented for 'Bool'' (with an empty index its
+    # floor division by the counts: '"div_floor_cpu" ...'); tpu's lowering
+    # built a bool division XLA's compiler refused ('compiling
+    # aten::scatter_reduce.two failed in PJRT plugin'), or computed
+    bad = []
+    x = torch.zeros(4, 3, dtype=torch.bool)
+    for idx in ([[0, 1, 1]], [[3, 3, 0], [1, 1, 1]], [[7, 0, 0]], torch.empty(0, 3, dtype=torch.long)):
+        idx = torch.as_tensor(idx)
+        # without include_self CPU's reset of self checks the indices first,
+        # which tpu checks asynchronously (after the refusal)
+        for inc in (True, False) if idx.numel() == 0 or idx.max() < 4 else (True,):
+            for red in ("mean", "sum", "prod", "amax", "amin"):
+                _check(bad, f"{idx.tolist()} {red} include_self={inc}", torch.scatter_reduce,
+                       (x, 0, idx, torch.ones(idx.shape, dtype=torch.bool), red), {"include_self": inc})
+    # the shape check comes first
+    _check(bad, "shape", torch.scatter_reduce, (x, 0, torch.zeros(3, 3, dtype=torch.long),
+                                                torch.ones(2, 3, dtype=torch.bool), "mean"))
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce")
+def test_index_reduce_bool_refused():
+    # index_reduce of a 1-D bool self is CPU's '"index_func_" not implemented
+    # for 'Bool'', at any index; without include_self at any rank
+    # '"index_reduce_func_exclude_input_init" ...'; past one dim its mean
+    # '"div_floor_cpu" ...' (other reductions compute); tpu computed (mean
+    # failed to compile: 'compiling aten::index_reduce failed in PJRT plugin')
+    bad = []
+    for shape in ((4,), (4, 2), (2, 4, 1)):
+        x = torch.zeros(shape, dtype=torch.bool)
+        for idx in ([0], [1, 1, 3], [], [9]):
+            idx = torch.tensor(idx, dtype=torch.long)
+            for inc in (True, False):
+                if len(shape) > 1 and inc and idx.numel() and idx.max() >= 2:
+                    continue  # CPU's index check first (tpu's is asynchronous)
+                for red in ("prod", "mean", "amax", "amin"):
+                    _check(bad, f"{shape} {idx.tolist()} {red} include_self={inc}", torch.Tensor.index_reduce,
+                           (x, 0, idx, torch.ones((idx.numel(),) + shape[1:], dtype=torch.bool), red),
+                           {"include_self": inc})
+    assert not bad, "\n".join(bad)
+
+
+def test_index_select_scalar_index_count():
+    # index_select of a 0-d self with an index of 0 or 2 values is CPU's
+    # 'index_select(): Index to scalar can have only 1 value, got 2
+    # value(s)' (before the index's dtype); tpu's reshape failed ('cannot
+    # reshape [2] float32 to [] float32')
+    bad = []
+    for dt in (torch.float32, torch.int64, torch.bool, torch.complex64):
+        x = torch.tensor(1).to(dt)
+        for idx in ([0, 0], [], [0], [3, 0], [0.0, 0.0], [0.0]):
+            idx = torch.tensor(idx, dtype=torch.float32 if any(isinstance(v, float) for v in idx) else torch.long)
+            _check(bad, f"{dt} {idx.tolist()}", torch.index_select, (x, 0, idx))
+        _check(bad, f"{dt} 0-d index", torch.index_select, (x, 0, torch.tensor(0)))
+        _check(bad, f"{dt} dim 1", torch.index_select, (x, 1, torch.tensor([0, 0])))
+    assert not bad, "\n".join(bad)
+
+
+def test_masked_scatter_dtype_message():
+    # masked_scatter(bool self, mask, int64 source) is CPU's 'masked_scatter:
+    # expected self and source to have same dtypes but gotBool and Long' (its
+    # words run together), in place too; tpu said 'masked_scatter_: ... got Bool and Long'
+    bad = []
+    m = torch.tensor([True, False, True])
+    for a, b in ((torch.bool, torch.int64), (torch.float32, torch.float64), (torch.int32, torch.int8)):
+        for f in (torch.Tensor.masked_scatter, torch.Tensor.masked_scatter_):
+            _check(bad, f"{f.__name__} {a} {b}", f, (torch.zeros(3, dtype=a), m, torch.ones(3, dtype=b)))
+    assert not bad, "\n".join(bad)
+
+
+def test_index_reduce_shape_messages():
+    # index_reduce with a source of the wrong length or shape is CPU's
+    # 'index_reduce_(): Number of indices (1) should be equal to
+    # source.size(dim): (2), for dim: 0' or 'source tensor shape must match
+    # self tensor shape, excluding the specified dimension. Got self.shape =
+    # [4, 2] source.shape = [1, 3]'; tpu said 'source.size(dim) (2)' and
+    # 'self and source must have the same shape except in dim 0'
+    bad = []
+    for shape, dim, ss in [((4, 2), 0, (2, 2)), ((4, 2), 1, (2, 2)), ((4, 2), 0, (1, 3)), ((4, 2), 1, (1, 3)),
+                           ((4, 2), 0, (1, 2, 1)), ((4, 2), 1, (2,)), ((4, 2), 0, ()), ((), 0, (1,)), ((), 0, ()),
+                           ((4,), 0, ()), ((), 0, (1, 2)), ((1,), 0, (1, 1)), ((4, 2), 0, (1, 2))]:
+        _check(bad, f"{shape} {dim} {ss}", torch.Tensor.index_reduce,
+               (torch.zeros(shape), dim, torch.tensor([0]), torch.ones(ss), "prod"))
+    assert not bad, "\n".join(bad)
+
+
+def test_scatter_gather_shape_messages():
+    # scatter(self (4, 3), 0, index (3, 3), src (2, 3)) is CPU's 'Expected
+    # index [3, 3] to be no larger than self [4, 3] apart from dimension 0
+    # and to be no larger size than src [2, 3]' (its meta checks, after
+    # src's dtype); a src of fewer dims its src.size(d) IndexError, of more
+    # 'Index tensor must have the same number of dimensions as src tensor'.
+    # tpu named one dim's sizes ('Size does not match at dimension 0 expected
+    # index [3] to be no larger than src [2]'), or its stablehlo failed to
+    # compile / 'slice out of range on dim 1'
+    bad = []
+    x = torch.zeros(4, 3)
+    cases = [((3, 3), (2, 3)), ((3, 5), (9, 9)), ((3, 3), (3, 2)), ((3, 5), (3, 2)), ((3, 3), (9,)),
+             ((3, 3), (9, 9, 9)), ((1, 3), (9,)), ((2, 2), ()), ((2, 2), (2, 2)), ((0, 3), (1,))]
+    for isz, ssz in cases:
+        idx = torch.zeros(isz, dtype=torch.long)
+        for op, kw in ((torch.scatter, {}), (torch.scatter_add, {}), (torch.scatter, {"reduce": "add"})):
+            _check(bad, f"{op.__name__}{kw} {isz} {ssz}", op, (x, 0, idx, torch.ones(ssz)), kw)
+        _check(bad, f"scatter_reduce {isz} {ssz}", torch.scatter_reduce, (x, 0, idx, torch.ones(ssz), "amax"))
+        _check(bad, f"scatter value {isz}", torch.scatter, (x, 0, idx, 2.0))
+        _check(bad, f"scatter bad reduce {isz}", torch.scatter, (x, 0, idx, 2.0), {"reduce": "max"})
+        _check(bad, f"gather {isz}", torch.gather, (x, 0, idx))
+        _check(bad, f"gather dim 1 {isz}", torch.gather, (x, 1, idx))
+        # src's dtype before the shapes
+        _check(bad, f"scatter int src {isz} {ssz}", torch.scatter, (x, 0, idx, torch.ones(ssz, dtype=torch.int32)))
+    for xs, isz, ssz in [((3,), (3,), ()), ((3,), (3,), (3, 3)), ((3,), (1,), (3, 3)), ((), (1,), ()), ((), (), ()),
+                         ((), (1,), (1,)), ((3,), (), (2,))]:
+        idx = torch.zeros(isz, dtype=torch.long)
+        _check(bad, f"scatter {xs} {isz} {ssz}", torch.scatter, (torch.zeros(xs), 0, idx, torch.ones(ssz)))
+        _check(bad, f"gather {xs} {isz}", torch.gather, (torch.zeros(xs), 0, idx))
     assert not bad, "\n".join(bad)
