@@ -419,13 +419,6 @@ static int64_t index_numel(tt_lower_t *L) {
   return n;
 }
 
-/* "[4, 2]", as c10 prints sizes. */
-static void bracket_sizes(char *buf, size_t cap, int rank, const int64_t *d) {
-  size_t k = (size_t)snprintf(buf, cap, "[");
-  for (int i = 0; i < rank && k < cap; i++) k += (size_t)snprintf(buf + k, cap - k, i ? ", %lld" : "%lld", (long long)d[i]);
-  if (k < cap) snprintf(buf + k, cap - k, "]");
-}
-
 /* Size d of argument a as CPU's ensure_nonempty_size: 1 for a 0-d tensor. */
 static int64_t ne_size(tt_lower_t *L, int a, int d) { return tt_l_arg_rank(L, a) == 0 ? 1 : tt_l_arg_sizes(L, a)[d]; }
 
@@ -443,8 +436,8 @@ static tt_status_t check_dim_index(tt_lower_t *L, const char *op, int dim, int r
     return tt_status_make(TT_INVALID_ARGUMENT, "Index tensor must have the same number of dimensions as %s tensor",
                           scatter ? "self" : "input");
   char a[160], b[160], c[160];
-  bracket_sizes(a, sizeof a, ir, tt_l_arg_sizes(L, 2));
-  bracket_sizes(b, sizeof b, rank, tt_l_arg_sizes(L, 0));
+  tt_op_sizes_text(a, sizeof a, ir, tt_l_arg_sizes(L, 2));
+  tt_op_sizes_text(b, sizeof b, rank, tt_l_arg_sizes(L, 0));
   int wrong = 0;
   for (int d = 0; d < nd && !wrong; d++) {
     if (d == dim || ne_size(L, 2, d) <= ne_size(L, 0, d)) continue;
@@ -468,7 +461,7 @@ static tt_status_t check_dim_index(tt_lower_t *L, const char *op, int dim, int r
   if ((sr ? sr : 1) != nd)
     return tt_status_make(TT_INVALID_ARGUMENT, "Index tensor must have the same number of dimensions as src tensor");
   if (!wrong) return NULL;
-  bracket_sizes(c, sizeof c, sr, tt_l_arg_sizes(L, src_arg));
+  tt_op_sizes_text(c, sizeof c, sr, tt_l_arg_sizes(L, src_arg));
   return tt_status_make(TT_INVALID_ARGUMENT, "Expected index %s to be no larger than self %s apart from dimension %d and to be no larger size than src %s",
                         a, b, dim, c);
 }
@@ -726,8 +719,8 @@ static tt_status_t lower_index_reduce(tt_lower_t *L) {
     same = (d == dim && sr) || tt_l_arg_sizes(L, 0)[d] == tt_l_arg_sizes(L, 3)[d];
   if (!same) {
     char a[160], b[160];
-    bracket_sizes(a, sizeof a, rank, tt_l_arg_sizes(L, 0));
-    bracket_sizes(b, sizeof b, sr, tt_l_arg_sizes(L, 3));
+    tt_op_sizes_text(a, sizeof a, rank, tt_l_arg_sizes(L, 0));
+    tt_op_sizes_text(b, sizeof b, sr, tt_l_arg_sizes(L, 3));
     return tt_status_make(TT_INVALID_ARGUMENT, "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = %s source.shape = %s", a, b);
   }
   int r = rank ? rank : 1;
