@@ -170,7 +170,10 @@ static tt_status_t space_common(tt_lower_t *L, int is_log) {
      * logspace with fill_(pow(base, start)) computed in double; fill_'s
      * checked conversion. */
     double v = is_log ? pow(tt_l_float(L, 3, 10.0), tt_l_float(L, 0, 0)) : tt_l_float(L, 0, 0);
-    if (is_log ? !tt_op_check_host_value_fits(L, v, dt) : !tt_op_check_scalar_fits(L, 0, dt)) return NULL;
+    /* into float16/bfloat16 CPU's one step overflows to inf unchecked (fuzz
+     * 675:33: logspace(5, 0.989, 1) into float16 is inf; fill_(1e5) refuses) */
+    int half = dt == TT_F16 || dt == TT_BF16;
+    if (!half && (is_log ? !tt_op_check_host_value_fits(L, v, dt) : !tt_op_check_scalar_fits(L, 0, dt))) return NULL;
     if (dt == TT_BOOL) v = v != 0; /* fill_'s static_cast<bool>: 0.5 and NaN are true */
     else if (!is_float) v = wrap_to(trunc(v), dt);
     tt_l_write(L, outi, 0, tt_b_convert(g, tt_b_broadcast(g, tt_l_scalar(L, ct, v, 0, 1), 1, &steps, NULL), dt));
