@@ -5,7 +5,10 @@ mean and index_reduce of a bool self, and scatter of a src of another rank,
 built programs XLA's compiler refused (or computed where CPU refuses);
 errors in other words or order than CPU's: std/var of an integral input,
 index_select of a 0-d self, masked_scatter's dtypes, index_reduce's and
-scatter/gather's shape checks."""
+scatter/gather's shape checks, searchsorted's sizes, repeat's
+negative repeats, trace's bool refusal, take's out= dtype before an empty
+self. A wrong refusal: one-step float16 logspace/linspace that overflow
+(CPU gives inf)."""
 
 import pytest
 import torch
@@ -144,4 +147,74 @@ def test_scatter_gather_shape_messages():
         idx = torch.zeros(isz, dtype=torch.long)
         _check(bad, f"scatter {xs} {isz} {ssz}", torch.scatter, (torch.zeros(xs), 0, idx, torch.ones(ssz)))
         _check(bad, f"gather {xs} {isz}", torch.gather, (torch.zeros(xs), 0, idx))
+    assert not bad, "\n".join(bad)
+
+
+def test_searchsorted_leading_dims_message():
+    # searchsorted(boundaries (3, 4), values (0, 4)) is CPU's '... must
+    # match, but we got boundaries tensor [3, 4] and input value tensor
+    # [0, 4]'; tpu's message stopped at 'must match'
+    bad = []
+    for b, v in [((3, 4), (0, 4)), ((3, 4), (2, 4)), ((2, 3, 4), (2, 4, 4)), ((3, 4), (3,)), ((3, 4), ()),
+                 ((3, 4), (3, 2)), ((4,), (2, 2))]:
+        _check(bad, f"{b} {v}", torch.searchsorted, (torch.ones(b), torch.zeros(v)))
+    assert not bad, "\n".join(bad)
+
+
+def test_repeat_negative_repeats():
+    # x.repeat(-1, 2) is CPU's 'Trying to create tensor with negative
+    # dimension -3: [-3, 8]' (the first negative size of sizes * repeats),
+    # and of an empty dim an empty result ((0, 4).repeat(-1, 2) is (0, 8));
+    # tpu refused any negative repeat, naming it ('negative dimension -1')
+    bad = []
+    for dt in (torch.float32, torch.int64, torch.bool):
+        for shape, reps in [((3, 4), (-1, 2)), ((), (-1, 2)), ((0, 4), (-1, 2)), ((3, 4), (-1, 2, -2)),
+                            ((3, 4), (2, -1)), ((3, 0), (2, -1)), ((0, 0), (-3, -1)), ((3, 4), (2,)), ((2,), (1, 1, -1, 3))]:
+            x = torch.arange(12)[:torch.Size(shape).numel()].reshape(shape).to(dt)
+            _check(bad, f"{dt} {shape}.repeat{reps}", torch.Tensor.repeat, (x, *reps))
+            if len(reps) >= 1:
+                _check(bad, f"{dt} tile({shape}, {reps})", torch.tile, (x, reps))
+    assert not bad, "\n".join(bad)
+
+
+def test_trace_bool_refused_first():
+    # trace of a bool tensor of other than two dims is CPU's '"trace" not
+    # implemented for 'Bool'' (its dispatch comes before the dim check);
+    # tpu said 'trace: expected a matrix, but got tensor with dim 1'
+    bad = []
+    for dt in (torch.bool, torch.float32, torch.int32):
+        for shape in ((3,), (), (3, 4), (2, 2, 2), (0, 3)):
+            _check(bad, f"{dt} {shape}", torch.trace, (torch.ones(shape, dtype=dt),))
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", ["logspace", "linspace"])
+def test_space_one_step_half_overflow(op):
+    # fuzz 675:33: logspace(5, 0.989, 1) into float16 is inf on CPU (its one
+    # step is filled without the overflow check for float16/bfloat16; two
+    # steps or a float32 result check); tpu raised 'value cannot be
+    # converted to type c10::Half without overflow'
+    bad = []
+    f = getattr(torch, op)
+    for dt in (torch.float16, torch.bfloat16, torch.float32):
+        for start, end in [(5, 0.989), (5.0, 5.0), (300, 1), (1e5, 1), (1e300, 1), (-1e5, 2), (float("nan"), 1)]:
+            for steps in (1, 2):
+                _check(bad, f"{op}({start}, {end}, {steps}) {dt}", f, (start, end, steps), {"dtype": dt})
+                _check(bad, f"{op}({start}, {end}, {steps}) out={dt}", f, (start, end, steps),
+                       outs={"out": lambda dt=dt, steps=steps: torch.empty(steps, dtype=dt)})
+    assert not bad, "\n".join(bad)
+
+
+def test_take_out_dtype_before_empty_self():
+    # fuzz 667:1158: take(uint8 (0,), [0, 1], out=float64) is CPU's 'take():
+    # self and out expected to have the same dtype, but got self.dtype = Byte
+    # and out.dtype = Double' (take_out checks out before an empty self);
+    # tpu raised the IndexError 'take(): tried to take from an empty tensor'
+    bad = []
+    for dt, od in [(torch.uint8, torch.float64), (torch.float64, torch.complex64), (torch.int32, torch.int32),
+                   (torch.bool, torch.int64)]:
+        for n, idx in [(0, [0, 1]), (0, []), (3, [0, 1])]:
+            _check(bad, f"take({dt} ({n},), {idx}, out={od})", torch.take,
+                   (torch.zeros(n, dtype=dt), torch.tensor(idx, dtype=torch.long)),
+                   outs={"out": lambda od=od: torch.empty(0, dtype=od)})
     assert not bad, "\n".join(bad)
