@@ -188,6 +188,11 @@ def test_trace_bool_refused_first():
     assert not bad, "\n".join(bad)
 
 
+def _on(factory):
+    """factory(*args, **kwargs) on the device of a tensor passed first."""
+    return lambda like, *args, **kwargs: factory(*args, device=like.device, **kwargs)
+
+
 @pytest.mark.parametrize("op", ["logspace", "linspace"])
 def test_space_one_step_half_overflow(op):
     # fuzz 675:33: logspace(5, 0.989, 1) into float16 is inf on CPU (its one
@@ -199,7 +204,7 @@ def test_space_one_step_half_overflow(op):
     for dt in (torch.float16, torch.bfloat16, torch.float32):
         for start, end in [(5, 0.989), (5.0, 5.0), (300, 1), (1e5, 1), (1e300, 1), (-1e5, 2), (float("nan"), 1)]:
             for steps in (1, 2):
-                _check(bad, f"{op}({start}, {end}, {steps}) {dt}", f, (start, end, steps), {"dtype": dt})
+                _check(bad, f"{op}({start}, {end}, {steps}) {dt}", _on(f), (torch.empty(0), start, end, steps), {"dtype": dt})
                 _check(bad, f"{op}({start}, {end}, {steps}) out={dt}", f, (start, end, steps),
                        outs={"out": lambda dt=dt, steps=steps: torch.empty(steps, dtype=dt)})
     assert not bad, "\n".join(bad)
@@ -217,4 +222,22 @@ def test_take_out_dtype_before_empty_self():
             _check(bad, f"take({dt} ({n},), {idx}, out={od})", torch.take,
                    (torch.zeros(n, dtype=dt), torch.tensor(idx, dtype=torch.long)),
                    outs={"out": lambda od=od: torch.empty(0, dtype=od)})
+    assert not bad, "\n".join(bad)
+
+
+def test_logspace_complex_real_exponents():
+    # logspace(0, 255, 3, dtype=complex64) is [1, inf + 0j, inf + 0j] on CPU
+    # (its complex pow of a positive base to a real exponent keeps a zero
+    # imaginary part); tpu's complex pow gave inf + NaN j. One step is CPU's
+    # pow in double, polar(pow(base, re), im * log(base)): inf + NaN j when
+    # it overflows, and 1e40 into complex64 its checked conversion's error
+    # (tpu gave inf + 0j)
+    bad = []
+    for dt in (torch.complex64, torch.complex128):
+        for args, kw in [((0, 255, 3), {}), ((0, 300, 3), {"base": 2}), ((5, 0, 3), {}), ((-3, 3, 7), {}),
+                         ((0, 50, 3), {"base": 0.01}), ((0, 5, 3), {"base": -2}), ((1 + 1j, 2, 3), {}),
+                         ((40, 40, 1), {}), ((400, 40, 1), {}), ((1j, 40, 1), {}), ((3 + 2j, 40, 1), {}),
+                         ((3, 40, 1), {"base": -2}), ((1, 1, 1), {})]:
+            _check(bad, f"logspace{args} {kw} {dt}", _on(torch.logspace), (torch.empty(0),) + args, {**kw, "dtype": dt},
+                   tol=1e-5)
     assert not bad, "\n".join(bad)
