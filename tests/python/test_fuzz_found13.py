@@ -8,7 +8,8 @@ index_select of a 0-d self, masked_scatter's dtypes, index_reduce's and
 scatter/gather's shape checks, searchsorted's sizes, repeat's
 negative repeats, trace's bool refusal, take's out= dtype before an empty
 self. A wrong refusal: one-step float16 logspace/linspace that overflow
-(CPU gives inf)."""
+(CPU gives inf), lerp with a 0-dim weight of another dtype (CPU promotes it).
+A wrong value: complex logspace overflowing to inf + NaN j."""
 
 import pytest
 import torch
@@ -240,4 +241,27 @@ def test_logspace_complex_real_exponents():
                          ((3, 40, 1), {"base": -2}), ((1, 1, 1), {})]:
             _check(bad, f"logspace{args} {kw} {dt}", _on(torch.logspace), (torch.empty(0),) + args, {**kw, "dtype": dt},
                    tol=1e-5)
+    assert not bad, "\n".join(bad)
+
+
+def test_lerp_zero_dim_weight_promoted():
+    # lerp(int8, int8, tensor(2.5)) is float32 on CPU (its lerp_Tensor meta
+    # promotes a 0-dim weight with self and end, checking only a weight of
+    # dims); tpu raised 'expected dtype signed char for `weight` but got
+    # dtype float'. The weight rounds to the common dtype first (bfloat16
+    # lerp(1000, -1000, tensor(0.3)) is 398 on CPU, not 400)
+    bad = []
+    t = torch.tensor
+    cases = [(t([1, 2], dtype=torch.int8), t([3, 4], dtype=torch.int8), t(2.5)),
+             (t([1., 2]), t([3., 4]), t(3)), (t([1., 2]), t([3., 4]), t(0.5, dtype=torch.float64)),
+             (t([1., 2, 1000], dtype=torch.float16), t([3., -4, -1000], dtype=torch.float16), t(0.1)),
+             (t([1., 2, 1000], dtype=torch.bfloat16), t([3., -4, -1000], dtype=torch.bfloat16), t(0.3)),
+             (t([1., 2]), t([3., 4]), t([0.5, 0.5], dtype=torch.float64)), (t([1., 2]), t([3., 4], dtype=torch.float64), t(0.5)),
+             (t([1., 2]), t([3., 4]), t(0.5, dtype=torch.complex64)), (t([1, 2]), t([3, 4]), t(2)),
+             (t([1., 2]), t([3., 4]), t(True)), (t([True]), t([False]), t(0.5)),
+             (t(1.), t(3.), t(0.5, dtype=torch.float64)), (t(1, dtype=torch.int8), t(3, dtype=torch.int8), t(0.5))]
+    for s, e, w in cases:
+        _check(bad, f"lerp({s.dtype} {tuple(s.shape)}, {e.dtype}, {w.dtype} {tuple(w.shape)})", torch.lerp, (s, e, w))
+        _check(bad, f"lerp_({s.dtype} {tuple(s.shape)}, {e.dtype}, {w.dtype} {tuple(w.shape)})",
+               lambda a, b, c: a.clone().lerp_(b, c), (s, e, w))
     assert not bad, "\n".join(bad)
