@@ -786,8 +786,8 @@ static tt_status_t lower_lerp(tt_lower_t *L) {
   }
   if (!tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt)) /* CPU's two kernels: lerp.Scalar's and lerp.Tensor's */
     return tt_op_refuse_dtype(dt, L->args[2].kind == TT_ARG_TENSOR ? "lerp_kernel_tensor" : "lerp_kernel_scalar");
-  if (L->args[2].kind == TT_ARG_COMPLEX && !tt_op_check_scalar_fits(L, 2, dt)) return NULL; /* weight.to<scalar_t>() */
   tt_dtype_t ct = tt_op_math_type(dt);
+  if (L->args[2].kind == TT_ARG_COMPLEX && !tt_op_check_scalar_fits(L, 2, ct)) return NULL; /* weight.to<opmath_t>() */
   int argi[3] = {0, 1, 2};
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 3, dims);
