@@ -265,6 +265,11 @@ def test_lerp_zero_dim_weight_promoted():
         _check(bad, f"lerp({s.dtype} {tuple(s.shape)}, {e.dtype}, {w.dtype} {tuple(w.shape)})", torch.lerp, (s, e, w))
         _check(bad, f"lerp_({s.dtype} {tuple(s.shape)}, {e.dtype}, {w.dtype} {tuple(w.shape)})",
                lambda a, b, c: a.clone().lerp_(b, c), (s, e, w))
+    # lerp.Scalar reads a complex weight into the math type: CPU's 'value
+    # cannot be converted to type float without overflow' for float16 (tpu
+    # said c10::Half)
+    for dt in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
+        _check(bad, f"lerp({dt}, 1+1j)", torch.lerp, (t([1., 2], dtype=dt), t([3., 4], dtype=dt), 1 + 1j))
     assert not bad, "\n".join(bad)
 
 
