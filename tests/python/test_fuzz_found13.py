@@ -9,7 +9,8 @@ scatter/gather's shape checks, searchsorted's sizes, repeat's
 negative repeats, trace's bool refusal, take's out= dtype before an empty
 self. A wrong refusal: one-step float16 logspace/linspace that overflow
 (CPU gives inf), lerp with a 0-dim weight of another dtype (CPU promotes it);
-clamp of a real self with complex bounds refused in CPU's words.
+clamp of a real self with complex bounds refused in CPU's words, softmax into an
+integral dtype (the kernel's name; an empty input computes).
 A wrong value: complex logspace overflowing to inf + NaN j."""
 
 import pytest
@@ -296,4 +297,21 @@ def test_clamp_real_self_complex_bounds():
             calls.append(("clamp_(1j)", lambda a: a.clone().clamp_(1j), (x,)))  # an int self's words differ (open)
         for tag, f, args in calls:
             _check(bad, f"{dt} {tag}", f, args)
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", [torch.softmax, torch.log_softmax])
+def test_softmax_integral_dtype_kernel_name(op):
+    # softmax(x, 0, dtype=int64) of a (2, 3) input is CPU's '"softmax_kernel_
+    # impl" not implemented for 'Long'' (its last-dim kernel only for the
+    # last dim or a 0-dim input), and of an empty input an empty int64
+    # result (no kernel runs); tpu named the last-dim kernel always and
+    # refused the empty input
+    bad = []
+    for shape, dim in [((2, 3), 0), ((2, 3), 1), ((2, 3), -1), ((3,), 0), ((), 0), ((0, 3), 1), ((0, 3), 0),
+                       ((2, 0), 0), ((2, 1), 0), ((2, 3, 1), 1)]:
+        for dt in (torch.int64, torch.bool, torch.uint8):
+            _check(bad, f"{shape} {dim} dtype={dt}", op, (torch.ones(shape), dim), {"dtype": dt})
+            _check(bad, f"{shape} {dim} {dt} input", torch._softmax if op is torch.softmax else torch._log_softmax,
+                   (torch.ones(shape, dtype=dt), dim, False))
     assert not bad, "\n".join(bad)
