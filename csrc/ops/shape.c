@@ -224,10 +224,9 @@ static tt_status_t lower_stack(tt_lower_t *L) {
     const tt_tensor_ref_t *r = &a->t[j];
     dt = tt_dtype_promote(dt, r->dtype);
     if (r->view.rank != rank || memcmp(r->view.sizes, f->view.sizes, sizeof(int64_t) * (size_t)rank)) {
-      char sa[128], sb[128];
-      tt_type_t ta = tt_type_make(f->dtype, rank, f->view.sizes), tb = tt_type_make(r->dtype, r->view.rank, r->view.sizes);
-      tt_type_describe(&ta, sa, sizeof sa);
-      tt_type_describe(&tb, sb, sizeof sb);
+      char sa[192], sb[192]; /* c10's sizes, without the dtype */
+      tt_op_sizes_text(sa, sizeof sa, rank, f->view.sizes);
+      tt_op_sizes_text(sb, sizeof sb, r->view.rank, r->view.sizes);
       return tt_status_make(TT_INVALID_ARGUMENT, "stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d", sa, sb, j);
     }
   }

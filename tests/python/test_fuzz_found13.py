@@ -10,7 +10,7 @@ negative repeats, trace's bool refusal, take's out= dtype before an empty
 self. A wrong refusal: one-step float16 logspace/linspace that overflow
 (CPU gives inf), lerp with a 0-dim weight of another dtype (CPU promotes it);
 clamp of a real self with complex bounds refused in CPU's words, softmax into an
-integral dtype (the kernel's name; an empty input computes).
+integral dtype (the kernel's name; an empty input computes), stack's sizes.
 A wrong value: complex logspace overflowing to inf + NaN j."""
 
 import pytest
@@ -314,4 +314,16 @@ def test_softmax_integral_dtype_kernel_name(op):
             _check(bad, f"{shape} {dim} dtype={dt}", op, (torch.ones(shape), dim), {"dtype": dt})
             _check(bad, f"{shape} {dim} {dt} input", torch._softmax if op is torch.softmax else torch._log_softmax,
                    (torch.ones(shape, dtype=dt), dim, False))
+    assert not bad, "\n".join(bad)
+
+
+def test_stack_size_message():
+    # stack of (2, 3) and (1, 3) is CPU's 'stack expects each tensor to be
+    # equal size, but got [2, 3] at entry 0 and [1, 3] at entry 1'; tpu's
+    # sizes carried the dtype ('[2, 3] float32')
+    bad = []
+    for b in ((1, 3), (0,), (0, 3), (3,), ()):
+        for dt in (torch.float32, torch.int64):
+            _check(bad, f"{b} {dt}", lambda p, q: torch.stack([p, q]), (torch.ones(2, 3), torch.zeros(b, dtype=dt)))
+            _check(bad, f"{b} {dt} three", lambda p, q: torch.stack([p, p, q], 1), (torch.ones(2, 3), torch.zeros(b, dtype=dt)))
     assert not bad, "\n".join(bad)
