@@ -22,6 +22,12 @@ const char *tt_op_type_name(tt_dtype_t dt) {
   }
 }
 
+void tt_op_sizes_text(char *buf, size_t n, int rank, const int64_t *sizes) {
+  size_t k = (size_t)snprintf(buf, n, "[");
+  for (int i = 0; i < rank && k < n; i++) k += (size_t)snprintf(buf + k, n - k, i ? ", %lld" : "%lld", (long long)sizes[i]);
+  if (k < n) snprintf(buf + k, n - k, "]");
+}
+
 void tt_op_legacy_type_name(tt_dtype_t dt, char *buf, size_t n) {
   const char *pt = tt_op_type_name(dt);
   if (dt == TT_BOOL || dt == TT_BF16 || tt_dtype_is_complex(dt)) snprintf(buf, n, "CPU%sType", pt);

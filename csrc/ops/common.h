@@ -41,6 +41,8 @@ const char *tt_op_type_name(tt_dtype_t dt);
 /* The legacy tensor type names of checkScalarType(s) ("torch.FloatTensor";
  * the types without a legacy class print as "CPUBoolType"). */
 void tt_op_legacy_type_name(tt_dtype_t dt, char *buf, size_t n);
+/* Sizes as c10 prints them in messages ("[4, 2]", "[]"), into buf. */
+void tt_op_sizes_text(char *buf, size_t n, int rank, const int64_t *sizes);
 /* PyTorch's opmath type: the type CPU kernels compute in (float32 for
  * bfloat16 and float16, the type itself otherwise). */
 tt_dtype_t tt_op_math_type(tt_dtype_t dt);

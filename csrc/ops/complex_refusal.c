@@ -332,8 +332,40 @@ static tt_status_t binary_refusal(const row_t *r, tt_dtype_t dt, const tt_arg_t 
   return tt_op_refuse_dtype(dt, "%s", r->text);
 }
 
+/* clamp of a real self with a complex bound: CPU's meta refuses a complex
+ * self, or bounds promoting an integral self to complex. Past it a floating
+ * self's Scalar bound is read with toDouble (a nonzero imaginary part
+ * overflows), and Tensor bounds reach the kernel of their common type:
+ * clamp_min's maximum, clamp_max's minimum, or clamp_cpu for both. NULL
+ * where the clamp message stands. */
+static tt_status_t clamp_real_self(const tt_arg_t *args, int nargs, tt_dtype_t default_float, int inplace) {
+  if (nargs < 3 || args[0].kind != TT_ARG_TENSOR || tt_dtype_is_complex(args[0].t->dtype)) return NULL;
+  int lo = args[1].kind != TT_ARG_NONE, hi = args[2].kind != TT_ARG_NONE;
+  if (args[1].kind == TT_ARG_TENSOR || args[2].kind == TT_ARG_TENSOR) {
+    int idx[3] = {0}, n = 1, complex32 = 0;
+    if (lo) idx[n++] = 1;
+    if (hi) idx[n++] = 2;
+    tt_dtype_t rt = tt_op_result_type_of(args, nargs, idx, n, default_float, &complex32);
+    const char *kernel = lo && hi ? "clamp_cpu" : lo ? "maximum_cpu" : "minimum_cpu";
+    if (inplace && tt_dtype_is_complex(rt)) /* clamp_: the common type cast into self */
+      return tt_status_make(TT_INVALID_ARGUMENT, "result type %s can't be cast to the desired output type %s",
+                            complex32 ? "ComplexHalf" : tt_op_type_name(rt), tt_op_type_name(args[0].t->dtype));
+    if (complex32) return tt_op_refuse_type_named("ComplexHalf", "%s", kernel);
+    return tt_dtype_is_complex(rt) ? tt_op_refuse_dtype(rt, "%s", kernel) : NULL;
+  }
+  if (!tt_dtype_is_float(args[0].t->dtype)) return NULL;
+  for (int i = 1; i < 3; i++)
+    if (args[i].kind == TT_ARG_COMPLEX && args[i].f_im != 0.0)
+      return tt_status_make(TT_INVALID_ARGUMENT, "value cannot be converted to type double without overflow");
+  return NULL;
+}
+
 tt_status_t tt_complex_refusal(const tt_op_def_t *def, tt_dtype_t dt, const tt_arg_t *args, int nargs,
                                tt_dtype_t default_float) {
+  if (names(def, "clamp", NULL)) {
+    tt_status_t s = clamp_real_self(args, nargs, default_float, (def->flags & TT_OPF_INPLACE) != 0);
+    if (s) return s;
+  }
   const row_t *r = find_row(def);
   if (r) {
     switch (r->kind) {

@@ -770,19 +770,29 @@ static tt_val_t lerp_fn(tt_graph_t *g, tt_val_t s, tt_val_t e, tt_val_t w) {
   return tt_b_select(g, tt_b_compare(g, TT_CMP_LT, aw, tt_b_like_f(g, aw, 0.5)), lo, hi);
 }
 
+/* lerp.Scalar / lerp.Tensor. A 0-dim weight tensor is promoted with self
+ * and end (CPU's lerp_Tensor meta: its dtype unchecked, the kernel chosen
+ * by the common dtype; lerp(int8, int8, tensor(2.5)) is float32). */
 static tt_status_t lower_lerp(tt_lower_t *L) {
   tt_status_t s = check_same_dtype(L, 1, "end");
-  if (!s && L->args[2].kind == TT_ARG_TENSOR) s = check_same_dtype(L, 2, "weight");
+  int w_tensor = L->args[2].kind == TT_ARG_TENSOR, promote = w_tensor && tt_l_arg_rank(L, 2) == 0;
+  if (!s && w_tensor && !promote) s = check_same_dtype(L, 2, "weight");
   if (s) return s;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
+  if (promote) {
+    int argi[3] = {0, 1, 2};
+    dt = tt_op_result_type(L, argi, 3);
+    if (tt_graph_failed(L->g)) return NULL;
+  }
   if (!tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt)) /* CPU's two kernels: lerp.Scalar's and lerp.Tensor's */
     return tt_op_refuse_dtype(dt, L->args[2].kind == TT_ARG_TENSOR ? "lerp_kernel_tensor" : "lerp_kernel_scalar");
-  if (L->args[2].kind == TT_ARG_COMPLEX && !tt_op_check_scalar_fits(L, 2, dt)) return NULL; /* weight.to<scalar_t>() */
   tt_dtype_t ct = tt_op_math_type(dt);
+  if (L->args[2].kind == TT_ARG_COMPLEX && !tt_op_check_scalar_fits(L, 2, ct)) return NULL; /* weight.to<opmath_t>() */
   int argi[3] = {0, 1, 2};
   int64_t dims[TT_MAX_RANK];
   int rank = tt_op_broadcast_shape(L, argi, 3, dims);
-  tt_val_t r = lerp_fn(L->g, tt_op_operand(L, 0, ct, rank, dims), tt_op_operand(L, 1, ct, rank, dims), tt_op_operand(L, 2, ct, rank, dims));
+  tt_val_t w = tt_op_operand(L, 2, promote ? dt : ct, rank, dims); /* a promoted weight rounds to the common dtype first */
+  tt_val_t r = lerp_fn(L->g, tt_op_operand(L, 0, ct, rank, dims), tt_op_operand(L, 1, ct, rank, dims), tt_b_convert(L->g, w, ct));
   tt_l_output(L, tt_b_convert(L->g, r, dt));
   return NULL;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ops/common.h"
+#include "ops/dispatch_refusal.h"
 #include "ops/families.h"
 
 /* ---- advanced indexing core ------------------------------------------ */
@@ -307,6 +308,9 @@ static tt_status_t lower_index_select(tt_lower_t *L) {
   int ir = tt_l_arg_rank(L, 2);
   if (tt_graph_failed(L->g)) return NULL;
   if (ir > 1) return tt_status_make(TT_INDEX_ERROR, "index_select(): Index is supposed to be a vector");
+  int64_t n = ir == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
+  if (rank == 0 && n != 1) /* CPU checks this before the index's dtype */
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_select(): Index to scalar can have only 1 value, got %lld value(s)", (long long)n);
   tt_dtype_t it = tt_l_arg_dtype(L, 2);
   if (it != TT_I64 && it != TT_I32)
     return tt_status_make(TT_INVALID_ARGUMENT, "index_select(): Expected dtype int32 or int64 for index");
@@ -319,7 +323,6 @@ static tt_status_t lower_index_select(tt_lower_t *L) {
     memcpy(sizes, tt_l_arg_sizes(L, 0), sizeof(int64_t) * (size_t)rank);
   }
   tt_val_t idx = tt_l_tensor(L, 2);
-  int64_t n = ir == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
   idx = tt_b_reshape(L->g, idx, 1, &n);
   /* CPU's index_select_out_cpu_ on a matrix or more: an empty self, or
    * dim 1 (its dim-1 fast path), checks with check_indexarray_range (a
@@ -416,21 +419,51 @@ static int64_t index_numel(tt_lower_t *L) {
   return n;
 }
 
-/* Checks index has self's rank and fits (except along dim) in `other`. */
-static tt_status_t check_dim_index(tt_lower_t *L, const char *op, int dim, int rank, int other) {
+/* Size d of argument a as CPU's ensure_nonempty_size: 1 for a 0-d tensor. */
+static int64_t ne_size(tt_lower_t *L, int a, int d) { return tt_l_arg_rank(L, a) == 0 ? 1 : tt_l_arg_sizes(L, a)[d]; }
+
+/* CPU's gather_shape_check (scatter 0) or scatter_shape_check: index has
+ * self's rank and fits in self except along dim, and for scatter with a
+ * tensor src (argument src_arg >= 0) has src's rank and fits in it along
+ * every dim (the rank checked after the sizes, as CPU does). */
+static tt_status_t check_dim_index(tt_lower_t *L, const char *op, int dim, int rank, int scatter, int src_arg) {
   int ir = tt_l_arg_rank(L, 2);
   tt_dtype_t it = tt_l_arg_dtype(L, 2);
   if (index_numel(L) == 0) return NULL; /* as PyTorch: an empty index passes, any dtype or shape */
   if (it != TT_I64 && it != TT_I32) return tt_status_make(TT_INVALID_ARGUMENT, "%s(): Expected dtype int32/int64 for index", op);
-  if (ir != rank && !(rank <= 1 && ir <= 1))
+  int nd = rank ? rank : 1;
+  if (nd != (ir ? ir : 1))
     return tt_status_make(TT_INVALID_ARGUMENT, "Index tensor must have the same number of dimensions as %s tensor",
-                          other == 0 ? "input" : "self");
-  const int64_t *isz = tt_l_arg_sizes(L, 2), *ssz = tt_l_arg_sizes(L, 0);
-  for (int d = 0; d < ir && ir == rank; d++)
-    if (d != dim && isz[d] > ssz[d])
-      return tt_status_make(TT_INVALID_ARGUMENT, "Size does not match at dimension %d expected index [%lld] to be no larger than self [%lld] apart from dimension %d",
-                            d, (long long)isz[d], (long long)ssz[d], dim);
-  return NULL;
+                          scatter ? "self" : "input");
+  char a[160], b[160], c[160];
+  tt_op_sizes_text(a, sizeof a, ir, tt_l_arg_sizes(L, 2));
+  tt_op_sizes_text(b, sizeof b, rank, tt_l_arg_sizes(L, 0));
+  int wrong = 0;
+  for (int d = 0; d < nd && !wrong; d++) {
+    if (d == dim || ne_size(L, 2, d) <= ne_size(L, 0, d)) continue;
+    if (!scatter)
+      return tt_status_make(TT_INVALID_ARGUMENT, "Size does not match at dimension %d expected index %s to be no larger than self %s apart from dimension %d",
+                            d, a, b, dim);
+    wrong = 1;
+  }
+  if (!scatter) return NULL;
+  if (src_arg < 0) {
+    if (wrong)
+      return tt_status_make(TT_INVALID_ARGUMENT, "Expected index %s to be no larger than self %s apart from dimension %d", a, b, dim);
+    return NULL;
+  }
+  int sr = tt_l_arg_rank(L, src_arg);
+  for (int d = 0; d < nd && !wrong; d++) {
+    if (sr && d >= sr) /* CPU's src.size(d) */
+      return tt_status_make(TT_INDEX_ERROR, "Dimension out of range (expected to be in range of [%d, %d], but got %d)", -sr, sr - 1, d);
+    wrong = ne_size(L, 2, d) > ne_size(L, src_arg, d);
+  }
+  if ((sr ? sr : 1) != nd)
+    return tt_status_make(TT_INVALID_ARGUMENT, "Index tensor must have the same number of dimensions as src tensor");
+  if (!wrong) return NULL;
+  tt_op_sizes_text(c, sizeof c, sr, tt_l_arg_sizes(L, src_arg));
+  return tt_status_make(TT_INVALID_ARGUMENT, "Expected index %s to be no larger than self %s apart from dimension %d and to be no larger size than src %s",
+                        a, b, dim, c);
 }
 
 /* gather(self, dim, index) */
@@ -438,7 +471,7 @@ static tt_status_t lower_gather(tt_lower_t *L) {
   int rank = tt_l_arg_rank(L, 0);
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
-  tt_status_t st = check_dim_index(L, "gather", dim, rank, 0);
+  tt_status_t st = check_dim_index(L, "gather", dim, rank, 0, -1);
   if (st) return st;
   tt_graph_t *g = L->g;
   int ir = tt_l_arg_rank(L, 2);
@@ -474,8 +507,8 @@ static tt_status_t lower_gather(tt_lower_t *L) {
  * sred >= 0 selects a scatter_reduce.two reduction (kind is then unused). */
 static tt_val_t scatter_reduce_apply(tt_graph_t *g, tt_val_t x, tt_val_t coords, tt_val_t upd, const tt_scatter_dims_t *sd,
                                      int red, int include_self, tt_dtype_t dt);
-/* The checks CPU's scatter meta makes first: the dim, the index's, and
- * src's dtype against self's (before the empty-index shortcut). *dim: the
+/* The checks CPU's scatter meta makes first: the dim, the index's dtype,
+ * src's against self's (before the empty-index shortcut), then the shapes. *dim: the
  * wrapped dim; NULL with *dim < 0 where the lowering already failed. */
 static tt_status_t scatter_checks_first(tt_lower_t *L, int value_arg, int *dim) {
   int rank = tt_l_arg_rank(L, 0);
@@ -484,13 +517,17 @@ static tt_status_t scatter_checks_first(tt_lower_t *L, int value_arg, int *dim) 
     *dim = -1;
     return NULL;
   }
-  tt_status_t st = check_dim_index(L, "scatter", *dim, rank, 1);
-  if (st) return st;
+  tt_dtype_t it = tt_l_arg_dtype(L, 2);
+  if (index_numel(L) != 0 && it != TT_I64 && it != TT_I32)
+    return tt_status_make(TT_INVALID_ARGUMENT, "scatter(): Expected dtype int32/int64 for index");
   int src_tensor = L->args[value_arg].kind == TT_ARG_TENSOR && !L->args[value_arg].t->is_host_scalar;
   if (src_tensor && tt_l_arg_dtype(L, value_arg) != tt_l_arg_dtype(L, 0))
     return tt_status_make(TT_INVALID_ARGUMENT, "scatter(): Expected self.dtype to be equal to src.dtype");
-  return NULL;
+  return check_dim_index(L, "scatter", *dim, rank, 1, src_tensor ? value_arg : -1);
 }
+
+/* scatter_reduce.two's and index_reduce's reductions (sred below). */
+typedef enum { SR_SUM, SR_PROD, SR_MEAN, SR_AMAX, SR_AMIN } sreduce_t;
 
 static tt_status_t scatter_common_ex(tt_lower_t *L, tt_reduce_t kind, int value_arg, int sred, int include_self) {
   int rank = tt_l_arg_rank(L, 0), dim;
@@ -499,6 +536,8 @@ static tt_status_t scatter_common_ex(tt_lower_t *L, tt_reduce_t kind, int value_
   tt_graph_t *g = L->g;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   int src_tensor = L->args[value_arg].kind == TT_ARG_TENSOR && !L->args[value_arg].t->is_host_scalar;
+  if (sred == SR_MEAN && dt == TT_BOOL) /* CPU's mean kernel, or with no index its floor division by the counts, has no Bool case */
+    return tt_op_refuse_dtype(dt, index_numel(L) == 0 ? "div_floor_cpu" : "scatter_gather_tensor_cpu_reduce_mean");
   if (index_numel(L) == 0) { /* nothing scattered */
     tt_l_output(L, tt_l_tensor(L, 0));
     return NULL;
@@ -518,14 +557,9 @@ static tt_status_t scatter_common_ex(tt_lower_t *L, tt_reduce_t kind, int value_
   }
   tt_val_t upd;
   if (src_tensor) {
-    const int64_t *ssz = tt_l_arg_sizes(L, value_arg);
     int sr = tt_l_arg_rank(L, value_arg);
     tt_val_t src = tt_l_tensor(L, value_arg);
     if (sr == 0) src = tt_b_reshape(g, src, 1, &one);
-    for (int d = 0; d < sr && sr == ir; d++)
-      if (isz[d] > ssz[d])
-        return tt_status_make(TT_INVALID_ARGUMENT, "Size does not match at dimension %d expected index [%lld] to be no larger than src [%lld]",
-                              d, (long long)isz[d], (long long)ssz[d]);
     int64_t zero[TT_MAX_RANK] = {0}, strides[TT_MAX_RANK];
     for (int d = 0; d < r; d++) strides[d] = 1;
     upd = tt_b_slice(g, src, zero, isz, strides);
@@ -573,8 +607,6 @@ static tt_status_t lower_scatter_reduce_str(tt_lower_t *L) {
 }
 
 /* ---- scatter_reduce.two, index_reduce -------------------------------------- */
-
-typedef enum { SR_SUM, SR_PROD, SR_MEAN, SR_AMAX, SR_AMIN } sreduce_t;
 
 static int parse_sreduce(const char *r, sreduce_t *out, int allow_sum) {
   static const char *names[] = {"sum", "prod", "mean", "amax", "amin"};
@@ -675,18 +707,34 @@ static tt_status_t lower_index_reduce(tt_lower_t *L) {
                           tt_op_type_name(dt), tt_op_type_name(tt_l_arg_dtype(L, 3)));
   int sr = tt_l_arg_rank(L, 3);
   int64_t n = tt_l_arg_rank(L, 2) == 0 ? 1 : tt_l_arg_sizes(L, 2)[0];
+  /* CPU's index_func_meta_impl: source's dim, its length, then the other dims */
+  if (sr > 0 && dim >= sr)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce_(): Indexing dim %d is out of bounds of the source tensor with dim %d", dim, sr);
+  int64_t slen = sr ? tt_l_arg_sizes(L, 3)[dim] : 1;
+  if (slen != n)
+    return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce_(): Number of indices (%lld) should be equal to source.size(dim): (%lld), for dim: %d",
+                          (long long)n, (long long)slen, dim);
+  int same = rank && sr ? rank == sr : rank == sr; /* a 0-d self or source: whole shapes compared */
+  for (int d = 0; same && d < rank; d++)
+    same = (d == dim && sr) || tt_l_arg_sizes(L, 0)[d] == tt_l_arg_sizes(L, 3)[d];
+  if (!same) {
+    char a[160], b[160];
+    tt_op_sizes_text(a, sizeof a, rank, tt_l_arg_sizes(L, 0));
+    tt_op_sizes_text(b, sizeof b, sr, tt_l_arg_sizes(L, 3));
+    return tt_status_make(TT_INVALID_ARGUMENT, "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = %s source.shape = %s", a, b);
+  }
   int r = rank ? rank : 1;
   int64_t ssz[TT_MAX_RANK], xsz[TT_MAX_RANK];
   for (int d = 0; d < r; d++) {
     xsz[d] = rank ? tt_l_arg_sizes(L, 0)[d] : 1;
-    ssz[d] = sr ? (d < sr ? tt_l_arg_sizes(L, 3)[d] : 1) : 1;
+    ssz[d] = sr ? tt_l_arg_sizes(L, 3)[d] : 1;
   }
-  if ((sr ? sr : 1) != r || ssz[dim] != n)
-    return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce_(): Number of indices (%lld) should be equal to source.size(dim) (%lld)",
-                          (long long)n, (long long)ssz[dim]);
-  for (int d = 0; d < r; d++)
-    if (d != dim && ssz[d] != xsz[d])
-      return tt_status_make(TT_INVALID_ARGUMENT, "index_reduce_(): self and source must have the same shape except in dim %d", dim);
+  /* CPU's Bool refusals: without include_self the kernel resetting self
+   * first; with it the 1-D kernel, or past one dim (a loop of tensor ops)
+   * mean's floor division by the counts */
+  if (dt == TT_BOOL && (!include_self || rank <= 1))
+    return tt_op_refuse_dtype(dt, include_self ? "index_func_" : "index_reduce_func_exclude_input_init");
+  if (dt == TT_BOOL && red == SR_MEAN && n > 0) return tt_op_refuse_dtype(dt, "div_floor_cpu");
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_reshape(g, tt_l_tensor(L, 0), r, xsz);
   if (n == 0) {
@@ -933,8 +981,8 @@ static tt_status_t lower_masked_scatter(tt_lower_t *L) {
   if (tt_l_arg_dtype(L, 1) != TT_BOOL && tt_l_arg_dtype(L, 1) != TT_U8)
     return tt_status_make(TT_INVALID_ARGUMENT, "masked_scatter_ only supports boolean masks, but got mask with dtype %s", tt_op_type_name(tt_l_arg_dtype(L, 1)));
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
-  if (tt_l_arg_dtype(L, 2) != dt)
-    return tt_status_make(TT_INVALID_ARGUMENT, "masked_scatter_: expected self and source to have same dtypes but got %s and %s",
+  if (tt_l_arg_dtype(L, 2) != dt) /* CPU's words, "got" and the type run together */
+    return tt_status_make(TT_INVALID_ARGUMENT, "masked_scatter: expected self and source to have same dtypes but got%s and %s",
                           tt_op_type_name(dt), tt_op_type_name(tt_l_arg_dtype(L, 2)));
   int rank = tt_l_arg_rank(L, 0);
   const int64_t *xsz = tt_l_arg_sizes(L, 0);

@@ -49,8 +49,8 @@ static tt_status_t lower_trace(tt_lower_t *L) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (dt == TT_DTYPE_INVALID) return tt_status_make(TT_TYPE_ERROR, "trace: expected a Tensor");
   int rank = tt_l_arg_rank(L, 0);
+  if (dt == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "trace"); /* CPU's dispatch, before its dim check */
   if (rank != 2) return tt_status_make(TT_INVALID_ARGUMENT, "trace: expected a matrix, but got tensor with dim %d", rank);
-  if (dt == TT_BOOL) return tt_op_refuse_dtype(TT_BOOL, "trace");
   tt_dtype_t out = tt_dtype_is_float(dt) ? dt : TT_I64;
   tt_dtype_t acc = tt_dtype_is_float(dt) ? tt_op_math_type(dt) : TT_I64;
   tt_graph_t *g = L->g;

@@ -53,8 +53,18 @@ static tt_status_t softmax_common(tt_lower_t *L, int log) {
   int rank = tt_l_arg_rank(L, 0);
   int dim = tt_op_wrap_dim(L, tt_l_int(L, 1, 0), rank);
   if (tt_graph_failed(L->g)) return NULL;
-  if (!tt_dtype_is_float(dt))
-    return tt_op_refuse_dtype(dt, "%s_lastdim_kernel_impl", log ? "log_softmax" : "softmax");
+  if (!tt_dtype_is_float(dt)) {
+    /* CPU's kernel for the last dim (a 0-dim input's too) or another; an
+     * empty input runs none (its empty result) */
+    int64_t numel = 1;
+    for (int d = 0; d < rank; d++) numel *= tt_l_arg_sizes(L, 0)[d];
+    if (numel == 0) {
+      tt_l_output(L, tt_l_tensor(L, 0));
+      return NULL;
+    }
+    return tt_op_refuse_dtype(dt, "%s%s_kernel_impl", log ? "log_softmax" : "softmax",
+                              rank == 0 || dim == rank - 1 ? "_lastdim" : "");
+  }
   tt_dtype_t out = tt_l_bool(L, 2, 0) && (dt == TT_F16 || dt == TT_BF16) ? TT_F32 : dt;
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_convert(g, tt_l_tensor(L, 0), tt_op_math_type(dt));

@@ -150,7 +150,9 @@ static const out_rule_t rules[] = {
     {"masked_select", -1, R_EXACT, "masked_select(): self and result must have the same scalar type", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     {"index_select", -1, R_EXACT, "index_select(): self and result must have the same scalar type", N_PT, A_NONE, TT_INVALID_ARGUMENT},
     {"index.Tensor_out", -1, R_EXACT, "index_out: self (%s) and result (%s) must have the same scalar type", N_PT, A_RO, TT_INVALID_ARGUMENT},
-    {"take", -1, R_EXACT, "take(): self and out expected to have the same dtype, but got self.dtype = %s and out.dtype = %s", N_PT, A_RO, TT_INVALID_ARGUMENT},
+    /* take_out checks out's dtype before an empty self (fuzz 667:1158) */
+    {"take", -1, R_EXACT, "take(): self and out expected to have the same dtype, but got self.dtype = %s and out.dtype = %s", N_PT, A_RO, TT_INVALID_ARGUMENT,
+     .before_dims = 1},
     /* cummax_out checks values' and indices' dtypes before it wraps the dim
      * (fuzz 502:95: cummax(complex64 (3, 1), 3, out=(float16, int32)) is
      * 'expected scalar_type ComplexFloat but found Half', not the IndexError) */

@@ -348,11 +348,12 @@ static tt_val_t moments(tt_lower_t *L, const red_t *rp, tt_val_t x, double corr,
 
 /* std/var (and their _mean forms) of self over dim with correction. A
  * complex self is CPU's var(real) + var(imag), real typed, its square root
- * for std; its mean is complex. */
+ * for std; its mean is complex. name: the op in CPU's refusal of an
+ * integral self ("std and var", "std_mean", "var_mean"). */
 static tt_val_t variance(tt_lower_t *L, const char *name, int want_std, tt_val_t *out_mean) {
   tt_dtype_t dt = tt_l_arg_dtype(L, 0);
   if (!tt_dtype_is_float(dt) && !tt_dtype_is_complex(dt))
-    return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s only supports floating point and complex dtypes", name);
+    return tt_l_fail(L, TT_INVALID_ARGUMENT, "%s only support floating point and complex dtypes", name);
   red_t r;
   if (!red_prepare(L, 0, 1, tt_l_bool(L, 3, 0), 0, &r)) return -1;
   double corr = tt_l_float(L, 2, 1.0);
@@ -390,14 +391,14 @@ static tt_status_t lower_std(tt_lower_t *L) {
 }
 static tt_status_t lower_var_mean(tt_lower_t *L) {
   tt_val_t m = -1;
-  tt_val_t v = variance(L, "std and var", 0, &m);
+  tt_val_t v = variance(L, "var_mean", 0, &m);
   tt_l_output(L, v);
   tt_l_output(L, m);
   return NULL;
 }
 static tt_status_t lower_std_mean(tt_lower_t *L) {
   tt_val_t m = -1;
-  tt_val_t v = variance(L, "std and var", 1, &m);
+  tt_val_t v = variance(L, "std_mean", 1, &m);
   tt_l_output(L, v);
   tt_l_output(L, m);
   return NULL;

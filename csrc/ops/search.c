@@ -25,10 +25,14 @@ static tt_status_t search(tt_lower_t *L, int bi, int vi, int out_int32, int righ
       return tt_status_make(TT_INVALID_ARGUMENT, "torch.searchsorted(): input value can be a scalar only when "
                                                  "boundaries tensor dimension is 1, but we got boundaries tensor "
                                                  "dim(%d) and input value's dim(0) numel(1)", br);
-    if (vr != br || memcmp(vs, bs, sizeof(int64_t) * (size_t)(br - 1)))
+    if (vr != br || memcmp(vs, bs, sizeof(int64_t) * (size_t)(br - 1))) {
+      char a[160], c[160];
+      tt_op_sizes_text(a, sizeof a, br, bs);
+      tt_op_sizes_text(c, sizeof c, vr, vs);
       return tt_status_make(TT_INVALID_ARGUMENT, "torch.searchsorted(): boundaries tensor should be 1 dimension or "
                                                  "the first N-1 dimensions of boundaries tensor and input value "
-                                                 "tensor must match");
+                                                 "tensor must match, but we got boundaries tensor %s and input value tensor %s", a, c);
+    }
   }
   if (vr >= TT_MAX_RANK) return tt_status_make(TT_INVALID_ARGUMENT, "searchsorted: input rank %d too large", vr);
   int args[2] = {bi, vi};

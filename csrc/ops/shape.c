@@ -154,13 +154,20 @@ static tt_status_t lower_repeat(tt_lower_t *L) {
   if (nr < rank)
     return tt_status_make(TT_INVALID_ARGUMENT,
                           "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
-  for (int i = 0; i < nr; i++)
-    if (reps[i] < 0) return tt_status_make(TT_INVALID_ARGUMENT, "Trying to create tensor with negative dimension %lld", (long long)reps[i]);
   const int64_t *sz = tt_l_arg_sizes(L, 0);
   int64_t s[TT_MAX_RANK], out[TT_MAX_RANK];
   for (int i = 0; i < nr; i++) {
     s[i] = i < nr - rank ? 1 : sz[i - (nr - rank)];
     out[i] = s[i] * reps[i];
+  }
+  /* CPU's empty(sizes * repeats): a negative repeat of an empty dim is an empty dim */
+  for (int i = 0; i < nr; i++) {
+    if (out[i] < 0) {
+      char t[192];
+      tt_op_sizes_text(t, sizeof t, nr, out);
+      return tt_status_make(TT_INVALID_ARGUMENT, "Trying to create tensor with negative dimension %lld: %s", (long long)out[i], t);
+    }
+    if (reps[i] < 0) reps[i] = 0;
   }
   tt_val_t x = tt_b_reshape(L->g, tt_l_tensor(L, 0), nr, s);
   if (2 * nr <= TT_MAX_RANK) {
@@ -217,10 +224,9 @@ static tt_status_t lower_stack(tt_lower_t *L) {
     const tt_tensor_ref_t *r = &a->t[j];
     dt = tt_dtype_promote(dt, r->dtype);
     if (r->view.rank != rank || memcmp(r->view.sizes, f->view.sizes, sizeof(int64_t) * (size_t)rank)) {
-      char sa[128], sb[128];
-      tt_type_t ta = tt_type_make(f->dtype, rank, f->view.sizes), tb = tt_type_make(r->dtype, r->view.rank, r->view.sizes);
-      tt_type_describe(&ta, sa, sizeof sa);
-      tt_type_describe(&tb, sb, sizeof sb);
+      char sa[192], sb[192]; /* c10's sizes, without the dtype */
+      tt_op_sizes_text(sa, sizeof sa, rank, f->view.sizes);
+      tt_op_sizes_text(sb, sizeof sb, r->view.rank, r->view.sizes);
       return tt_status_make(TT_INVALID_ARGUMENT, "stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d", sa, sb, j);
     }
   }
