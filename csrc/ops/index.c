@@ -219,7 +219,7 @@ static void adv_init(adv_t *a, int rank, const int64_t *sizes) {
   a->rt_dim = -1;
   a->check = TT_CHECK_INDEX;
   a->rank = rank;
-  memcpy(a->sizes, sizes, sizeof(int64_t) * (size_t)rank);
+  if (rank > 0) memcpy(a->sizes, sizes, sizeof(int64_t) * (size_t)rank);
 }
 
 /* Reads a Tensor?[] index list (argument i) against self (argument 0). */
