@@ -85,9 +85,19 @@ import sympy
 import torch
 from torch.utils._sympy.functions import FloorDiv, Max, Min
 
+from . import _C
 from ._dynamic_buckets import bound_of
 
 aten = torch.ops.aten
+
+# The ops whose index checks refuse negative indices (CPU wraps them for x[i] and index_put).
+_NONNEG_INDEX_OPS = ("index_select", "scatter")
+
+
+@functools.cache
+def _check_bounds_id():
+    """The core's _tt_check_bounds(index, size, dim, op): an index check at a run-time size."""
+    return _C.op_names().index("_tt_check_bounds")
 
 
 class Refused(Exception):
@@ -1292,7 +1302,10 @@ class _Analysis:
                 if one is None or one[1] != 0 or self.iota.get(x) != one[0]:
                     if _tensor_val(x).dtype == torch.bool:
                         raise Refused("a boolean mask index into a symbolic dim")
-                    wrap.append((arg, i if arg == 1 else None, src[i]))
+                    # the op's check at the real size (CPU's words): x[..] counts index tensors, index_select
+                    # names self's dim
+                    check = (used.index(i), "index.Tensor") if arg == 1 else (i, "index_select")
+                    wrap.append((arg, i if arg == 1 else None, src[i], *check, ix))
                 elif padded:
                     continue
             if padded:
@@ -1323,7 +1336,7 @@ class _Analysis:
         padded = any(_symbolic(d) for d in ix)
         wrap, own, zero = [], [], []
         if _symbolic(dst[i]):
-            wrap.append((1, i, dst[i]))
+            wrap.append((1, i, dst[i], 0, "index_put", ix))
         want = dst[:i] + ix + dst[i + 1:]
         if padded and len(ix) == 1 and ix[0] != dst[i] and _arg(node, 3, "accumulate", False) and vals == want:
             # sums of rows into other rows (the experts' pair grads back to their tokens): a padded index
@@ -2114,13 +2127,22 @@ class _Padded(torch.fx.Interpreter):
         """x with `value` in its padding (every symbolic dim of atoms)."""
         return _filled(x, ~self.mask(atoms, [d for d in range(len(atoms)) if _symbolic(atoms[d])]), value)
 
-    def wrapped(self, idx, dim):
+    def wrapped(self, idx, dim, cdim, op, atoms):
         """The static run's integer indices into a padded dim, made padded
-        positions: a negative one counts from the real size; one out of range
-        at the real size becomes the bound (out of range there too, so the
-        op's own check raises)."""
+        positions: a negative one counts from the real size (for ops where
+        CPU wraps it); one out of range at the real size raises CPU's error
+        for `op` naming dimension `cdim` and the real size (asynchronously,
+        as the op's own check would), and becomes the bound: the op clamps
+        or drops it as it does any bad index (its own check, at the bound,
+        comes later in the launch, so the error raised is this one). The
+        index's own padding (atoms: its layout) is not checked."""
         n = self.count(dim)
-        idx = torch.where(idx < 0, idx + n, idx)
+        if not isinstance(n, torch.Tensor):
+            n = torch.tensor(n, device=idx.device)
+        valid = self.sanitized(idx, atoms) if any(_symbolic(d) for d in atoms) else idx
+        _C.call(_check_bounds_id(), (valid, n, cdim, op))
+        if op not in _NONNEG_INDEX_OPS:
+            idx = torch.where(idx < 0, idx + n, idx)
         bad = (idx < 0) | (idx >= n)
         return torch.where(bad, _size(dim, self.bounds), self.padded_of(dim, torch.where(bad, 0, idx)))
 
@@ -2191,8 +2213,8 @@ class _Padded(torch.fx.Interpreter):
                 return args[k] if i is None else args[k][i]
             for k, i, atoms, *value in act[1]:  # value: what the padding holds (0 unless given)
                 put(k, i, self.sanitized(get(k, i), atoms, *value))
-            for k, i, dim in act[2] if act[0] == "index" else ():
-                put(k, i, self.wrapped(get(k, i), dim))
+            for k, i, dim, cdim, op, ix in act[2] if act[0] == "index" else ():
+                put(k, i, self.wrapped(get(k, i), dim, cdim, op, ix))
             for k, i, dim in act[3] if act[0] == "index" else ():  # padded positions index themselves
                 x = get(k, i)
                 pos = torch.arange(x.shape[0], device=self.device)
@@ -2201,8 +2223,7 @@ class _Padded(torch.fx.Interpreter):
         if act[0] == "scatter_into":
             _, d, dim, idx_atoms = act
             end = _size(dim, self.bounds)
-            idx = args[2]
-            idx = torch.where((idx < 0) | (idx >= self.count(dim)), end, idx)
+            idx = self.wrapped(args[2], dim, d, "scatter", idx_atoms)  # the padding is at the dim's end: positions as they are
             padded = [k for k in range(len(idx_atoms)) if _symbolic(idx_atoms[k])]
             if padded:
                 idx = torch.where(self.mask(idx_atoms, padded), idx, end - 1)

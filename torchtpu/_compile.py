@@ -246,7 +246,10 @@ class _Graph:
         try:
             outs = self._call(key, bound, args, lambda: _bounded.run_padded(b, padded, sizes, bounds, device), True)
         except Exception as e:  # not right padded after all: plans per size (raises again if the graph does)
-            if self.bounding is not b:
+            if self.bounding is not b or _ASYNC_CHECK_NOTE in str(e):
+                # a device check's error read at this call's synchronization: this call's indices out of
+                # range at the real size (the padded checks say CPU's words) or an earlier op's; either
+                # is the user's, and a run per size would not raise it again
                 raise
             self.bounding, self.unbounded = None, f"{type(e).__name__}: {e}"
             return self._call_any(args)
@@ -308,6 +311,10 @@ class _Graph:
             return run()
         with torch.tpu.eager_mode("defer_and_fuse"):  # a failed capture goes on deferring
             return run()
+
+
+# The words every asynchronously raised device-check error carries (csrc/ops/checks.c).
+_ASYNC_CHECK_NOTE = "raised asynchronously at this synchronization point"
 
 
 def _no_grad(on):

@@ -178,10 +178,10 @@ typedef struct debug_checks_ctx_s {
 static tt_status_t debug_checks(void *ctx, tt_pjrt_buffer_t **flags) {
   const debug_checks_ctx_t *c = ctx;
   const tt_lower_t *L = c->L;
-  int64_t v[2 * TT_LOWER_MAX_CHECKS];
+  int64_t v[TT_CHECK_FLAG_LEN * TT_LOWER_MAX_CHECKS];
   tt_status_t s = TT_OK_STATUS;
   for (int i = 0; i < L->nchecks; i++) {
-    if (!s) s = tt_pjrt_buffer_to_host(c->e->rt, flags[i], &v[2 * i], 2 * sizeof(int64_t));
+    if (!s) s = tt_pjrt_buffer_to_host(c->e->rt, flags[i], &v[TT_CHECK_FLAG_LEN * i], TT_CHECK_FLAG_LEN * sizeof(int64_t));
     tt_pjrt_buffer_destroy(c->e->rt, flags[i]);
   }
   return s ? s : tt_l_check_result(L, v);

@@ -18,12 +18,12 @@ static void drop(tt_engine_t *e, record_t *r) {
 
 /* Downloads one launch's flags (it is done, or waited for) and forgets it. */
 static tt_status_t read_record(tt_engine_t *e, record_t *r) {
-  int64_t small[16];
-  size_t nbytes = sizeof(int64_t) * 2 * (size_t)r->n;
-  int64_t *v = r->n <= 8 ? small : tt_malloc(nbytes);
+  int64_t small[TT_CHECK_FLAG_LEN * 8];
+  size_t nbytes = sizeof(int64_t) * TT_CHECK_FLAG_LEN * (size_t)r->n;
+  int64_t *v = nbytes <= sizeof small ? small : tt_malloc(nbytes);
   tt_status_t s = v ? tt_pjrt_buffer_to_host(e->rt, r->flags, v, nbytes)
                     : tt_status_make(TT_OUT_OF_MEMORY, "out of host memory reading index checks");
-  for (int i = 0; !s && i < r->n; i++) s = tt_index_check_status(&r->checks[i], v[2 * i], v[2 * i + 1], 1);
+  for (int i = 0; !s && i < r->n; i++) s = tt_index_check_status(&r->checks[i], &v[TT_CHECK_FLAG_LEN * i], 1);
   if (v && v != small) tt_free(v);
   drop(e, r);
   return s;

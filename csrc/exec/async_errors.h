@@ -28,7 +28,7 @@
 #define TT_ASYNC_MAX_PENDING 1024
 
 typedef struct tt_async_record_s {
-  tt_pjrt_buffer_t *flags; /* i64[2 * n] */
+  tt_pjrt_buffer_t *flags; /* i64[TT_CHECK_FLAG_LEN * n] */
   int n;
   tt_index_check_t *checks;
 } tt_async_record_t;
@@ -44,7 +44,7 @@ typedef struct tt_async_errors_s {
 
 
 /* Keeps the flags of one launch: `flags` (owned from here on) is an
- * i64[2 * n] buffer, checks[i] describing elements 2i and 2i+1. */
+ * i64[TT_CHECK_FLAG_LEN * n] buffer, checks[i] describing the i-th TT_CHECK_FLAG_LEN elements. */
 tt_status_t tt_async_errors_push(tt_engine_t *e, tt_pjrt_buffer_t *flags, const tt_index_check_t *checks, int n);
 /* At a synchronization point: reads the flags of finished launches (all of
  * them when all_done, i.e. after waiting for every launch) and returns the

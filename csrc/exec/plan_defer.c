@@ -108,7 +108,7 @@ tt_status_t tt_plan_defer(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *a
     vals[r] = tt_b_get(g, node, r);
     if (vals[r] < 0) break;
   }
-  /* The graph's index checks: their flags (i64[2] each, side by side) are
+  /* The graph's index checks: their flags (TT_CHECK_FLAG_LEN values each, side by side) are
    * the program's last result; each joins the region's checks, read at the
    * next synchronization point as a launch of its own would be. */
   tt_index_check_t *checks = NULL;
@@ -118,7 +118,7 @@ tt_status_t tt_plan_defer(tt_engine_t *e, tt_plan_t *p, const tt_tensor_ref_t *a
     if (!checks) tt_graph_fail(g, TT_OUT_OF_MEMORY, "%s: out of host memory", p->what);
     for (int i = 0; flags >= 0 && !tt_graph_failed(g) && i < p->nchecks; i++) {
       checks[i] = p->checks[i];
-      checks[i].flag = p->nchecks == 1 ? flags : tt_b_slice_dim(g, flags, 0, 2 * i, 2 * i + 2, 1);
+      checks[i].flag = p->nchecks == 1 ? flags : tt_b_slice_dim(g, flags, 0, TT_CHECK_FLAG_LEN * i, TT_CHECK_FLAG_LEN * (i + 1), 1);
     }
   }
   if (!s && (node < 0 || tt_graph_failed(g))) {

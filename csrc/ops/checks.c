@@ -11,9 +11,9 @@ static const char kAsyncAssertNote[] =
     "raised asynchronously at this synchronization point by an earlier op, like CUDA's "
     "device-side assert; set TORCH_TPU_LAUNCH_BLOCKING=1 to raise at the op";
 
-tt_status_t tt_index_check_status(const tt_index_check_t *k, int64_t count_bad, int64_t index, int async) {
-  if (count_bad == 0) return TT_OK_STATUS;
-  long long n = (long long)count_bad, i = (long long)index, size = (long long)k->size;
+tt_status_t tt_index_check_status(const tt_index_check_t *k, const int64_t *flag, int async) {
+  if (flag[0] == 0) return TT_OK_STATUS;
+  long long n = (long long)flag[0], i = (long long)flag[1], size = (long long)flag[2];
   const char *op = k->op ? k->op : "?", *note = async ? kAsyncNote : "debug mode";
   switch (k->kind) {
     case TT_CHECK_INDEX:

@@ -27,20 +27,25 @@ typedef enum tt_check_kind_e {
  * longer message is cut to this many bytes less one. */
 #define TT_CHECK_MSG_MAX 256
 
-/* One check: `flag` is an i64[2] value of the op's graph {number of bad
- * indices, first bad index}; the rest goes into the message. */
+/* The length of a check's flag: {number of bad indices, the first bad index,
+ * the size it was checked against} (the size is a run-time value where the
+ * bound is one: a padded graph's real length). */
+#define TT_CHECK_FLAG_LEN 3
+
+/* One check: `flag` is an i64[TT_CHECK_FLAG_LEN] value of the op's graph;
+ * the rest goes into the message. */
 typedef struct tt_index_check_s {
   tt_val_t flag;
   tt_check_kind_t kind;
   int dim;
-  int64_t size;
   const char *op; /* the op's static name, e.g. "index_select" */
   const char *type_name; /* TT_CHECK_VALUE_FITS: the C type named in the message (static), else NULL */
   char msg[TT_CHECK_MSG_MAX]; /* TT_CHECK_ASSERT: the message raised, else empty */
 } tt_index_check_t;
 
-/* The error PyTorch raises for a failed check (OK when count is 0). `async`
- * adds the note that an earlier launch raised it, else the debug-mode note. */
-tt_status_t tt_index_check_status(const tt_index_check_t *k, int64_t count, int64_t index, int async);
+/* The error PyTorch raises for a failed check (OK when flag[0], the count, is
+ * 0); flag holds TT_CHECK_FLAG_LEN values. `async` adds the note that an
+ * earlier launch raised it, else the debug-mode note. */
+tt_status_t tt_index_check_status(const tt_index_check_t *k, const int64_t *flag, int async);
 
 #endif

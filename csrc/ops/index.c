@@ -85,7 +85,7 @@ static int adv_finish(tt_lower_t *L, adv_t *a) {
     tt_val_t size;
     if (a->dims[k] == a->rt_dim) { /* padded self: the logical length bounds, not the capacity */
       tt_val_t n = tt_l_scalar(L, TT_I64, 0.0, a->rt_len, 0);
-      if (!a->unchecked) tt_l_check_index_rt(L, a->idx[k], n, a->check_nonneg, a->rt_len, cdim, a->check);
+      if (!a->unchecked) tt_l_check_index_rt(L, a->idx[k], n, a->check_nonneg, cdim, a->check);
       size = tt_b_broadcast_to(g, n, a->brank, a->bdims);
     } else {
       if (!a->unchecked) tt_l_check_index(L, a->idx[k], a->check_nonneg ? 0 : -dsize, dsize, cdim, a->check);

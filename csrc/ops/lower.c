@@ -281,7 +281,8 @@ void tt_l_write(tt_lower_t *L, int i, int j, tt_val_t v) {
 
 /* ---- index checks (debug: at the op; else asynchronous) --------------------- */
 
-void tt_l_check_index_mask(tt_lower_t *L, tt_val_t idx, tt_val_t bad, int64_t size, int dim, tt_check_kind_t kind) {
+/* A check whose bound is `size`: an i64 0-d value of the op's graph. */
+static void check_mask_sized(tt_lower_t *L, tt_val_t idx, tt_val_t bad, tt_val_t size, int dim, tt_check_kind_t kind) {
   if (tt_graph_failed(L->g)) return;
   if (L->nchecks >= TT_LOWER_MAX_CHECKS) {
     tt_l_fail(L, TT_INTERNAL, "%s: more than %d index checks in one op", L->op, TT_LOWER_MAX_CHECKS);
@@ -302,15 +303,20 @@ void tt_l_check_index_mask(tt_lower_t *L, tt_val_t idx, tt_val_t bad, int64_t si
   tt_val_t first = tt_b_reduce(g, TT_RED_MIN, tt_b_select(g, bad, pos, tt_b_full_i(g, TT_I64, 1, &n, n)), 1, &zero);
   tt_val_t at = tt_b_compare(g, TT_CMP_EQ, pos, tt_b_broadcast(g, first, 1, &n, NULL));
   tt_val_t value = tt_b_reduce(g, TT_RED_SUM, tt_b_select(g, at, idx, tt_b_full_i(g, TT_I64, 1, &n, 0)), 1, &zero);
-  tt_val_t parts[2] = {tt_b_reshape(g, count, 1, &one), tt_b_reshape(g, value, 1, &one)};
+  tt_val_t parts[TT_CHECK_FLAG_LEN] = {tt_b_reshape(g, count, 1, &one), tt_b_reshape(g, value, 1, &one),
+                                       tt_b_reshape(g, tt_b_convert(g, size, TT_I64), 1, &one)};
   tt_index_check_t *k = &L->checks[L->nchecks++];
-  k->flag = tt_b_concat(g, 2, parts, 0);
+  k->flag = tt_b_concat(g, TT_CHECK_FLAG_LEN, parts, 0);
   k->kind = kind;
   k->dim = dim;
-  k->size = size;
   k->op = L->op;
   k->type_name = NULL;
   k->msg[0] = '\0';
+}
+
+void tt_l_check_index_mask(tt_lower_t *L, tt_val_t idx, tt_val_t bad, int64_t size, int dim, tt_check_kind_t kind) {
+  if (tt_graph_failed(L->g)) return;
+  check_mask_sized(L, idx, bad, tt_b_full_i(L->g, TT_I64, 0, NULL, size), dim, kind);
 }
 
 void tt_l_check_assert(tt_lower_t *L, tt_val_t bad, const char *msg) {
@@ -335,21 +341,20 @@ static void check_bounds(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, 
   tt_val_t high = rt >= 0 ? tt_b_broadcast_to(g, rt, t->rank, t->dims) : tt_b_full_i(g, TT_I64, t->rank, t->dims, size);
   tt_val_t low = rt < 0 || nonneg ? tt_b_full_i(g, TT_I64, t->rank, t->dims, rt < 0 ? lo : 0) : tt_b_unary(g, TT_UN_NEG, high);
   tt_val_t bad = tt_b_binary(g, TT_BIN_OR, tt_b_compare(g, TT_CMP_LT, idx, low), tt_b_compare(g, TT_CMP_GE, idx, high));
-  tt_l_check_index_mask(L, idx, bad, size, dim, kind);
+  check_mask_sized(L, idx, bad, rt >= 0 ? rt : tt_b_full_i(g, TT_I64, 0, NULL, size), dim, kind);
 }
 
 void tt_l_check_index(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, int dim, tt_check_kind_t kind) {
   check_bounds(L, idx, lo, size, -1, 0, dim, kind);
 }
 
-void tt_l_check_index_rt(tt_lower_t *L, tt_val_t idx, tt_val_t size, int nonneg, int64_t size_now, int dim,
-                         tt_check_kind_t kind) {
-  check_bounds(L, idx, 0, size_now, size, nonneg, dim, kind);
+void tt_l_check_index_rt(tt_lower_t *L, tt_val_t idx, tt_val_t size, int nonneg, int dim, tt_check_kind_t kind) {
+  check_bounds(L, idx, 0, 0, size, nonneg, dim, kind);
 }
 
 tt_status_t tt_l_check_result(const tt_lower_t *L, const int64_t *flags) {
   for (int i = 0; i < L->nchecks; i++) {
-    tt_status_t s = tt_index_check_status(&L->checks[i], flags[2 * i], flags[2 * i + 1], 0);
+    tt_status_t s = tt_index_check_status(&L->checks[i], &flags[TT_CHECK_FLAG_LEN * i], 0);
     if (s) return s;
   }
   return TT_OK_STATUS;

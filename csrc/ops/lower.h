@@ -143,10 +143,9 @@ void tt_l_check_index(tt_lower_t *L, tt_val_t idx, int64_t lo, int64_t size, int
 void tt_l_check_index_mask(tt_lower_t *L, tt_val_t idx, tt_val_t bad, int64_t size, int dim, tt_check_kind_t kind);
 /* tt_l_check_index against a size known at run time (`size`, a 0-d i64
  * value: a bucketed tensor's logical length, ops/bucket.h): indices in
- * [-size, size), or [0, size) when nonneg; size_now is this call's value,
- * for the message. */
-void tt_l_check_index_rt(tt_lower_t *L, tt_val_t idx, tt_val_t size, int nonneg, int64_t size_now, int dim,
-                         tt_check_kind_t kind);
+ * [-size, size), or [0, size) when nonneg; the message names the size
+ * the launch ran with. */
+void tt_l_check_index_rt(tt_lower_t *L, tt_val_t idx, tt_val_t size, int nonneg, int dim, tt_check_kind_t kind);
 /* Checks a device-side condition as _assert_async does: `bad` (a bool of
  * any shape) true anywhere raises RuntimeError `msg` (copied; see
  * TT_CHECK_MSG_MAX), at this op in Debug mode, else at the next
@@ -154,7 +153,7 @@ void tt_l_check_index_rt(tt_lower_t *L, tt_val_t idx, tt_val_t size, int nonneg,
 void tt_l_check_assert(tt_lower_t *L, tt_val_t bad, const char *msg);
 /* Turns the downloaded flags of a launch's checks into the error PyTorch
  * raises, naming the op, the index and the size; OK when all passed. */
-tt_status_t tt_l_check_result(const tt_lower_t *L, const int64_t *flags /* 2 per check */);
+tt_status_t tt_l_check_result(const tt_lower_t *L, const int64_t *flags /* TT_CHECK_FLAG_LEN per check */);
 
 /* Records an error naming the op; returns -1. */
 tt_val_t tt_l_fail(tt_lower_t *L, tt_code_t code, const char *fmt, ...) TT_PRINTF(3, 4);

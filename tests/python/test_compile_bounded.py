@@ -7,6 +7,7 @@ is widened back with no copy), so a missing mask shows as a wrong value.
 Graphs that cannot run padded keep plans per size (and say why)."""
 import copy
 import gc
+import re
 
 import pytest
 import torch
@@ -670,10 +671,48 @@ def test_an_index_past_the_real_size_raises_as_on_cpu():
         i = torch.tensor([0, bad])
         with pytest.raises(IndexError, match=f"index {bad} is out of bounds for dimension 0 with size 5"):
             f(xc, i)
-        # the padded run raises, so the call runs again at its own size, whose error is CPU's (and the
-        # graph keeps plans per size from then on)
+        # the padded run's check is at the real size, so its error is CPU's whether it is read at the
+        # call (the launch done before the call returns) or at .cpu() (CI's timing)
         with pytest.raises(IndexError, match=f"index {bad} is out of bounds for dimension 0 with size 5"):
             cf(x, i.to("tpu")).cpu()
+
+
+@pytest.mark.parametrize("case", ["index_select_negative", "index_select_past", "column", "second_index",
+                                  "index_put"])
+def test_a_bad_index_into_a_padded_dim_raises_cpus_error(case):
+    """Each op's CPU error at the real size (dim and size as CPU names them); index_select's negative
+    index raises as on CPU (it was read from the real end: a row, no error)."""
+    def put(x, i):
+        y = x.clone()
+        y[i] = 1.0
+        return y
+    f, rows, bad = {
+        "index_select_negative": (lambda x, i: x.index_select(0, i), True, -1),
+        "index_select_past": (lambda x, i: x.index_select(0, i), True, 6),
+        "column": (lambda x, i: x[:, i], False, 5),
+        "second_index": (lambda x, i: x[torch.tensor([0, 1], device=x.device), i], False, -6),
+        "index_put": (put, True, 5),
+    }[case]
+    cf = torch.compile(f, backend="tpu", dynamic=True)
+
+    def make(n):
+        g = torch.Generator().manual_seed(n)
+        x = torch.randn(n, 4, generator=g) if rows else torch.randn(4, n, generator=g)
+        return x, torch.tensor([n - 1])  # one element: a static length
+    for n in (3, 6, 7):
+        x, i = make(n)
+        torch.testing.assert_close(cf(x.to("tpu"), i.to("tpu")).cpu(), f(x, i), rtol=0, atol=0)
+    assert all(g.bounding is not None for g in _graphs()), [g.unbounded for g in _graphs()]
+    x, i = make(5)
+    i[-1] = bad
+    with pytest.raises(IndexError) as want:
+        f(x, i)
+    with pytest.raises(IndexError, match=re.escape(str(want.value))):
+        cf(x.to("tpu"), i.to("tpu")).cpu()
+    # the graph stays padded (its error was the user's), and the next good call is right
+    x, i = make(5)
+    torch.testing.assert_close(cf(x.to("tpu"), i.to("tpu")).cpu(), f(x, i), rtol=0, atol=0)
+    assert all(g.bounding is not None for g in _graphs()), [g.unbounded for g in _graphs()]
 
 
 def test_histc_of_the_symbolic_dim_runs_padded():
@@ -1094,3 +1133,23 @@ def test_a_cat_with_an_empty_1d_tensor_runs_padded():
     """cat skips 1-D empty tensors whatever its operands' rank (xlm's cache). Before: plans per size ("cat of
     operands of another rank")."""
     _check_padded(lambda x: (_cat_with_legacy_empty(x),), (3, 6, 5, 8), 8, seed=179)
+
+
+def test_an_earlier_ops_index_error_read_in_a_padded_call_reaches_the_user():
+    """An eager op's out-of-range index, read at a padded call's synchronization, is raised there (it
+    was taken for the padded run's failure: the call ran again per size and the error was lost)."""
+    import time
+
+    def f(x):
+        return x.sum(0) * 2
+    cf = torch.compile(f, backend="tpu", dynamic=True)
+    for n in (3, 6):
+        x, xc = _rows(n, 8, seed=67)
+        torch.testing.assert_close(cf(x).cpu(), f(xc))
+    x, xc = _rows(12, 16, seed=67)  # a new bucket: its capture ends at a synchronization point
+    x[torch.tensor([0, 99], device="tpu")]  # raises asynchronously
+    time.sleep(0.3)  # its launch done: the next synchronization reads its check
+    with pytest.raises(IndexError, match="index 99 is out of bounds for dimension 0 with size 12"):
+        cf(x).cpu()
+    torch.testing.assert_close(cf(x).cpu(), f(xc))
+    assert all(g.bounding is not None for g in _graphs()), [g.unbounded for g in _graphs()]
