@@ -469,13 +469,16 @@ def _reshape(atoms, shape):
     return tuple(out)
 
 
-def _tail(n, start, end, step, out_size):
-    """The length m of a slice that takes the last m elements of a dim of n
-    (a symbol or a static size), else None: x[-m:] of a symbol m other than
-    n (Dynamo having guarded m <= n: falcon's), x[-k:] of a static k (a
-    generate step's last logits), or x[n - m:] of a static n (mpt's
-    alibi[..., max(0, 2048 - m):], read through _unclamped). The result must
-    have size m."""
+def _tail(n, start, end, step, out_size, add=0):
+    """The length m of a slice that takes the last m elements of a dim of
+    n + add (n a symbol or a static size), else None: x[-m:] of a symbol m
+    other than n (Dynamo having guarded m <= n: falcon's), x[-k:] of a
+    static k (a generate step's last logits), or x[n - m:] of a static n
+    (mpt's alibi[..., max(0, 2048 - m):], read through _unclamped); with an
+    addend, x[n + add - m : n + add] (or to its end) of a static m (gpt_oss's
+    sink column). The result must have size m."""
+    if add:
+        return _last_of_affine(n, add, start, end, step, out_size)
     if step != 1 or not (end is None or (isinstance(end, int) and end >= (n if isinstance(n, int) else 2 ** 62))):
         return None
     try:
@@ -498,20 +501,19 @@ def _tail(n, start, end, step, out_size):
         return None
 
 
-def _last_of_affine(one, start, end, step, out_size):
-    """m where a slice takes the last m (static) elements of a dim of n + c
-    (one: (n, c)): start n + c - m, end n + c or past it; else None."""
+def _last_of_affine(n, c, start, end, step, out_size):
+    """_tail of a dim of n + c (c != 0): a static m from start n + c - m."""
     if step != 1 or not isinstance(out_size, int) or not _is_sym_node(start):
         return None
     try:
         k, syms, add = _expr(start.meta["val"])
         if end is not None and not (isinstance(end, int) and end >= 2 ** 62):
-            if not _is_sym_node(end) or _expr(end.meta["val"]) != (1, (one[0],), one[1]):
+            if not _is_sym_node(end) or _expr(end.meta["val"]) != (1, (n,), c):
                 return None
     except Refused:
         return None
-    m = one[1] - add
-    return m if k == 1 and syms == (one[0],) and m == out_size and m > 0 else None
+    m = c - add
+    return m if k == 1 and syms == (n,) and m == out_size and m > 0 else None
 
 
 def _static_int(x):
@@ -614,13 +616,9 @@ def _no_syms(node, args):
 
 
 class _Analysis:
-    def __init__(self, gm):
+    def __init__(self, gm, hints):
         self.gm = gm
-        self.hints = {}  # symbol name -> its value at the first call (integer arguments)
-        for n in gm.graph.nodes:
-            v = n.meta.get("val") if n.op == "placeholder" else None
-            if isinstance(v, torch.SymInt) and isinstance(v.node.expr, sympy.Symbol) and isinstance(v.node.hint, int):
-                self.hints[v.node.expr.name] = v.node.hint
+        self.hints = hints  # symbol name -> its value at the first call (integer arguments)
         self.atoms = {}
         self.actions = {}
         self.iota = {}  # node -> symbol: its values are the positions along that symbol's dim
@@ -758,7 +756,7 @@ class _Analysis:
             if not _symbolic(src[d]):
                 last = _tail(_size(src[d], {}), start, end, step, val.shape[d])
                 if last is not None:  # a static table's last m rows (mpt's alibi[..., 2048 - n:])
-                    self.actions[node] = ("tail", d, _size(src[d], {}), last)
+                    self.actions[node] = ("tail", d, _size(src[d], {}), last, 0)
                     self.limits.append(((1, (last,), 0), _size(src[d], {})))
                     return src[:d] + ((last,),) + src[d + 1:]
                 if _has_sym([start, end, step]):
@@ -771,13 +769,9 @@ class _Analysis:
                     self.limits.append((_expr(end.meta["val"]), _size(src[d], {})))
                 return src[:d] + (_atoms_of_expr(val.shape[d]),) + src[d + 1:]
             one = _single(src[d])
-            last = _last_of_affine(one, start, end, step, val.shape[d]) if one is not None and one[1] else None
-            if last is not None:  # x[n + c - m : n + c] of a dim of n + c (gpt_oss's sink column): from n + c - m
-                self.actions[node] = ("tail", d, one[0], last, one[1])
-                return src[:d] + (_atoms_of_expr(last),) + src[d + 1:]
-            tail = _tail(one[0], start, end, step, val.shape[d]) if one is not None and one[1] == 0 else None
-            if tail is not None:  # the last m (or k) of a dim of n: read from n - m at run time
-                self.actions[node] = ("tail", d, one[0], tail)
+            tail = _tail(one[0], start, end, step, val.shape[d], one[1]) if one is not None else None
+            if tail is not None:  # the last m (or k) of a dim of n + c: read from n + c - m at run time
+                self.actions[node] = ("tail", d, one[0], tail, one[1])
                 return src[:d] + (_atoms_of_expr(tail) if isinstance(tail, int) else (tail,),) + src[d + 1:]
             return src[:d] + (_slice_dim(src[d], start, end, step, val.shape[d]),) + src[d + 1:]
         if p is aten.convolution:
@@ -1412,6 +1406,8 @@ class Bounding:
         self.actions = actions
         self.derived = derived  # argument position -> a size computed from the symbols: at the bounds
         self.host_outs = host_outs  # output position -> made on the host from the call (finish)
+        # outputs viewing another output, made after it (in output order)
+        self.outviews = [(k, h[1], h[2]) for k, h in host_outs.items() if h[0] == "outview"]
         self.order = sorted(syms)
         self._n = {}  # (symbol, size) -> 0-d int64 tensor on the device
 
@@ -1486,12 +1482,11 @@ class Bounding:
                 elif shape != list(o.shape):  # one view for its padded dim, none where nothing is padded
                     o = o.as_strided(shape, o.stride(), o.storage_offset())
             res.append(o)
-        for k, host in self.host_outs.items():
-            if host[0] == "outview":
-                o = res[host[1]]
-                for op, a, kw in host[2]:
-                    o = op(o, *_at_sizes(a, sizes), **_at_sizes(kw, sizes))
-                res[k] = o
+        for k, base, views in self.outviews:
+            o = res[base]
+            for op, a, kw in views:
+                o = op(o, *_at_sizes(a, sizes), **_at_sizes(kw, sizes))
+            res[k] = o
         return type(outs)(res) if isinstance(outs, tuple) else res
 
 
@@ -1793,26 +1788,22 @@ def analyze(gm, atoms_only=False):
             # logits_to_keep's k) leaves its symbols free to be values
             sizes |= {x.name for d in v.shape if isinstance(d, torch.SymInt) and not _sum_of_symbols(d.node.expr)
                       for x in d.node.expr.free_symbols}
-    values = {}
-    for node in gm.graph.nodes:
-        v = node.meta.get("val") if node.op == "placeholder" else None
-        if (isinstance(v, torch.SymInt) and isinstance(v.node.expr, sympy.Symbol)
-                and v.node.expr.name not in sizes and isinstance(v.node.hint, int)):
-            values[v.node.expr.name] = v.node.hint
-    shapes = _new_sizes(gm)  # a backward's expand to the forward's [s0, s1]: a size, padded as any other
-    values = {k: v for k, v in values.items() if k not in shapes}
-    symbols = {}  # name -> Symbol of the integer arguments
+    symbols, hints = {}, {}  # name -> Symbol of the integer arguments; -> its value at the first call
     for node in gm.graph.nodes:
         v = node.meta.get("val") if node.op == "placeholder" else None
         if isinstance(v, torch.SymInt) and isinstance(v.node.expr, sympy.Symbol):
             symbols[v.node.expr.name] = v.node.expr
+            if isinstance(v.node.hint, int):
+                hints[v.node.expr.name] = v.node.hint
+    shapes = _new_sizes(gm)  # a backward's expand to the forward's [s0, s1]: a size, padded as any other
+    values = {k: v for k, v in hints.items() if k not in sizes and k not in shapes}
     aliases = {}  # name -> name it is read as (_Unify)
     for _ in range(8):
         del pins[:]
         token, vtoken = _PINS.set(pins), _VALUES.set(values)
         atoken = _ALIASES.set({symbols[a]: symbols[c] for a, c in aliases.items()})
         try:
-            return _analyze(gm, atoms_only, pins, values, shapes, aliases)
+            return _analyze(gm, atoms_only, pins, values, hints, shapes, aliases)
         except _Unify as u:
             if not all(a in symbols and c in symbols and a not in values and c not in values
                        for a, c in u.pairs.items()):
@@ -1849,8 +1840,8 @@ def _new_sizes(gm):
     return out
 
 
-def _analyze(gm, atoms_only, pins, values, shapes=(), aliases=None):
-    an = _Analysis(gm)
+def _analyze(gm, atoms_only, pins, values, hints, shapes=(), aliases=None):
+    an = _Analysis(gm, hints)
     an.aliases = aliases or {}
     syms, inputs, positions = {}, {}, 0
     derived = {}  # argument position -> _expr of a size computed from symbols (a backward's 4*s0)
@@ -2285,9 +2276,9 @@ class _Padded(torch.fx.Interpreter):
                 return node.target(*args, **kwargs)
             return torch.where(valid, grad.index_select(d, torch.clamp(j, 0, grad.shape[d] - 1)), 0).to(grad.dtype)
         if act[0] == "tail":  # x[-m:] along a dim of n: elements n - m.. (past the bound: the last one, padding)
-            _, d, n, m = act[:4]  # n, m: symbols or static sizes; act[4]: n's addend (a dim of n + c)
+            _, d, n, m, c = act  # n, m: symbols or static sizes; a dim of n + c
             x = args[0]
-            real = _at(n, self.n) + (act[4] if len(act) > 4 else 0)
+            real = _at(n, self.n) + c
             j = torch.arange(_at(m, self.bounds), device=self.device) + (real - _at(m, self.n))
             return x.index_select(d, torch.clamp(j, max=x.shape[d] - 1))
         if act[0] == "iota":  # an arange laid out as a dim with padding inside: the static run's positions
