@@ -412,8 +412,10 @@ class _Gen:
         high = lo if self.rng.random() < 0.5 else s
         pre = ":, " * d
         spec = {"bad": bad, "neg": neg}
+        if self.rng.random() < 0.3:  # as many indices as the dim has positions (padded with it)
+            ln = s
         if op == "index":
-            shape = (ln,) if self.rng.random() < 0.7 else (2, ln)
+            shape = (ln,) if self.rng.random() < 0.7 or is_dyn(ln) else (2, ln)
             idx = self.new_input(shape, "index", high, spec)
             v = self.emit(f"{a.name}[{pre}{idx.name}]", a.shape[:d] + shape + a.shape[d + 1:])
         elif op == "select":
@@ -642,6 +644,12 @@ def make_program(seed, index, statements=None):
     rng = random.Random(seed * 1000003 + index + 77)
     lengths = _lengths(rng)
     safe = rng.random() < 0.5
+    # from seed 60 on, a share of the programs index a dynamic dim out of range at some lengths (bad_index),
+    # most of them "safe" (so that their graphs run padded); drawn apart, so the other programs are those of
+    # earlier versions
+    erng = random.Random(seed * 7919 + index * 31 + 5)
+    errors = seed >= 60 and erng.random() < ERRORS
+    safe = safe or (errors and erng.random() < 0.7)
     g = _Gen(rng, lengths, safe)
     b, d = rng.choice(STATIC), rng.choice(STATIC)
     first = rng.choice(((b, "n", d), ("n", d), (b, d, "n"), ("n",), (b, "n"), ("n", "n"), (1, "n", d)))
@@ -653,10 +661,7 @@ def make_program(seed, index, statements=None):
         table += (("permute", 3),)
     names, weights = zip(*table)
     count = statements or rng.randint(3, 10)
-    # from seed 60 on, a share of the programs index a dynamic dim out of range at some lengths (bad_index);
-    # drawn apart, so the other programs are those of earlier versions
-    erng = random.Random(seed * 7919 + index * 31 + 5)
-    bad = sorted(erng.sample(range(count), min(count, erng.randint(1, 2)))) if seed >= 60 and erng.random() < ERRORS else []
+    bad = sorted(erng.sample(range(count), min(count, erng.randint(1, 2)))) if errors else []
     for k in range(count):
         if k in bad:
             g.bad_index()
