@@ -17,7 +17,16 @@ padded (each graph's reason, from torchtpu._compile). A wrong answer that
 the same function compiled by aot_eager on CPU gives too (PyTorch's own,
 e.g. AOTAutograd regenerating an output that aliases a mutated strided input
 from the compiled output's strides under symbolic shapes,
-pytorch/pytorch#103650) is "pytorch": reported, not counted as ours."""
+pytorch/pytorch#103650) is "pytorch": reported, not counted as ours.
+
+A program drawn with "errors" (dynamic.py's bad_index) may raise on CPU at
+some of its lengths (elsewhere CPU raising makes a program "invalid"): there
+tpu must raise the same exception type with CPU's message inside its own (an
+asynchronously raised device check appends a parenthesised note), at the
+call or at the .cpu() of its results (compare_raise); returning, another
+error, or one read only at the synchronize after the results is "wrong",
+unless aot_eager on CPU does the same (PyTorch's). The record's "cpu_raised"
+counts those lengths."""
 import gc
 import zlib
 

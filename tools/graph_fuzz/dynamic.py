@@ -18,13 +18,20 @@ computed sizes, narrow, pad, cat along the dim, masked_fill with a
 comparison or a positional mask, sizes as values, gathers and index_select
 into the dim, embedding, cross entropy, topk and sort, reshapes that merge
 the dim, in-place writes into intermediates (and rarely into an argument).
+From seed 60 on, a share of the programs (ERRORS) also index a dynamic dim
+with an index out of range at some of their lengths or negative (bad_index:
+x[i], index_select, index_put, scatter): CPU raises there, and tpu must
+raise the same error (check_dynamic.compare_raise).
 
 Spec: {"id", "family": "dynamic", "inputs": [[name, shape, kind, high, layout, special]],
 "src", "grad", "lengths", "how": "dynamic" | "mark" | "auto"} (check_dynamic.py); shapes hold dims as
 above; layout "contiguous", "transposed", "strided" or "poisoned" (a tpu view
 narrowing a tensor laid out at the bucket's bound along the dynamic dims,
 its tail huge, infinite or NaN: a missing mask shows); "high" of an index
-input is an int or an expression in n (exclusive bound of its values)."""
+input is an int or an expression in n (exclusive bound of its values); its
+"special" a dict {"neg": values in [-high, high), "bad": one element's value, an
+int or an expression in n} (bad_index), "errors": whether the program has such
+indices (CPU may raise at some lengths)."""
 import os
 import random
 
@@ -414,7 +421,16 @@ class _Gen:
         spec = {"bad": bad, "neg": neg}
         if self.rng.random() < 0.3:  # as many indices as the dim has positions (padded with it)
             ln = s
-        if op == "index":
+        if op in ("index", "select") and self.rng.random() < 0.3:
+            # an index computed in the graph from an input and the size (a size as a value, at run time)
+            idx = self.new_input((ln,), "index", high, spec)
+            comp = f"({idx.name} - {a.name}.shape[{d}] + {a.name}.shape[{d}])"
+            shape = a.shape[:d] + (ln,) + a.shape[d + 1:]
+            if op == "index":
+                v = self.emit(f"{a.name}[{pre}{comp}]", shape)
+            else:
+                v = self.emit(f"{a.name}.index_select({d}, {comp})", shape)
+        elif op == "index":
             shape = (ln,) if self.rng.random() < 0.7 or is_dyn(ln) else (2, ln)
             idx = self.new_input(shape, "index", high, spec)
             v = self.emit(f"{a.name}[{pre}{idx.name}]", a.shape[:d] + shape + a.shape[d + 1:])
