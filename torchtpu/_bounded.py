@@ -91,7 +91,7 @@ from ._dynamic_buckets import bound_of
 aten = torch.ops.aten
 
 # The ops whose index checks refuse negative indices (CPU wraps them for x[i] and index_put).
-_NONNEG_INDEX_OPS = ("index_select", "scatter")
+_NONNEG_INDEX_OPS = ("index_select", "index_select_indices", "scatter")
 
 
 @functools.cache
@@ -1297,8 +1297,9 @@ class _Analysis:
                     if _tensor_val(x).dtype == torch.bool:
                         raise Refused("a boolean mask index into a symbolic dim")
                     # the op's check at the real size (CPU's words): x[..] counts index tensors, index_select
-                    # names self's dim
-                    check = (used.index(i), "index.Tensor") if arg == 1 else (i, "index_select")
+                    # names self's dim (along dim 1 of a matrix or more, CPU's RuntimeError of its fast path)
+                    check = ((used.index(i), "index.Tensor") if arg == 1 else
+                             (i, "index_select_indices" if i == 1 and len(src) > 1 else "index_select"))
                     wrap.append((arg, i if arg == 1 else None, src[i], *check, ix))
                 elif padded:
                     continue

@@ -715,6 +715,30 @@ def test_a_bad_index_into_a_padded_dim_raises_cpus_error(case):
     assert all(g.bounding is not None for g in _graphs()), [g.unbounded for g in _graphs()]
 
 
+@pytest.mark.parametrize("bad", [6, -1])
+def test_index_select_along_dim_1_of_a_padded_matrix_raises_cpus_runtime_error(bad):
+    """Graph fuzzer (dynamic, bad_index): CPU's index_select along dim 1 of a matrix or more checks its
+    indices in its dim-1 fast path (RuntimeError 'INDICES element is out of DATA bounds, id=6 axis_dim=6', as
+    the eager lowering says); the padded graph's check said IndexError 'index out of range in self'. Other
+    dims keep 'index out of range in self'."""
+    f = lambda x, i: x.index_select(1, i)  # noqa: E731
+    g = lambda x, i: x.index_select(0, i)  # noqa: E731
+    cf, cg = torch.compile(f, backend="tpu", dynamic=True), torch.compile(g, backend="tpu", dynamic=True)
+    for n in (3, 7, 6):
+        x = torch.randn(4, n, generator=torch.Generator().manual_seed(n))
+        i = torch.tensor([0, n - 1])
+        torch.testing.assert_close(cf(x.to("tpu"), i.to("tpu")).cpu(), f(x, i), rtol=0, atol=0)
+        torch.testing.assert_close(cg(x.t().contiguous().to("tpu"), i.to("tpu")).cpu(), g(x.t(), i), rtol=0, atol=0)
+    assert all(gr.bounding is not None for gr in _graphs()), [gr.unbounded for gr in _graphs()]
+    x, i = torch.randn(4, 6), torch.tensor([0, bad])
+    for fn, cfn, arg in ((f, cf, x), (g, cg, x.t().contiguous())):
+        with pytest.raises((IndexError, RuntimeError)) as want:
+            fn(arg, i)
+        with pytest.raises(want.type, match=re.escape(str(want.value))) as got:
+            cfn(arg.to("tpu"), i.to("tpu")).cpu()
+        assert type(got.value) is want.type
+
+
 def test_histc_of_the_symbolic_dim_runs_padded():
     """Counts of the valid elements: the padding holds NaN (floats) or an integer below the range."""
     def f(x):

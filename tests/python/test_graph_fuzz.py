@@ -264,3 +264,60 @@ def test_a_wrong_answer_pytorch_gives_in_aot_eager_too_is_reported_apart():
     assert rec["kind"] == "pytorch", rec
     assert {"compile-grad", "replay-grad", "fused-grad"} <= set(rec["detail"]), rec
     assert all(m.startswith("aot_eager on CPU gives it too") for m in rec["detail"].values())
+
+
+# ---------------------------------------------------------------- the dynamic family's bad indices (bad_index)
+def _bad_index_spec(src, bad, shape=(3, "n"), lengths=(3, 5, 7, 5)):
+    return {"id": "t:bad", "src": src, "grad": False, "lengths": list(lengths), "how": "dynamic", "errors": True,
+            "inputs": [["x0", list(shape), "float", 0, "contiguous", 0.0],
+                       ["x1", [2], "index", "n", "contiguous", {"bad": bad, "neg": False}]]}
+
+
+def test_an_index_out_of_range_at_some_lengths_raises_cpus_error_there_and_matches_elsewhere():
+    """x[:, i] with i's last element n at length 5 only (inside the bucket of 5 and 7): CPU raises there, so
+    must tpu (its device check, read at the .cpu() of the results), with CPU's words."""
+    spec = _bad_index_spec("def f(x0, x1):\n    return (x0[:, x1],)\n", "(n) if n in (5,) else -1")
+    at = D.spec_at(spec, 5)
+    assert at["inputs"][1][5]["bad"] == 5 and 5 in C.make_inputs(at)[1].tolist()
+    rec = D.check(spec)
+    assert rec["kind"] == "pass" and rec["cpu_raised"] == 2 and rec["padded"] >= 3, rec
+
+
+def test_a_missing_or_different_error_is_wrong():
+    want = ("raise", "IndexError", "index 5 is out of bounds for dimension 0 with size 5")
+    assert D.compare_raise(want, ("raise", "IndexError", want[2] + " (aten::index.Tensor, ...; raised asynchronously)")) is None
+    assert D.compare_raise(want, [torch.zeros(2)]).startswith("returned where CPU raised")
+    assert D.compare_raise(want, ("raise", "RuntimeError", want[2])).startswith("wrong error")
+    assert D.compare_raise(want, ("raise", "IndexError", "index 5 is out of bounds for dimension 0 with size 8"))
+    assert D.compare_raise(want, ("raise", "IndexError", want[2], "late")).startswith("late error")
+    # a tpu run that clamps the index instead of raising is reported at the lengths where CPU raises
+    spec = _bad_index_spec("def f(x0, x1):\n    if x0.device.type == 'tpu':\n        x1 = x1.clamp(max=x0.shape[1] - 1)\n"
+                           "    return (x0[:, x1],)\n", "(n) if n in (5,) else -1")
+    rec = D.check(spec)
+    assert rec["kind"] == "wrong" and set(rec["detail"]) == {"n=5#1", "n=5#3"}, rec
+
+
+def test_index_select_along_dim_1_raises_cpus_runtime_error():
+    """Found by bad_index (the first seed run, 61-62): a padded index_select along dim 1 of a matrix said IndexError 'index out
+    of range in self' where CPU raises RuntimeError 'INDICES element is out of DATA bounds'."""
+    spec = _bad_index_spec("def f(x0, x1):\n    return (torch.index_select(x0, 1, x1),)\n",
+                           "(n) if n in (5,) else 0")
+    rec = D.check(spec)
+    assert rec["kind"] == "pass" and rec["cpu_raised"] == 2, rec
+
+
+def test_bad_index_programs_are_a_share_of_seed_60_on_and_earlier_seeds_keep_theirs():
+    specs = [DP.make_program(60, i) for i in range(40)]
+    share = sum(s["errors"] for s in specs) / len(specs)
+    assert 0.05 <= share <= 0.4, share
+    assert not any(DP.make_program(59, i)["errors"] for i in range(40))
+    bad = [x for s in specs for x in s["inputs"] if isinstance(x[5], dict)]
+    assert bad and all(x[2] == "index" for x in bad)
+
+
+@pytest.mark.parametrize("pid", ["60:7", "60:40"])
+def test_bad_index_program_matches_cpu_and_its_errors(pid):
+    spec = DP.make_program(*(int(x) for x in pid.split(":")))
+    assert spec["errors"]
+    rec = D.check(spec)
+    assert rec["kind"] == "pass" and rec["cpu_raised"] >= 1, rec

@@ -75,6 +75,10 @@ def report(recs, cmd, seconds):
         some = sum(1 for r in recs if r.get("padded"))
         lines += [f"Calls: {calls} (at one length each); graph calls padded to a bucket: {padded}, per size: "
                   f"{per_size}; programs with a padded call: {some} of {len(recs)}", ""]
+        raised = [r for r in recs if r.get("cpu_raised")]
+        if raised:  # bad_index: lengths where CPU raises, tpu must raise the same
+            lines += [f"Programs whose indices are out of range at some lengths (CPU raises there): {len(raised)}, "
+                      f"at {sum(r['cpu_raised'] for r in raised)} lengths", ""]
         why = {}
         for r in recs:
             for w in r.get("unbounded", ()):

@@ -93,7 +93,13 @@ def make_inputs(spec):
                 t = torch.where(pick, vals[torch.randint(0, 5, shape, generator=g)], t)
             out.append(t)
         else:
-            out.append(torch.randint(0, high, shape, generator=g))
+            # special of an index (the dynamic family's bad_index): {"neg": values in [-high, high),
+            # "bad": one element's value (an int; an expression in n before check_dynamic.spec_at)}
+            sp = special if isinstance(special, dict) else {}
+            t = torch.randint(-high if sp.get("neg") else 0, high, shape, generator=g)
+            if sp.get("bad") is not None and t.numel():
+                t.view(-1)[int(torch.randint(0, t.numel(), (1,), generator=g))] = int(sp["bad"])
+            out.append(t)
     return out
 
 

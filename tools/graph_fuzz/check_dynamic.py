@@ -17,7 +17,16 @@ padded (each graph's reason, from torchtpu._compile). A wrong answer that
 the same function compiled by aot_eager on CPU gives too (PyTorch's own,
 e.g. AOTAutograd regenerating an output that aliases a mutated strided input
 from the compiled output's strides under symbolic shapes,
-pytorch/pytorch#103650) is "pytorch": reported, not counted as ours."""
+pytorch/pytorch#103650) is "pytorch": reported, not counted as ours.
+
+A program drawn with "errors" (dynamic.py's bad_index) may raise on CPU at
+some of its lengths (elsewhere CPU raising makes a program "invalid"): there
+tpu must raise the same exception type with CPU's message inside its own (an
+asynchronously raised device check appends a parenthesised note), at the
+call or at the .cpu() of its results (compare_raise); returning, another
+error, or one read only at the synchronize after the results is "wrong",
+unless aot_eager on CPU does the same (PyTorch's). The record's "cpu_raised"
+counts those lengths."""
 import gc
 import zlib
 
@@ -29,7 +38,9 @@ POISON = (3e4, -3e4, float("nan"), float("inf"))
 
 def spec_at(spec, n):
     """The spec at length n: shapes and index bounds evaluated, its own id (its own input values)."""
-    inputs = [[name, list(shape_at(shape, n)), kind, size(high, n) if kind == "index" else high, layout, special]
+    inputs = [[name, list(shape_at(shape, n)), kind, size(high, n) if kind == "index" else high, layout,
+               {**special, "bad": size(special["bad"], n)} if isinstance(special, dict) and "bad" in special
+               else special]
               for name, shape, kind, high, layout, special in spec["inputs"]]
     return {**spec, "id": f"{spec['id']}@{n}", "inputs": inputs}
 
@@ -97,8 +108,25 @@ def _sweep(fn, spec, grad, device, backend):
         pl = placer(spec, n, spec.get("how", "dynamic") == "dynamic") if device == "tpu" else None
         out[k] = C.run(cf, at, inputs, device, grad, pl)
         if device == "tpu":
-            torch.tpu.synchronize()
+            try:
+                torch.tpu.synchronize()
+            except Exception as e:  # noqa: BLE001 - a device check read only after the results were
+                if not isinstance(out[k], tuple):
+                    out[k] = ("raise", type(e).__name__, str(e).split("\n")[0][:300], "late")
     return out
+
+
+def compare_raise(want, got):
+    """None when tpu raised as CPU did (`want`: run's ("raise", type, message)) at the call or at the .cpu()
+    of its results: the same exception type, CPU's message inside tpu's (tpu appends a parenthesised note
+    to an asynchronously raised one); else what differs (never starting "raised": a wrong answer)."""
+    if not isinstance(got, tuple):
+        return f"returned where CPU raised {want[1]}: {want[2]}"
+    if len(got) > 3:
+        return f"late error: raised only at the synchronize after its results were read: {got[1]}: {got[2]}"
+    if got[1] != want[1] or want[2] not in got[2]:
+        return f"wrong error {got[1]}: {got[2]} (CPU raised {want[1]}: {want[2]})"
+    return None
 
 
 def check(spec):
@@ -108,14 +136,22 @@ def check(spec):
     import torchtpu  # noqa: F401
     fn, fn64 = C.build(spec, torch.float32), C.build(spec, torch.float64)
     detail, pytorch, sub, calls, padded, per_size, reasons = {}, {}, {}, 0, 0, 0, set()
+    first = {}  # {length index: CPU's raise} without grad (an errors program's indices out of range there)
     old = {id(g) for g in _graphs()}
     for grad in (False, True) if spec.get("grad") else (False,):
         suffix = "-grad" if grad else ""
-        wants = {}
+        wants, raises = {}, {}  # raises: {length index: CPU's raise}
         for k, n in enumerate(spec["lengths"]):
             at = spec_at(spec, n)
             inputs = C.make_inputs(at)
             want = C.run(fn, at, inputs, "cpu", grad)
+            if isinstance(want, tuple) and spec.get("errors") and (not grad or k in first):
+                # an index out of range at this length (bad_index): tpu must raise CPU's error
+                raises[k] = want
+                if not grad:
+                    first[k] = want
+                wants[k] = (want, None, None)
+                continue
             if isinstance(want, tuple):
                 if not grad:
                     return {"id": spec["id"], "kind": "invalid", "detail": {f"cpu n={n}": f"{want[1]}: {want[2]}"}}
@@ -137,14 +173,25 @@ def check(spec):
             if id(g) not in old and g.sizes and g.unbounded:
                 reasons.add(g.unbounded.split("\n")[0][:120])
         torch._dynamo.reset()
-        bads = {k: C.compare(*wants[k][:2], got[k], wants[k][2]) for k in got}
+        bads = {k: compare_raise(wants[k][0], got[k]) if k in raises else C.compare(*wants[k][:2], got[k], wants[k][2])
+                for k in got}
         if any(bads.values()):
             # PyTorch's own limit when the same function compiled by aot_eager on CPU (the same
             # arguments' layouts, the same dynamism) raises too, or gives tpu's answer where eager's differs
             cpu = _sweep(fn, spec, grad, "cpu", "aot_eager")
             torch._dynamo.reset()
             for k, b in bads.items():
-                if b and b.startswith("raised") and isinstance(cpu[k], tuple):
+                if b and k in raises:
+                    # where CPU eager raised: aot_eager's outcome is tpu's (its error, or no error: the op
+                    # dropped from the graph) -- PyTorch's
+                    if isinstance(cpu[k], tuple) and isinstance(got[k], tuple) and len(got[k]) == 3 \
+                            and compare_raise(cpu[k], got[k]) is None:
+                        bads[k] = None
+                        pytorch[f"n={spec['lengths'][k]}#{k}{suffix}"] = "aot_eager on CPU raises it too: " + b
+                    elif not isinstance(cpu[k], tuple) and not isinstance(got[k], tuple):
+                        bads[k] = None
+                        pytorch[f"n={spec['lengths'][k]}#{k}{suffix}"] = "aot_eager on CPU returns too: " + b
+                elif b and b.startswith("raised") and isinstance(cpu[k], tuple):
                     bads[k] = None
                 elif (b and not isinstance(cpu[k], tuple) and not isinstance(got[k], tuple)
                       and C.compare(*wants[k][:2], cpu[k], wants[k][2])
@@ -152,7 +199,7 @@ def check(spec):
                     bads[k] = None
                     pytorch[f"n={spec['lengths'][k]}#{k}{suffix}"] = "aot_eager on CPU gives it too: " + b
         for k, b in bads.items():
-            if b and not b.startswith("raised"):
+            if b and not b.startswith("raised") and k not in raises:
                 n = spec["lengths"][k]
                 at = spec_at(spec, n)
                 one = {k: b}
@@ -170,4 +217,4 @@ def check(spec):
     elif sub:
         kind, detail = "subnormal", sub
     return {"id": spec["id"], "kind": kind, "detail": detail, "calls": calls, "padded": padded,
-            "size_calls": per_size, "unbounded": sorted(reasons)}
+            "size_calls": per_size, "unbounded": sorted(reasons), "cpu_raised": len(first)}

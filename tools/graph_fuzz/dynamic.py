@@ -18,18 +18,29 @@ computed sizes, narrow, pad, cat along the dim, masked_fill with a
 comparison or a positional mask, sizes as values, gathers and index_select
 into the dim, embedding, cross entropy, topk and sort, reshapes that merge
 the dim, in-place writes into intermediates (and rarely into an argument).
+From seed 60 on, a share of the programs (ERRORS) also index a dynamic dim
+with an index out of range at some of their lengths or negative (bad_index:
+x[i], index_select, index_put, scatter): CPU raises there, and tpu must
+raise the same error (check_dynamic.compare_raise).
 
 Spec: {"id", "family": "dynamic", "inputs": [[name, shape, kind, high, layout, special]],
 "src", "grad", "lengths", "how": "dynamic" | "mark" | "auto"} (check_dynamic.py); shapes hold dims as
 above; layout "contiguous", "transposed", "strided" or "poisoned" (a tpu view
 narrowing a tensor laid out at the bucket's bound along the dynamic dims,
 its tail huge, infinite or NaN: a missing mask shows); "high" of an index
-input is an int or an expression in n (exclusive bound of its values)."""
+input is an int or an expression in n (exclusive bound of its values); its
+"special" a dict {"neg": values in [-high, high), "bad": one element's value, an
+int or an expression in n} (bad_index), "errors": whether the program has such
+indices (CPU may raise at some lengths)."""
+import os
 import random
 
 from .program import BINARY, SCALAR, UNARY
 
 LENGTHS = (3, 5, 6, 7, 9, 12, 13, 16, 17, 24, 31, 33)
+# The share of programs (seed 60 on) with indices out of range at some lengths (_Gen.bad_index); the
+# environment's GRAPH_FUZZ_ERRORS overrides it (a run aimed at error paths: replay a program with the same value)
+ERRORS = float(os.environ.get("GRAPH_FUZZ_ERRORS", "0.2"))
 STATIC = (2, 3, 4, 6)  # 3 and 6 are lengths too: Dynamo's duck sizing ties such dims at that length (a recompile)
 
 
@@ -55,15 +66,16 @@ class _Gen:
     def __init__(self, rng, lengths, safe=False):
         self.rng, self.lengths, self.safe = rng, lengths, safe
         self.inputs, self.vars, self.ints, self.lines, self.n = [], [], [], [], 0
+        self.keep = []  # outputs every program returns (bad_index's)
 
     # ---------------------------------------------------------------- helpers
     def lo(self, dim):
         """The smallest value of a dim over the program's lengths."""
         return min(size(dim, n) for n in self.lengths)
 
-    def new_input(self, shape, kind="float", high=0):
+    def new_input(self, shape, kind="float", high=0, special=0.0):
         v = _Var(f"x{len(self.inputs)}", shape, kind)
-        layout, special = "contiguous", 0.0
+        layout = "contiguous"
         if kind == "float":
             r = self.rng.random()
             if any(is_dyn(d) for d in shape) and r < 0.35:
@@ -374,6 +386,76 @@ class _Gen:
         return self.emit(f"torch.nn.functional.embedding({ids.name}, {table.name}) * {a.name}.unsqueeze(-1)",
                          a.shape + (table.shape[1],))
 
+    def bad_index(self):
+        """Indices into a dynamic dim, one of them out of range at some of the program's lengths (inside the
+        bucket or at its bound: n, n+1, -n-1, a constant past the smaller lengths) or negative: CPU raises
+        there (index_select and scatter refuse negatives, x[i] and index_put wrap -n..-1), and tpu must raise
+        the same error (its device check, read at the call or the .cpu() after it); at the other lengths the
+        values must match. x[i] (on any dim), index_select, index_put / x[i] = v, scatter / scatter_add."""
+        a = self.pick(1, dyn=True)
+        dyn = [i for i, x in enumerate(a.shape) if is_dyn(x)] if a is not None else []
+        if not dyn:
+            return self.unary()
+        d = self.rng.choice(dyn)
+        s = a.shape[d]
+        lo = self.lo(s)
+        if lo < 1:
+            return self.unary()
+        op = self.rng.choice(("index", "index", "select", "put", "put", "scatter", "scatter"))
+        wraps = op in ("index", "put")
+        ln = self.rng.choice((1, 2, 3))
+        lens = sorted(set(self.lengths))
+        r = self.rng.random()
+        if r < 0.3:  # a constant valid at the larger lengths only (n=5, 7 share a bucket: index 6 at 5)
+            m = self.rng.choice(lens[1:])
+            bad = str(size(s, m) - 1) if self.rng.random() < 0.6 or not wraps else str(-size(s, m))
+        else:  # out of range at some lengths, a valid index at the others
+            forms = ["({s})", "({s})+1", "-({s})-1"] + (["-({s})", "-1"] if self.rng.random() < 0.5 else [])
+            val = self.rng.choice(forms).format(s=s)
+            at = self.rng.sample(lens, self.rng.randint(1, max(1, len(lens) - 1)))
+            ok = self.rng.choice(("0", f"({s})-1", "-1" if wraps else "0"))
+            bad = f"({val}) if n in {tuple(sorted(at))} else ({ok})"
+        neg = wraps and self.rng.random() < 0.5  # valid negatives too (CPU wraps them)
+        high = lo if self.rng.random() < 0.5 else s
+        pre = ":, " * d
+        spec = {"bad": bad, "neg": neg}
+        if self.rng.random() < 0.3:  # as many indices as the dim has positions (padded with it)
+            ln = s
+        if op in ("index", "select") and self.rng.random() < 0.3:
+            # an index computed in the graph from an input and the size (a size as a value, at run time)
+            idx = self.new_input((ln,), "index", high, spec)
+            comp = f"({idx.name} - {a.name}.shape[{d}] + {a.name}.shape[{d}])"
+            shape = a.shape[:d] + (ln,) + a.shape[d + 1:]
+            if op == "index":
+                v = self.emit(f"{a.name}[{pre}{comp}]", shape)
+            else:
+                v = self.emit(f"{a.name}.index_select({d}, {comp})", shape)
+        elif op == "index":
+            shape = (ln,) if self.rng.random() < 0.7 or is_dyn(ln) else (2, ln)
+            idx = self.new_input(shape, "index", high, spec)
+            v = self.emit(f"{a.name}[{pre}{idx.name}]", a.shape[:d] + shape + a.shape[d + 1:])
+        elif op == "select":
+            idx = self.new_input((ln,), "index", high, spec)
+            v = self.emit(f"torch.index_select({a.name}, {d}, {idx.name})", a.shape[:d] + (ln,) + a.shape[d + 1:])
+        elif op == "put":
+            idx = self.new_input((ln,), "index", high, spec)
+            if d == 0 and self.rng.random() < 0.5:  # accumulate: duplicates sum in any order
+                vals = self.new_input((ln,) + a.shape[1:])
+                v = self.emit(f"{a.name}.index_put(({idx.name},), {vals.name}, accumulate=True)", a.shape)
+            else:  # one value everywhere: duplicates write the same
+                v = self.emit(f"{a.name}.clone()", a.shape)
+                self.lines.append(f"    {v.name}[{pre}{idx.name}] = {self.rng.choice(('0.75', '-2.0'))}")
+        else:
+            # laid out as self elsewhere (a padded graph's scatter along its padded dim), or narrower (per size)
+            ishape = tuple(ln if k == d else (x if self.rng.random() < 0.7 else 1) for k, x in enumerate(a.shape))
+            idx = self.new_input(ishape, "index", high, {**spec, "neg": False})
+            if self.rng.random() < 0.5:  # one value: duplicates write the same
+                v = self.emit(f"{a.name}.scatter({d}, {idx.name}, {self.rng.choice(('0.5', '-1.0'))})", a.shape)
+            else:
+                src = self.new_input(ishape)
+                v = self.emit(f"{a.name}.scatter_add({d}, {idx.name}, {src.name})", a.shape)
+        self.keep.append(v.name)  # returned: a compiled graph drops an op no output reads, and its error
+
     def loss(self):
         a = self.pick(2, dyn=True)
         if a is None or len(a.shape) != 2:
@@ -578,6 +660,12 @@ def make_program(seed, index, statements=None):
     rng = random.Random(seed * 1000003 + index + 77)
     lengths = _lengths(rng)
     safe = rng.random() < 0.5
+    # from seed 60 on, a share of the programs index a dynamic dim out of range at some lengths (bad_index),
+    # most of them "safe" (so that their graphs run padded); drawn apart, so the other programs are those of
+    # earlier versions
+    erng = random.Random(seed * 7919 + index * 31 + 5)
+    errors = seed >= 60 and erng.random() < ERRORS
+    safe = safe or (errors and erng.random() < 0.7)
     g = _Gen(rng, lengths, safe)
     b, d = rng.choice(STATIC), rng.choice(STATIC)
     first = rng.choice(((b, "n", d), ("n", d), (b, d, "n"), ("n",), (b, "n"), ("n", "n"), (1, "n", d)))
@@ -588,9 +676,14 @@ def make_program(seed, index, statements=None):
     if seed >= 41:  # from seed 41 on, data-computed positions too (earlier seeds keep their programs)
         table += (("permute", 3),)
     names, weights = zip(*table)
-    for _ in range(statements or rng.randint(3, 10)):
+    count = statements or rng.randint(3, 10)
+    bad = sorted(erng.sample(range(count), min(count, erng.randint(1, 2)))) if errors else []
+    for k in range(count):
+        if k in bad:
+            g.bad_index()
         getattr(g, rng.choices(names, weights)[0])()
     outs = [v.name for v in g.vars if v.name.startswith("v")][-6:] + [v.name for v in g.ints]
+    outs += [k for k in g.keep if k not in outs]
     if not outs:
         outs = [g.vars[-1].name]
     args = ", ".join(i[0] for i in g.inputs)
@@ -601,4 +694,4 @@ def make_program(seed, index, statements=None):
     how = "mark" if r < 0.25 else "auto" if r < 0.4 else "dynamic"
     grad = rng.random() < 0.3
     return {"id": f"{seed}:{index}", "family": "dynamic", "inputs": g.inputs, "src": src, "grad": grad,
-            "lengths": lengths, "how": how, "safe": safe}
+            "lengths": lengths, "how": how, "safe": safe, "errors": bool(bad)}
