@@ -86,5 +86,15 @@ int tt_op_check_value_fits(tt_lower_t *L, int i, tt_dtype_t dt);
 /* CPU's sub_check for sub/rsub (real and complex lowerings): a bool operand
  * (tensor or number) is refused with PyTorch's message; NULL otherwise. */
 tt_status_t tt_op_sub_check(tt_lower_t *L);
+/* CPU's fills of an expanded self (masked_fill_, index_fill_: PyTorch's
+ * has_internal_overlap() == Yes, a size > 1 dim of stride 0), which it warns
+ * about and computes, writing the value through every alias: the
+ * expanded dims into bdims, ascending; their count. 0 for none, or where
+ * self still overlaps without them (the write keeps its overlap error). */
+int tt_op_expanded_dims(const tt_tensor_ref_t *self, int64_t *bdims);
+/* Mask m (bool, rank dims) true wherever some alias along the nb expanded
+ * dims bdims is true (OR-reduced over them, broadcast back), and the write
+ * marked as one through aliases (L->alias_write). */
+tt_val_t tt_op_any_alias(tt_lower_t *L, tt_val_t m, int rank, const int64_t *dims, int nb, const int64_t *bdims);
 
 #endif

@@ -343,6 +343,17 @@ static tt_status_t lower_conj_physical(tt_lower_t *L) {
   return NULL;
 }
 
+/* conj_physical_: CPU returns a real self untouched, before any check (fuzz
+ * 701:134: an expanded int8 self; a write of itself raised the
+ * internal-overlap error); a complex self is written with its conjugate. */
+static tt_status_t lower_conj_physical_(tt_lower_t *L) {
+  const tt_tensor_ref_t *self = tt_l_ref(L, 0);
+  if (!self) return tt_status_make(TT_TYPE_ERROR, "conj_physical_: self must be a Tensor");
+  L->returns_arg = 0;
+  if (tt_dtype_is_complex(self->dtype)) tt_l_write(L, 0, 0, conj_of(L->g, tt_l_tensor(L, 0)));
+  return NULL;
+}
+
 /* isnan/isinf/isfinite of z: of either part, as CPU (std::isnan(re) || ...). */
 static tt_status_t classify(tt_lower_t *L, int which) {
   tt_graph_t *g = L->g;
@@ -517,6 +528,6 @@ const tt_op_def_t tt_ops_complex[] = {
     {"complex", lower_complex, TT_OPF_COMPLEX, .layout = TT_LAYOUT_ITERATOR},
     {"polar", lower_polar, TT_OPF_COMPLEX, .layout = TT_LAYOUT_ITERATOR},
     {"_conj_physical", lower_conj_physical, TT_OPF_COMPLEX},
-    {"conj_physical_", lower_conj_physical, TT_OPF_INPLACE | TT_OPF_COMPLEX},
+    {"conj_physical_", lower_conj_physical_, TT_OPF_COMPLEX},
     {NULL, NULL, 0},
 };

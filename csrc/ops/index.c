@@ -822,9 +822,26 @@ static tt_status_t lower_index_fill(tt_lower_t *L) {
   if (tt_graph_failed(L->g)) return NULL;
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_reshape(g, tt_l_tensor(L, 0), r, xsz);
+  /* An expanded self (fuzz 705:1104: complex128 (2, 3) of stride (0, 1),
+   * filled along dim 1): CPU warns and writes the value through every
+   * alias, so an element is filled where some alias of it is selected. */
+  int64_t bdims[TT_MAX_RANK];
+  int nb = !strncmp(L->op, "index_fill_", 11) && rank > 0 ? tt_op_expanded_dims(tt_l_ref(L, 0), bdims) : 0;
+  if (nb > 0)
+    L->warning = "Use of index_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+                 "this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar";
   if (tsz[dim] > 0) {
     tt_val_t v = L->args[3].kind == TT_ARG_TENSOR ? tt_b_convert(g, tt_l_tensor(L, 3), dt) : tt_l_scalar_arg(L, 3, dt);
-    x = tt_b_scatter(g, TT_RED_SET, x, coords, tt_op_fit(L, v, dt, r, tsz), &sd);
+    if (nb > 0) {
+      tt_val_t m = tt_b_scatter(g, TT_RED_SET, tt_b_full_i(g, TT_BOOL, r, xsz, 0), coords,
+                                tt_b_full_i(g, TT_BOOL, r, tsz, 1), &sd);
+      m = tt_op_any_alias(L, m, r, xsz, nb, bdims);
+      x = tt_b_select(g, m, tt_op_fit(L, v, dt, r, xsz), x);
+    } else {
+      x = tt_b_scatter(g, TT_RED_SET, x, coords, tt_op_fit(L, v, dt, r, tsz), &sd);
+    }
+  } else if (nb > 0) {
+    L->alias_write = 1; /* nothing filled: self written back as it is */
   }
   tt_l_output(L, tt_b_reshape(g, x, rank, xsz));
   return NULL;
