@@ -261,15 +261,56 @@ static tt_status_t lower_index(tt_lower_t *L) {
   return NULL;
 }
 
-/* index_put(self, indices, values, accumulate) as a value. */
-static tt_val_t index_put_value(tt_lower_t *L) {
+/* _index_put_impl_ into a self expanded along the nb dims bdims, which CPU
+ * warns about and computes, writing through every alias (fuzz 714:695:
+ * x[i] = 0-dim value of an int16 (2, 3, 4) expanded from (1, 3, 4)): with
+ * accumulate each element gains the values put through all its aliases;
+ * without, a one-element value lands where some alias is indexed. -1 where
+ * the result depends on CPU's write order (values that differ between the
+ * aliases): the write keeps its overlap error then. */
+static tt_val_t index_put_through_aliases(tt_lower_t *L, adv_t *a, tt_val_t x, tt_val_t v, int acc, int nb,
+                                          const int64_t *bdims) {
+  tt_graph_t *g = L->g;
+  if (tt_graph_failed(g)) return -1;
+  tt_dtype_t dt = tt_graph_type(g, x)->dtype;
+  if (acc) {
+    tt_val_t d = a->m ? adv_scatter(L, a, tt_b_like_f(g, x, 0.0), v, dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM)
+                      : tt_b_broadcast_to(g, v, a->rank, a->sizes);
+    if (d < 0 || tt_graph_failed(g)) return -1;
+    d = tt_b_reduce(g, dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM, d, nb, bdims);
+    int64_t keep[TT_MAX_RANK];
+    int nk = 0;
+    for (int i = 0, b = 0; i < a->rank; i++) {
+      if (b < nb && bdims[b] == i) b++;
+      else keep[nk++] = i;
+    }
+    d = tt_b_broadcast(g, d, a->rank, a->sizes, keep);
+    L->alias_write = 1;
+    return tt_b_binary(g, dt == TT_BOOL ? TT_BIN_OR : TT_BIN_ADD, x, d);
+  }
+  if (tt_type_numel(tt_graph_type(g, v)) != 1) return -1;
+  const tt_type_t *vt = tt_graph_type(g, v);
+  tt_val_t m = tt_b_full_i(g, TT_BOOL, a->rank, a->sizes, 1);
+  if (a->m) m = adv_scatter(L, a, tt_b_full_i(g, TT_BOOL, a->rank, a->sizes, 0), tt_b_full_i(g, TT_BOOL, vt->rank, vt->dims, 1), TT_RED_SET);
+  m = tt_op_any_alias(L, m, a->rank, a->sizes, nb, bdims);
+  tt_val_t one = tt_b_reshape(g, v, 0, NULL);
+  return tt_b_select(g, m, tt_b_broadcast(g, one, a->rank, a->sizes, NULL), x);
+}
+
+/* index_put(self, indices, values, accumulate) as a value; expanded: the
+ * in-place form into an expanded self (through every alias). */
+static tt_val_t index_put_value(tt_lower_t *L, int expanded) {
   adv_t a;
   if (!adv_from_list(L, &a, 1)) return -1;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0), vdt = tt_op_arg_dtype(L, 2);
   int acc = tt_l_bool(L, 3, 0);
   tt_val_t x = tt_l_tensor(L, 0);
-  tt_val_t v = tt_b_convert(L->g, tt_l_tensor(L, 2), dt), r;
-  if (a.m == 0) { /* self[...] = v */
+  tt_val_t v = tt_b_convert(L->g, tt_l_tensor(L, 2), dt), r = -1;
+  int64_t bdims[TT_MAX_RANK];
+  int nb = expanded ? tt_op_expanded_dims(tt_l_ref(L, 0), bdims) : 0;
+  if (nb > 0) r = index_put_through_aliases(L, &a, x, v, acc, nb, bdims);
+  if (r >= 0) { /* computed */
+  } else if (a.m == 0) { /* self[...] = v */
     tt_val_t vb = tt_b_broadcast_to(L->g, v, a.rank, a.sizes);
     r = acc ? tt_b_binary(L->g, dt == TT_BOOL ? TT_BIN_OR : TT_BIN_ADD, x, vb) : vb;
   } else {
@@ -287,13 +328,13 @@ static tt_val_t index_put_value(tt_lower_t *L) {
 }
 
 static tt_status_t lower_index_put(tt_lower_t *L) {
-  tt_l_output(L, index_put_value(L));
+  tt_l_output(L, index_put_value(L, 0));
   return NULL;
 }
 
 /* _index_put_impl_(self, indices, values, accumulate, unsafe) */
 static tt_status_t lower_index_put_impl_(tt_lower_t *L) {
-  tt_val_t v = index_put_value(L);
+  tt_val_t v = index_put_value(L, 1);
   tt_l_write(L, 0, 0, v);
   L->returns_arg = 0;
   return NULL;

@@ -33,29 +33,27 @@ def _on_clone(view):
     return f
 
 
-@pytest.mark.parametrize("dt", [torch.int8, torch.int32, torch.bool, torch.float32, torch.float64])
-def test_conj_physical_inplace_real_expanded(dt):
-    # fuzz 701:134, 703:80: x.conj_physical_() of an expanded int8 (257,)
-    # or int32 (2, 3, 4) self: CPU's conj_physical_ returns a real self
-    # untouched before any check; tpu raised 'more than one element of the
-    # written-to tensor refers to a single memory location'
+def test_conj_physical_inplace_expanded():
+    # fuzz 701:134, 703:80, 711:1287: x.conj_physical_() of an expanded
+    # int8 (257,), int32 (2, 3, 4) or float64 (4, 5) self: CPU's
+    # conj_physical_ returns a real self untouched before any check; tpu
+    # raised 'more than one element of the written-to tensor refers to a
+    # single memory location'. A complex self is conjugated in place (an
+    # expanded one is that error on CPU too)
     bad = []
-    base = torch.tensor([[-5, 0, 3]]).to(dt)
-    _check(bad, "expand", _on_clone(lambda b: b.expand(4, 3)), (base,))
-    _check(bad, "result", lambda b: b.clone().expand(4, 3).conj_physical_(), (base,))
-    _check(bad, "plain", _on_clone(lambda b: b), (base,))
-    # an overlapping view that is not an expand (strides 1, 1)
-    _check(bad, "as_strided", _on_clone(lambda b: b.as_strided((2, 3), (1, 1))), (torch.arange(6).to(dt),))
-    assert not bad, "\n".join(bad)
-
-
-def test_conj_physical_inplace_complex():
-    # a complex self is conjugated in place; an expanded one is CPU's overlap error
-    bad = []
-    z = torch.tensor([[1 + 2j, -3j, 4]], dtype=torch.complex64)
-    _check(bad, "plain", _on_clone(lambda b: b), (z,))
-    _check(bad, "slice", _on_clone(lambda b: b[:, ::2]), (z,))
-    _check(bad, "expand", _on_clone(lambda b: b.expand(2, 3)), (z,))
+    for dt in (torch.int8, torch.int32, torch.bool, torch.float32, torch.float64, torch.complex64):
+        base = torch.tensor([[-5, 0, 3]]).to(dt)
+        if dt.is_complex:
+            base = base * (1 - 2j)
+        _check(bad, f"{dt} expand", _on_clone(lambda b: b.expand(4, 3)), (base,))
+        _check(bad, f"{dt} result", lambda b: b.clone().expand(4, 3).conj_physical_(), (base,))
+        _check(bad, f"{dt} plain", _on_clone(lambda b: b), (base,))
+        _check(bad, f"{dt} slice", _on_clone(lambda b: b[:, ::2]), (base,))
+        # an overlapping view that is not an expand (strides 1, 1; a complex
+        # one is conjugated once per alias on CPU, an overlap tpu refuses)
+        if not dt.is_complex:
+            _check(bad, f"{dt} as_strided", _on_clone(lambda b: b.as_strided((2, 3), (1, 1))),
+                   (torch.arange(6).to(dt),))
     assert not bad, "\n".join(bad)
 
 
@@ -125,4 +123,59 @@ def test_tril_triu_inplace_expanded(op, dt):
     for bs, es in cases:
         for k in (-1, 0, 1, 2):
             _check(bad, f"{bs}->{es} k={k}", _inplace(lambda x, *a: getattr(x, op)(*a)), (base(*bs), es, k))
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.filterwarnings("ignore:Use of index_put_")
+@pytest.mark.parametrize("dt", [torch.int16, torch.float32, torch.bool, torch.complex64])
+def test_index_put_inplace_expanded(dt):
+    # fuzz 714:695: x.index_put_((i,), 0-dim value) of an int16 (2, 3, 4)
+    # expanded from (1, 3, 4): CPU warns and writes through every alias;
+    # tpu raised the internal-overlap error. With accumulate each element
+    # gains what was put through all its aliases
+    bad = []
+    g = torch.Generator().manual_seed(714)
+
+    def t(*shape):
+        return (torch.randn(shape, generator=g) * 4).to(dt)
+
+    def put(x, idx, v, acc):
+        x.index_put_(idx, v, accumulate=acc)
+
+    for acc in (False, True):
+        # indices along an expanded dim, along a kept one, both, with repeats
+        for bs, es, idx in (((1, 3, 4), (2, 3, 4), [[0, 1, 0]]), ((1, 3, 4), (2, 3, 4), [[1], [2, 0]]),
+                            ((3, 1), (3, 4), [[0, 2], [1, 3]]), ((3, 1), (3, 4), [[2, 2, 0]]),
+                            ((1, 4), (3, 4), [[0, 0, 2]]), ((1, 4), (3, 4), [[1], [3, 3, 0]])):
+            ii = tuple(torch.tensor(i) for i in idx)
+            _check(bad, f"{bs}->{es} {idx} acc={acc} 0-dim", _inplace(put), (t(*bs), es, ii, t(), acc), tol=1e-5)
+            _check(bad, f"{bs}->{es} {idx} acc={acc} (1,)", _inplace(put), (t(*bs), es, ii, t(1), acc), tol=1e-5)
+        # a value per indexed element: accumulate sums them through the
+        # aliases (in another order than CPU's: float sums within 1e-5)
+        if acc:
+            _check(bad, "values", _inplace(put), (t(1, 4), (3, 4), (torch.tensor([0, 2, 2]),), t(3, 4), acc), tol=1e-5)
+            _check(bad, "values 2", _inplace(put), (t(3, 1), (3, 4), (torch.tensor([0, 2]), torch.tensor([1, 3])),
+                                                   t(2), acc), tol=1e-5)
+        # an empty index list entry (None) puts into a whole dim
+        _check(bad, f"None acc={acc}", _inplace(put), (t(3, 1), (3, 4), (None, torch.tensor([1, 1])), t(), acc),
+               tol=1e-5)
+    # x[idx] = v, its Python form
+    _check(bad, "setitem", _inplace(lambda x, i, v: x.__setitem__(i, v)), (t(1, 4), (3, 4), torch.tensor([0, 2]), t()))
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("op", [torch.add, torch.sub])
+def test_add_sub_bool_alpha_complex_half_result(op):
+    # fuzz 708:898: add(float16 (4, 5), complex number, alpha=True): the
+    # result would be complex32; CPU's alpha check refuses the bool alpha
+    # first ('Boolean alpha only supported for Boolean results.'); tpu
+    # raised its complex32 refusal. A shape mismatch still comes first
+    bad = []
+    x = torch.randn(4, 5).half()
+    for other in (-0.76 - 1.82j, torch.tensor(1j, dtype=torch.complex64)):
+        _check(bad, f"{other}", op, (x, other), {"alpha": True})
+        _check(bad, f"{other} alpha False", op, (x, other), {"alpha": False})
+    _check(bad, "complex64", op, (x.float(), 2j), {"alpha": True})
+    _check(bad, "shape", op, (x, torch.ones(3, dtype=torch.complex64)), {"alpha": True})
+    _check(bad, "rsub", torch.rsub, (x, 2j), {"alpha": True})
     assert not bad, "\n".join(bad)
