@@ -392,7 +392,7 @@ int tt_op_check_value_fits(tt_lower_t *L, int i, tt_dtype_t dt) {
 }
 
 int tt_op_expanded_dims(const tt_tensor_ref_t *self, int64_t *bdims) {
-  if (!self) return 0;
+  if (!self || tt_view_numel(&self->view) == 0) return 0; /* an empty self never overlaps */
   tt_view_t dropped = self->view;
   int nb = 0;
   for (int d = 0; d < self->view.rank; d++)
@@ -403,9 +403,10 @@ int tt_op_expanded_dims(const tt_tensor_ref_t *self, int64_t *bdims) {
   return nb > 0 && !tt_view_has_internal_overlap(&dropped) ? nb : 0;
 }
 
-tt_val_t tt_op_any_alias(tt_lower_t *L, tt_val_t m, int rank, const int64_t *dims, int nb, const int64_t *bdims) {
+tt_val_t tt_op_alias_reduce(tt_lower_t *L, tt_reduce_t kind, tt_val_t m, int rank, const int64_t *dims, int nb,
+                            const int64_t *bdims) {
   if (m < 0 || nb == 0) return m;
-  m = tt_b_reduce(L->g, TT_RED_OR, m, nb, bdims);
+  m = tt_b_reduce(L->g, kind, m, nb, bdims);
   int64_t keep[TT_MAX_RANK];
   int nk = 0;
   for (int d = 0, b = 0; d < rank; d++) {

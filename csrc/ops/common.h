@@ -92,9 +92,11 @@ tt_status_t tt_op_sub_check(tt_lower_t *L);
  * expanded dims into bdims, ascending; their count. 0 for none, or where
  * self still overlaps without them (the write keeps its overlap error). */
 int tt_op_expanded_dims(const tt_tensor_ref_t *self, int64_t *bdims);
-/* Mask m (bool, rank dims) true wherever some alias along the nb expanded
- * dims bdims is true (OR-reduced over them, broadcast back), and the write
- * marked as one through aliases (L->alias_write). */
-tt_val_t tt_op_any_alias(tt_lower_t *L, tt_val_t m, int rank, const int64_t *dims, int nb, const int64_t *bdims);
+/* v (rank dims) reduced by kind over the nb expanded dims bdims and
+ * broadcast back, so every alias of an element holds what all of them do
+ * (TT_RED_OR of a mask: some alias selected; TT_RED_SUM: all their terms),
+ * and the write marked as one through aliases (L->alias_write). */
+tt_val_t tt_op_alias_reduce(tt_lower_t *L, tt_reduce_t kind, tt_val_t v, int rank, const int64_t *dims, int nb,
+                            const int64_t *bdims);
 
 #endif

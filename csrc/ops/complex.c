@@ -34,13 +34,6 @@ static int pair(tt_lower_t *L, pair_t *p) {
   return !tt_graph_failed(L->g);
 }
 
-/* add/sub(self, other, alpha): alpha may be any number, complex included.
- * CPU computes self + alpha * other with alpha as a complex number (alpha +
- * 0j for a real one) and c10::complex's plain product, for the default
- * alpha 1 too (its scalar and vectorized loops alike; sub adds -alpha *
- * other): an infinite part of other makes the product's other part NaN
- * (0 * inf), so 1 + (inf + 0j) is inf + nanj there. The product by alpha is
- * kept for alpha 1 (a runtime parameter: not folded away) for that. */
 /* A bool alpha: CPU's alpha_check refuses it for a result that is not
  * bool, which a complex one never is, after the iterator's broadcast and
  * before any dtype check (fuzz 708:898: float16 + complex number with
@@ -54,6 +47,13 @@ static tt_status_t bool_alpha_check(tt_lower_t *L) {
   return tt_status_make(TT_INVALID_ARGUMENT, "Boolean alpha only supported for Boolean results.");
 }
 
+/* add/sub(self, other, alpha): alpha may be any number, complex included.
+ * CPU computes self + alpha * other with alpha as a complex number (alpha +
+ * 0j for a real one) and c10::complex's plain product, for the default
+ * alpha 1 too (its scalar and vectorized loops alike; sub adds -alpha *
+ * other): an infinite part of other makes the product's other part NaN
+ * (0 * inf), so 1 + (inf + 0j) is inf + nanj there. The product by alpha is
+ * kept for alpha 1 (a runtime parameter: not folded away) for that. */
 static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
   if (op == TT_BIN_SUB) {
     tt_status_t s = tt_op_sub_check(L);

@@ -596,7 +596,7 @@ static tt_status_t lower_masked_fill(tt_lower_t *L) {
     int64_t bdims[TT_MAX_RANK];
     int nb = tt_op_expanded_dims(self, bdims);
     if (nb > 0 && rank == self->view.rank) {
-      m = tt_op_any_alias(L, m, rank, dims, nb, bdims);
+      m = tt_op_alias_reduce(L, TT_RED_OR, m, rank, dims, nb, bdims);
       L->warning = "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing "
                    "this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar";
     }

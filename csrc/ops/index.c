@@ -268,33 +268,25 @@ static tt_status_t lower_index(tt_lower_t *L) {
  * without, a one-element value lands where some alias is indexed. -1 where
  * the result depends on CPU's write order (values that differ between the
  * aliases): the write keeps its overlap error then. */
-static tt_val_t index_put_through_aliases(tt_lower_t *L, adv_t *a, tt_val_t x, tt_val_t v, int acc, int nb,
+static tt_val_t index_put_through_aliases(tt_lower_t *L, const adv_t *a, tt_val_t x, tt_val_t v, int acc, int nb,
                                           const int64_t *bdims) {
   tt_graph_t *g = L->g;
   if (tt_graph_failed(g)) return -1;
   tt_dtype_t dt = tt_graph_type(g, x)->dtype;
   if (acc) {
-    tt_val_t d = a->m ? adv_scatter(L, a, tt_b_like_f(g, x, 0.0), v, dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM)
-                      : tt_b_broadcast_to(g, v, a->rank, a->sizes);
-    if (d < 0 || tt_graph_failed(g)) return -1;
-    d = tt_b_reduce(g, dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM, d, nb, bdims);
-    int64_t keep[TT_MAX_RANK];
-    int nk = 0;
-    for (int i = 0, b = 0; i < a->rank; i++) {
-      if (b < nb && bdims[b] == i) b++;
-      else keep[nk++] = i;
-    }
-    d = tt_b_broadcast(g, d, a->rank, a->sizes, keep);
-    L->alias_write = 1;
+    tt_reduce_t kind = dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM;
+    tt_val_t d = a->m ? adv_scatter(L, a, tt_b_like_f(g, x, 0.0), v, kind) : tt_b_broadcast_to(g, v, a->rank, a->sizes);
+    d = tt_op_alias_reduce(L, kind, d, a->rank, a->sizes, nb, bdims);
     return tt_b_binary(g, dt == TT_BOOL ? TT_BIN_OR : TT_BIN_ADD, x, d);
   }
-  if (tt_type_numel(tt_graph_type(g, v)) != 1) return -1;
   const tt_type_t *vt = tt_graph_type(g, v);
+  if (tt_type_numel(vt) != 1) return -1;
   tt_val_t m = tt_b_full_i(g, TT_BOOL, a->rank, a->sizes, 1);
-  if (a->m) m = adv_scatter(L, a, tt_b_full_i(g, TT_BOOL, a->rank, a->sizes, 0), tt_b_full_i(g, TT_BOOL, vt->rank, vt->dims, 1), TT_RED_SET);
-  m = tt_op_any_alias(L, m, a->rank, a->sizes, nb, bdims);
-  tt_val_t one = tt_b_reshape(g, v, 0, NULL);
-  return tt_b_select(g, m, tt_b_broadcast(g, one, a->rank, a->sizes, NULL), x);
+  if (a->m)
+    m = adv_scatter(L, a, tt_b_full_i(g, TT_BOOL, a->rank, a->sizes, 0), tt_b_full_i(g, TT_BOOL, vt->rank, vt->dims, 1),
+                    TT_RED_SET);
+  m = tt_op_alias_reduce(L, TT_RED_OR, m, a->rank, a->sizes, nb, bdims);
+  return tt_b_select(g, m, tt_b_broadcast(g, tt_b_reshape(g, v, 0, NULL), a->rank, a->sizes, NULL), x);
 }
 
 /* index_put(self, indices, values, accumulate) as a value; expanded: the
@@ -876,7 +868,7 @@ static tt_status_t lower_index_fill(tt_lower_t *L) {
     if (nb > 0) {
       tt_val_t m = tt_b_scatter(g, TT_RED_SET, tt_b_full_i(g, TT_BOOL, r, xsz, 0), coords,
                                 tt_b_full_i(g, TT_BOOL, r, tsz, 1), &sd);
-      m = tt_op_any_alias(L, m, r, xsz, nb, bdims);
+      m = tt_op_alias_reduce(L, TT_RED_OR, m, r, xsz, nb, bdims);
       x = tt_b_select(g, m, tt_op_fit(L, v, dt, r, xsz), x);
     } else {
       x = tt_b_scatter(g, TT_RED_SET, x, coords, tt_op_fit(L, v, dt, r, tsz), &sd);

@@ -199,7 +199,6 @@ static tt_status_t lower_repeat(tt_lower_t *L) {
   return NULL;
 }
 
-/* tril/triu: keep elements by (col - row) against the diagonal on the last two dims. */
 /* Whether CPU's tril_/triu_ write self in place (checkTrilTriuBatchContiguous
  * with zero strides allowed): a rank <= 3 self, or batch dims laid out as a
  * contiguous stack of matrices (a leading one may be expanded); otherwise
@@ -218,6 +217,7 @@ static int cpu_tri_in_place(const tt_tensor_ref_t *self) {
   return 1;
 }
 
+/* tril/triu: keep elements by (col - row) against the diagonal on the last two dims. */
 static tt_status_t tri(tt_lower_t *L, int lower) {
   int rank = tt_l_arg_rank(L, 0);
   if (rank < 2)
@@ -234,9 +234,9 @@ static tt_status_t tri(tt_lower_t *L, int lower) {
      * each element outside the triangle through its alias, so an element is
      * zeroed where some alias of it is outside. */
     const int64_t *dims = self->view.sizes;
-    tt_val_t out = tt_b_unary(g, TT_UN_NOT, tt_la_tri(g, tt_b_full_i(g, TT_BOOL, rank, dims, 1), lower, k));
-    out = tt_op_any_alias(L, out, rank, dims, nb, bdims);
-    tt_l_output(L, tt_b_select(g, out, tt_b_like_f(g, x, 0.0), x));
+    tt_val_t zero = tt_b_unary(g, TT_UN_NOT, tt_la_tri(g, tt_b_full_i(g, TT_BOOL, rank, dims, 1), lower, k));
+    zero = tt_op_alias_reduce(L, TT_RED_OR, zero, rank, dims, nb, bdims);
+    tt_l_output(L, tt_b_select(g, zero, tt_b_like_f(g, x, 0.0), x));
     return NULL;
   }
   tt_l_output(L, tt_la_tri(g, x, lower, k));

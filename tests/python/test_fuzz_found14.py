@@ -103,6 +103,11 @@ def test_index_fill_inplace_expanded_warns():
         msgs = [str(x.message) for x in w if "index_fill_" in str(x.message)]
         assert msgs and msgs[0].startswith("Use of index_fill_ on expanded tensors is deprecated"), (dev, msgs)
         assert b.cpu().tolist() == [[0.0, 2.0, 0.0]]
+        # an empty self never overlaps: no warning
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            torch.ones(2, 0, device=dev).index_fill_(0, torch.tensor([1], device=dev), 2.0).cpu()
+        assert not [x for x in w if "expanded" in str(x.message)], dev
 
 
 @pytest.mark.parametrize("op", ["tril_", "triu_"])
