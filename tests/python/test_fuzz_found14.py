@@ -2,8 +2,10 @@
 
 In-place calls on an expanded (stride-0) self that CPU computes and tpu
 refused with the internal-overlap error: conj_physical_ of a real self (a
-no-op on CPU, before any check) and index_fill_ (CPU's deprecated fill
-through every alias, with its warning)."""
+no-op on CPU, before any check), index_fill_ and index_put_ (CPU's
+deprecated writes through every alias, with its warning), tril_/triu_
+(CPU's kernel zeroes in place through each alias). An error in another
+order than CPU's: add/sub with a bool alpha and a complex32 result."""
 
 import warnings
 
