@@ -390,3 +390,29 @@ int tt_op_check_value_fits(tt_lower_t *L, int i, tt_dtype_t dt) {
   if (L->nchecks > n) L->checks[n].type_name = c_type_name(dt);
   return !tt_graph_failed(g);
 }
+
+int tt_op_expanded_dims(const tt_tensor_ref_t *self, int64_t *bdims) {
+  if (!self || tt_view_numel(&self->view) == 0) return 0; /* an empty self never overlaps */
+  tt_view_t dropped = self->view;
+  int nb = 0;
+  for (int d = 0; d < self->view.rank; d++)
+    if (self->view.strides[d] == 0 && self->view.sizes[d] > 1) {
+      bdims[nb++] = d;
+      dropped.sizes[d] = 1;
+    }
+  return nb > 0 && !tt_view_has_internal_overlap(&dropped) ? nb : 0;
+}
+
+tt_val_t tt_op_alias_reduce(tt_lower_t *L, tt_reduce_t kind, tt_val_t m, int rank, const int64_t *dims, int nb,
+                            const int64_t *bdims) {
+  if (m < 0 || nb == 0) return m;
+  m = tt_b_reduce(L->g, kind, m, nb, bdims);
+  int64_t keep[TT_MAX_RANK];
+  int nk = 0;
+  for (int d = 0, b = 0; d < rank; d++) {
+    if (b < nb && bdims[b] == d) b++;
+    else keep[nk++] = d;
+  }
+  L->alias_write = 1;
+  return tt_b_broadcast(L->g, m, rank, dims, keep);
+}

@@ -86,5 +86,17 @@ int tt_op_check_value_fits(tt_lower_t *L, int i, tt_dtype_t dt);
 /* CPU's sub_check for sub/rsub (real and complex lowerings): a bool operand
  * (tensor or number) is refused with PyTorch's message; NULL otherwise. */
 tt_status_t tt_op_sub_check(tt_lower_t *L);
+/* CPU's fills of an expanded self (masked_fill_, index_fill_: PyTorch's
+ * has_internal_overlap() == Yes, a size > 1 dim of stride 0), which it warns
+ * about and computes, writing the value through every alias: the
+ * expanded dims into bdims, ascending; their count. 0 for none, or where
+ * self still overlaps without them (the write keeps its overlap error). */
+int tt_op_expanded_dims(const tt_tensor_ref_t *self, int64_t *bdims);
+/* v (rank dims) reduced by kind over the nb expanded dims bdims and
+ * broadcast back, so every alias of an element holds what all of them do
+ * (TT_RED_OR of a mask: some alias selected; TT_RED_SUM: all their terms),
+ * and the write marked as one through aliases (L->alias_write). */
+tt_val_t tt_op_alias_reduce(tt_lower_t *L, tt_reduce_t kind, tt_val_t v, int rank, const int64_t *dims, int nb,
+                            const int64_t *bdims);
 
 #endif

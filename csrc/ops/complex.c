@@ -34,6 +34,19 @@ static int pair(tt_lower_t *L, pair_t *p) {
   return !tt_graph_failed(L->g);
 }
 
+/* A bool alpha: CPU's alpha_check refuses it for a result that is not
+ * bool, which a complex one never is, after the iterator's broadcast and
+ * before any dtype check (fuzz 708:898: float16 + complex number with
+ * alpha=True is that error on CPU; tpu refused the complex32 result). */
+static tt_status_t bool_alpha_check(tt_lower_t *L) {
+  if (tt_l_is_none(L, 2) || L->args[2].kind != TT_ARG_BOOL) return NULL;
+  int argi[2] = {0, 1};
+  int64_t dims[TT_MAX_RANK];
+  tt_op_broadcast_shape(L, argi, 2, dims);
+  if (tt_graph_failed(L->g)) return NULL;
+  return tt_status_make(TT_INVALID_ARGUMENT, "Boolean alpha only supported for Boolean results.");
+}
+
 /* add/sub(self, other, alpha): alpha may be any number, complex included.
  * CPU computes self + alpha * other with alpha as a complex number (alpha +
  * 0j for a real one) and c10::complex's plain product, for the default
@@ -46,6 +59,8 @@ static tt_status_t add_sub(tt_lower_t *L, tt_binary_t op) {
     tt_status_t s = tt_op_sub_check(L);
     if (s) return s;
   }
+  tt_status_t b = bool_alpha_check(L);
+  if (b || tt_graph_failed(L->g)) return b;
   pair_t p;
   if (!pair(L, &p)) return NULL;
   tt_val_t y = p.y;
@@ -69,6 +84,8 @@ tt_status_t tt_complex_sub(tt_lower_t *L) { return add_sub(L, TT_BIN_SUB); }
 tt_status_t tt_complex_rsub(tt_lower_t *L) {
   tt_status_t s = tt_op_sub_check(L);
   if (s) return s;
+  s = bool_alpha_check(L);
+  if (s || tt_graph_failed(L->g)) return s;
   pair_t p;
   if (!pair(L, &p)) return NULL;
   tt_val_t x = p.x;
@@ -343,6 +360,17 @@ static tt_status_t lower_conj_physical(tt_lower_t *L) {
   return NULL;
 }
 
+/* conj_physical_: CPU returns a real self untouched, before any check (fuzz
+ * 701:134: an expanded int8 self; a write of itself raised the
+ * internal-overlap error); a complex self is written with its conjugate. */
+static tt_status_t lower_conj_physical_(tt_lower_t *L) {
+  const tt_tensor_ref_t *self = tt_l_ref(L, 0);
+  if (!self) return tt_status_make(TT_TYPE_ERROR, "conj_physical_: self must be a Tensor");
+  L->returns_arg = 0;
+  if (tt_dtype_is_complex(self->dtype)) tt_l_write(L, 0, 0, conj_of(L->g, tt_l_tensor(L, 0)));
+  return NULL;
+}
+
 /* isnan/isinf/isfinite of z: of either part, as CPU (std::isnan(re) || ...). */
 static tt_status_t classify(tt_lower_t *L, int which) {
   tt_graph_t *g = L->g;
@@ -517,6 +545,6 @@ const tt_op_def_t tt_ops_complex[] = {
     {"complex", lower_complex, TT_OPF_COMPLEX, .layout = TT_LAYOUT_ITERATOR},
     {"polar", lower_polar, TT_OPF_COMPLEX, .layout = TT_LAYOUT_ITERATOR},
     {"_conj_physical", lower_conj_physical, TT_OPF_COMPLEX},
-    {"conj_physical_", lower_conj_physical, TT_OPF_INPLACE | TT_OPF_COMPLEX},
+    {"conj_physical_", lower_conj_physical_, TT_OPF_COMPLEX},
     {NULL, NULL, 0},
 };

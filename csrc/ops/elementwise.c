@@ -593,24 +593,10 @@ static tt_status_t lower_masked_fill(tt_lower_t *L) {
   if (!strncmp(L->op, "masked_fill_", 12) && self && tt_view_has_internal_overlap(&self->view)) {
     /* An expanded self: CPU warns and fills every element that some alias
      * of it selects (its loop writes the value through each alias). */
-    tt_view_t dropped = self->view;
     int64_t bdims[TT_MAX_RANK];
-    int nb = 0;
-    for (int d = 0; d < self->view.rank; d++)
-      if (self->view.strides[d] == 0 && self->view.sizes[d] > 1) {
-        bdims[nb++] = d;
-        dropped.sizes[d] = 1;
-      }
-    if (nb > 0 && rank == self->view.rank && !tt_view_has_internal_overlap(&dropped)) {
-      m = tt_b_reduce(L->g, TT_RED_OR, m, nb, bdims);
-      int64_t keep[TT_MAX_RANK];
-      int nk = 0;
-      for (int d = 0, b = 0; d < rank; d++) {
-        if (b < nb && bdims[b] == d) b++;
-        else keep[nk++] = d;
-      }
-      m = tt_b_broadcast(L->g, m, rank, dims, keep);
-      L->alias_write = 1;
+    int nb = tt_op_expanded_dims(self, bdims);
+    if (nb > 0 && rank == self->view.rank) {
+      m = tt_op_alias_reduce(L, TT_RED_OR, m, rank, dims, nb, bdims);
       L->warning = "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing "
                    "this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar";
     }

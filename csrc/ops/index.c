@@ -261,15 +261,48 @@ static tt_status_t lower_index(tt_lower_t *L) {
   return NULL;
 }
 
-/* index_put(self, indices, values, accumulate) as a value. */
-static tt_val_t index_put_value(tt_lower_t *L) {
+/* _index_put_impl_ into a self expanded along the nb dims bdims, which CPU
+ * warns about and computes, writing through every alias (fuzz 714:695:
+ * x[i] = 0-dim value of an int16 (2, 3, 4) expanded from (1, 3, 4)): with
+ * accumulate each element gains the values put through all its aliases;
+ * without, a one-element value lands where some alias is indexed. -1 where
+ * the result depends on CPU's write order (values that differ between the
+ * aliases): the write keeps its overlap error then. */
+static tt_val_t index_put_through_aliases(tt_lower_t *L, const adv_t *a, tt_val_t x, tt_val_t v, int acc, int nb,
+                                          const int64_t *bdims) {
+  tt_graph_t *g = L->g;
+  if (tt_graph_failed(g)) return -1;
+  tt_dtype_t dt = tt_graph_type(g, x)->dtype;
+  if (acc) {
+    tt_reduce_t kind = dt == TT_BOOL ? TT_RED_OR : TT_RED_SUM;
+    tt_val_t d = a->m ? adv_scatter(L, a, tt_b_like_f(g, x, 0.0), v, kind) : tt_b_broadcast_to(g, v, a->rank, a->sizes);
+    d = tt_op_alias_reduce(L, kind, d, a->rank, a->sizes, nb, bdims);
+    return tt_b_binary(g, dt == TT_BOOL ? TT_BIN_OR : TT_BIN_ADD, x, d);
+  }
+  const tt_type_t *vt = tt_graph_type(g, v);
+  if (tt_type_numel(vt) != 1) return -1;
+  tt_val_t m = tt_b_full_i(g, TT_BOOL, a->rank, a->sizes, 1);
+  if (a->m)
+    m = adv_scatter(L, a, tt_b_full_i(g, TT_BOOL, a->rank, a->sizes, 0), tt_b_full_i(g, TT_BOOL, vt->rank, vt->dims, 1),
+                    TT_RED_SET);
+  m = tt_op_alias_reduce(L, TT_RED_OR, m, a->rank, a->sizes, nb, bdims);
+  return tt_b_select(g, m, tt_b_broadcast(g, tt_b_reshape(g, v, 0, NULL), a->rank, a->sizes, NULL), x);
+}
+
+/* index_put(self, indices, values, accumulate) as a value; expanded: the
+ * in-place form into an expanded self (through every alias). */
+static tt_val_t index_put_value(tt_lower_t *L, int expanded) {
   adv_t a;
   if (!adv_from_list(L, &a, 1)) return -1;
   tt_dtype_t dt = tt_l_arg_dtype(L, 0), vdt = tt_op_arg_dtype(L, 2);
   int acc = tt_l_bool(L, 3, 0);
   tt_val_t x = tt_l_tensor(L, 0);
-  tt_val_t v = tt_b_convert(L->g, tt_l_tensor(L, 2), dt), r;
-  if (a.m == 0) { /* self[...] = v */
+  tt_val_t v = tt_b_convert(L->g, tt_l_tensor(L, 2), dt), r = -1;
+  int64_t bdims[TT_MAX_RANK];
+  int nb = expanded ? tt_op_expanded_dims(tt_l_ref(L, 0), bdims) : 0;
+  if (nb > 0) r = index_put_through_aliases(L, &a, x, v, acc, nb, bdims);
+  if (r >= 0) { /* computed */
+  } else if (a.m == 0) { /* self[...] = v */
     tt_val_t vb = tt_b_broadcast_to(L->g, v, a.rank, a.sizes);
     r = acc ? tt_b_binary(L->g, dt == TT_BOOL ? TT_BIN_OR : TT_BIN_ADD, x, vb) : vb;
   } else {
@@ -287,13 +320,13 @@ static tt_val_t index_put_value(tt_lower_t *L) {
 }
 
 static tt_status_t lower_index_put(tt_lower_t *L) {
-  tt_l_output(L, index_put_value(L));
+  tt_l_output(L, index_put_value(L, 0));
   return NULL;
 }
 
 /* _index_put_impl_(self, indices, values, accumulate, unsafe) */
 static tt_status_t lower_index_put_impl_(tt_lower_t *L) {
-  tt_val_t v = index_put_value(L);
+  tt_val_t v = index_put_value(L, 1);
   tt_l_write(L, 0, 0, v);
   L->returns_arg = 0;
   return NULL;
@@ -822,9 +855,26 @@ static tt_status_t lower_index_fill(tt_lower_t *L) {
   if (tt_graph_failed(L->g)) return NULL;
   tt_graph_t *g = L->g;
   tt_val_t x = tt_b_reshape(g, tt_l_tensor(L, 0), r, xsz);
+  /* An expanded self (fuzz 705:1104: complex128 (2, 3) of stride (0, 1),
+   * filled along dim 1): CPU warns and writes the value through every
+   * alias, so an element is filled where some alias of it is selected. */
+  int64_t bdims[TT_MAX_RANK];
+  int nb = !strncmp(L->op, "index_fill_", 11) && rank > 0 ? tt_op_expanded_dims(tt_l_ref(L, 0), bdims) : 0;
+  if (nb > 0)
+    L->warning = "Use of index_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+                 "this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar";
   if (tsz[dim] > 0) {
     tt_val_t v = L->args[3].kind == TT_ARG_TENSOR ? tt_b_convert(g, tt_l_tensor(L, 3), dt) : tt_l_scalar_arg(L, 3, dt);
-    x = tt_b_scatter(g, TT_RED_SET, x, coords, tt_op_fit(L, v, dt, r, tsz), &sd);
+    if (nb > 0) {
+      tt_val_t m = tt_b_scatter(g, TT_RED_SET, tt_b_full_i(g, TT_BOOL, r, xsz, 0), coords,
+                                tt_b_full_i(g, TT_BOOL, r, tsz, 1), &sd);
+      m = tt_op_alias_reduce(L, TT_RED_OR, m, r, xsz, nb, bdims);
+      x = tt_b_select(g, m, tt_op_fit(L, v, dt, r, xsz), x);
+    } else {
+      x = tt_b_scatter(g, TT_RED_SET, x, coords, tt_op_fit(L, v, dt, r, tsz), &sd);
+    }
+  } else if (nb > 0) {
+    L->alias_write = 1; /* nothing filled: self written back as it is */
   }
   tt_l_output(L, tt_b_reshape(g, x, rank, xsz));
   return NULL;

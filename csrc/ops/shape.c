@@ -199,13 +199,47 @@ static tt_status_t lower_repeat(tt_lower_t *L) {
   return NULL;
 }
 
+/* Whether CPU's tril_/triu_ write self in place (checkTrilTriuBatchContiguous
+ * with zero strides allowed): a rank <= 3 self, or batch dims laid out as a
+ * contiguous stack of matrices (a leading one may be expanded); otherwise
+ * it copies a contiguous result into self (its copy_ refuses an expanded
+ * self). */
+static int cpu_tri_in_place(const tt_tensor_ref_t *self) {
+  if (!self) return 0;
+  const tt_view_t *v = &self->view;
+  if (v->rank <= 3) return 1;
+  int64_t expect = v->sizes[v->rank - 1] * v->sizes[v->rank - 2];
+  for (int i = v->rank - 3; i >= 0; i--) {
+    if (i == 0 && (v->strides[i] == 0 || v->sizes[i] == 1)) continue;
+    if (v->strides[i] != expect) return 0;
+    expect *= v->sizes[i];
+  }
+  return 1;
+}
+
 /* tril/triu: keep elements by (col - row) against the diagonal on the last two dims. */
 static tt_status_t tri(tt_lower_t *L, int lower) {
   int rank = tt_l_arg_rank(L, 0);
   if (rank < 2)
     return tt_status_make(TT_INVALID_ARGUMENT, "%s: input tensor must have at least 2 dimensions", lower ? "tril" : "triu");
   int64_t k = tt_l_int(L, 1, 0);
-  tt_l_output(L, tt_la_tri(L->g, tt_l_tensor(L, 0), lower, k));
+  tt_graph_t *g = L->g;
+  tt_val_t x = tt_l_tensor(L, 0);
+  int64_t bdims[TT_MAX_RANK];
+  const tt_tensor_ref_t *self = tt_l_ref(L, 0);
+  int nb = L->op[4] == '_' && cpu_tri_in_place(self) ? tt_op_expanded_dims(self, bdims) : 0;
+  if (nb > 0 && !tt_graph_failed(g)) {
+    /* An expanded self that CPU's kernel writes in place (fuzz 709:462:
+     * tril_(-1) of a bool (3, 1) expanded from (1, 1) is False): it zeroes
+     * each element outside the triangle through its alias, so an element is
+     * zeroed where some alias of it is outside. */
+    const int64_t *dims = self->view.sizes;
+    tt_val_t zero = tt_b_unary(g, TT_UN_NOT, tt_la_tri(g, tt_b_full_i(g, TT_BOOL, rank, dims, 1), lower, k));
+    zero = tt_op_alias_reduce(L, TT_RED_OR, zero, rank, dims, nb, bdims);
+    tt_l_output(L, tt_b_select(g, zero, tt_b_like_f(g, x, 0.0), x));
+    return NULL;
+  }
+  tt_l_output(L, tt_la_tri(g, x, lower, k));
   return NULL;
 }
 static tt_status_t lower_tril(tt_lower_t *L) { return tri(L, 1); }
