@@ -268,7 +268,14 @@ class eager_mode(contextlib.ContextDecorator):
 
     def __enter__(self):
         previous = get_eager_mode()
-        set_eager_mode(self.mode)
+        try:
+            set_eager_mode(self.mode)
+        except BaseException:
+            # the switch reads earlier launches' device errors and raises them after switching: the
+            # block will not run, so its mode must not stay
+            if get_eager_mode() != previous:
+                set_eager_mode(previous)
+            raise
         self._previous.append(previous)
         return self
 

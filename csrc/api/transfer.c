@@ -35,7 +35,7 @@ static tt_status_t to_host_gathered(tt_engine_t *e, const tt_tensor_ref_t *t, vo
   if (!s) s = tt_pjrt_buffer_to_host(e->rt, buf, tmp, storage_bytes);
   if (!s) tt_view_gather_host(tmp, &t->view, itemsize, dst);
   tt_free(tmp);
-  return s ? s : tt_async_errors_check(e, 0);
+  return s ? s : tt_async_errors_check(e, 1); /* every earlier launch's flags (see async_errors.h) */
 }
 
 tt_status_t tt_storage_from_host(tt_engine_t *e, const void *data, tt_dtype_t dtype, int64_t numel,
@@ -59,7 +59,7 @@ tt_status_t tt_tensor_to_host(tt_engine_t *e, const tt_tensor_ref_t *t, tt_dtype
     tt_pjrt_buffer_t *buf;
     TT_RETURN_IF_ERROR(tt_storage_buffer(t->storage, &buf));
     TT_RETURN_IF_ERROR(tt_pjrt_buffer_to_host(e->rt, buf, dst, nbytes));
-    return tt_async_errors_check(e, 0); /* after the wait: no new one */
+    return tt_async_errors_check(e, 1); /* every earlier launch's flags (see async_errors.h) */
   }
   if (dtype == t->dtype && t->dtype == t->storage->dtype && !t->conj && !t->neg && host_gather_pays(t, nbytes))
     return to_host_gathered(e, t, dst);
@@ -78,7 +78,7 @@ tt_status_t tt_tensor_to_host(tt_engine_t *e, const tt_tensor_ref_t *t, tt_dtype
   if (!s) s = tt_storage_buffer(r.outs[0].storage, &buf);
   if (!s) s = tt_pjrt_buffer_to_host(e->rt, buf, dst, nbytes);
   tt_call_result_clear(&r);
-  return s ? s : tt_async_errors_check(e, 0);
+  return s ? s : tt_async_errors_check(e, 1); /* every earlier launch's flags (see async_errors.h) */
 }
 
 tt_status_t tt_tensor_from_host(tt_engine_t *e, const tt_tensor_ref_t *dst, const void *data, tt_dtype_t dtype,

@@ -3,10 +3,12 @@
  * program (how many indices were out of range, and the first one). Debug mode
  * downloads it at the op and raises there. Strict and DeferAndFuse do not
  * wait: each launch's flags stay pending here, and the next host
- * synchronization point (a copy to the host, .item(), synchronize(), a mode
- * switch) reads the flags of launches that are already done, after the wait
- * it does anyway, and raises the error Debug mode would have raised, noting
- * that an earlier op raised it. The op's outputs keep what the clamped
+ * synchronization point raises the error Debug mode would have raised,
+ * noting that an earlier op raised it. A copy to the host (.cpu(), .item())
+ * and synchronize() read the flags of every pending launch, waiting for
+ * them: all were issued before the copy, as a synchronous cudaMemcpy waits
+ * for earlier kernels (reading only those already done would make the
+ * error's place depend on timing); a mode switch reads those already done. The op's outputs keep what the clamped
  * computation gave (gathers clamp, scatters drop), as CUDA leaves garbage;
  * later ops run normally. A program with no index op costs nothing here.
  * State: tt_async_errors_t, one per engine. Thread safety: none; the engine's

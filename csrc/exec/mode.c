@@ -32,10 +32,13 @@ tt_eager_mode_t tt_eager_mode_from_env(const tt_env_t *env) {
 tt_status_t tt_set_eager_mode(tt_engine_t *e, tt_eager_mode_t mode) {
   if (mode != TT_MODE_STRICT && mode != TT_MODE_DEBUG && mode != TT_MODE_DEFER_AND_FUSE)
     return tt_status_make(TT_VALUE_ERROR, "unknown eager mode %d", (int)mode);
-  /* Work deferred under the old mode runs first (a materialization point). */
-  TT_RETURN_IF_ERROR(tt_region_flush(e, "switching the eager mode"));
+  /* Work deferred under the old mode runs first (a materialization point);
+   * the mode switches even when that work fails (its error is returned), so
+   * a context that restores a mode after an error does restore it. */
+  tt_status_t s = tt_region_flush(e, "switching the eager mode");
   e->mode = mode;
   tt_repeat_reset(&e->repeat);
+  if (s) return s;
   /* Flags of launches already done; waiting here would be a new sync. */
   return tt_async_errors_check(e, 0);
 }

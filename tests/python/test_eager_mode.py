@@ -21,6 +21,21 @@ def test_default_is_strict_and_setter_switches():
     assert torch.tpu.get_eager_mode() == "strict"
 
 
+def test_an_error_read_when_entering_a_mode_leaves_the_mode_as_it_was():
+    """The switch into a mode reads earlier launches' device errors (after switching); raised by
+    __enter__, the block does not run and the mode stayed switched (a later test then found
+    DeferAndFuse). Whether the error is read at the entry or inside the block, the mode after it is
+    the one before."""
+    import time
+    x = torch.arange(5.0, device="tpu")
+    x[torch.tensor([7], device="tpu")]  # raises asynchronously
+    time.sleep(0.3)  # its launch done: the entry's switch reads it
+    with pytest.raises(IndexError, match="index 7 is out of bounds for dimension 0 with size 5"):
+        with torch.tpu.eager_mode("defer_and_fuse"):
+            torch.tpu.synchronize()
+    assert torch.tpu.get_eager_mode() == "strict"
+
+
 def test_context_manager_restores_on_error():
     with pytest.raises(KeyError):
         with torch.tpu.eager_mode("debug"):
