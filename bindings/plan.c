@@ -52,10 +52,14 @@ static PyTypeObject TtPlanType = {
 };
 
 /* Binding state, under the engine lock: the hold a capture keeps from
- * begin to end, and torchtpu._compile._plan_view. */
+ * begin to end, and the view functions torchtpu._compile registers:
+ * _plan_view (any output view, through the dispatcher), a direct one
+ * (as_strided redispatched below autograd: ADInplaceOrView records the
+ * view as eager's would be, Meta sets its metadata) and the module whose
+ * _current_level says whether a forward-AD level is open. */
 static int g_capture_hold;
 static unsigned long g_capture_thread;
-static PyObject *g_view_fn;
+static PyObject *g_view_fn, *g_direct_view_fn, *g_forward_ad, *g_grad_enabled, *g_str_level, *g_str_requires_grad;
 
 static int is_tensor(PyObject *o) {
   return PyType_Check(tt_py.tensor_type) && PyObject_TypeCheck(o, (PyTypeObject *)tt_py.tensor_type);
@@ -86,10 +90,21 @@ static tt_tensor_ref_t *refs_of(PyObject *seq, Py_ssize_t n, tt_tensor_ref_t *sm
   return r;
 }
 
-static PyObject *py_plan_set_view_fn(PyObject *self, PyObject *fn) {
+/* plan_set_view_fn(view, direct_view or None, forward_ad_module, is_grad_enabled) */
+static PyObject *py_plan_set_view_fn(PyObject *self, PyObject *args) {
   (void)self;
+  PyObject *fn, *direct, *fwd, *grad;
+  if (!PyArg_ParseTuple(args, "OOOO", &fn, &direct, &fwd, &grad)) return NULL;
+  if (!g_str_level && !(g_str_level = PyUnicode_InternFromString("_current_level"))) return NULL;
+  if (!g_str_requires_grad && !(g_str_requires_grad = PyUnicode_InternFromString("requires_grad"))) return NULL;
   Py_INCREF(fn);
   Py_XSETREF(g_view_fn, fn);
+  Py_INCREF(direct);
+  Py_XSETREF(g_direct_view_fn, direct);
+  Py_INCREF(fwd);
+  Py_XSETREF(g_forward_ad, fwd);
+  Py_INCREF(grad);
+  Py_XSETREF(g_grad_enabled, grad);
   Py_RETURN_NONE;
 }
 
@@ -212,15 +227,52 @@ static PyObject *ints_tuple(const int64_t *v, int n) {
   return t;
 }
 
-/* base viewed as o (torchtpu._compile._plan_view). */
-static PyObject *view_of(PyObject *base, const tt_plan_out_t *o) {
+/* 1 when base viewed as o is what the dispatcher's as_strided would give
+ * without autograd's kernel: same dtype (else a view(dtype) comes first),
+ * base not requiring grad or grad mode off (else autograd records the
+ * view's backward) and no forward-AD level open (autograd would view a
+ * tangent); -1 on error.
+ * The tpu kernel's bounds check is not needed: the capture made this view
+ * of a storage of this size (tt_compiled_check). */
+static int direct_view_ok(PyObject *base, tt_dtype_t base_dtype, const tt_plan_out_t *o, int fresh) {
+  if (!g_direct_view_fn || g_direct_view_fn == Py_None || base_dtype != o->dtype) return 0;
+  PyObject *level = PyObject_GetAttr(g_forward_ad, g_str_level);
+  if (!level) return -1;
+  long lv = PyLong_AsLong(level);
+  Py_DECREF(level);
+  if (lv == -1 && PyErr_Occurred()) return -1;
+  if (lv >= 0) return 0;
+  if (fresh) return 1; /* a tensor this call made: never requires grad */
+  PyObject *rg = PyObject_GetAttr(base, g_str_requires_grad);
+  if (!rg) return -1;
+  int needs = rg != Py_False;
+  Py_DECREF(rg);
+  if (!needs) return 1;
+  PyObject *on = PyObject_CallNoArgs(g_grad_enabled);
+  if (!on) return -1;
+  needs = on != Py_False;
+  Py_DECREF(on);
+  return !needs;
+}
+
+/* base (of dtype base_dtype; fresh: made by this call) viewed as o. */
+static PyObject *view_of(PyObject *base, tt_dtype_t base_dtype, const tt_plan_out_t *o, int fresh) {
   if (!g_view_fn) return PyErr_Format(PyExc_RuntimeError, "compiled graph: no view function registered");
+  int direct = direct_view_ok(base, base_dtype, o, fresh);
+  if (direct < 0) return NULL;
   PyObject *sz = ints_tuple(o->view.sizes, o->view.rank), *st = ints_tuple(o->view.strides, o->view.rank);
-  PyObject *r = sz && st ? PyObject_CallFunction(g_view_fn, "OOOOL", base, tt_py.dtypes[o->dtype], sz, st,
-                                                 (long long)o->view.offset)
-                         : NULL;
+  PyObject *off = sz && st ? PyLong_FromLongLong((long long)o->view.offset) : NULL;
+  PyObject *r = NULL;
+  if (off && direct) {
+    PyObject *argv[] = {base, sz, st, off};
+    r = PyObject_Vectorcall(g_direct_view_fn, argv, 4, NULL);
+  } else if (off) {
+    PyObject *argv[] = {base, tt_py.dtypes[o->dtype], sz, st, off};
+    r = PyObject_Vectorcall(g_view_fn, argv, 5, NULL);
+  }
   Py_XDECREF(sz);
   Py_XDECREF(st);
+  Py_XDECREF(off);
   return r;
 }
 
@@ -279,18 +331,19 @@ static PyObject *py_plan_run(PyObject *self, PyObject *const *argv, Py_ssize_t a
           tt_api_storage_release(s_k);
           PyObject *arg = PySequence_Fast_GET_ITEM(aseq, o->index);
           if (o->dtype == ar[o->index].dtype && view_equal(&o->view, &ar[o->index].view)) t = (Py_INCREF(arg), arg);
-          else t = view_of(arg, o);
+          else t = view_of(arg, ar[o->index].dtype, o, 0);
         } else if (!by_result[o->index] && o->dtype == tt_api_storage_dtype(s_k) && tt_view_is_whole(&o->view, tt_api_storage_numel(s_k))) {
           t = tt_py_make_tensor(s_k, o->dtype, o->view.rank, o->view.sizes);
           if (t) by_result[o->index] = (Py_INCREF(t), t);
-        } else {
+        } else { /* a view of the result's tensor (of the result's dtype, whole or flat) */
+          tt_dtype_t rd = tt_api_storage_dtype(s_k);
           if (!by_result[o->index]) {
             int64_t n = tt_api_storage_numel(s_k);
-            by_result[o->index] = tt_py_make_tensor(s_k, tt_api_storage_dtype(s_k), 1, &n);
+            by_result[o->index] = tt_py_make_tensor(s_k, rd, 1, &n);
           } else {
             tt_api_storage_release(s_k);
           }
-          t = by_result[o->index] ? view_of(by_result[o->index], o) : NULL;
+          t = by_result[o->index] ? view_of(by_result[o->index], rd, o, 1) : NULL;
         }
         if (!t) {
           Py_CLEAR(res);
@@ -401,7 +454,9 @@ PyMethodDef tt_py_plan_methods[] = {
      "(one program per step) or launch on their own"},
     {"plan_set_compile_fault", py_plan_set_compile_fault_entry, METH_O,
      "plan_set_compile_fault(text or None): tests: compiles whose name contains text fail"},
-    {"plan_set_view_fn", py_plan_set_view_fn_entry, METH_O, "plan_set_view_fn(fn(base, dtype, size, stride, offset))"},
+    {"plan_set_view_fn", py_plan_set_view_fn_entry, METH_VARARGS,
+     "plan_set_view_fn(view(base, dtype, size, stride, offset), direct_view(base, size, stride, offset), "
+     "forward_ad_module, is_grad_enabled): how plan_run makes output views"},
     {"plan_device_address", py_plan_device_address_entry, METH_O,
      "plan_device_address(tensor) -> its storage's device address, after pending work (tests: in-place updates)"},
     {NULL, NULL, 0, NULL},

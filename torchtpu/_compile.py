@@ -20,6 +20,7 @@ torch.compile's mode= and options= reach the backend as keyword arguments
 (torch._TorchCompileWrapper); what they mean here is in MODES and OPTIONS,
 and anything else raises naming what is accepted."""
 import contextlib
+import functools
 import threading
 
 import torch
@@ -85,6 +86,19 @@ def _plan_view(base, dtype, size, stride, offset):
             base = base.reshape(1)
         base = base.view(dtype)
     return base.as_strided(size, stride, offset)
+
+
+def _set_view_fns():
+    """_C.plan_run's view functions: _plan_view, and as_strided redispatched
+    straight to ADInplaceOrView (which records the view, its version counter
+    and its creation mode as eager's as_strided does) and Meta (metadata): a
+    quarter of the dispatcher's time. plan_run takes the direct one only for
+    a view of the base's dtype, a base not requiring grad (or grad mode off)
+    and no forward-AD level open, where autograd's kernel would add nothing."""
+    keys = torch._C.DispatchKeySet(torch._C.DispatchKey.ADInplaceOrView) | torch._C.DispatchKeySet(
+        torch._C.DispatchKey.Meta)
+    direct = functools.partial(torch.ops.aten.as_strided.default._handle.redispatch_boxed, keys)
+    _C.plan_set_view_fn(_plan_view, direct, torch.autograd.forward_ad, torch.is_grad_enabled)
 
 
 def _deferred(gm, args):
@@ -396,7 +410,7 @@ def _touches_autograd(gm):
 
 def _planned_with(settings, kind):
     def compiler(gm, example_inputs):
-        _C.plan_set_view_fn(_plan_view)
+        _set_view_fns()
         _input_alias.view_outputs_of_written_inputs(gm)  # AOTAutograd rebuilds them from the input
         if kind == "forward":
             ctx = torch._guards.TracingContext.try_get()
@@ -480,7 +494,7 @@ def backend(gm, example_inputs, mode=None, options=None, **kwargs):
 
     settings = _settings(mode, options)
     if _inference_only(gm, example_inputs):  # no collectives: the handshake only records the graph
-        _C.plan_set_view_fn(_plan_view)
+        _set_view_fns()
         return _handshake.wrap(gm, example_inputs, _Inference(gm, settings, f"inference graph {id(gm):#x}"))
     # keep_inference_input_mutations: a graph that writes its inputs (the
     # optimizer's parameters and state, BatchNorm's running statistics) does

@@ -175,6 +175,55 @@ def test_outputs_that_view_results_and_arguments():
     assert got[3].untyped_storage().data_ptr() == ct.untyped_storage().data_ptr()  # still a view of the argument
 
 
+def test_output_views_are_eagers_views_with_and_without_autograd():
+    """plan_run makes an output view below autograd's kernel where that
+    kernel adds nothing (bindings/plan.c direct_view_ok): the view still has
+    eager's base, shared version counter and no_grad creation mode; a view
+    of an argument that requires grad under grad mode gets its backward, and
+    under a forward-AD level its tangent, as eager's x.t() does."""
+    import torch.autograd.forward_ad as fwAD
+
+    from torchtpu import _compile
+
+    _compile._set_view_fns()
+    a = torch.randn(4, 6)
+    def f(x):
+        y = x * 2
+        return [y, y.t(), x.t()]
+
+    plan, _ = _capture(f, [a.to("tpu")])
+    c = torch.randn(4, 6)
+    ct = c.to("tpu")
+    got = _C.plan_run(plan, [ct])
+    assert got[1]._base is got[0] and got[2]._base is ct
+    v = got[1]._version
+    got[0].add_(1)
+    assert got[1]._version == v + 1
+    torch.testing.assert_close(got[1].cpu(), (c * 2 + 1).t())
+
+    leaf = c.to("tpu").requires_grad_()
+    got = _C.plan_run(plan, [leaf])
+    assert got[2].grad_fn is not None and got[1].grad_fn is None
+    (got[2] * torch.arange(24.0).reshape(6, 4).to("tpu")).sum().backward()
+    torch.testing.assert_close(leaf.grad.cpu(), torch.arange(24.0).reshape(6, 4).t())
+
+    with torch.no_grad():
+        got = _C.plan_run(plan, [leaf])
+        eager = leaf.t()
+    assert got[2].grad_fn is None and got[2]._base is leaf
+    for view in (eager, got[2]):
+        with pytest.raises(RuntimeError, match="view was created in no_grad mode"):
+            view.mul_(2)
+
+    tangent = torch.randn(4, 6)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(ct, tangent.to("tpu"))
+        got = _C.plan_run(plan, [dual])
+        t = fwAD.unpack_dual(got[2]).tangent
+        assert t is not None
+        torch.testing.assert_close(t.cpu(), tangent.t())
+
+
 def test_dropout_draws_fresh_numbers_every_call_as_eager():
     torch._dynamo.reset()
     f = torch.compile(lambda x: F.dropout(x, 0.5, training=True) + 0, backend="tpu")
