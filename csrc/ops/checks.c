@@ -39,6 +39,9 @@ tt_status_t tt_index_check_status(const tt_index_check_t *k, const int64_t *flag
     case TT_CHECK_INDICES:
       return tt_status_make(TT_INVALID_ARGUMENT, "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld (aten::%s: dimension %d, "
                             "%lld index(es) out of range; %s)", i, size, op, k->dim, n, note);
+    case TT_CHECK_FLAT:
+      return tt_status_make(TT_INDEX_ERROR, "out of range: tried to access index %lld on a tensor of %lld elements. "
+                            "(aten::%s, %lld index(es) out of range; %s)", i, size, op, n, note);
     case TT_CHECK_LDL_PIVOT:
       return tt_status_make(TT_INVALID_ARGUMENT, "Pivots given to ldl_solve must all satisfy |pivot| %s. Did you properly pass the "
                             "result of ldl_factor? (aten::%s: pivot %lld, LD.size(-2) = %lld; %s)",

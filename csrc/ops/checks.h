@@ -20,6 +20,7 @@ typedef enum tt_check_kind_e {
   TT_CHECK_VALUE_FITS, /* RuntimeError "value cannot be converted to type int8_t without overflow" (a device value tensor) */
   TT_CHECK_ASSERT,     /* RuntimeError with the caller's message (_assert_async: a zero value) */
   TT_CHECK_INDICES,    /* RuntimeError "INDICES element is out of DATA bounds, id=-1 axis_dim=3" (index_select along dim 1 of a matrix or more) */
+  TT_CHECK_FLAT,       /* IndexError "out of range: tried to access index 5 on a tensor of 5 elements." (take, put_) */
 } tt_check_kind_t;
 
 /* Room for a TT_CHECK_ASSERT message, kept inside the check (checks are

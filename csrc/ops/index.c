@@ -959,7 +959,7 @@ static tt_val_t flat_positions(tt_lower_t *L, const char *op, int64_t n, int64_t
   for (int d = 0; d < ir; d++) *m *= tt_l_arg_sizes(L, 1)[d];
   tt_graph_t *g = L->g;
   tt_val_t idx = tt_b_reshape(g, tt_l_tensor(L, 1), 1, m);
-  tt_l_check_index(L, idx, -n, n, 0, TT_CHECK_INDEX);
+  tt_l_check_index(L, idx, -n, n, 0, TT_CHECK_FLAT);
   tt_val_t neg = tt_b_compare(g, TT_CMP_LT, idx, tt_b_full_i(g, TT_I64, 1, m, 0));
   idx = tt_b_select(g, neg, tt_b_binary(g, TT_BIN_ADD, idx, tt_b_full_i(g, TT_I64, 1, m, n)), idx);
   int64_t cd[2] = {*m, 1};

@@ -200,3 +200,21 @@ def test_sort_nan_and_grad():
     compare(lambda x: torch.topk(x, 2), x)
     compare_grad(lambda x: torch.sort(x, dim=1, stable=True)[0], make((3, 4), torch.float32))
     compare_grad(lambda x: torch.topk(x, 2)[0], make((3, 4), torch.float32))
+
+
+@pytest.mark.parametrize("op", ["take", "put_"])
+@pytest.mark.parametrize("bad", [5, -6])
+def test_take_and_put_out_of_range_raise_cpus_index_error(op, bad):
+    """take and put_ index self's elements flat: CPU's IndexError names the
+    index and the element count, not a dimension (ops/checks.c TT_CHECK_FLAT)."""
+    x = torch.arange(5.0)
+    i = torch.tensor([0, bad])
+
+    def run(x, i):
+        return torch.take(x, i) if op == "take" else x.clone().put_(i, torch.ones(2, device=x.device))
+
+    with pytest.raises(IndexError) as cpu:
+        run(x, i)
+    with pytest.raises(IndexError) as tpu:
+        run(x.to("tpu"), i.to("tpu")).cpu()
+    assert str(cpu.value) in str(tpu.value), (str(cpu.value), str(tpu.value))
