@@ -85,14 +85,23 @@ def _values(a, b, spec, host_args, which):
     return None
 
 
+def _number_same(x, y):
+    """Python numbers (item(), tolist()) equal, NaN equal to NaN, floats within float32's tolerance."""
+    same = x == y or (isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y))
+    if isinstance(x, float) and isinstance(y, float) and not same and math.isfinite(x) and math.isfinite(y):
+        same = abs(x - y) <= 1e-5 + 1.3e-6 * abs(x)
+    return same
+
+
 def _tree(a, b, spec, host_args, path, which=0):
     if a[0] != b[0]:
         return "value", f"{path}: cpu {a[0]} tpu {b[0]}"
     if a[0] == "V":
         x, y = a[1], b[1]
-        same = x == y or (isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y))
-        if isinstance(x, float) and isinstance(y, float) and not same and math.isfinite(x) and math.isfinite(y):
-            same = abs(x - y) <= 1e-5 + 1.3e-6 * abs(x)
+        if isinstance(x, complex) and isinstance(y, complex):  # part by part: nanj == nanj
+            same = _number_same(x.real, y.real) and _number_same(x.imag, y.imag)
+        else:
+            same = _number_same(x, y)
         if type(x) is not type(y):
             return "dtype", f"{path}: cpu {type(x).__name__} {x!r} tpu {type(y).__name__} {y!r}"
         return None if same else ("value", f"{path}: cpu {x!r} tpu {y!r}")
