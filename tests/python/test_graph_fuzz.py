@@ -266,6 +266,30 @@ def test_a_wrong_answer_pytorch_gives_in_aot_eager_too_is_reported_apart():
     assert all(m.startswith("aot_eager on CPU gives it too") for m in rec["detail"].values())
 
 
+def test_where_aot_eager_raises_pytorchs_wrong_answer_is_told_by_torchtpus_partition_on_cpu():
+    """Static 310:32 (seeds 308-310, 12 statements): x0.mul_(x3), no output
+    reading x0, x3 holding NaN and -inf: compiled, x0's gradient is NaN (the
+    write's zero tangent times x3) where eager gives 0. aot_eager on CPU
+    raises (its min-cut partitioner recomputes from x0 after the epilogue
+    wrote it: autograd's version check); AOTAutograd with torchtpu's own
+    partition (aot_eager_default_partitioner) on CPU gives the same NaN."""
+    def f(x0, x3, x2):
+        x0.mul_(x3)
+        return (x2 * 2,)
+    spec = {"id": "t:mul_", "inputs": [["x0", [3], "float", 0, "contiguous", 0.0],
+                                       ["x3", [3], "float", 0, "contiguous", 0.0],
+                                       ["x2", [3], "float", 0, "contiguous", 0.0]]}
+    inputs = [torch.tensor([1.0, 2.0, 3.0]), torch.tensor([float("nan"), 1.0, float("-inf")]),
+              torch.tensor([1.0, 2.0, 3.0])]
+    assert C._aot_eager(f, spec, inputs, True)[:2] == ("raise", "RuntimeError")
+    name, ae = C.pytorch_reference(f, spec, inputs, True)
+    assert name == "aot_eager_default_partitioner" and ae[1].isnan().tolist() == [True, False, True], ae
+    rec = C.check(make_program(310, 32, 12))
+    assert rec["kind"] == "pytorch", rec
+    assert {"compile-grad", "replay-grad", "fused-grad"} <= set(rec["detail"]), rec
+    assert all(m.startswith("aot_eager_default_partitioner on CPU gives it too") for m in rec["detail"].values())
+
+
 # ---------------------------------------------------------------- the dynamic family's bad indices (bad_index)
 def _bad_index_spec(src, bad, shape=(3, "n"), lengths=(3, 5, 7, 5)):
     return {"id": "t:bad", "src": src, "grad": False, "lengths": list(lengths), "how": "dynamic", "errors": True,

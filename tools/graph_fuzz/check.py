@@ -21,7 +21,9 @@ in shape, dtype or NaN positions; a tpu run that raises where CPU does not is an
 "error" (never wrong, but reported), unless the same function compiled with
 backend="aot_eager" raises on CPU too (a limit of PyTorch's tracing). A
 compiled run's wrong answer that aot_eager on CPU gives too is PyTorch's:
-kind "pytorch", reported apart and not counted as ours. So is one CPU gives
+kind "pytorch", reported apart and not counted as ours (where aot_eager
+raises instead, the reference is backend="aot_eager_default_partitioner",
+AOTAutograd as torchtpu's backend configures it: see pytorch_reference). So is one CPU gives
 too with float32 subnormals flushed to zero (XLA's CPU runtime flushes
 them, and a TPU has none): kind "subnormal" (run_flushed)."""
 import re
@@ -255,14 +257,31 @@ def subnormal(bads, gots, fn, spec, inputs, grad, spreads, ref):
     return out
 
 
-def _aot_eager(fn, spec, inputs, grad):
-    """fn compiled by backend="aot_eager", run on CPU: PyTorch's tracing
-    without torchtpu."""
+def _aot_eager(fn, spec, inputs, grad, backend="aot_eager"):
+    """fn compiled by backend="aot_eager" (or `backend`), run on CPU:
+    PyTorch's tracing without torchtpu."""
     import torch
     torch._dynamo.reset()
-    out = run(torch.compile(fn, backend="aot_eager", dynamic=False), spec, inputs, "cpu", grad)
+    out = run(torch.compile(fn, backend=backend, dynamic=False), spec, inputs, "cpu", grad)
     torch._dynamo.reset()
     return out
+
+
+def pytorch_reference(fn, spec, inputs, grad):
+    """(backend name, its answer on CPU) to tell PyTorch's wrong answers
+    from ours: aot_eager's; where aot_eager raises, that of
+    aot_eager_default_partitioner, AOTAutograd with torchtpu's backend's
+    partition (default_partition, input mutations kept in the graph).
+    aot_eager's min-cut partitioner recomputes in the backward from an input
+    the epilogue has since written, and autograd refuses it (static 310:32:
+    x0.mul_(x3), no output reading x0: "one of the variables needed for
+    gradient computation has been modified by an inplace operation"), where
+    the default partition runs and gives tpu's NaN (the write's zero tangent
+    times x3's inf)."""
+    ae = _aot_eager(fn, spec, inputs, grad)
+    if not isinstance(ae, tuple):
+        return "aot_eager", ae
+    return "aot_eager_default_partitioner", _aot_eager(fn, spec, inputs, grad, "aot_eager_default_partitioner")
 
 
 def _raises_in_aot_eager(fn, spec, inputs, grad):
@@ -306,11 +325,11 @@ def check(spec):
         if any(b and not b.startswith("raised") for b in bads.values()):
             # PyTorch's own wrong answer when aot_eager on CPU gives tpu's too (static 129:18: AOTAutograd
             # differentiates an in-place addcdiv_ no output reads, a zero tangent times inf is NaN)
-            ae = _aot_eager(fn, spec, inputs, grad)
+            name, ae = pytorch_reference(fn, spec, inputs, grad)
             if not isinstance(ae, tuple) and compare(want, spreads, ae, ref):
                 for m, b in bads.items():
                     if b and not isinstance(gots[m], tuple) and compare(ae, spreads, gots[m]) is None:
-                        pytorch[m + suffix] = "aot_eager on CPU gives it too: " + b
+                        pytorch[m + suffix] = f"{name} on CPU gives it too: " + b
                         bads[m] = None
         sub.update({m + suffix: b for m, b in subnormal(bads, gots, fn, spec, inputs, grad, spreads, ref).items()})
         detail.update({m + suffix: b for m, b in bads.items() if b})
