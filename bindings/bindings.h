@@ -29,7 +29,8 @@ typedef struct tt_py_s {
   int ninplace_pointwise_ids;
   PyObject *str_tt, *str_untyped_storage, *str_stride, *str_storage_offset, *str_shape,
       *str_dtype, *str_item, *str_dim, *str_data_ptr, *str_is_contiguous,
-      *str_swap_data_ptr, *str_nbytes, *str_device, *str_is_conj, *str_is_neg;
+      *str_swap_data_ptr, *str_nbytes, *str_device, *str_is_conj, *str_is_neg, *str_requires_grad,
+      *str_current_level;
 } tt_py_t;
 
 extern tt_py_t tt_py;

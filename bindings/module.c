@@ -1030,6 +1030,8 @@ PyMODINIT_FUNC PyInit__C(void) {
   INTERN(str_item, "item");
   INTERN(str_is_conj, "is_conj");
   INTERN(str_is_neg, "is_neg");
+  INTERN(str_requires_grad, "requires_grad");
+  INTERN(str_current_level, "_current_level");
   INTERN(str_dim, "dim");
   INTERN(str_data_ptr, "data_ptr");
   INTERN(str_is_contiguous, "is_contiguous");

@@ -59,7 +59,7 @@ static PyTypeObject TtPlanType = {
  * _current_level says whether a forward-AD level is open. */
 static int g_capture_hold;
 static unsigned long g_capture_thread;
-static PyObject *g_view_fn, *g_direct_view_fn, *g_forward_ad, *g_grad_enabled, *g_str_level, *g_str_requires_grad;
+static PyObject *g_view_fn, *g_direct_view_fn, *g_forward_ad, *g_grad_enabled;
 
 static int is_tensor(PyObject *o) {
   return PyType_Check(tt_py.tensor_type) && PyObject_TypeCheck(o, (PyTypeObject *)tt_py.tensor_type);
@@ -95,8 +95,6 @@ static PyObject *py_plan_set_view_fn(PyObject *self, PyObject *args) {
   (void)self;
   PyObject *fn, *direct, *fwd, *grad;
   if (!PyArg_ParseTuple(args, "OOOO", &fn, &direct, &fwd, &grad)) return NULL;
-  if (!g_str_level && !(g_str_level = PyUnicode_InternFromString("_current_level"))) return NULL;
-  if (!g_str_requires_grad && !(g_str_requires_grad = PyUnicode_InternFromString("requires_grad"))) return NULL;
   Py_INCREF(fn);
   Py_XSETREF(g_view_fn, fn);
   Py_INCREF(direct);
@@ -227,38 +225,61 @@ static PyObject *ints_tuple(const int64_t *v, int n) {
   return t;
 }
 
+/* Autograd's state, read once per plan_run and only if an output is a view:
+ * -1 until read. */
+typedef struct {
+  int forward_ad; /* a forward-AD level is open */
+  int grad;       /* grad mode is on */
+} autograd_state_t;
+
+/* *flag read by read(): 0/1, or -1 with an exception set. */
+static int cached(int *flag, int (*read)(void)) {
+  if (*flag < 0) *flag = read();
+  return *flag;
+}
+
+static int read_forward_ad(void) {
+  PyObject *level = PyObject_GetAttr(g_forward_ad, tt_py.str_current_level);
+  if (!level) return -1;
+  long lv = PyLong_AsLong(level);
+  Py_DECREF(level);
+  return lv == -1 && PyErr_Occurred() ? -1 : lv >= 0;
+}
+
+static int read_grad(void) {
+  PyObject *on = PyObject_CallNoArgs(g_grad_enabled);
+  if (!on) return -1;
+  int r = on != Py_False;
+  Py_DECREF(on);
+  return r;
+}
+
 /* 1 when base viewed as o is what the dispatcher's as_strided would give
  * without autograd's kernel: same dtype (else a view(dtype) comes first),
  * base not requiring grad or grad mode off (else autograd records the
  * view's backward) and no forward-AD level open (autograd would view a
- * tangent); -1 on error.
- * The tpu kernel's bounds check is not needed: the capture made this view
- * of a storage of this size (tt_compiled_check). */
-static int direct_view_ok(PyObject *base, tt_dtype_t base_dtype, const tt_plan_out_t *o, int fresh) {
+ * tangent); -1 on error. fresh: base was made by this call (never requires
+ * grad). The tpu kernel's bounds check is not needed: the capture made this
+ * view of a storage of this size (tt_compiled_check). */
+static int direct_view_ok(PyObject *base, tt_dtype_t base_dtype, const tt_plan_out_t *o, int fresh,
+                          autograd_state_t *ag) {
   if (!g_direct_view_fn || g_direct_view_fn == Py_None || base_dtype != o->dtype) return 0;
-  PyObject *level = PyObject_GetAttr(g_forward_ad, g_str_level);
-  if (!level) return -1;
-  long lv = PyLong_AsLong(level);
-  Py_DECREF(level);
-  if (lv == -1 && PyErr_Occurred()) return -1;
-  if (lv >= 0) return 0;
-  if (fresh) return 1; /* a tensor this call made: never requires grad */
-  PyObject *rg = PyObject_GetAttr(base, g_str_requires_grad);
+  int fwd = cached(&ag->forward_ad, read_forward_ad);
+  if (fwd != 0 || fresh) return fwd < 0 ? -1 : !fwd;
+  PyObject *rg = PyObject_GetAttr(base, tt_py.str_requires_grad);
   if (!rg) return -1;
   int needs = rg != Py_False;
   Py_DECREF(rg);
   if (!needs) return 1;
-  PyObject *on = PyObject_CallNoArgs(g_grad_enabled);
-  if (!on) return -1;
-  needs = on != Py_False;
-  Py_DECREF(on);
-  return !needs;
+  int grad = cached(&ag->grad, read_grad);
+  return grad < 0 ? -1 : !grad;
 }
 
 /* base (of dtype base_dtype; fresh: made by this call) viewed as o. */
-static PyObject *view_of(PyObject *base, tt_dtype_t base_dtype, const tt_plan_out_t *o, int fresh) {
+static PyObject *view_of(PyObject *base, tt_dtype_t base_dtype, const tt_plan_out_t *o, int fresh,
+                         autograd_state_t *ag) {
   if (!g_view_fn) return PyErr_Format(PyExc_RuntimeError, "compiled graph: no view function registered");
-  int direct = direct_view_ok(base, base_dtype, o, fresh);
+  int direct = direct_view_ok(base, base_dtype, o, fresh, ag);
   if (direct < 0) return NULL;
   PyObject *sz = ints_tuple(o->view.sizes, o->view.rank), *st = ints_tuple(o->view.strides, o->view.rank);
   PyObject *off = sz && st ? PyLong_FromLongLong((long long)o->view.offset) : NULL;
@@ -313,6 +334,7 @@ static PyObject *py_plan_run(PyObject *self, PyObject *const *argv, Py_ssize_t a
     } else {
       res = PyList_New(po->nslots);
       PyObject *bsmall[16] = {0};
+      autograd_state_t ag = {-1, -1};
       int nres = tt_compiled_num_results(po->plan);
       PyObject **by_result = nres <= 16 ? bsmall : PyMem_Calloc((size_t)nres, sizeof(PyObject *));
       if (!by_result) Py_CLEAR(res);
@@ -331,7 +353,7 @@ static PyObject *py_plan_run(PyObject *self, PyObject *const *argv, Py_ssize_t a
           tt_api_storage_release(s_k);
           PyObject *arg = PySequence_Fast_GET_ITEM(aseq, o->index);
           if (o->dtype == ar[o->index].dtype && view_equal(&o->view, &ar[o->index].view)) t = (Py_INCREF(arg), arg);
-          else t = view_of(arg, ar[o->index].dtype, o, 0);
+          else t = view_of(arg, ar[o->index].dtype, o, 0, &ag);
         } else if (!by_result[o->index] && o->dtype == tt_api_storage_dtype(s_k) && tt_view_is_whole(&o->view, tt_api_storage_numel(s_k))) {
           t = tt_py_make_tensor(s_k, o->dtype, o->view.rank, o->view.sizes);
           if (t) by_result[o->index] = (Py_INCREF(t), t);
@@ -343,7 +365,7 @@ static PyObject *py_plan_run(PyObject *self, PyObject *const *argv, Py_ssize_t a
           } else {
             tt_api_storage_release(s_k);
           }
-          t = by_result[o->index] ? view_of(by_result[o->index], rd, o, 1) : NULL;
+          t = by_result[o->index] ? view_of(by_result[o->index], rd, o, 1, &ag) : NULL;
         }
         if (!t) {
           Py_CLEAR(res);

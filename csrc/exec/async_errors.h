@@ -8,9 +8,10 @@
  * and synchronize() read the flags of every pending launch, waiting for
  * them: all were issued before the copy, as a synchronous cudaMemcpy waits
  * for earlier kernels (reading only those already done would make the
- * error's place depend on timing); a mode switch reads those already done. The op's outputs keep what the clamped
- * computation gave (gathers clamp, scatters drop), as CUDA leaves garbage;
- * later ops run normally. A program with no index op costs nothing here.
+ * error's place depend on timing); a mode switch reads those already done.
+ * The op's outputs keep what the clamped computation gave (gathers clamp,
+ * scatters drop), as CUDA leaves garbage; later ops run normally. A program
+ * with no index op costs nothing here.
  * State: tt_async_errors_t, one per engine. Thread safety: none; the engine's
  * owner serializes calls. */
 #ifndef TT_EXEC_ASYNC_ERRORS_H
